@@ -1,0 +1,140 @@
+# numaguard — plain Makefile. `make`, `make check`, `make check SANITIZE=1`,
+# `make check-e2e`, `make fuzz-smoke`, `make bench`, `make install`.
+
+VERSION := 0.1.0
+SONAME_MAJOR := 0
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR ?=
+
+CC ?= cc
+CLANG ?= clang
+PKG_CONFIG ?= pkg-config
+CFLAGS ?= -O2 -g
+WARNINGS := -std=gnu11 -Wall -Wextra -Wformat=2 -Wshadow -Wmissing-prototypes \
+	-Wstrict-prototypes -Wvla -fno-common -fstack-protector-strong
+ifeq ($(CI),true)
+WERROR ?= 1
+endif
+ifeq ($(WERROR),1)
+WARNINGS += -Werror
+endif
+
+ifeq ($(SANITIZE),1)
+BUILD ?= build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD ?= build
+SANFLAGS :=
+endif
+
+DEPS_PKGS := json-c libsystemd libcgroup inih
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) 2>/dev/null)
+DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null) -lnuma
+CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
+
+ALL_CFLAGS := $(WARNINGS) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -DNG_VERSION='"$(VERSION)"' \
+	-Ilib $(DEPS_CFLAGS)
+ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+
+LIB_SRCS := $(sort $(wildcard lib/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+LIB_HDRS := $(wildcard lib/*.h)
+CTL_SRCS := $(sort $(wildcard daemon/ctl-*.c)) daemon/numaguardctl.c
+CTL_OBJS := $(CTL_SRCS:%.c=$(BUILD)/%.o)
+UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
+HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=build-fuzz/%)
+
+STATIC_LIB := $(BUILD)/libnumaguard.a
+SHARED_LIB := $(BUILD)/libnumaguard.so.$(VERSION)
+CTL := $(BUILD)/numaguardctl
+
+.PHONY: all check check-unit check-e2e fuzz fuzz-smoke bench install uninstall clean
+
+all: $(STATIC_LIB) $(SHARED_LIB) $(CTL) $(BUILD)/numaguard.pc
+
+$(BUILD)/%.o: %.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
+
+$(STATIC_LIB): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(SHARED_LIB): $(LIB_OBJS)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libnumaguard.so.$(SONAME_MAJOR) -o $@ $^ $(DEPS_LIBS)
+	ln -sf libnumaguard.so.$(VERSION) $(BUILD)/libnumaguard.so.$(SONAME_MAJOR)
+	ln -sf libnumaguard.so.$(SONAME_MAJOR) $(BUILD)/libnumaguard.so
+
+$(CTL): $(CTL_OBJS) $(STATIC_LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CTL_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
+
+$(BUILD)/numaguard.pc: lib/numaguard.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' $< > $@
+
+$(BUILD)/tests/%: tests/unit/%.c $(STATIC_LIB) tests/unit/ng-test.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/unit -o $@ $< $(STATIC_LIB) $(DEPS_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
+
+$(BUILD)/tests/helpers/%: tests/helpers/%.c $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(STATIC_LIB) $(DEPS_LIBS) $(ALL_LDFLAGS)
+
+# The unit and shell suites; the NUMA-guest stage follows when the host can
+# boot a guest (tests/e2e/run-e2e --can-boot), and says so loudly when not.
+check: all $(UNIT_BINS) $(HELPER_BINS)
+	BUILD=$(BUILD) tests/run-suite $(UNIT_BINS) -- tests/shell/*.sh
+	@if [ "$(NO_E2E)" = 1 ]; then echo "*** SKIPPED: NUMA-guest e2e stage (NO_E2E=1)"; \
+	elif tests/e2e/run-e2e --can-boot; then $(MAKE) --no-print-directory check-e2e; \
+	else echo "*** SKIPPED: NUMA-guest e2e stage: this host cannot boot a guest (see tests/e2e/run-e2e --can-boot)"; fi
+
+check-unit: all $(UNIT_BINS) $(HELPER_BINS)
+	BUILD=$(BUILD) tests/run-suite $(UNIT_BINS) -- tests/shell/*.sh
+
+check-e2e: all $(HELPER_BINS)
+	BUILD=$(BUILD) tests/e2e/run-e2e
+
+# libFuzzer targets, one per parser; fuzz-smoke is the bounded CI run.
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib -fsanitize=fuzzer,address,undefined
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) $(DEPS_CFLAGS) -o $@ $< $(LIB_SRCS) $(DEPS_LIBS)
+
+fuzz: $(FUZZ_BINS)
+
+fuzz-smoke: $(FUZZ_BINS)
+	tests/fuzz/run-smoke $(FUZZ_BINS)
+
+bench: all
+	BUILD=$(BUILD) bench/run-bench
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/numaguard $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 0755 $(CTL) $(DESTDIR)$(BINDIR)/numaguardctl
+	install -m 0644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 0755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libnumaguard.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libnumaguard.so.$(SONAME_MAJOR)
+	ln -sf libnumaguard.so.$(SONAME_MAJOR) $(DESTDIR)$(LIBDIR)/libnumaguard.so
+	install -m 0644 $(LIB_HDRS) $(DESTDIR)$(INCLUDEDIR)/numaguard/
+	install -m 0644 $(BUILD)/numaguard.pc $(DESTDIR)$(PKGCONFIGDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/numaguardctl $(DESTDIR)$(LIBDIR)/libnumaguard.*
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/numaguard
+	rm -f $(DESTDIR)$(PKGCONFIGDIR)/numaguard.pc
+
+clean:
+	rm -rf build build-san build-fuzz

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The path layer: every /proc, /sys and /dev access of libnumaguard goes
+ * through a struct ng_path, which prefixes a root directory ("--root DIR").
+ * This header is the only place that spells the kernel's base paths.
+ */
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NG_PROC_DIR "/proc"
+#define NG_SYS_DIR "/sys"
+#define NG_SYS_NODE_DIR "/sys/devices/system/node"
+#define NG_SYS_CPU_DIR "/sys/devices/system/cpu"
+#define NG_SYS_HUGEPAGES_DIR "/sys/kernel/mm/hugepages"
+#define NG_SYS_THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
+#define NG_DEV_SHM_DIR "/dev/shm"
+
+/* Kernel text files are small; anything larger is not what we expect. */
+#define NG_PATH_MAX_FILE_BYTES (64u * 1024u * 1024u)
+
+struct ng_path;
+
+/*
+ * Called after every successful read (kind 'f': contents in buf/len), after
+ * every stat of a regular file ('s': len is the file size, buf is NULL) and
+ * for every directory listed ('d'). The snapshot tool uses it to copy exactly
+ * what numaguard read.
+ */
+typedef void (*ng_path_recorder_t)(void *userdata, char kind, const char *path,
+                                   const char *buf, size_t len);
+
+/* root NULL, "" or "/" means the live host. Returns 0 or -errno. */
+int ng_path_new(const char *root, struct ng_path **ret);
+void ng_path_free(struct ng_path *p);
+
+bool ng_path_is_live(const struct ng_path *p);
+/* "" for the live host, otherwise the prefix without a trailing slash. */
+const char *ng_path_root(const struct ng_path *p);
+void ng_path_set_recorder(struct ng_path *p, ng_path_recorder_t cb, void *userdata);
+
+/* Formats an absolute path under the root into buf. Returns 0 or -ENAMETOOLONG. */
+int ng_path_resolve(const struct ng_path *p, char *buf, size_t size, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+/*
+ * Reads a whole file into a malloc'd NUL-terminated buffer. Returns 0,
+ * -ENOENT when the file is absent (a feature this kernel lacks, or a process
+ * that went away: ESRCH is mapped to ENOENT), -EFBIG beyond
+ * NG_PATH_MAX_FILE_BYTES, or another -errno. *ret_buf untouched on failure.
+ */
+int ng_path_read(const struct ng_path *p, char **ret_buf, size_t *ret_len, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+int ng_path_vread(const struct ng_path *p, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)
+        __attribute__((format(printf, 4, 0)));
+
+/* Reads a file holding one unsigned decimal number (trailing newline allowed). */
+int ng_path_read_u64(const struct ng_path *p, uint64_t *ret, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+/* Size in bytes of a regular file (stat, contents never read). */
+int ng_path_file_size(const struct ng_path *p, uint64_t *ret_bytes, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+/*
+ * Lists a directory: names (no "." or ".."), sorted with strverscmp so that
+ * node2 < node10 and pids come out numerically. *ret_names is a malloc'd,
+ * NULL-terminated vector freed by ng_strv_free().
+ */
+int ng_path_list(const struct ng_path *p, char ***ret_names, size_t *ret_n, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+/* Writes buf to an existing file (O_WRONLY, no O_CREAT, no O_TRUNC needed for
+ * sysfs/cgroupfs). Returns 0, -errno, or -EIO on a short write. */
+int ng_path_write(const struct ng_path *p, const char *buf, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+void ng_strv_free(char **v);

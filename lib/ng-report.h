@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* report: render a snapshot (and later, findings) as text or JSON. */
+
+#include <json-c/json.h>
+#include <stdio.h>
+
+#include "ng-snapshot.h"
+
+/* Version of every JSON document numaguard prints ("schema" field). */
+#define NG_JSON_SCHEMA 1
+
+enum ng_distance_class {
+        NG_DIST_LOCAL,
+        NG_DIST_NEAR,
+        NG_DIST_FAR,
+};
+
+/* local: the node's own distance; near: at most halfway from local to the
+ * largest distance on the host (10 vs 12-16 vs 21-32); far: beyond. */
+enum ng_distance_class ng_distance_class(const struct ng_snapshot *s, int from, int to);
+const char *ng_distance_class_name(enum ng_distance_class c);
+
+int ng_report_topology_text(const struct ng_snapshot *s, FILE *f);
+/* Returns a new JSON object or NULL on allocation failure. */
+struct json_object *ng_report_topology_json(const struct ng_snapshot *s);
+
+/* "1.5 GiB", "962 MiB", "512 KiB" from KiB. */
+void ng_format_kib(uint64_t kib, char *buf, size_t size);
+
+struct ng_segment;
+/* A bar of block characters: part of whole, BAR width 20 cells (UTF-8). */
+void ng_format_bar(uint64_t part, uint64_t whole, char *buf, size_t size);
+int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment *v, size_t n, FILE *f);
+struct json_object *ng_segment_json(const struct ng_segment *seg);
+struct json_object *ng_report_segments_json(const struct ng_segment *v, size_t n);

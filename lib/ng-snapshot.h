@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * collect: the host read into one snapshot. Nothing here analyses; the
+ * snapshot is immutable once ng_snapshot_collect() returns.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ng-bitmap.h"
+#include "ng-parse.h"
+#include "ng-path.h"
+
+#define NG_MAX_HUGE_SIZES 4
+
+struct ng_hugepool {
+        uint64_t page_kib;
+        uint64_t nr_pages, free_pages, surplus_pages;
+        /* /sys/kernel/mm/hugepages only: */
+        uint64_t resv_pages, overcommit_pages;
+};
+
+struct ng_node {
+        int id;
+        struct ng_bitmap cpus;
+        bool has_cpu, has_memory, has_normal_memory;
+        uint64_t *distance;     /* distance[i] to topo.nodes[i] (online nodes, id order) */
+        size_t n_distance;
+        bool has_meminfo;
+        struct ng_meminfo meminfo;
+        struct ng_hugepool pools[NG_MAX_HUGE_SIZES];    /* ascending page size */
+        size_t n_pools;
+};
+
+struct ng_topology {
+        bool numa_sysfs;        /* /sys/devices/system/node exists */
+        struct ng_bitmap online, possible, has_cpu, has_memory, has_normal_memory;
+        struct ng_bitmap cpus_online;
+        struct ng_node *nodes;  /* online nodes in id order */
+        size_t n_nodes;
+};
+
+struct ng_knobs {
+        int numa_balancing;     /* -1 when absent */
+        int64_t nr_hugepages;   /* /proc/sys/vm/nr_hugepages, -1 when absent */
+        char thp_enabled[16];   /* "always", "madvise", "never", "" when absent */
+};
+
+enum ng_shm_file_kind {
+        NG_SHM_FILE_TMPFS,      /* /dev/shm and other tmpfs */
+        NG_SHM_FILE_HUGETLBFS,
+};
+
+struct ng_shm_file {
+        char *path;             /* absolute, as on the host */
+        enum ng_shm_file_kind kind;
+        uint64_t size_bytes;
+        uint64_t page_kib;      /* 4 for tmpfs, the mount's pagesize for hugetlbfs */
+        unsigned dev_major, dev_minor;  /* of its mount, to match maps entries */
+};
+
+struct ng_cgroup {
+        char *path;             /* as /proc/<pid>/cgroup shows it: "/oracle" */
+        int version;            /* 1 or 2: where the cpuset controller lives */
+        char *dir;              /* host path of the cgroup's directory */
+        bool has_cpuset;
+        struct ng_bitmap cpus, mems, effective_cpus, effective_mems;
+        int memory_migrate;     /* v1 only; -1 when absent */
+        struct ng_numa_stat_line *memory_numa_stat;
+        size_t n_memory_numa_stat;
+};
+
+struct ng_proc {
+        pid_t pid;
+        struct ng_pid_stat stat;
+        struct ng_pid_status status;
+        char *cmdline;
+        struct ng_pid_cgroup cgroup;
+        struct ng_map *maps;
+        size_t n_maps;
+        bool has_numa_maps;
+        struct ng_numa_map *numa_maps;
+        size_t n_numa_maps;
+};
+
+struct ng_collect_cost {
+        uint64_t wall_usec, cpu_usec;
+        uint64_t files_read, bytes_read;
+        uint64_t procs_scanned, numa_maps_read;
+};
+
+enum ng_numa_maps_mode {
+        NG_NUMA_MAPS_NONE = 0,
+        /* One attached process per shared segment (the lowest pid whose
+         * numa_maps is readable): tier 2 of the cost model. */
+        NG_NUMA_MAPS_REPRESENTATIVE,
+};
+
+struct ng_collect_opts {
+        enum ng_numa_maps_mode numa_maps;
+        uint64_t min_private_bytes;     /* private anon mappings kept from maps */
+        bool skip_procs;                /* topology only */
+};
+
+#define NG_COLLECT_OPTS_DEFAULT ((struct ng_collect_opts) { \
+        .numa_maps = NG_NUMA_MAPS_REPRESENTATIVE, .min_private_bytes = 64u << 20 })
+
+struct ng_snapshot {
+        uint64_t taken_usec;    /* CLOCK_REALTIME */
+        char root[4096];        /* "" for the live host */
+        struct ng_topology topo;
+        bool has_meminfo;
+        struct ng_meminfo meminfo;
+        struct ng_hugepool pools[NG_MAX_HUGE_SIZES];    /* global, ascending size */
+        size_t n_pools;
+        struct ng_knobs knobs;
+        bool has_sysvipc;
+        struct ng_shm_seg *shm;
+        size_t n_shm;
+        struct ng_mount *mounts;
+        size_t n_mounts;
+        struct ng_shm_file *files;
+        size_t n_files;
+        struct ng_proc *procs;  /* user processes, pid order */
+        size_t n_procs;
+        struct ng_cgroup *cgroups;
+        size_t n_cgroups;
+        struct ng_collect_cost cost;
+};
+
+/* Returns 0 or -errno; a missing feature is recorded as absent, a process
+ * that vanishes mid-read is dropped. */
+int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *opts,
+                        struct ng_snapshot **ret);
+void ng_snapshot_free(struct ng_snapshot *s);
+
+const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id);
+const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid);
+const struct ng_cgroup *ng_snapshot_cgroup(const struct ng_snapshot *s, const char *path);
+/* Node distance, or -1 when unknown. */
+int ng_snapshot_distance(const struct ng_snapshot *s, int from, int to);

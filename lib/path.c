@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The root-prefixed path layer (see ng-path.h). */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ng-parse.h"
+#include "ng-path.h"
+
+struct ng_path {
+        char root[PATH_MAX];    /* no trailing slash; "" = live host */
+        ng_path_recorder_t recorder;
+        void *recorder_data;
+};
+
+int ng_path_new(const char *root, struct ng_path **ret)
+{
+        struct ng_path *p = calloc(1, sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        if (root && *root) {
+                size_t n = strlen(root);
+                while (n > 1 && root[n - 1] == '/')
+                        n--;
+                if (n >= sizeof(p->root)) {
+                        free(p);
+                        return -ENAMETOOLONG;
+                }
+                if (!(n == 1 && root[0] == '/'))
+                        memcpy(p->root, root, n);
+        }
+        *ret = p;
+        return 0;
+}
+
+void ng_path_free(struct ng_path *p)
+{
+        free(p);
+}
+
+bool ng_path_is_live(const struct ng_path *p)
+{
+        return p->root[0] == '\0';
+}
+
+const char *ng_path_root(const struct ng_path *p)
+{
+        return p->root;
+}
+
+void ng_path_set_recorder(struct ng_path *p, ng_path_recorder_t cb, void *userdata)
+{
+        p->recorder = cb;
+        p->recorder_data = userdata;
+}
+
+static int vformat(char *buf, size_t size, const char *fmt, va_list ap)
+{
+        int n = vsnprintf(buf, size, fmt, ap);
+        if (n < 0)
+                return -EINVAL;
+        if ((size_t) n >= size)
+                return -ENAMETOOLONG;
+        return 0;
+}
+
+/* Formats the host path into rel and the prefixed path into abs. */
+static int vresolve2(const struct ng_path *p, char *rel, char *abs, const char *fmt, va_list ap)
+{
+        int r = vformat(rel, PATH_MAX, fmt, ap);
+        if (r < 0)
+                return r;
+        if (rel[0] != '/')
+                return -EINVAL;
+        if (snprintf(abs, PATH_MAX, "%s%s", p->root, rel) >= PATH_MAX)
+                return -ENAMETOOLONG;
+        return 0;
+}
+
+int ng_path_resolve(const struct ng_path *p, char *buf, size_t size, const char *fmt, ...)
+{
+        char rel[PATH_MAX];
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vformat(rel, sizeof(rel), fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return r;
+        if (snprintf(buf, size, "%s%s", p->root, rel) >= (int) size)
+                return -ENAMETOOLONG;
+        return 0;
+}
+
+/* /proc files of a vanished process answer ESRCH on read; treat as absent. */
+static int errno_absent(int e)
+{
+        return (e == ENOENT || e == ESRCH || e == ENOTDIR) ? -ENOENT : -e;
+}
+
+static int read_fd(int fd, char **ret_buf, size_t *ret_len)
+{
+        /* procfs and sysfs report st_size 0 or 4096: grow as we go. */
+        size_t cap = 4096, len = 0;
+        char *buf = malloc(cap);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                if (cap - len < 2) {
+                        if (cap >= NG_PATH_MAX_FILE_BYTES) {
+                                free(buf);
+                                return -EFBIG;
+                        }
+                        char *nb = realloc(buf, cap * 2);
+                        if (!nb) {
+                                free(buf);
+                                return -ENOMEM;
+                        }
+                        buf = nb;
+                        cap *= 2;
+                }
+                ssize_t k = read(fd, buf + len, cap - len - 1);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        int e = errno_absent(errno);
+                        free(buf);
+                        return e;
+                }
+                if (k == 0)
+                        break;
+                len += (size_t) k;
+        }
+        buf[len] = '\0';
+        *ret_buf = buf;
+        *ret_len = len;
+        return 0;
+}
+
+int ng_path_vread(const struct ng_path *p, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)
+{
+        char rel[PATH_MAX], abs[PATH_MAX];
+        int r = vresolve2(p, rel, abs, fmt, ap);
+        if (r < 0)
+                return r;
+        int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return errno_absent(errno);
+        struct stat st;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                /* Never block on a FIFO or read a device planted in a tree. */
+                close(fd);
+                return -EINVAL;
+        }
+        char *buf = NULL;
+        size_t len = 0;
+        r = read_fd(fd, &buf, &len);
+        close(fd);
+        if (r < 0)
+                return r;
+        if (p->recorder)
+                p->recorder(p->recorder_data, 'f', rel, buf, len);
+        *ret_buf = buf;
+        if (ret_len)
+                *ret_len = len;
+        return 0;
+}
+
+int ng_path_read(const struct ng_path *p, char **ret_buf, size_t *ret_len, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        int r = ng_path_vread(p, ret_buf, ret_len, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int ng_path_read_u64(const struct ng_path *p, uint64_t *ret, const char *fmt, ...)
+{
+        char *buf;
+        va_list ap;
+        va_start(ap, fmt);
+        int r = ng_path_vread(p, &buf, NULL, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return r;
+        uint64_t v;
+        r = ng_parse_u64_full(buf, &v);
+        free(buf);
+        if (r < 0)
+                return r;
+        *ret = v;
+        return 0;
+}
+
+int ng_path_file_size(const struct ng_path *p, uint64_t *ret_bytes, const char *fmt, ...)
+{
+        char rel[PATH_MAX], abs[PATH_MAX];
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vresolve2(p, rel, abs, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return r;
+        struct stat st;
+        if (stat(abs, &st) < 0)
+                return errno_absent(errno);
+        if (!S_ISREG(st.st_mode))
+                return -EINVAL;
+        if (p->recorder)
+                p->recorder(p->recorder_data, 's', rel, NULL, (size_t) st.st_size);
+        *ret_bytes = (uint64_t) st.st_size;
+        return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+        return strverscmp(*(char *const *) a, *(char *const *) b);
+}
+
+int ng_path_list(const struct ng_path *p, char ***ret_names, size_t *ret_n, const char *fmt, ...)
+{
+        char rel[PATH_MAX], abs[PATH_MAX];
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vresolve2(p, rel, abs, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return r;
+        DIR *d = opendir(abs);
+        if (!d)
+                return errno_absent(errno);
+        size_t n = 0, cap = 16;
+        char **v = malloc(cap * sizeof(*v));
+        if (!v) {
+                closedir(d);
+                return -ENOMEM;
+        }
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+                        continue;
+                if (n + 1 >= cap) {
+                        char **nv = realloc(v, cap * 2 * sizeof(*v));
+                        if (!nv)
+                                goto oom;
+                        v = nv;
+                        cap *= 2;
+                }
+                if (!(v[n] = strdup(de->d_name)))
+                        goto oom;
+                n++;
+        }
+        closedir(d);
+        v[n] = NULL;
+        qsort(v, n, sizeof(*v), cmp_names);
+        if (p->recorder)
+                p->recorder(p->recorder_data, 'd', rel, NULL, n);
+        *ret_names = v;
+        if (ret_n)
+                *ret_n = n;
+        return 0;
+oom:
+        v[n] = NULL;
+        ng_strv_free(v);
+        closedir(d);
+        return -ENOMEM;
+}
+
+int ng_path_write(const struct ng_path *p, const char *buf, const char *fmt, ...)
+{
+        char rel[PATH_MAX], abs[PATH_MAX];
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vresolve2(p, rel, abs, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return r;
+        int fd = open(abs, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+        if (fd < 0)
+                return -errno;
+        size_t len = strlen(buf);
+        ssize_t k = write(fd, buf, len);
+        int e = k < 0 ? -errno : ((size_t) k != len ? -EIO : 0);
+        if (close(fd) < 0 && e == 0)
+                e = -errno;
+        return e;
+}
+
+void ng_strv_free(char **v)
+{
+        if (!v)
+                return;
+        for (char **i = v; *i; i++)
+                free(*i);
+        free(v);
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* `numaguardctl segments`: every shared segment and where it sits. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "ng-report.h"
+#include "ng-segments.h"
+
+/* Width of a placement bar in cells. */
+#define BAR_CELLS 20
+
+void ng_format_bar(uint64_t part, uint64_t whole, char *buf, size_t size)
+{
+        unsigned eighths = whole ? (unsigned) ((part * BAR_CELLS * 8 + whole / 2) / whole) : 0;
+        static const char *const partial[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
+        size_t o = 0;
+        buf[0] = '\0';
+        for (unsigned i = 0; i < BAR_CELLS && o + 4 < size; i++) {
+                const char *cell = eighths >= 8 ? "█" : partial[eighths];
+                if (!*cell)
+                        cell = " ";
+                size_t l = strlen(cell);
+                memcpy(buf + o, cell, l);
+                o += l;
+                eighths = eighths >= 8 ? eighths - 8 : 0;
+        }
+        buf[o] = '\0';
+}
+
+int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment *v, size_t n, FILE *f)
+{
+        if (n == 0)
+                fprintf(f, "no shared memory segments\n");
+        for (size_t i = 0; i < n; i++) {
+                const struct ng_segment *seg = &v[i];
+                char sz[24], res[24];
+                ng_format_kib(seg->bytes / 1024, sz, sizeof(sz));
+                ng_format_kib(seg->resident_bytes / 1024, res, sizeof(res));
+                fprintf(f, "%s%s %s", i ? "\n" : "", ng_seg_kind_name(seg->kind), seg->name);
+                if (seg->kind == NG_SEG_SYSV)
+                        fprintf(f, " shmid %" PRId32, seg->shmid);
+                fprintf(f, ": %s, %s resident, ", sz, res);
+                if (seg->page_kib)
+                        fprintf(f, "%" PRIu64 " KiB pages, ", seg->page_kib);
+                fprintf(f, "%" PRIu64 " attached%s%s, placement %s", seg->nattch, seg->dest ? ", removed (dest)" : "",
+                        seg->locked ? ", locked" : "", ng_method_name(seg->method));
+                if (seg->rep_pid)
+                        fprintf(f, " (pid %d)", (int) seg->rep_pid);
+                fputc('\n', f);
+                if (seg->method == NG_METHOD_NONE || seg->method == NG_METHOD_COUNTERS)
+                        continue;
+                for (size_t k = 0; k < s->topo.n_nodes; k++) {
+                        int id = s->topo.nodes[k].id;
+                        uint64_t b = ng_segment_node_bytes(seg, id);
+                        char bar[BAR_CELLS * 4 + 1], hb[24];
+                        ng_format_bar(b, seg->resident_bytes, bar, sizeof(bar));
+                        ng_format_kib(b / 1024, hb, sizeof(hb));
+                        fprintf(f, "  N%-3d %s %3" PRIu64 "%% %10s\n", id, bar,
+                                seg->resident_bytes ? (b * 100 + seg->resident_bytes / 2) / seg->resident_bytes : 0, hb);
+                }
+        }
+        return ferror(f) ? -EIO : 0;
+}
+
+struct json_object *ng_segment_json(const struct ng_segment *seg)
+{
+        struct json_object *o = json_object_new_object(), *nodes = json_object_new_array(),
+                           *pids = json_object_new_array();
+        json_object_object_add(o, "kind", json_object_new_string(ng_seg_kind_name(seg->kind)));
+        json_object_object_add(o, "name", json_object_new_string(seg->name));
+        if (seg->kind == NG_SEG_SYSV) {
+                json_object_object_add(o, "shmid", json_object_new_int(seg->shmid));
+                json_object_object_add(o, "key", json_object_new_int(seg->key));
+                json_object_object_add(o, "dest", json_object_new_boolean(seg->dest));
+                json_object_object_add(o, "locked", json_object_new_boolean(seg->locked));
+        }
+        json_object_object_add(o, "uid", json_object_new_int64(seg->uid));
+        json_object_object_add(o, "bytes", json_object_new_uint64(seg->bytes));
+        json_object_object_add(o, "page_kib", json_object_new_uint64(seg->page_kib));
+        json_object_object_add(o, "huge", json_object_new_boolean(seg->huge));
+        json_object_object_add(o, "nattch", json_object_new_uint64(seg->nattch));
+        for (size_t k = 0; k < seg->n_pids; k++)
+                json_object_array_add(pids, json_object_new_int(seg->pids[k]));
+        json_object_object_add(o, "pids", pids);
+        json_object_object_add(o, "representative_pid", json_object_new_int(seg->rep_pid));
+        json_object_object_add(o, "method", json_object_new_string(ng_method_name(seg->method)));
+        json_object_object_add(o, "resident_bytes", json_object_new_uint64(seg->resident_bytes));
+        for (size_t k = 0; k < seg->n_nodes; k++) {
+                struct json_object *nb = json_object_new_object();
+                json_object_object_add(nb, "id", json_object_new_int(seg->nodes[k].node));
+                json_object_object_add(nb, "bytes", json_object_new_uint64(seg->nodes[k].bytes));
+                json_object_array_add(nodes, nb);
+        }
+        json_object_object_add(o, "nodes", nodes);
+        return o;
+}
+
+struct json_object *ng_report_segments_json(const struct ng_segment *v, size_t n)
+{
+        struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+        json_object_object_add(o, "schema", json_object_new_int(NG_JSON_SCHEMA));
+        for (size_t i = 0; i < n; i++)
+                json_object_array_add(a, ng_segment_json(&v[i]));
+        json_object_object_add(o, "segments", a);
+        return o;
+}

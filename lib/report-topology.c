@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* `numaguardctl topology`: nodes, CPUs, memory, hugepage pools, distances. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "ng-report.h"
+
+void ng_format_kib(uint64_t kib, char *buf, size_t size)
+{
+        static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+        size_t u = 0;
+        uint64_t whole = kib, rem = 0;
+        while (whole >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+                rem = whole % 1024;
+                whole /= 1024;
+                u++;
+        }
+        if (whole < 10 && u > 0 && rem * 10 / 1024 > 0)
+                snprintf(buf, size, "%" PRIu64 ".%" PRIu64 " %s", whole, rem * 10 / 1024, units[u]);
+        else
+                snprintf(buf, size, "%" PRIu64 " %s", whole, units[u]);
+}
+
+static void max_distances(const struct ng_snapshot *s, uint64_t *ret_local, uint64_t *ret_max)
+{
+        uint64_t local = 10, max = 0;
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                for (size_t j = 0; j < nd->n_distance; j++) {
+                        if (j == i)
+                                local = nd->distance[j];
+                        else if (nd->distance[j] > max)
+                                max = nd->distance[j];
+                }
+        }
+        *ret_local = local;
+        *ret_max = max;
+}
+
+enum ng_distance_class ng_distance_class(const struct ng_snapshot *s, int from, int to)
+{
+        int d = ng_snapshot_distance(s, from, to);
+        uint64_t local, max;
+        max_distances(s, &local, &max);
+        if (from == to || d < 0 || (uint64_t) d <= local)
+                return NG_DIST_LOCAL;
+        return (uint64_t) d <= local + (max - local) / 2 ? NG_DIST_NEAR : NG_DIST_FAR;
+}
+
+const char *ng_distance_class_name(enum ng_distance_class c)
+{
+        switch (c) {
+        case NG_DIST_LOCAL: return "local";
+        case NG_DIST_NEAR: return "near";
+        case NG_DIST_FAR: return "far";
+        }
+        return "unknown";
+}
+
+static void size_label(uint64_t page_kib, char *buf, size_t size)
+{
+        if (page_kib >= 1048576 && page_kib % 1048576 == 0)
+                snprintf(buf, size, "%" PRIu64 "G", page_kib / 1048576);
+        else if (page_kib >= 1024 && page_kib % 1024 == 0)
+                snprintf(buf, size, "%" PRIu64 "M", page_kib / 1024);
+        else
+                snprintf(buf, size, "%" PRIu64 "K", page_kib);
+}
+
+/* The union of page sizes over the host, ascending. */
+static size_t page_sizes(const struct ng_snapshot *s, uint64_t *sizes)
+{
+        size_t n = 0;
+        for (size_t i = 0; i < s->n_pools; i++)
+                sizes[n++] = s->pools[i].page_kib;
+        for (size_t i = 0; i < s->topo.n_nodes; i++)
+                for (size_t j = 0; j < s->topo.nodes[i].n_pools; j++) {
+                        uint64_t kib = s->topo.nodes[i].pools[j].page_kib;
+                        size_t k = 0;
+                        while (k < n && sizes[k] != kib)
+                                k++;
+                        if (k == n && n < NG_MAX_HUGE_SIZES)
+                                sizes[n++] = kib;
+                }
+        return n;
+}
+
+static const struct ng_hugepool *node_pool(const struct ng_node *nd, uint64_t page_kib)
+{
+        for (size_t i = 0; i < nd->n_pools; i++)
+                if (nd->pools[i].page_kib == page_kib)
+                        return &nd->pools[i];
+        return NULL;
+}
+
+static void print_node_rows(const struct ng_snapshot *s, FILE *f, const uint64_t *sizes, size_t n_sizes)
+{
+        fprintf(f, "node  %-14s %10s %10s", "cpus", "memory", "free");
+        for (size_t k = 0; k < n_sizes; k++) {
+                char l[32];
+                size_label(sizes[k], l, sizeof(l));
+                fprintf(f, " %4s pages total/free/surplus", l);
+        }
+        fputc('\n', f);
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                char cpus[64], tot[24], fr[24];
+                if (ng_bitmap_format_list(&nd->cpus, cpus, sizeof(cpus)) >= (int) sizeof(cpus))
+                        strcpy(cpus + sizeof(cpus) - 4, "...");
+                ng_format_kib(ng_meminfo_value(&nd->meminfo, "MemTotal"), tot, sizeof(tot));
+                ng_format_kib(ng_meminfo_value(&nd->meminfo, "MemFree"), fr, sizeof(fr));
+                fprintf(f, "%4d  %-14s %10s %10s", nd->id, ng_bitmap_empty(&nd->cpus) ? "- (memory only)" : cpus, tot, fr);
+                for (size_t k = 0; k < n_sizes; k++) {
+                        const struct ng_hugepool *hp = node_pool(nd, sizes[k]);
+                        char pool[72] = "-";
+                        if (hp)
+                                snprintf(pool, sizeof(pool), "%" PRIu64 "/%" PRIu64 "/%" PRIu64, hp->nr_pages,
+                                         hp->free_pages, hp->surplus_pages);
+                        fprintf(f, " %25s", pool);
+                }
+                fputc('\n', f);
+        }
+}
+
+static void print_distances(const struct ng_snapshot *s, FILE *f)
+{
+        fprintf(f, "\nnode distances:\nnode ");
+        for (size_t j = 0; j < s->topo.n_nodes; j++)
+                fprintf(f, " %3d", s->topo.nodes[j].id);
+        fputc('\n', f);
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                fprintf(f, "%3d: ", nd->id);
+                for (size_t j = 0; j < s->topo.n_nodes; j++) {
+                        if (j < nd->n_distance)
+                                fprintf(f, " %3" PRIu64, nd->distance[j]);
+                        else
+                                fprintf(f, " %3s", "?");
+                }
+                fputc('\n', f);
+        }
+        /* One line per class with the distinct distances in it. */
+        for (int c = NG_DIST_LOCAL; c <= NG_DIST_FAR; c++) {
+                uint64_t seen[16];
+                size_t n = 0;
+                for (size_t i = 0; i < s->topo.n_nodes; i++)
+                        for (size_t j = 0; j < s->topo.n_nodes && j < s->topo.nodes[i].n_distance; j++) {
+                                uint64_t d = s->topo.nodes[i].distance[j];
+                                if ((int) ng_distance_class(s, s->topo.nodes[i].id, s->topo.nodes[j].id) != c)
+                                        continue;
+                                size_t k = 0;
+                                while (k < n && seen[k] != d)
+                                        k++;
+                                if (k == n && n < 16)
+                                        seen[n++] = d;
+                        }
+                if (n == 0)
+                        continue;
+                fprintf(f, "%s %s", c == NG_DIST_LOCAL ? "distance classes:" : ";", ng_distance_class_name(c));
+                for (size_t k = 0; k < n; k++)
+                        fprintf(f, "%s%" PRIu64, k ? "," : " ", seen[k]);
+        }
+        fputc('\n', f);
+}
+
+int ng_report_topology_text(const struct ng_snapshot *s, FILE *f)
+{
+        char online[256], cpus[256];
+        uint64_t sizes[NG_MAX_HUGE_SIZES];
+        size_t n_sizes = page_sizes(s, sizes);
+
+        ng_bitmap_format_list(&s->topo.online, online, sizeof(online));
+        ng_bitmap_format_list(&s->topo.cpus_online, cpus, sizeof(cpus));
+        fprintf(f, "%zu node%s online (%s), %u CPU%s online (%s)%s\n", s->topo.n_nodes,
+                s->topo.n_nodes == 1 ? "" : "s", online, ng_bitmap_count(&s->topo.cpus_online),
+                ng_bitmap_count(&s->topo.cpus_online) == 1 ? "" : "s", cpus,
+                s->topo.numa_sysfs ? "" : " [kernel without NUMA sysfs]");
+        print_node_rows(s, f, sizes, n_sizes);
+        print_distances(s, f);
+
+        for (size_t i = 0; i < s->n_pools; i++) {
+                const struct ng_hugepool *hp = &s->pools[i];
+                char l[32];
+                size_label(hp->page_kib, l, sizeof(l));
+                fprintf(f, "%s %s hugepages: total %" PRIu64 ", free %" PRIu64 ", reserved %" PRIu64
+                        ", surplus %" PRIu64 ", overcommit %" PRIu64 "\n", i ? "" : "\n", l, hp->nr_pages,
+                        hp->free_pages, hp->resv_pages, hp->surplus_pages, hp->overcommit_pages);
+        }
+        return ferror(f) ? -EIO : 0;
+}
+
+/* ---- JSON ---- */
+
+static struct json_object *json_list(const struct ng_bitmap *b)
+{
+        char buf[4096];
+        ng_bitmap_format_list(b, buf, sizeof(buf));
+        return json_object_new_string(buf);
+}
+
+static struct json_object *json_u64(uint64_t v)
+{
+        return json_object_new_uint64(v);
+}
+
+static struct json_object *pool_json(const struct ng_hugepool *hp, bool global)
+{
+        struct json_object *o = json_object_new_object();
+        json_object_object_add(o, "page_kib", json_u64(hp->page_kib));
+        json_object_object_add(o, "total", json_u64(hp->nr_pages));
+        json_object_object_add(o, "free", json_u64(hp->free_pages));
+        json_object_object_add(o, "surplus", json_u64(hp->surplus_pages));
+        if (global) {
+                json_object_object_add(o, "reserved", json_u64(hp->resv_pages));
+                json_object_object_add(o, "overcommit", json_u64(hp->overcommit_pages));
+        }
+        return o;
+}
+
+static struct json_object *node_json(const struct ng_snapshot *s, const struct ng_node *nd)
+{
+        struct json_object *o = json_object_new_object(), *pools = json_object_new_array(),
+                           *dist = json_object_new_array(), *cls = json_object_new_array();
+        json_object_object_add(o, "id", json_object_new_int(nd->id));
+        json_object_object_add(o, "cpus", json_list(&nd->cpus));
+        json_object_object_add(o, "cpu_count", json_object_new_int((int) ng_bitmap_count(&nd->cpus)));
+        json_object_object_add(o, "memory_only", json_object_new_boolean(ng_bitmap_empty(&nd->cpus)));
+        json_object_object_add(o, "has_memory", json_object_new_boolean(nd->has_memory));
+        static const struct {
+                const char *json, *key;
+        } mem[] = {
+                { "mem_total_kib", "MemTotal" }, { "mem_free_kib", "MemFree" }, { "mem_used_kib", "MemUsed" },
+                { "file_pages_kib", "FilePages" }, { "shmem_kib", "Shmem" }, { "page_tables_kib", "PageTables" },
+                { "anon_huge_kib", "AnonHugePages" },
+        };
+        for (size_t i = 0; i < sizeof(mem) / sizeof(mem[0]); i++)
+                json_object_object_add(o, mem[i].json, json_u64(ng_meminfo_value(&nd->meminfo, mem[i].key)));
+        for (size_t i = 0; i < nd->n_pools; i++)
+                json_object_array_add(pools, pool_json(&nd->pools[i], false));
+        json_object_object_add(o, "hugepages", pools);
+        for (size_t j = 0; j < nd->n_distance; j++) {
+                json_object_array_add(dist, json_u64(nd->distance[j]));
+                if (j < s->topo.n_nodes)
+                        json_object_array_add(cls, json_object_new_string(
+                                ng_distance_class_name(ng_distance_class(s, nd->id, s->topo.nodes[j].id))));
+        }
+        json_object_object_add(o, "distances", dist);
+        json_object_object_add(o, "distance_classes", cls);
+        return o;
+}
+
+struct json_object *ng_report_topology_json(const struct ng_snapshot *s)
+{
+        struct json_object *o = json_object_new_object(), *nodes = json_object_new_array(),
+                           *pools = json_object_new_array();
+        if (!o || !nodes || !pools) {
+                json_object_put(o);
+                json_object_put(nodes);
+                json_object_put(pools);
+                return NULL;
+        }
+        json_object_object_add(o, "schema", json_object_new_int(NG_JSON_SCHEMA));
+        json_object_object_add(o, "numa_sysfs", json_object_new_boolean(s->topo.numa_sysfs));
+        json_object_object_add(o, "nodes_online", json_list(&s->topo.online));
+        json_object_object_add(o, "nodes_possible", json_list(&s->topo.possible));
+        json_object_object_add(o, "cpus_online", json_list(&s->topo.cpus_online));
+        json_object_object_add(o, "mem_total_kib", json_u64(ng_meminfo_value(&s->meminfo, "MemTotal")));
+        json_object_object_add(o, "mem_free_kib", json_u64(ng_meminfo_value(&s->meminfo, "MemFree")));
+        for (size_t i = 0; i < s->topo.n_nodes; i++)
+                json_object_array_add(nodes, node_json(s, &s->topo.nodes[i]));
+        json_object_object_add(o, "nodes", nodes);
+        for (size_t i = 0; i < s->n_pools; i++)
+                json_object_array_add(pools, pool_json(&s->pools[i], true));
+        json_object_object_add(o, "hugepages", pools);
+        return o;
+}

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Segments and their per-node placement, from one snapshot. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ng-segments.h"
+
+#define MAX_SEGMENTS 1000000
+
+struct builder {
+        const struct ng_snapshot *s;
+        struct ng_segment *v;
+        size_t n, cap;
+};
+
+const char *ng_seg_kind_name(enum ng_seg_kind k)
+{
+        switch (k) {
+        case NG_SEG_SYSV: return "sysv";
+        case NG_SEG_FILE: return "file";
+        case NG_SEG_ANON_SHARED: return "anon_shared";
+        case NG_SEG_PRIVATE: return "private";
+        }
+        return "unknown";
+}
+
+const char *ng_method_name(enum ng_method m)
+{
+        switch (m) {
+        case NG_METHOD_NONE: return "none";
+        case NG_METHOD_COUNTERS: return "counters";
+        case NG_METHOD_SAMPLED: return "sampled";
+        case NG_METHOD_EXACT: return "exact";
+        }
+        return "unknown";
+}
+
+uint64_t ng_segment_node_bytes(const struct ng_segment *seg, int node)
+{
+        for (size_t i = 0; i < seg->n_nodes; i++)
+                if (seg->nodes[i].node == node)
+                        return seg->nodes[i].bytes;
+        return 0;
+}
+
+static struct ng_segment *add(struct builder *b)
+{
+        if (b->n == b->cap) {
+                size_t ncap = b->cap ? b->cap * 2 : 32;
+                if (ncap > MAX_SEGMENTS)
+                        return NULL;
+                struct ng_segment *nv = realloc(b->v, ncap * sizeof(*nv));
+                if (!nv)
+                        return NULL;
+                b->v = nv;
+                b->cap = ncap;
+        }
+        struct ng_segment *seg = &b->v[b->n++];
+        memset(seg, 0, sizeof(*seg));
+        return seg;
+}
+
+static int add_sysv_table(struct builder *b)
+{
+        for (size_t i = 0; i < b->s->n_shm; i++) {
+                const struct ng_shm_seg *sh = &b->s->shm[i];
+                struct ng_segment *seg = add(b);
+                if (!seg)
+                        return -ENOMEM;
+                seg->kind = NG_SEG_SYSV;
+                snprintf(seg->name, sizeof(seg->name), "SYSV%08x", (uint32_t) sh->key);
+                seg->shmid = sh->shmid;
+                seg->key = sh->key;
+                seg->uid = sh->uid;
+                seg->bytes = sh->size_bytes;
+                seg->dest = sh->perms & NG_SHM_DEST;
+                seg->locked = sh->perms & NG_SHM_LOCKED;
+                seg->nattch = sh->nattch;
+                seg->inode = (uint64_t) (uint32_t) sh->shmid;
+                if (sh->has_rss) {
+                        seg->method = NG_METHOD_COUNTERS;
+                        seg->resident_bytes = sh->rss_bytes;
+                }
+        }
+        return 0;
+}
+
+static int add_files(struct builder *b)
+{
+        for (size_t i = 0; i < b->s->n_files; i++) {
+                const struct ng_shm_file *f = &b->s->files[i];
+                struct ng_segment *seg = add(b);
+                if (!seg)
+                        return -ENOMEM;
+                seg->kind = NG_SEG_FILE;
+                snprintf(seg->name, sizeof(seg->name), "%s", f->path);
+                seg->bytes = f->size_bytes;
+                seg->page_kib = f->page_kib;
+                seg->huge = f->kind == NG_SHM_FILE_HUGETLBFS;
+                seg->dev_major = f->dev_major;
+                seg->dev_minor = f->dev_minor;
+        }
+        return 0;
+}
+
+/* The segment a mapping belongs to, created on first sight for anonymous
+ * shared memory (and SysV when /proc/sysvipc is unreadable). NULL when the
+ * mapping is no segment of ours (a shared library, a data file). */
+static struct ng_segment *find_or_add(struct builder *b, const struct ng_proc *pr, const struct ng_map *m)
+{
+        for (size_t i = 0; i < b->n; i++) {
+                struct ng_segment *seg = &b->v[i];
+                switch (m->kind) {
+                case NG_MAP_SYSV:
+                        if (seg->kind == NG_SEG_SYSV && seg->inode == m->inode)
+                                return seg;
+                        break;
+                case NG_MAP_FILE_SHARED:
+                        if (seg->kind == NG_SEG_FILE && !strcmp(seg->name, m->path))
+                                return seg;
+                        break;
+                case NG_MAP_ANON_SHARED:
+                        if (seg->kind == NG_SEG_ANON_SHARED && seg->inode == m->inode &&
+                            seg->dev_major == m->dev_major && seg->dev_minor == m->dev_minor)
+                                return seg;
+                        break;
+                case NG_MAP_ANON_PRIVATE:
+                        if (seg->kind == NG_SEG_PRIVATE && seg->n_pids && seg->pids[0] == pr->pid &&
+                            seg->rep_start == m->start)
+                                return seg;
+                        break;
+                default:
+                        return NULL;
+                }
+        }
+        if (m->kind == NG_MAP_FILE_SHARED)
+                return NULL;
+        struct ng_segment *seg = add(b);
+        if (!seg)
+                return NULL;
+        switch (m->kind) {
+        case NG_MAP_SYSV:
+                seg->kind = NG_SEG_SYSV;
+                seg->key = m->sysv_key;
+                seg->shmid = (int32_t) m->inode;
+                snprintf(seg->name, sizeof(seg->name), "SYSV%08x", (uint32_t) m->sysv_key);
+                break;
+        case NG_MAP_ANON_SHARED:
+                seg->kind = NG_SEG_ANON_SHARED;
+                snprintf(seg->name, sizeof(seg->name), "%s (deleted)", m->path);
+                break;
+        default:
+                seg->kind = NG_SEG_PRIVATE;
+                snprintf(seg->name, sizeof(seg->name), "%s", m->path[0] ? m->path : "[anon]");
+                seg->rep_start = m->start;
+                break;
+        }
+        seg->uid = pr->status.uid;
+        seg->dev_major = m->dev_major;
+        seg->dev_minor = m->dev_minor;
+        seg->inode = m->inode;
+        return seg;
+}
+
+static int add_pid(struct ng_segment *seg, const struct ng_proc *pr, const struct ng_map *m)
+{
+        if (seg->kind != NG_SEG_SYSV && seg->kind != NG_SEG_FILE)
+                seg->bytes = seg->bytes > m->end - m->start ? seg->bytes : m->end - m->start;
+        if (seg->n_pids && seg->pids[seg->n_pids - 1] == pr->pid)
+                return 0;
+        if (seg->n_pids % 16 == 0) {
+                pid_t *np = realloc(seg->pids, (seg->n_pids + 16) * sizeof(*np));
+                if (!np)
+                        return -ENOMEM;
+                seg->pids = np;
+        }
+        seg->pids[seg->n_pids++] = pr->pid;
+        if (seg->kind != NG_SEG_SYSV)
+                seg->nattch = seg->n_pids;
+        return 0;
+}
+
+static int collect_attachers(struct builder *b)
+{
+        for (size_t i = 0; i < b->s->n_procs; i++) {
+                const struct ng_proc *pr = &b->s->procs[i];
+                for (size_t j = 0; j < pr->n_maps; j++) {
+                        const struct ng_map *m = &pr->maps[j];
+                        if (m->kind == NG_MAP_OTHER)
+                                continue;
+                        size_t before = b->n;
+                        struct ng_segment *seg = find_or_add(b, pr, m);
+                        if (!seg) {
+                                if (b->n != before || m->kind != NG_MAP_FILE_SHARED)
+                                        return -ENOMEM;
+                                continue;
+                        }
+                        if (add_pid(seg, pr, m) < 0)
+                                return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
+static bool map_matches(const struct ng_segment *seg, const struct ng_proc *pr, const struct ng_map *m)
+{
+        switch (seg->kind) {
+        case NG_SEG_SYSV:
+                return m->kind == NG_MAP_SYSV && m->inode == seg->inode;
+        case NG_SEG_FILE:
+                return m->kind == NG_MAP_FILE_SHARED && !strcmp(m->path, seg->name);
+        case NG_SEG_ANON_SHARED:
+                return m->kind == NG_MAP_ANON_SHARED && m->inode == seg->inode &&
+                       m->dev_major == seg->dev_major && m->dev_minor == seg->dev_minor;
+        case NG_SEG_PRIVATE:
+                return m->kind == NG_MAP_ANON_PRIVATE && pr->pid == seg->pids[0] && m->start == seg->rep_start;
+        }
+        return false;
+}
+
+static int add_node_bytes(struct ng_segment *seg, int node, uint64_t bytes)
+{
+        size_t i = 0;
+        while (i < seg->n_nodes && seg->nodes[i].node < node)
+                i++;
+        if (i < seg->n_nodes && seg->nodes[i].node == node) {
+                seg->nodes[i].bytes += bytes;
+                return 0;
+        }
+        struct ng_node_bytes *nn = realloc(seg->nodes, (seg->n_nodes + 1) * sizeof(*nn));
+        if (!nn)
+                return -ENOMEM;
+        seg->nodes = nn;
+        memmove(&nn[i + 1], &nn[i], (seg->n_nodes - i) * sizeof(*nn));
+        nn[i] = (struct ng_node_bytes) { .node = node, .bytes = bytes };
+        seg->n_nodes++;
+        return 0;
+}
+
+static const struct ng_numa_map *numa_map_at(const struct ng_proc *pr, uint64_t start)
+{
+        for (size_t i = 0; i < pr->n_numa_maps; i++)
+                if (pr->numa_maps[i].start == start)
+                        return &pr->numa_maps[i];
+        return NULL;
+}
+
+/* Sums the representative's numa_maps over the segment's VMAs. A segment
+ * attached twice by one process is counted once: VMAs whose file offset was
+ * already seen are skipped. */
+static int place_from(struct ng_segment *seg, const struct ng_proc *pr)
+{
+        uint64_t seen_lo[64], seen_hi[64];
+        size_t n_seen = 0;
+        bool any = false;
+
+        for (size_t j = 0; j < pr->n_maps; j++) {
+                const struct ng_map *m = &pr->maps[j];
+                if (!map_matches(seg, pr, m))
+                        continue;
+                uint64_t lo = m->offset, hi = m->offset + (m->end - m->start);
+                bool dup = false;
+                for (size_t k = 0; k < n_seen && !dup; k++)
+                        dup = lo < seen_hi[k] && seen_lo[k] < hi;
+                if (dup)
+                        continue;
+                if (n_seen < 64) {
+                        seen_lo[n_seen] = lo;
+                        seen_hi[n_seen++] = hi;
+                }
+                const struct ng_numa_map *nm = numa_map_at(pr, m->start);
+                if (!nm)
+                        continue;
+                if (!any) {
+                        seg->rep_start = m->start;
+                        seg->resident_bytes = 0;
+                        any = true;
+                }
+                if (nm->kernelpagesize_kib)
+                        seg->page_kib = nm->kernelpagesize_kib;
+                seg->huge |= nm->huge;
+                uint64_t page_bytes = (nm->kernelpagesize_kib ? nm->kernelpagesize_kib : 4) * 1024;
+                for (size_t k = 0; k < nm->n_np; k++) {
+                        uint64_t bytes = nm->np[k].pages * page_bytes;
+                        if (add_node_bytes(seg, nm->np[k].node, bytes) < 0)
+                                return -ENOMEM;
+                        seg->resident_bytes += bytes;
+                }
+        }
+        if (any) {
+                seg->rep_pid = pr->pid;
+                seg->method = NG_METHOD_EXACT;
+        }
+        return any;
+}
+
+static int place(struct builder *b)
+{
+        for (size_t i = 0; i < b->n; i++) {
+                struct ng_segment *seg = &b->v[i];
+                for (size_t k = 0; k < seg->n_pids; k++) {
+                        const struct ng_proc *pr = ng_snapshot_proc(b->s, seg->pids[k]);
+                        if (!pr || !pr->has_numa_maps)
+                                continue;
+                        int r = place_from(seg, pr);
+                        if (r < 0)
+                                return r;
+                        if (r > 0)
+                                break;
+                }
+        }
+        return 0;
+}
+
+int ng_segments_build(const struct ng_snapshot *s, struct ng_segment **ret, size_t *ret_n)
+{
+        struct builder b = { .s = s };
+        int r = add_sysv_table(&b);
+        if (r >= 0)
+                r = add_files(&b);
+        if (r >= 0)
+                r = collect_attachers(&b);
+        if (r >= 0)
+                r = place(&b);
+        if (r < 0) {
+                ng_segments_free(b.v, b.n);
+                return r;
+        }
+        *ret = b.v;
+        *ret_n = b.n;
+        return 0;
+}
+
+void ng_segments_free(struct ng_segment *v, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                free(v[i].pids);
+                free(v[i].nodes);
+        }
+        free(v);
+}

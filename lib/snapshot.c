@@ -1,0 +1,744 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* collect: read the host through the path layer into one snapshot. */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ng-snapshot.h"
+
+/* Bounds against hostile or absurd trees. */
+#define MAX_PROCS 1000000
+#define MAX_SHM_FILES 100000
+#define MAX_SHM_DIR_DEPTH 4
+
+struct collector {
+        const struct ng_path *p;
+        struct ng_collect_opts o;
+        struct ng_snapshot *s;
+};
+
+static uint64_t now_usec(clockid_t clk)
+{
+        struct timespec ts;
+        clock_gettime(clk, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+/* Every read goes through here so that the snapshot can say what it cost. */
+static int vrd(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)
+        __attribute__((format(printf, 4, 0)));
+static int vrd(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)
+{
+        size_t len = 0;
+        int r = ng_path_vread(c->p, ret_buf, &len, fmt, ap);
+        if (r < 0)
+                return r;
+        c->s->cost.files_read++;
+        c->s->cost.bytes_read += len;
+        if (ret_len)
+                *ret_len = len;
+        return 0;
+}
+
+static int rd(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+static int rd(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vrd(c, ret_buf, ret_len, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+/* Reads a list file ("0-3"); an absent file leaves *ret empty. */
+static int rd_list(struct collector *c, struct ng_bitmap *ret, const char *path)
+{
+        char *buf;
+        int r = rd(c, &buf, NULL, "%s", path);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        r = ng_bitmap_parse_list(buf, ret);
+        free(buf);
+        return r;
+}
+
+static int rd_u64(struct collector *c, uint64_t *ret, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+static int rd_u64(struct collector *c, uint64_t *ret, const char *fmt, ...)
+{
+        char *buf;
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vrd(c, &buf, NULL, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return r;
+        r = ng_parse_u64_full(buf, ret);
+        free(buf);
+        return r;
+}
+
+static int pool_cmp(const void *a, const void *b)
+{
+        const struct ng_hugepool *x = a, *y = b;
+        return (x->page_kib > y->page_kib) - (x->page_kib < y->page_kib);
+}
+
+/* Reads every hugepages-<size>kB directory under dir into pools. */
+static int read_pools(struct collector *c, const char *dir, bool global,
+                      struct ng_hugepool *pools, size_t *ret_n)
+{
+        char **names;
+        size_t n = 0, k = 0;
+        int r = ng_path_list(c->p, &names, &n, "%s", dir);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        for (size_t i = 0; i < n && k < NG_MAX_HUGE_SIZES; i++) {
+                struct ng_hugepool hp = {0};
+                if (ng_parse_hugepages_dirname(names[i], &hp.page_kib) < 0)
+                        continue;
+                if (rd_u64(c, &hp.nr_pages, "%s/%s/nr_hugepages", dir, names[i]) < 0)
+                        continue;
+                rd_u64(c, &hp.free_pages, "%s/%s/free_hugepages", dir, names[i]);
+                rd_u64(c, &hp.surplus_pages, "%s/%s/surplus_hugepages", dir, names[i]);
+                if (global) {
+                        rd_u64(c, &hp.resv_pages, "%s/%s/resv_hugepages", dir, names[i]);
+                        rd_u64(c, &hp.overcommit_pages, "%s/%s/nr_overcommit_hugepages", dir, names[i]);
+                }
+                pools[k++] = hp;
+        }
+        ng_strv_free(names);
+        qsort(pools, k, sizeof(*pools), pool_cmp);
+        *ret_n = k;
+        return 0;
+}
+
+static int read_node(struct collector *c, struct ng_node *nd, const struct ng_topology *t)
+{
+        char path[128], *buf;
+        int r;
+
+        nd->has_cpu = ng_bitmap_test(&t->has_cpu, (unsigned) nd->id);
+        nd->has_memory = ng_bitmap_test(&t->has_memory, (unsigned) nd->id);
+        nd->has_normal_memory = ng_bitmap_test(&t->has_normal_memory, (unsigned) nd->id);
+
+        snprintf(path, sizeof(path), NG_SYS_NODE_DIR "/node%d/cpulist", nd->id);
+        r = rd_list(c, &nd->cpus, path);
+        if (r < 0)
+                return r;
+
+        if (rd(c, &buf, NULL, NG_SYS_NODE_DIR "/node%d/distance", nd->id) >= 0) {
+                uint64_t row[1024];
+                size_t n = 0;
+                r = ng_parse_u64_row(buf, row, 1024, &n);
+                free(buf);
+                if (r >= 0 && n > 0) {
+                        nd->distance = malloc(n * sizeof(*nd->distance));
+                        if (!nd->distance)
+                                return -ENOMEM;
+                        memcpy(nd->distance, row, n * sizeof(*row));
+                        nd->n_distance = n;
+                }
+        }
+
+        if (rd(c, &buf, NULL, NG_SYS_NODE_DIR "/node%d/meminfo", nd->id) >= 0) {
+                nd->has_meminfo = ng_parse_meminfo(buf, &nd->meminfo) >= 0;
+                free(buf);
+        }
+
+        snprintf(path, sizeof(path), NG_SYS_NODE_DIR "/node%d/hugepages", nd->id);
+        return read_pools(c, path, false, nd->pools, &nd->n_pools);
+}
+
+/* A kernel without NUMA sysfs is one node holding every CPU and all memory. */
+static int synthesize_node0(struct collector *c, struct ng_topology *t)
+{
+        t->nodes = calloc(1, sizeof(*t->nodes));
+        if (!t->nodes)
+                return -ENOMEM;
+        t->n_nodes = 1;
+        ng_bitmap_set(&t->online, 0);
+        ng_bitmap_set(&t->possible, 0);
+        ng_bitmap_set(&t->has_memory, 0);
+        ng_bitmap_set(&t->has_normal_memory, 0);
+        if (!ng_bitmap_empty(&t->cpus_online))
+                ng_bitmap_set(&t->has_cpu, 0);
+        struct ng_node *nd = &t->nodes[0];
+        nd->cpus = t->cpus_online;
+        nd->has_cpu = !ng_bitmap_empty(&t->cpus_online);
+        nd->has_memory = nd->has_normal_memory = true;
+        nd->distance = malloc(sizeof(*nd->distance));
+        if (!nd->distance)
+                return -ENOMEM;
+        nd->distance[0] = 10;
+        nd->n_distance = 1;
+        nd->has_meminfo = c->s->has_meminfo;
+        nd->meminfo = c->s->meminfo;
+        memcpy(nd->pools, c->s->pools, sizeof(nd->pools));
+        nd->n_pools = c->s->n_pools;
+        return 0;
+}
+
+static int collect_topology(struct collector *c)
+{
+        struct ng_topology *t = &c->s->topo;
+        int r = rd_list(c, &t->cpus_online, NG_SYS_CPU_DIR "/online");
+        if (r < 0)
+                return r;
+
+        char *buf;
+        r = rd(c, &buf, NULL, NG_SYS_NODE_DIR "/online");
+        if (r == -ENOENT)
+                return synthesize_node0(c, t);
+        if (r < 0)
+                return r;
+        r = ng_bitmap_parse_list(buf, &t->online);
+        free(buf);
+        if (r < 0)
+                return r;
+        t->numa_sysfs = true;
+
+        static const struct {
+                const char *file;
+                size_t offset;
+        } lists[] = {
+                { NG_SYS_NODE_DIR "/possible", offsetof(struct ng_topology, possible) },
+                { NG_SYS_NODE_DIR "/has_cpu", offsetof(struct ng_topology, has_cpu) },
+                { NG_SYS_NODE_DIR "/has_memory", offsetof(struct ng_topology, has_memory) },
+                { NG_SYS_NODE_DIR "/has_normal_memory", offsetof(struct ng_topology, has_normal_memory) },
+        };
+        for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+                r = rd_list(c, (struct ng_bitmap *) ((char *) t + lists[i].offset), lists[i].file);
+                if (r < 0)
+                        return r;
+        }
+
+        size_t n = ng_bitmap_count(&t->online);
+        if (n == 0)
+                return -EINVAL;
+        t->nodes = calloc(n, sizeof(*t->nodes));
+        if (!t->nodes)
+                return -ENOMEM;
+        NG_BITMAP_FOREACH(id, &t->online) {
+                struct ng_node *nd = &t->nodes[t->n_nodes++];
+                nd->id = id;
+                r = read_node(c, nd, t);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int collect_memory(struct collector *c)
+{
+        struct ng_snapshot *s = c->s;
+        char *buf;
+        if (rd(c, &buf, NULL, NG_PROC_DIR "/meminfo") >= 0) {
+                s->has_meminfo = ng_parse_meminfo(buf, &s->meminfo) >= 0;
+                free(buf);
+        }
+        return read_pools(c, NG_SYS_HUGEPAGES_DIR, true, s->pools, &s->n_pools);
+}
+
+static void collect_knobs(struct collector *c)
+{
+        struct ng_knobs *k = &c->s->knobs;
+        uint64_t v;
+        char *buf;
+
+        k->numa_balancing = rd_u64(c, &v, NG_PROC_DIR "/sys/kernel/numa_balancing") >= 0
+                ? (int) (v > 255 ? 255 : v) : -1;
+        k->nr_hugepages = rd_u64(c, &v, NG_PROC_DIR "/sys/vm/nr_hugepages") >= 0
+                ? (int64_t) (v > INT64_MAX ? INT64_MAX : v) : -1;
+        if (rd(c, &buf, NULL, NG_SYS_THP_ENABLED) >= 0) {
+                if (ng_parse_bracketed_choice(buf, k->thp_enabled, sizeof(k->thp_enabled)) < 0)
+                        k->thp_enabled[0] = '\0';
+                free(buf);
+        }
+}
+
+static int collect_sysvipc(struct collector *c)
+{
+        char *buf;
+        int r = rd(c, &buf, NULL, NG_PROC_DIR "/sysvipc/shm");
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        r = ng_parse_sysvipc_shm(buf, &c->s->shm, &c->s->n_shm);
+        free(buf);
+        if (r < 0)
+                return r;
+        c->s->has_sysvipc = true;
+        return 0;
+}
+
+static int collect_mounts(struct collector *c)
+{
+        char *buf;
+        int r = rd(c, &buf, NULL, NG_PROC_DIR "/self/mountinfo");
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        r = ng_parse_mountinfo(buf, &c->s->mounts, &c->s->n_mounts);
+        free(buf);
+        return r;
+}
+
+/* ---- /dev/shm and hugetlbfs files ---- */
+
+static uint64_t hugetlbfs_page_kib(const struct ng_mount *m, const struct ng_snapshot *s)
+{
+        char v[32];
+        uint64_t kib = 0;
+        if (ng_mount_option_value(m, "pagesize", v, sizeof(v)) >= 0) {
+                const char *q = v;
+                if (ng_parse_u64(&q, &kib) >= 0) {
+                        switch (*q) {
+                        case 'G': case 'g': kib <<= 20; break;
+                        case 'M': case 'm': kib <<= 10; break;
+                        case 'K': case 'k': break;
+                        default: kib >>= 10; break;     /* bytes */
+                        }
+                }
+        }
+        if (kib == 0 && s->has_meminfo)
+                kib = ng_meminfo_value(&s->meminfo, "Hugepagesize");
+        return kib;
+}
+
+static int add_file(struct collector *c, const char *path, uint64_t size, const struct ng_mount *m,
+                    enum ng_shm_file_kind kind, uint64_t page_kib)
+{
+        struct ng_snapshot *s = c->s;
+        if (s->n_files >= MAX_SHM_FILES)
+                return -E2BIG;
+        if (s->n_files % 64 == 0) {
+                struct ng_shm_file *nf = realloc(s->files, (s->n_files + 64) * sizeof(*nf));
+                if (!nf)
+                        return -ENOMEM;
+                s->files = nf;
+        }
+        char *dup = strdup(path);
+        if (!dup)
+                return -ENOMEM;
+        s->files[s->n_files++] = (struct ng_shm_file) {
+                .path = dup, .kind = kind, .size_bytes = size, .page_kib = page_kib,
+                .dev_major = m->major, .dev_minor = m->minor,
+        };
+        return 0;
+}
+
+static int scan_files(struct collector *c, const char *dir, const struct ng_mount *m,
+                      enum ng_shm_file_kind kind, uint64_t page_kib, int depth)
+{
+        char **names;
+        size_t n;
+        int r = ng_path_list(c->p, &names, &n, "%s", dir);
+        if (r < 0)
+                return r == -ENOENT || r == -EACCES ? 0 : r;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                char path[4096];
+                if (snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "", names[i]) >= (int) sizeof(path))
+                        continue;
+                uint64_t size;
+                int k = ng_path_file_size(c->p, &size, "%s", path);
+                if (k >= 0)
+                        r = add_file(c, path, size, m, kind, page_kib);
+                else if (k == -EINVAL && depth < MAX_SHM_DIR_DEPTH)
+                        r = scan_files(c, path, m, kind, page_kib, depth + 1);
+        }
+        ng_strv_free(names);
+        return r;
+}
+
+/* Files in /dev/shm (Oracle AMM granules, PostgreSQL DSM) and on every
+ * hugetlbfs mount. Only names and sizes: contents are never read. */
+static int collect_files(struct collector *c)
+{
+        struct ng_snapshot *s = c->s;
+        for (size_t i = 0; i < s->n_mounts; i++) {
+                const struct ng_mount *m = &s->mounts[i];
+                int r = 0;
+                if (!strcmp(m->fstype, "hugetlbfs"))
+                        r = scan_files(c, m->mountpoint, m, NG_SHM_FILE_HUGETLBFS, hugetlbfs_page_kib(m, s), 0);
+                else if (!strcmp(m->fstype, "tmpfs") && !strcmp(m->mountpoint, NG_DEV_SHM_DIR))
+                        r = scan_files(c, m->mountpoint, m, NG_SHM_FILE_TMPFS, 4, 0);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* ---- processes ---- */
+
+static void proc_done(struct ng_proc *pr)
+{
+        free(pr->cmdline);
+        ng_pid_cgroup_done(&pr->cgroup);
+        ng_maps_free(pr->maps, pr->n_maps);
+        ng_numa_maps_free(pr->numa_maps, pr->n_numa_maps);
+        memset(pr, 0, sizeof(*pr));
+}
+
+/* Returns 1 when the process was read, 0 when it is a kernel thread or went
+ * away mid-read, <0 on a real error. */
+static int read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
+{
+        char *buf;
+        size_t len;
+        int r;
+
+        memset(pr, 0, sizeof(*pr));
+        pr->pid = pid;
+        r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/stat", pid);
+        if (r < 0)
+                return r == -ENOENT || r == -EACCES ? 0 : r;
+        r = ng_parse_pid_stat(buf, &pr->stat);
+        free(buf);
+        if (r < 0 || (pr->stat.flags & NG_PF_KTHREAD))
+                return 0;
+
+        r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/status", pid);
+        if (r < 0)
+                return r == -ENOENT || r == -EACCES ? 0 : r;
+        r = ng_parse_pid_status(buf, &pr->status);
+        free(buf);
+        if (r < 0)
+                return 0;
+
+        if (rd(c, &buf, &len, NG_PROC_DIR "/%d/cmdline", pid) >= 0) {
+                r = ng_parse_cmdline(buf, len, &pr->cmdline);
+                free(buf);
+                if (r == -ENOMEM)
+                        goto fail;
+        }
+        if (rd(c, &buf, NULL, NG_PROC_DIR "/%d/cgroup", pid) >= 0) {
+                r = ng_parse_pid_cgroup(buf, &pr->cgroup);
+                free(buf);
+                if (r == -ENOMEM)
+                        goto fail;
+        }
+        /* maps lists VMAs without walking page tables: cheap, tier 0. */
+        if (rd(c, &buf, NULL, NG_PROC_DIR "/%d/maps", pid) >= 0) {
+                r = ng_parse_maps(buf, c->o.min_private_bytes, &pr->maps, &pr->n_maps);
+                free(buf);
+                if (r == -ENOMEM)
+                        goto fail;
+        }
+        return 1;
+fail:
+        proc_done(pr);
+        return -ENOMEM;
+}
+
+static int collect_procs(struct collector *c)
+{
+        struct ng_snapshot *s = c->s;
+        char **names;
+        size_t n;
+        int r = ng_path_list(c->p, &names, &n, NG_PROC_DIR);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        size_t cap = 0;
+        for (size_t i = 0; i < n && s->n_procs < MAX_PROCS; i++) {
+                char *end;
+                long pid = strtol(names[i], &end, 10);
+                if (*end || pid <= 0 || pid > INT32_MAX)
+                        continue;
+                if (s->n_procs == cap) {
+                        size_t ncap = cap ? cap * 2 : 64;
+                        struct ng_proc *np = realloc(s->procs, ncap * sizeof(*np));
+                        if (!np) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        s->procs = np;
+                        cap = ncap;
+                }
+                s->cost.procs_scanned++;
+                r = read_proc(c, (pid_t) pid, &s->procs[s->n_procs]);
+                if (r < 0)
+                        break;
+                if (r > 0)
+                        s->n_procs++;
+                r = 0;
+        }
+        ng_strv_free(names);
+        return r;
+}
+
+/* Identity of a shared mapping: SysV by shmid, others by device and inode. */
+static bool map_is_segment(const struct ng_map *m)
+{
+        return m->kind == NG_MAP_SYSV || m->kind == NG_MAP_FILE_SHARED ||
+               m->kind == NG_MAP_ANON_SHARED || m->kind == NG_MAP_ANON_PRIVATE;
+}
+
+struct seg_id {
+        unsigned major, minor;
+        uint64_t inode;
+        pid_t private_pid;      /* private mappings belong to one process */
+};
+
+static struct seg_id map_id(const struct ng_proc *pr, const struct ng_map *m)
+{
+        return (struct seg_id) {
+                .major = m->dev_major, .minor = m->dev_minor, .inode = m->inode,
+                .private_pid = m->kind == NG_MAP_ANON_PRIVATE ? pr->pid : 0,
+        };
+}
+
+static bool id_seen(const struct seg_id *ids, size_t n, struct seg_id id)
+{
+        for (size_t i = 0; i < n; i++)
+                if (!memcmp(&ids[i], &id, sizeof(id)))
+                        return true;
+        return false;
+}
+
+/* Tier 2: numa_maps of one representative per segment, lowest pid first.
+ * Never one read per attached process: that is what stalls databases. */
+static int collect_numa_maps(struct collector *c)
+{
+        struct ng_snapshot *s = c->s;
+        struct seg_id *ids = NULL;
+        size_t n_ids = 0, cap = 0;
+        int r = 0;
+
+        for (size_t i = 0; i < s->n_procs && r >= 0; i++) {
+                struct ng_proc *pr = &s->procs[i];
+                bool needed = false;
+                for (size_t j = 0; j < pr->n_maps && !needed; j++)
+                        needed = map_is_segment(&pr->maps[j]) && !id_seen(ids, n_ids, map_id(pr, &pr->maps[j]));
+                if (!needed)
+                        continue;
+                char *buf;
+                if (rd(c, &buf, NULL, NG_PROC_DIR "/%d/numa_maps", pr->pid) < 0)
+                        continue;       /* gone, or not ours to read: the next attacher serves */
+                s->cost.numa_maps_read++;
+                r = ng_parse_numa_maps(buf, &pr->numa_maps, &pr->n_numa_maps);
+                free(buf);
+                if (r < 0) {
+                        r = r == -ENOMEM ? r : 0;
+                        continue;
+                }
+                pr->has_numa_maps = true;
+                for (size_t j = 0; j < pr->n_maps; j++) {
+                        struct seg_id id = map_id(pr, &pr->maps[j]);
+                        if (!map_is_segment(&pr->maps[j]) || id_seen(ids, n_ids, id))
+                                continue;
+                        if (n_ids == cap) {
+                                size_t ncap = cap ? cap * 2 : 32;
+                                struct seg_id *ni = realloc(ids, ncap * sizeof(*ni));
+                                if (!ni) {
+                                        r = -ENOMEM;
+                                        break;
+                                }
+                                ids = ni;
+                                cap = ncap;
+                        }
+                        ids[n_ids++] = id;
+                }
+        }
+        free(ids);
+        return r;
+}
+
+/* ---- cgroups ---- */
+
+/* The hierarchy that holds the cpuset controller: v1 if bound there, else
+ * the cgroup2 mount. */
+static const struct ng_mount *cpuset_mount(const struct ng_snapshot *s, int *ret_version)
+{
+        const struct ng_mount *v2 = NULL;
+        for (size_t i = 0; i < s->n_mounts; i++) {
+                const struct ng_mount *m = &s->mounts[i];
+                if (!strcmp(m->fstype, "cgroup") && ng_mount_has_option(m, "cpuset")) {
+                        *ret_version = 1;
+                        return m;
+                }
+                if (!strcmp(m->fstype, "cgroup2") && !v2)
+                        v2 = m;
+        }
+        *ret_version = 2;
+        return v2;
+}
+
+static int cgroup_dir(const struct ng_mount *m, const char *path, char **ret)
+{
+        /* Inside a cgroup namespace the mount root is a sub-path. */
+        size_t rl = strlen(m->root);
+        if (strcmp(m->root, "/") && !strncmp(path, m->root, rl) && (path[rl] == '/' || !path[rl]))
+                path += rl;
+        if (!strcmp(path, "/"))
+                path = "";
+        return asprintf(ret, "%s%s", m->mountpoint, path) < 0 ? -ENOMEM : 0;
+}
+
+static void read_cgroup_files(struct collector *c, struct ng_cgroup *cg)
+{
+        static const char *const v1[] = { "cpuset.cpus", "cpuset.mems", "cpuset.effective_cpus", "cpuset.effective_mems" };
+        static const char *const v2[] = { "cpuset.cpus", "cpuset.mems", "cpuset.cpus.effective", "cpuset.mems.effective" };
+        struct ng_bitmap *dst[] = { &cg->cpus, &cg->mems, &cg->effective_cpus, &cg->effective_mems };
+        const char *const *names = cg->version == 1 ? v1 : v2;
+        char *buf;
+
+        for (size_t i = 0; i < 4; i++) {
+                if (rd(c, &buf, NULL, "%s/%s", cg->dir, names[i]) < 0)
+                        continue;
+                if (ng_bitmap_parse_list(buf, dst[i]) >= 0 && i >= 2)
+                        cg->has_cpuset = true;
+                free(buf);
+        }
+        uint64_t v;
+        cg->memory_migrate = cg->version == 1 &&
+                rd_u64(c, &v, "%s/%s", cg->dir, "cpuset.memory_migrate") >= 0 ? (int) (v != 0) : -1;
+        if (cg->version == 2 && rd(c, &buf, NULL, "%s/memory.numa_stat", cg->dir) >= 0) {
+                if (ng_parse_numa_stat(buf, &cg->memory_numa_stat, &cg->n_memory_numa_stat) < 0)
+                        cg->n_memory_numa_stat = 0;
+                free(buf);
+        }
+}
+
+static int collect_cgroups(struct collector *c)
+{
+        struct ng_snapshot *s = c->s;
+        int version;
+        const struct ng_mount *m = cpuset_mount(s, &version);
+        if (!m)
+                return 0;
+        for (size_t i = 0; i < s->n_procs; i++) {
+                const struct ng_pid_cgroup *pc = &s->procs[i].cgroup;
+                const char *path = version == 1 ? ng_pid_cgroup_v1_path(pc, "cpuset") : ng_pid_cgroup_v2_path(pc);
+                if (!path || ng_snapshot_cgroup(s, path))
+                        continue;
+                if (s->n_cgroups % 16 == 0) {
+                        struct ng_cgroup *ncg = realloc(s->cgroups, (s->n_cgroups + 16) * sizeof(*ncg));
+                        if (!ncg)
+                                return -ENOMEM;
+                        s->cgroups = ncg;
+                }
+                struct ng_cgroup *cg = &s->cgroups[s->n_cgroups];
+                *cg = (struct ng_cgroup) { .version = version, .memory_migrate = -1 };
+                if (!(cg->path = strdup(path)) || cgroup_dir(m, path, &cg->dir) < 0) {
+                        free(cg->path);
+                        return -ENOMEM;
+                }
+                s->n_cgroups++;
+                read_cgroup_files(c, cg);
+        }
+        return 0;
+}
+
+/* ---- entry points ---- */
+
+int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *opts,
+                        struct ng_snapshot **ret)
+{
+        struct ng_snapshot *s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        struct collector c = { .p = p, .o = opts ? *opts : NG_COLLECT_OPTS_DEFAULT, .s = s };
+        uint64_t t0 = now_usec(CLOCK_MONOTONIC), c0 = now_usec(CLOCK_THREAD_CPUTIME_ID);
+
+        s->taken_usec = now_usec(CLOCK_REALTIME);
+        snprintf(s->root, sizeof(s->root), "%s", ng_path_root(p));
+        int r = collect_memory(&c);
+        if (r >= 0)
+                r = collect_topology(&c);
+        if (r >= 0 && !c.o.skip_procs) {
+                collect_knobs(&c);
+                r = collect_sysvipc(&c);
+                if (r >= 0)
+                        r = collect_mounts(&c);
+                if (r >= 0)
+                        r = collect_files(&c);
+                if (r >= 0)
+                        r = collect_procs(&c);
+                if (r >= 0)
+                        r = collect_cgroups(&c);
+                if (r >= 0 && c.o.numa_maps == NG_NUMA_MAPS_REPRESENTATIVE)
+                        r = collect_numa_maps(&c);
+        }
+        if (r < 0) {
+                ng_snapshot_free(s);
+                return r;
+        }
+        s->cost.wall_usec = now_usec(CLOCK_MONOTONIC) - t0;
+        s->cost.cpu_usec = now_usec(CLOCK_THREAD_CPUTIME_ID) - c0;
+        *ret = s;
+        return 0;
+}
+
+void ng_snapshot_free(struct ng_snapshot *s)
+{
+        if (!s)
+                return;
+        for (size_t i = 0; i < s->topo.n_nodes; i++)
+                free(s->topo.nodes[i].distance);
+        free(s->topo.nodes);
+        free(s->shm);
+        ng_mounts_free(s->mounts, s->n_mounts);
+        for (size_t i = 0; i < s->n_files; i++)
+                free(s->files[i].path);
+        free(s->files);
+        for (size_t i = 0; i < s->n_procs; i++)
+                proc_done(&s->procs[i]);
+        free(s->procs);
+        for (size_t i = 0; i < s->n_cgroups; i++) {
+                free(s->cgroups[i].path);
+                free(s->cgroups[i].dir);
+                ng_numa_stat_free(s->cgroups[i].memory_numa_stat, s->cgroups[i].n_memory_numa_stat);
+        }
+        free(s->cgroups);
+        free(s);
+}
+
+const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id)
+{
+        for (size_t i = 0; i < s->topo.n_nodes; i++)
+                if (s->topo.nodes[i].id == id)
+                        return &s->topo.nodes[i];
+        return NULL;
+}
+
+const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid)
+{
+        size_t lo = 0, hi = s->n_procs;
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (s->procs[mid].pid == pid)
+                        return &s->procs[mid];
+                if (s->procs[mid].pid < pid)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
+
+const struct ng_cgroup *ng_snapshot_cgroup(const struct ng_snapshot *s, const char *path)
+{
+        for (size_t i = 0; i < s->n_cgroups; i++)
+                if (!strcmp(s->cgroups[i].path, path))
+                        return &s->cgroups[i];
+        return NULL;
+}
+
+int ng_snapshot_distance(const struct ng_snapshot *s, int from, int to)
+{
+        const struct ng_node *a = ng_snapshot_node(s, from);
+        if (!a)
+                return -1;
+        for (size_t i = 0; i < s->topo.n_nodes && i < a->n_distance; i++)
+                if (s->topo.nodes[i].id == to)
+                        return a->distance[i] > INT32_MAX ? -1 : (int) a->distance[i];
+        return -1;
+}
