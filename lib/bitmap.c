@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Fixed-size CPU/node bitmaps and the kernel's "0-3,8" list format. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ng-bitmap.h"
+
+unsigned ng_bitmap_count(const struct ng_bitmap *b)
+{
+        unsigned n = 0;
+
+        for (size_t i = 0; i < NG_BITMAP_WORDS; i++)
+                n += (unsigned)__builtin_popcountll(b->w[i]);
+        return n;
+}
+
+bool ng_bitmap_empty(const struct ng_bitmap *b)
+{
+        for (size_t i = 0; i < NG_BITMAP_WORDS; i++)
+                if (b->w[i])
+                        return false;
+        return true;
+}
+
+bool ng_bitmap_equal(const struct ng_bitmap *a, const struct ng_bitmap *b)
+{
+        return memcmp(a->w, b->w, sizeof(a->w)) == 0;
+}
+
+bool ng_bitmap_intersects(const struct ng_bitmap *a, const struct ng_bitmap *b)
+{
+        for (size_t i = 0; i < NG_BITMAP_WORDS; i++)
+                if (a->w[i] & b->w[i])
+                        return true;
+        return false;
+}
+
+void ng_bitmap_or(struct ng_bitmap *dst, const struct ng_bitmap *src)
+{
+        for (size_t i = 0; i < NG_BITMAP_WORDS; i++)
+                dst->w[i] |= src->w[i];
+}
+
+void ng_bitmap_and(struct ng_bitmap *dst, const struct ng_bitmap *src)
+{
+        for (size_t i = 0; i < NG_BITMAP_WORDS; i++)
+                dst->w[i] &= src->w[i];
+}
+
+int ng_bitmap_next(const struct ng_bitmap *b, int i)
+{
+        if (i < 0)
+                i = 0;
+        while (i < NG_BITMAP_BITS) {
+                uint64_t word = b->w[i / 64] >> (i % 64);
+
+                if (word)
+                        return i + __builtin_ctzll(word);
+                i = (i / 64 + 1) * 64;
+        }
+        return -1;
+}
+
+/* One id of a list: decimal digits only, below NG_BITMAP_BITS. Parsing stops
+ * early so that a 40-digit id cannot overflow. */
+static int parse_id(const char **s, unsigned *ret)
+{
+        const char *p = *s;
+        unsigned v = 0;
+
+        if (*p < '0' || *p > '9')
+                return -EINVAL;
+        for (; *p >= '0' && *p <= '9'; p++) {
+                v = v * 10 + (unsigned)(*p - '0');
+                if (v >= NG_BITMAP_BITS)
+                        return -EINVAL;
+        }
+        *s = p;
+        *ret = v;
+        return 0;
+}
+
+/* "A:S" past a range: our stride form ("0-31:8" = 0,8,16,24). The kernel's
+ * own "A-B:USED/GROUP" form (lib/bitmap.c bitmap_parselist) is read too. */
+static int parse_group(const char **s, unsigned *ret_used, unsigned *ret_group)
+{
+        unsigned used, group;
+
+        if (parse_id(s, &used) < 0 || used == 0)
+                return -EINVAL;
+        if (**s != '/') {
+                *ret_used = 1;
+                *ret_group = used;
+                return 0;
+        }
+        (*s)++;
+        if (parse_id(s, &group) < 0 || group == 0 || used > group)
+                return -EINVAL;
+        *ret_used = used;
+        *ret_group = group;
+        return 0;
+}
+
+/* "A", "A-B", "A-B:S" or "A-B:U/G". */
+static int parse_range(const char **s, struct ng_bitmap *b)
+{
+        unsigned first, last, used = 1, group = 1;
+
+        if (parse_id(s, &first) < 0)
+                return -EINVAL;
+        last = first;
+        if (**s == '-') {
+                (*s)++;
+                if (parse_id(s, &last) < 0 || last < first)
+                        return -EINVAL;
+        }
+        if (**s == ':') {
+                (*s)++;
+                if (parse_group(s, &used, &group) < 0)
+                        return -EINVAL;
+        }
+        for (unsigned i = first; i <= last; i++)
+                if ((i - first) % group < used)
+                        ng_bitmap_set(b, i);
+        return 0;
+}
+
+static bool is_trailing_space(const char *s)
+{
+        for (; *s; s++)
+                if (*s != '\n' && *s != ' ' && *s != '\t')
+                        return false;
+        return true;
+}
+
+int ng_bitmap_parse_list(const char *s, struct ng_bitmap *ret)
+{
+        struct ng_bitmap b = {};
+
+        if (!s || !ret)
+                return -EINVAL;
+        while (*s == ' ' || *s == '\t')
+                s++;
+        while (!is_trailing_space(s)) {
+                if (parse_range(&s, &b) < 0)
+                        return -EINVAL;
+                if (*s == ',') {
+                        s++;
+                        /* "0-3," is not a list the kernel prints */
+                        if (is_trailing_space(s))
+                                return -EINVAL;
+                } else if (!is_trailing_space(s)) {
+                        return -EINVAL;
+                }
+        }
+        *ret = b;
+        return 0;
+}
+
+/* Appends like snprintf does, counting what would have been written. */
+static void append(char *buf, size_t size, size_t *pos, const char *item)
+{
+        size_t len = strlen(item);
+
+        if (*pos < size) {
+                size_t room = size - *pos - 1;
+                size_t k = len < room ? len : room;
+
+                memcpy(buf + *pos, item, k);
+                buf[*pos + k] = '\0';
+        }
+        *pos += len;
+}
+
+int ng_bitmap_format_list(const struct ng_bitmap *b, char *buf, size_t size)
+{
+        size_t pos = 0;
+        int i = ng_bitmap_next(b, 0);
+
+        if (!buf)
+                size = 0;
+        if (size)
+                buf[0] = '\0';
+        while (i >= 0) {
+                char item[32];
+                int last = i;
+
+                while (last + 1 < NG_BITMAP_BITS && ng_bitmap_test(b, (unsigned)last + 1))
+                        last++;
+                if (last == i)
+                        snprintf(item, sizeof(item), "%s%d", pos ? "," : "", i);
+                else
+                        snprintf(item, sizeof(item), "%s%d-%d", pos ? "," : "", i, last);
+                append(buf, size, &pos, item);
+                i = ng_bitmap_next(b, last + 1);
+        }
+        return (int)pos;
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * numaguard.conf: an inih file with one [global] section and any number of
+ * [instance NAME] sections. Every key, its range and its default are listed in
+ * one table in config.c; conf/numaguard.conf documents them and a unit test
+ * checks that the sample equals the compiled defaults.
+ *
+ * Loading never touches an existing config: it builds a new struct and the
+ * caller swaps on success (SIGHUP reload keeps the old config on error).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "ng-bitmap.h"
+
+#define NG_CONFIG_DEFAULT_PATH "/etc/numaguard/numaguard.conf"
+
+/* [instance NAME]: NAME is 1..63 characters of [A-Za-z0-9_.-]. */
+#define NG_INSTANCE_NAME_MAX 63
+
+/* shm_owner not set. (uid_t)-1 is never a real owner: chown(2) reserves it. */
+#define NG_UID_UNSET ((uid_t)-1)
+
+enum ng_mode {
+        NG_MODE_AUDIT,
+        NG_MODE_ENFORCE,
+};
+
+enum ng_policy {
+        NG_POLICY_LOCAL,      /* segment on the node(s) of the instance's CPUs */
+        NG_POLICY_INTERLEAVE, /* spread evenly over nodes= (all nodes if unset) */
+        NG_POLICY_BIND,       /* entirely on nodes= (required) */
+};
+
+enum ng_hugepages_req {
+        NG_HUGEPAGES_PREFERRED, /* fallback to 4 KiB pages is a warning */
+        NG_HUGEPAGES_REQUIRED,  /* fallback is critical */
+        NG_HUGEPAGES_OFF,       /* no hugepage findings for this instance */
+};
+
+/* Bits of ng_instance_config.enforce: which corrections may run. */
+enum {
+        NG_ENFORCE_CPUSET = 1u << 0,
+        NG_ENFORCE_HUGEPAGES = 1u << 1,
+        NG_ENFORCE_REBALANCE = 1u << 2,
+};
+
+struct ng_instance_config {
+        char name[NG_INSTANCE_NAME_MAX + 1];
+        unsigned line; /* line of the [instance NAME] header */
+        /* Matchers; NULL / NG_UID_UNSET when not set, at least one is set. */
+        char *match_comm;    /* fnmatch(3) glob on /proc/<pid>/comm */
+        char *match_cmdline; /* fnmatch(3) glob on the space-joined cmdline */
+        char *pidfile;       /* absolute path */
+        char *cgroup;        /* as /proc/<pid>/cgroup shows it, "/oracle" */
+        uid_t shm_owner_uid; /* SysV segment owner, names resolved at load */
+        /* Expectations and corrections. */
+        enum ng_policy policy;
+        struct ng_bitmap nodes; /* empty = unset */
+        enum ng_hugepages_req hugepages;
+        uint64_t expected_size_bytes; /* 0 = unknown */
+        unsigned enforce;             /* NG_ENFORCE_* bits, 0 = audit only */
+};
+
+struct ng_config {
+        uint64_t interval_usec;
+        double cyclops_fraction;
+        double pagetable_share;
+        uint64_t node_free_floor_bytes;
+        uint64_t min_segment_size_bytes;
+        unsigned sample_every;  /* polls between tier-1 samplings */
+        unsigned sample_pages;  /* pages asked per tier-1 sampling */
+        bool autodiscover;
+        enum ng_mode mode;
+        uint64_t cooldown_usec;
+        char *socket_path;  /* never NULL */
+        char *metrics_file; /* never NULL, "" = disabled */
+        char *status_group; /* never NULL, "" = root only */
+        struct ng_instance_config *instances;
+        size_t n_instances;
+};
+
+/*
+ * Receives each diagnostic of a load: level is LOG_WARNING (unknown key or
+ * section, suspicious value; the load goes on) or LOG_ERR (the load fails).
+ * msg is one line without trailing newline; file and msg are only valid
+ * during the call.
+ */
+typedef void (*ng_config_diag_fn)(void *userdata, int level, const char *file, unsigned line,
+                                  const char *msg);
+
+/* Returns 0 or -ENOMEM. */
+int ng_config_new_default(struct ng_config **ret);
+
+/*
+ * Loads path into a new config. Returns 0, -EINVAL when the content has
+ * errors (each reported through diag, which may be NULL), -ENOMEM, or the
+ * -errno of opening/reading the file (-ENOENT: the caller decides whether a
+ * missing file means defaults; no diagnostic is emitted for I/O errors).
+ * *ret is set only on success.
+ */
+int ng_config_load(const char *path, ng_config_diag_fn diag, void *userdata, struct ng_config **ret);
+
+/* Same as ng_config_load() on text held in memory; name is used in diagnostics. */
+int ng_config_load_string(const char *text, const char *name, ng_config_diag_fn diag,
+                          void *userdata, struct ng_config **ret);
+
+void ng_config_free(struct ng_config *c);
+
+/* Writes the effective config in ini form; loading it back gives the same
+ * config. Returns 0 or -EIO. */
+int ng_config_dump(const struct ng_config *c, FILE *f);
+
+/* "1024", "64K", "512M", "8G", "1T" (binary units, case-insensitive, optional
+ * "B"/"iB"). Returns 0 or -EINVAL (also on overflow); *ret untouched then. */
+int ng_parse_size_bytes(const char *s, uint64_t *ret);
+
+/* "30" (seconds), "250us", "500ms", "10s", "1m"/"1min", "1h", "1d". Returns 0
+ * or -EINVAL (also on overflow); *ret untouched then. */
+int ng_parse_duration_usec(const char *s, uint64_t *ret);

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Small parsing helpers and /proc/meminfo (also node meminfo). */
+
+#include <errno.h>
+#include <string.h>
+
+#include "ng-parse.h"
+
+static bool is_blank(char c)
+{
+        return c == ' ' || c == '\t';
+}
+
+static bool is_space(char c)
+{
+        return is_blank(c) || c == '\n' || c == '\r';
+}
+
+static bool is_digit(char c)
+{
+        return c >= '0' && c <= '9';
+}
+
+int ng_parse_u64(const char **s, uint64_t *ret)
+{
+        const char *p = *s;
+        uint64_t v = 0;
+
+        while (is_blank(*p))
+                p++;
+        if (!is_digit(*p))
+                return -EINVAL;
+        for (; is_digit(*p); p++) {
+                unsigned d = (unsigned)(*p - '0');
+
+                if (v > (UINT64_MAX - d) / 10)
+                        return -ERANGE;
+                v = v * 10 + d;
+        }
+        *s = p;
+        *ret = v;
+        return 0;
+}
+
+static bool only_space(const char *s)
+{
+        while (is_space(*s))
+                s++;
+        return *s == '\0';
+}
+
+int ng_parse_u64_full(const char *buf, uint64_t *ret)
+{
+        uint64_t v;
+        int r;
+
+        r = ng_parse_u64(&buf, &v);
+        if (r < 0)
+                return r;
+        if (!only_space(buf))
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+/* Two passes so that *ret stays untouched when the row is bad. */
+static int u64_row_walk(const char *buf, uint64_t *out, size_t max, size_t *ret_n)
+{
+        size_t n = 0;
+
+        while (!only_space(buf)) {
+                uint64_t v;
+                int r;
+
+                r = ng_parse_u64(&buf, &v);
+                if (r < 0)
+                        return r;
+                if (*buf && !is_space(*buf))
+                        return -EINVAL;
+                if (n >= max)
+                        return -E2BIG;
+                if (out)
+                        out[n] = v;
+                n++;
+        }
+        *ret_n = n;
+        return 0;
+}
+
+int ng_parse_u64_row(const char *buf, uint64_t *ret, size_t max, size_t *ret_n)
+{
+        size_t n;
+        int r;
+
+        if (!buf || !ret || !ret_n)
+                return -EINVAL;
+        r = u64_row_walk(buf, NULL, max, &n);
+        if (r < 0)
+                return r;
+        if (n == 0)
+                return -EINVAL;
+        u64_row_walk(buf, ret, max, &n);
+        *ret_n = n;
+        return 0;
+}
+
+int ng_parse_hugepages_dirname(const char *name, uint64_t *ret_kib)
+{
+        static const char prefix[] = "hugepages-";
+        const char *p = name;
+        uint64_t kib;
+
+        if (!name || strncmp(p, prefix, strlen(prefix)) != 0)
+                return -EINVAL;
+        p += strlen(prefix);
+        /* the kernel prints "%lukB"; no blanks allowed in a dirent */
+        if (!is_digit(*p) || ng_parse_u64(&p, &kib) < 0)
+                return -EINVAL;
+        if (strcmp(p, "kB") != 0 || kib == 0)
+                return -EINVAL;
+        *ret_kib = kib;
+        return 0;
+}
+
+int ng_parse_bracketed_choice(const char *buf, char *ret, size_t size)
+{
+        const char *open, *close;
+        size_t len;
+
+        if (!buf || !ret)
+                return -EINVAL;
+        open = strchr(buf, '[');
+        if (!open)
+                return -EINVAL;
+        close = strchr(open + 1, ']');
+        if (!close || close == open + 1)
+                return -EINVAL;
+        len = (size_t)(close - open - 1);
+        if (memchr(open + 1, '\n', len))
+                return -EINVAL;
+        if (len >= size)
+                return -ENOBUFS;
+        memcpy(ret, open + 1, len);
+        ret[len] = '\0';
+        return 0;
+}
+
+static bool is_octal(char c)
+{
+        return c >= '0' && c <= '7';
+}
+
+void ng_unescape_octal(char *s)
+{
+        char *w = s;
+
+        if (!s)
+                return;
+        for (const char *r = s; *r; ) {
+                /* The kernel emits exactly three digits; "\000" is left
+                 * alone so the string cannot be cut short. */
+                if (r[0] == '\\' && is_octal(r[1]) && is_octal(r[2]) && is_octal(r[3]) && r[1] <= '3') {
+                        char c = (char)(((r[1] - '0') << 6) | ((r[2] - '0') << 3) | (r[3] - '0'));
+
+                        if (c != '\0') {
+                                *w++ = c;
+                                r += 4;
+                                continue;
+                        }
+                }
+                *w++ = *r++;
+        }
+        *w = '\0';
+}
+
+/* ---- meminfo ---- */
+
+/* "Node 0 " prefix of per-node meminfo. */
+static const char *skip_node_prefix(const char *p)
+{
+        uint64_t node;
+        const char *q;
+
+        if (strncmp(p, "Node ", 5) != 0)
+                return p;
+        q = p + 5;
+        if (ng_parse_u64(&q, &node) < 0 || !is_blank(*q))
+                return p;
+        while (is_blank(*q))
+                q++;
+        return q;
+}
+
+/* Parses one line into *f; false if it is malformed. */
+static bool meminfo_line(const char *p, const char *end, struct ng_meminfo_field *f)
+{
+        const char *colon;
+        size_t keylen;
+
+        p = skip_node_prefix(p);
+        colon = memchr(p, ':', (size_t)(end - p));
+        if (!colon || colon == p)
+                return false;
+        keylen = (size_t)(colon - p);
+        if (keylen >= NG_MEMINFO_KEY_MAX || memchr(p, ' ', keylen) || memchr(p, '\t', keylen))
+                return false;
+        memcpy(f->key, p, keylen);
+        f->key[keylen] = '\0';
+        p = colon + 1;
+        if (ng_parse_u64(&p, &f->value) < 0 || p > end)
+                return false;
+        while (p < end && is_blank(*p))
+                p++;
+        f->kib = end - p >= 2 && p[0] == 'k' && p[1] == 'B';
+        if (f->kib)
+                p += 2;
+        while (p < end && is_space(*p))
+                p++;
+        return p == end;
+}
+
+static bool meminfo_has(const struct ng_meminfo *m, const char *key)
+{
+        for (size_t i = 0; i < m->n; i++)
+                if (strcmp(m->f[i].key, key) == 0)
+                        return true;
+        return false;
+}
+
+int ng_parse_meminfo(const char *buf, struct ng_meminfo *ret)
+{
+        struct ng_meminfo m = {};
+
+        if (!buf || !ret)
+                return -EINVAL;
+        for (const char *p = buf; *p; ) {
+                const char *end = strchrnul(p, '\n');
+                struct ng_meminfo_field f = {};
+
+                /* first one wins; fields past the cap are dropped, the
+                 * kernel prints about 60 */
+                if (meminfo_line(p, end, &f) && !meminfo_has(&m, f.key) &&
+                    m.n < NG_MEMINFO_MAX_FIELDS)
+                        m.f[m.n++] = f;
+                p = *end ? end + 1 : end;
+        }
+        if (m.n == 0)
+                return -EINVAL;
+        *ret = m;
+        return 0;
+}
+
+int ng_meminfo_get(const struct ng_meminfo *m, const char *key, uint64_t *ret)
+{
+        if (!m || !key)
+                return -EINVAL;
+        for (size_t i = 0; i < m->n && i < NG_MEMINFO_MAX_FIELDS; i++)
+                if (strcmp(m->f[i].key, key) == 0) {
+                        if (ret)
+                                *ret = m->f[i].value;
+                        return 0;
+                }
+        return -ENOENT;
+}
+
+uint64_t ng_meminfo_value(const struct ng_meminfo *m, const char *key)
+{
+        uint64_t v = 0;
+
+        (void)ng_meminfo_get(m, key, &v);
+        return v;
+}

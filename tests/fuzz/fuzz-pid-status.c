@@ -1,0 +1,27 @@
+/* libFuzzer target for ng_parse_pid_status(). */
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ng-parse.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+        char *buf = malloc(size + 1);
+
+        if (!buf)
+                return 0;
+        memcpy(buf, data, size);
+        buf[size] = '\0';
+
+        struct ng_pid_status *st = malloc(sizeof(*st));
+
+        if (st)
+                (void)ng_parse_pid_status(buf, st);
+        free(st);
+        free(buf);
+        return 0;
+}
