@@ -154,6 +154,7 @@ struct ng_map {
         bool deleted;
         enum ng_map_kind kind;
         int32_t sysv_key;       /* NG_MAP_SYSV only */
+        uint64_t page_kib;      /* set by collect on the live host (map_files), 0 unknown */
 };
 
 /* Keeps shared mappings and private anonymous ones of at least

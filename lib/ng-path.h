@@ -66,6 +66,13 @@ int ng_path_read_u64(const struct ng_path *p, uint64_t *ret, const char *fmt, ..
 int ng_path_file_size(const struct ng_path *p, uint64_t *ret_bytes, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 
+/* Live host only (-EOPNOTSUPP under a root prefix, where the tree's files are
+ * copies): st_blksize of what a path resolves to. On
+ * /proc/<pid>/map_files/<range> it is the page size of the mapping's file
+ * (2 MiB for a SHM_HUGETLB segment) -- learned without a page-table walk. */
+int ng_path_blksize(const struct ng_path *p, uint64_t *ret_bytes, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
 /*
  * Lists a directory: names (no "." or ".."), sorted with strverscmp so that
  * node2 < node10 and pids come out numerically. *ret_names is a malloc'd,

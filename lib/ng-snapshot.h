@@ -14,6 +14,7 @@
 #include "ng-bitmap.h"
 #include "ng-parse.h"
 #include "ng-path.h"
+#include "ng-sample.h"
 
 #define NG_MAX_HUGE_SIZES 4
 
@@ -91,23 +92,38 @@ struct ng_collect_cost {
         uint64_t wall_usec, cpu_usec;
         uint64_t files_read, bytes_read;
         uint64_t procs_scanned, numa_maps_read;
+        uint64_t pages_sampled;
 };
 
-enum ng_numa_maps_mode {
-        NG_NUMA_MAPS_NONE = 0,
-        /* One attached process per shared segment (the lowest pid whose
-         * numa_maps is readable): tier 2 of the cost model. */
-        NG_NUMA_MAPS_REPRESENTATIVE,
+enum ng_placement {
+        /* Sampled on the live host, exact from a tree (--root). */
+        NG_PLACEMENT_AUTO = 0,
+        /* Tier 0 only: counters, no placement per node. */
+        NG_PLACEMENT_COUNTERS,
+        /* Tier 1: move_pages(2) on sample_pages addresses of one attached
+         * process per segment (live host only). */
+        NG_PLACEMENT_SAMPLED,
+        /* Tier 2: numa_maps of one attached process per segment, the lowest
+         * pid whose numa_maps is readable. Never one read per attacher. */
+        NG_PLACEMENT_EXACT,
+};
+
+struct ng_pidfile {
+        char *path;
+        pid_t pid;              /* 0 when absent or unreadable */
 };
 
 struct ng_collect_opts {
-        enum ng_numa_maps_mode numa_maps;
+        enum ng_placement placement;
+        unsigned sample_pages;          /* tier 1 K */
         uint64_t min_private_bytes;     /* private anon mappings kept from maps */
         bool skip_procs;                /* topology only */
+        const char *const *pidfiles;    /* read into ng_snapshot.pidfiles */
+        size_t n_pidfiles;
 };
 
 #define NG_COLLECT_OPTS_DEFAULT ((struct ng_collect_opts) { \
-        .numa_maps = NG_NUMA_MAPS_REPRESENTATIVE, .min_private_bytes = 64u << 20 })
+        .placement = NG_PLACEMENT_AUTO, .sample_pages = 4096, .min_private_bytes = 64u << 20 })
 
 struct ng_snapshot {
         uint64_t taken_usec;    /* CLOCK_REALTIME */
@@ -129,6 +145,11 @@ struct ng_snapshot {
         size_t n_procs;
         struct ng_cgroup *cgroups;
         size_t n_cgroups;
+        struct ng_pidfile *pidfiles;
+        size_t n_pidfiles;
+        enum ng_placement placement;    /* what was done: SAMPLED, EXACT or COUNTERS */
+        struct ng_sample *samples;      /* tier 1 results, one per sampled VMA */
+        size_t n_samples;
         struct ng_collect_cost cost;
 };
 
@@ -142,4 +163,6 @@ const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id);
 const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid);
 const struct ng_cgroup *ng_snapshot_cgroup(const struct ng_snapshot *s, const char *path);
 /* Node distance, or -1 when unknown. */
+/* The tier-1 sample of the VMA at start in pid, or NULL. */
+const struct ng_sample *ng_snapshot_sample(const struct ng_snapshot *s, pid_t pid, uint64_t start);
 int ng_snapshot_distance(const struct ng_snapshot *s, int from, int to);

@@ -35,6 +35,12 @@ int ng_path_new(const char *root, struct ng_path **ret)
                 }
                 if (!(n == 1 && root[0] == '/'))
                         memcpy(p->root, root, n);
+                struct stat st;
+                int e = stat(root, &st) < 0 ? -errno : (S_ISDIR(st.st_mode) ? 0 : -ENOTDIR);
+                if (e < 0) {
+                        free(p);
+                        return e;
+                }
         }
         *ret = p;
         return 0;
@@ -216,6 +222,24 @@ int ng_path_file_size(const struct ng_path *p, uint64_t *ret_bytes, const char *
         if (p->recorder)
                 p->recorder(p->recorder_data, 's', rel, NULL, (size_t) st.st_size);
         *ret_bytes = (uint64_t) st.st_size;
+        return 0;
+}
+
+int ng_path_blksize(const struct ng_path *p, uint64_t *ret_bytes, const char *fmt, ...)
+{
+        if (!ng_path_is_live(p))
+                return -EOPNOTSUPP;
+        char rel[PATH_MAX], abs[PATH_MAX];
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vresolve2(p, rel, abs, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return r;
+        struct stat st;
+        if (stat(abs, &st) < 0)
+                return errno_absent(errno);
+        *ret_bytes = (uint64_t) st.st_blksize;
         return 0;
 }
 

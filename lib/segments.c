@@ -167,6 +167,10 @@ static struct ng_segment *find_or_add(struct builder *b, const struct ng_proc *p
 
 static int add_pid(struct ng_segment *seg, const struct ng_proc *pr, const struct ng_map *m)
 {
+        if (m->page_kib && !seg->page_kib) {
+                seg->page_kib = m->page_kib;
+                seg->huge = m->page_kib > 4;
+        }
         if (seg->kind != NG_SEG_SYSV && seg->kind != NG_SEG_FILE)
                 seg->bytes = seg->bytes > m->end - m->start ? seg->bytes : m->end - m->start;
         if (seg->n_pids && seg->pids[seg->n_pids - 1] == pr->pid)
@@ -248,29 +252,36 @@ static const struct ng_numa_map *numa_map_at(const struct ng_proc *pr, uint64_t 
         return NULL;
 }
 
-/* Sums the representative's numa_maps over the segment's VMAs. A segment
- * attached twice by one process is counted once: VMAs whose file offset was
- * already seen are skipped. */
-static int place_from(struct ng_segment *seg, const struct ng_proc *pr)
+struct vma_walk {
+        uint64_t lo[64], hi[64];
+        size_t n;
+};
+
+/* A segment attached twice by one process is counted once: a VMA whose file
+ * offsets were already seen is a second attach. */
+static bool vma_first_time(struct vma_walk *w, const struct ng_map *m)
 {
-        uint64_t seen_lo[64], seen_hi[64];
-        size_t n_seen = 0;
+        uint64_t lo = m->offset, hi = m->offset + (m->end - m->start);
+        for (size_t k = 0; k < w->n; k++)
+                if (lo < w->hi[k] && w->lo[k] < hi)
+                        return false;
+        if (w->n < 64) {
+                w->lo[w->n] = lo;
+                w->hi[w->n++] = hi;
+        }
+        return true;
+}
+
+/* Tier 2: sums the representative's numa_maps over the segment's VMAs. */
+static int place_exact(struct ng_segment *seg, const struct ng_proc *pr)
+{
+        struct vma_walk w = {0};
         bool any = false;
 
         for (size_t j = 0; j < pr->n_maps; j++) {
                 const struct ng_map *m = &pr->maps[j];
-                if (!map_matches(seg, pr, m))
+                if (!map_matches(seg, pr, m) || !vma_first_time(&w, m))
                         continue;
-                uint64_t lo = m->offset, hi = m->offset + (m->end - m->start);
-                bool dup = false;
-                for (size_t k = 0; k < n_seen && !dup; k++)
-                        dup = lo < seen_hi[k] && seen_lo[k] < hi;
-                if (dup)
-                        continue;
-                if (n_seen < 64) {
-                        seen_lo[n_seen] = lo;
-                        seen_hi[n_seen++] = hi;
-                }
                 const struct ng_numa_map *nm = numa_map_at(pr, m->start);
                 if (!nm)
                         continue;
@@ -297,15 +308,80 @@ static int place_from(struct ng_segment *seg, const struct ng_proc *pr)
         return any;
 }
 
+/* Tier 1: scales the sampled shares to the resident size -- the kernel's
+ * own counter for SysV, else the present fraction of the mapped length. */
+static int place_sampled(const struct ng_snapshot *s, struct ng_segment *seg, const struct ng_proc *pr)
+{
+        struct vma_walk w = {0};
+        uint64_t asked = 0, present = 0, len = 0, first = 0;
+        struct ng_node_pages counts[64];
+        size_t n_counts = 0;
+
+        for (size_t j = 0; j < pr->n_maps; j++) {
+                const struct ng_map *m = &pr->maps[j];
+                if (!map_matches(seg, pr, m) || !vma_first_time(&w, m))
+                        continue;
+                const struct ng_sample *smp = ng_snapshot_sample(s, pr->pid, m->start);
+                if (!smp)
+                        continue;
+                if (!len)
+                        first = m->start;
+                asked += smp->asked;
+                present += smp->present;
+                len += smp->len;
+                for (size_t k = 0; k < smp->n_np; k++) {
+                        size_t i = 0;
+                        while (i < n_counts && counts[i].node != smp->np[k].node)
+                                i++;
+                        if (i == n_counts) {
+                                if (n_counts == 64)
+                                        continue;
+                                counts[n_counts++] = (struct ng_node_pages) { .node = smp->np[k].node };
+                        }
+                        counts[i].pages += smp->np[k].pages;
+                }
+        }
+        if (!asked)
+                return 0;
+        uint64_t resident = seg->method == NG_METHOD_COUNTERS ? seg->resident_bytes
+                                                               : (uint64_t) ((double) len * present / asked);
+        seg->resident_bytes = 0;
+        for (size_t i = 0; i < n_counts && present; i++) {
+                uint64_t bytes = (uint64_t) ((double) resident * counts[i].pages / present);
+                if (add_node_bytes(seg, counts[i].node, bytes) < 0)
+                        return -ENOMEM;
+                seg->resident_bytes += bytes;
+        }
+        seg->rep_pid = pr->pid;
+        seg->rep_start = first;
+        seg->method = NG_METHOD_SAMPLED;
+        return 1;
+}
+
+/* Linux 6.18 counts a hugetlb SysV segment's rss in /proc/sysvipc/shm once
+ * per base page of every huge page (a 4 MiB SHM_HUGETLB segment shows
+ * 2 GiB); 6.1 does not. Undo the factor, and never believe more than the
+ * segment's size. */
+static void fix_sysv_rss(struct ng_segment *seg)
+{
+        if (seg->kind != NG_SEG_SYSV || seg->method != NG_METHOD_COUNTERS || seg->resident_bytes <= seg->bytes)
+                return;
+        if (seg->page_kib > 4)
+                seg->resident_bytes /= seg->page_kib / 4;
+        if (seg->resident_bytes > seg->bytes)
+                seg->resident_bytes = seg->bytes;
+}
+
 static int place(struct builder *b)
 {
         for (size_t i = 0; i < b->n; i++) {
                 struct ng_segment *seg = &b->v[i];
+                fix_sysv_rss(seg);
                 for (size_t k = 0; k < seg->n_pids; k++) {
                         const struct ng_proc *pr = ng_snapshot_proc(b->s, seg->pids[k]);
-                        if (!pr || !pr->has_numa_maps)
+                        if (!pr)
                                 continue;
-                        int r = place_from(seg, pr);
+                        int r = pr->has_numa_maps ? place_exact(seg, pr) : place_sampled(b->s, seg, pr);
                         if (r < 0)
                                 return r;
                         if (r > 0)

@@ -2,6 +2,7 @@
 /* collect: read the host through the path layer into one snapshot. */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -503,52 +504,177 @@ static bool id_seen(const struct seg_id *ids, size_t n, struct seg_id id)
         return false;
 }
 
-/* Tier 2: numa_maps of one representative per segment, lowest pid first.
- * Never one read per attached process: that is what stalls databases. */
-static int collect_numa_maps(struct collector *c)
+struct id_set {
+        struct seg_id *v;
+        size_t n, cap;
+};
+
+static int id_set_add(struct id_set *set, struct seg_id id)
+{
+        if (set->n == set->cap) {
+                size_t ncap = set->cap ? set->cap * 2 : 32;
+                struct seg_id *nv = realloc(set->v, ncap * sizeof(*nv));
+                if (!nv)
+                        return -ENOMEM;
+                set->v = nv;
+                set->cap = ncap;
+        }
+        set->v[set->n++] = id;
+        return 0;
+}
+
+/*
+ * Calls fn once for the representative of every segment: the lowest pid
+ * mapping it for which fn succeeds (> 0). fn returning 0 means "not this
+ * one" (gone, not readable): the next attacher serves.
+ */
+static int for_each_representative(struct collector *c, int (*fn)(struct collector *c, struct ng_proc *pr))
 {
         struct ng_snapshot *s = c->s;
-        struct seg_id *ids = NULL;
-        size_t n_ids = 0, cap = 0;
+        struct id_set seen = {0};
         int r = 0;
 
         for (size_t i = 0; i < s->n_procs && r >= 0; i++) {
                 struct ng_proc *pr = &s->procs[i];
                 bool needed = false;
                 for (size_t j = 0; j < pr->n_maps && !needed; j++)
-                        needed = map_is_segment(&pr->maps[j]) && !id_seen(ids, n_ids, map_id(pr, &pr->maps[j]));
+                        needed = map_is_segment(&pr->maps[j]) && !id_seen(seen.v, seen.n, map_id(pr, &pr->maps[j]));
                 if (!needed)
                         continue;
-                char *buf;
-                if (rd(c, &buf, NULL, NG_PROC_DIR "/%d/numa_maps", pr->pid) < 0)
-                        continue;       /* gone, or not ours to read: the next attacher serves */
-                s->cost.numa_maps_read++;
-                r = ng_parse_numa_maps(buf, &pr->numa_maps, &pr->n_numa_maps);
-                free(buf);
-                if (r < 0) {
-                        r = r == -ENOMEM ? r : 0;
+                r = fn(c, pr);
+                if (r <= 0)
                         continue;
-                }
-                pr->has_numa_maps = true;
-                for (size_t j = 0; j < pr->n_maps; j++) {
+                r = 0;
+                for (size_t j = 0; j < pr->n_maps && r >= 0; j++) {
                         struct seg_id id = map_id(pr, &pr->maps[j]);
-                        if (!map_is_segment(&pr->maps[j]) || id_seen(ids, n_ids, id))
-                                continue;
-                        if (n_ids == cap) {
-                                size_t ncap = cap ? cap * 2 : 32;
-                                struct seg_id *ni = realloc(ids, ncap * sizeof(*ni));
-                                if (!ni) {
-                                        r = -ENOMEM;
-                                        break;
-                                }
-                                ids = ni;
-                                cap = ncap;
-                        }
-                        ids[n_ids++] = id;
+                        if (map_is_segment(&pr->maps[j]) && !id_seen(seen.v, seen.n, id))
+                                r = id_set_add(&seen, id);
                 }
         }
-        free(ids);
+        free(seen.v);
         return r;
+}
+
+/* Tier 2: the representative's numa_maps (a page-table walk of the whole
+ * process: never one read per attached process, that stalls databases). */
+static int read_numa_maps(struct collector *c, struct ng_proc *pr)
+{
+        char *buf;
+        if (rd(c, &buf, NULL, NG_PROC_DIR "/%d/numa_maps", pr->pid) < 0)
+                return 0;
+        c->s->cost.numa_maps_read++;
+        int r = ng_parse_numa_maps(buf, &pr->numa_maps, &pr->n_numa_maps);
+        free(buf);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        pr->has_numa_maps = true;
+        return 1;
+}
+
+/* Tier 0: page size of every segment mapping of the representative, from
+ * st_blksize of its map_files link (hugetlbfs reports the huge page size). */
+static int read_page_sizes(struct collector *c, struct ng_proc *pr)
+{
+        bool any = false;
+        for (size_t j = 0; j < pr->n_maps; j++) {
+                struct ng_map *m = &pr->maps[j];
+                uint64_t bytes;
+                if (!map_is_segment(m))
+                        continue;
+                if (ng_path_blksize(c->p, &bytes, NG_PROC_DIR "/%d/map_files/%" PRIx64 "-%" PRIx64,
+                                    pr->pid, m->start, m->end) < 0)
+                        continue;
+                m->page_kib = bytes / 1024;
+                any = true;
+        }
+        return any;
+}
+
+static int add_sample(struct ng_snapshot *s, const struct ng_sample *smp)
+{
+        if (s->n_samples % 32 == 0) {
+                struct ng_sample *nv = realloc(s->samples, (s->n_samples + 32) * sizeof(*nv));
+                if (!nv)
+                        return -ENOMEM;
+                s->samples = nv;
+        }
+        s->samples[s->n_samples++] = *smp;
+        return 0;
+}
+
+/* Tier 1: move_pages(2) on sample_pages addresses of each segment VMA. */
+static int sample_proc(struct collector *c, struct ng_proc *pr)
+{
+        bool any = false;
+        for (size_t j = 0; j < pr->n_maps; j++) {
+                const struct ng_map *m = &pr->maps[j];
+                struct ng_sample smp;
+                if (!map_is_segment(m))
+                        continue;
+                int r = ng_sample_range(pr->pid, m->start, m->end - m->start, m->page_kib * 1024,
+                                        c->o.sample_pages, NULL, &smp);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        return any;     /* gone or not permitted: keep what we have */
+                c->s->cost.pages_sampled += smp.asked;
+                r = add_sample(c->s, &smp);
+                if (r < 0) {
+                        ng_sample_done(&smp);
+                        return r;
+                }
+                any = true;
+        }
+        return any;
+}
+
+static int collect_placement(struct collector *c)
+{
+        enum ng_placement pl = c->o.placement;
+        bool live = ng_path_is_live(c->p);
+        if (pl == NG_PLACEMENT_AUTO || (pl == NG_PLACEMENT_SAMPLED && !live))
+                pl = live ? NG_PLACEMENT_SAMPLED : NG_PLACEMENT_EXACT;
+        c->s->placement = pl;
+        if (c->o.sample_pages == 0)
+                c->o.sample_pages = 4096;
+        int r = live ? for_each_representative(c, read_page_sizes) : 0;
+        if (r < 0)
+                return r;
+        switch (pl) {
+        case NG_PLACEMENT_SAMPLED:
+                return for_each_representative(c, sample_proc);
+        case NG_PLACEMENT_EXACT:
+                return for_each_representative(c, read_numa_maps);
+        default:
+                return 0;
+        }
+}
+
+static int collect_pidfiles(struct collector *c)
+{
+        struct ng_snapshot *s = c->s;
+        if (c->o.n_pidfiles == 0)
+                return 0;
+        s->pidfiles = calloc(c->o.n_pidfiles, sizeof(*s->pidfiles));
+        if (!s->pidfiles)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->o.n_pidfiles; i++) {
+                struct ng_pidfile *pf = &s->pidfiles[s->n_pidfiles++];
+                char *buf;
+                uint64_t v;
+                if (!(pf->path = strdup(c->o.pidfiles[i])))
+                        return -ENOMEM;
+                if (rd(c, &buf, NULL, "%s", pf->path) < 0)
+                        continue;
+                /* PostgreSQL's postmaster.pid holds more lines after the pid. */
+                char *nl = strchr(buf, '\n');
+                if (nl)
+                        *nl = '\0';
+                if (ng_parse_u64_full(buf, &v) >= 0 && v > 0 && v <= INT32_MAX)
+                        pf->pid = (pid_t) v;
+                free(buf);
+        }
+        return 0;
 }
 
 /* ---- cgroups ---- */
@@ -664,8 +790,10 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                         r = collect_procs(&c);
                 if (r >= 0)
                         r = collect_cgroups(&c);
-                if (r >= 0 && c.o.numa_maps == NG_NUMA_MAPS_REPRESENTATIVE)
-                        r = collect_numa_maps(&c);
+                if (r >= 0)
+                        r = collect_placement(&c);
+                if (r >= 0)
+                        r = collect_pidfiles(&c);
         }
         if (r < 0) {
                 ng_snapshot_free(s);
@@ -698,6 +826,12 @@ void ng_snapshot_free(struct ng_snapshot *s)
                 ng_numa_stat_free(s->cgroups[i].memory_numa_stat, s->cgroups[i].n_memory_numa_stat);
         }
         free(s->cgroups);
+        for (size_t i = 0; i < s->n_pidfiles; i++)
+                free(s->pidfiles[i].path);
+        free(s->pidfiles);
+        for (size_t i = 0; i < s->n_samples; i++)
+                ng_sample_done(&s->samples[i]);
+        free(s->samples);
         free(s);
 }
 
@@ -729,6 +863,14 @@ const struct ng_cgroup *ng_snapshot_cgroup(const struct ng_snapshot *s, const ch
         for (size_t i = 0; i < s->n_cgroups; i++)
                 if (!strcmp(s->cgroups[i].path, path))
                         return &s->cgroups[i];
+        return NULL;
+}
+
+const struct ng_sample *ng_snapshot_sample(const struct ng_snapshot *s, pid_t pid, uint64_t start)
+{
+        for (size_t i = 0; i < s->n_samples; i++)
+                if (s->samples[i].pid == pid && s->samples[i].start == start)
+                        return &s->samples[i];
         return NULL;
 }
 

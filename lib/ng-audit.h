@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * analyze: const snapshot + const config -> instances, segments, findings.
+ * Pure: no I/O, no globals. Unit tests build snapshots as literals.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ng-config.h"
+#include "ng-segments.h"
+#include "ng-snapshot.h"
+
+enum ng_severity {
+        NG_SEV_INFO = 0,
+        NG_SEV_WARNING,
+        NG_SEV_CRITICAL,
+};
+
+/* Stable codes (DESIGN.md section 3): append, never rename or renumber. */
+enum ng_code {
+        NG_CODE_CYCLOPS = 0,
+        NG_CODE_REMOTE_MEMORY,
+        NG_CODE_HUGEPAGE_FALLBACK,
+        NG_CODE_HUGEPAGE_SHORTFALL,
+        NG_CODE_HUGEPAGE_NODE_SHORTFALL,
+        NG_CODE_HUGEPAGE_IDLE,
+        NG_CODE_PAGETABLE_BLOAT,
+        NG_CODE_NODE_PRESSURE,
+        NG_CODE_ORPHAN_SEGMENT,
+        NG_CODE_CPUSET_DRIFT,
+        NG_CODE_AUTONUMA_ON,
+        NG_CODE_NUMAD_RUNNING,
+        NG_CODE_LIBNUMA_MISSING,
+        NG_CODE_MAX_,
+};
+
+const char *ng_code_name(enum ng_code c);
+/* -EINVAL for an unknown name. */
+int ng_code_from_name(const char *name, enum ng_code *ret);
+const char *ng_severity_name(enum ng_severity s);
+
+struct ng_finding {
+        enum ng_code code;
+        enum ng_severity severity;
+        char instance[NG_INSTANCE_NAME_MAX + 1];        /* "" for host-wide findings */
+        char segment[128];      /* "" when not about one segment */
+        struct ng_bitmap nodes; /* the nodes it is about */
+        char message[512];      /* one line, with the numbers behind it */
+        char advice[256];       /* what to do */
+        double value;           /* the measured number (fraction, bytes, pages) */
+};
+
+enum ng_instance_origin {
+        NG_INST_CONFIGURED,     /* an [instance NAME] section */
+        NG_INST_DISCOVERED,     /* found by itself: Oracle, PostgreSQL, MariaDB/MySQL, SAP HANA */
+        NG_INST_UNCLAIMED,      /* a large segment no instance claims */
+};
+
+struct ng_instance {
+        char name[NG_INSTANCE_NAME_MAX + 1];
+        enum ng_instance_origin origin;
+        const char *type;       /* "oracle", "postgresql", "mysql", "hana", "configured", "unclaimed" */
+        const struct ng_instance_config *cfg;   /* effective settings; never NULL */
+        pid_t main_pid;         /* 0 when none */
+        pid_t *pids;            /* pid order */
+        size_t n_pids;
+        struct ng_bitmap cpus;          /* union of Cpus_allowed_list */
+        struct ng_bitmap mems;          /* union of Mems_allowed_list */
+        struct ng_bitmap cpu_nodes;     /* nodes holding any of cpus */
+        const char *cgroup;             /* cpuset cgroup of main_pid, NULL if unknown */
+        size_t *segs;                   /* indices into ng_audit.segments */
+        size_t n_segs;
+        uint64_t shared_bytes, resident_bytes;
+        struct ng_node_bytes *nodes;    /* resident shared bytes per node, node order */
+        size_t n_nodes;
+        uint64_t vm_pte_kib, hugetlb_kib, rss_shmem_kib;
+};
+
+struct ng_audit {
+        struct ng_segment *segments;
+        size_t n_segments;
+        struct ng_instance *instances;
+        size_t n_instances;
+        struct ng_finding *findings;    /* most severe first */
+        size_t n_findings;
+        struct ng_instance_config default_cfg;  /* settings of discovered instances */
+};
+
+int ng_audit_run(const struct ng_snapshot *s, const struct ng_config *cfg, struct ng_audit **ret);
+void ng_audit_free(struct ng_audit *a);
+
+/* 0 none above info, 1 warning, 2 critical (numaguardctl audit's exit status). */
+int ng_audit_exit_status(const struct ng_audit *a);
+const struct ng_instance *ng_audit_instance(const struct ng_audit *a, const char *name);
