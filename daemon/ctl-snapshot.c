@@ -23,6 +23,9 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "ng-audit.h"
+#include "ng-config.h"
+#include "ng-report.h"
 #include "ng-snapshot.h"
 
 extern char **environ;
@@ -110,27 +113,48 @@ static int write_info(const struct stage *st, const struct ng_snapshot *s)
         return fclose(f) == 0 ? 0 : -errno;
 }
 
-/* What the live host printed from these very reads: `--root` on the
- * unpacked tree must print the same, byte for byte. */
-static int write_outputs(const struct stage *st, const struct ng_snapshot *s)
+static int render_audit(const struct ng_snapshot *s, const struct ng_config *cfg, bool json, FILE *f)
 {
-        static const struct {
-                const char *name;
-                int (*render)(const struct ng_snapshot *s, bool json, FILE *f);
-                bool json;
-        } outs[] = {
-                { "topology.txt", ctl_render_topology, false },
-                { "topology.json", ctl_render_topology, true },
-                { "segments.txt", ctl_render_segments, false },
-                { "segments.json", ctl_render_segments, true },
-        };
-        for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+        struct ng_audit *a;
+        int r = ng_audit_run(s, cfg, &a);
+        if (r < 0)
+                return r;
+        if (json) {
+                struct json_object *o = ng_report_audit_json(s, a);
+                r = o ? 0 : -ENOMEM;
+                if (o)
+                        fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+                                                                          JSON_C_TO_STRING_NOSLASHESCAPE));
+                json_object_put(o);
+        } else
+                r = ng_report_audit_text(s, a, f);
+        ng_audit_free(a);
+        return r;
+}
+
+/* What the live host printed from these very reads: `--root` on the
+ * unpacked tree must print the same, byte for byte (the audit's "cost"
+ * object aside), with --config numaguard/numaguard.conf. */
+static int write_outputs(const struct stage *st, const struct ng_snapshot *s, const struct ng_config *cfg)
+{
+        static const char *const names[] = { "topology.txt", "topology.json", "segments.txt", "segments.json",
+                                             "audit.txt", "audit.json", "numaguard.conf" };
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
                 char path[PATH_MAX + 64];
-                snprintf(path, sizeof(path), "%s/numaguard/%s", st->dir, outs[i].name);
+                snprintf(path, sizeof(path), "%s/numaguard/%s", st->dir, names[i]);
                 FILE *f = fopen(path, "we");
                 if (!f)
                         return -errno;
-                int r = outs[i].render(s, outs[i].json, f);
+                bool json = strstr(names[i], ".json") != NULL;
+                int r;
+                if (i < 2)
+                        r = ctl_render_topology(s, json, f);
+                else if (i < 4)
+                        r = ctl_render_segments(s, json, f);
+                else if (i < 6)
+                        r = render_audit(s, cfg, json, f);
+                else
+                        r = ng_config_dump(cfg, f);
                 if (fclose(f) != 0 && r >= 0)
                         r = -errno;
                 if (r < 0)
@@ -153,16 +177,14 @@ static int run_tar(const char *out, const char *dir)
         return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
 }
 
-static int collect_staged(const struct ctl_opts *o, struct stage *st)
+static int collect_staged(const struct ctl_opts *o, const struct ng_config *cfg, struct stage *st)
 {
-        struct ng_path *p;
-        int r = ng_path_new(o->root, &p);
-        if (r < 0)
-                return r;
-        ng_path_set_recorder(p, recorder, st);
+        /* Tier 2 for every segment: the tree must carry placement, and
+         * move_pages(2) answers cannot be replayed from files. */
+        struct ctl_opts exact = *o;
+        exact.exact = true;
         struct ng_snapshot *s;
-        r = ng_snapshot_collect(p, NULL, &s);
-        ng_path_free(p);
+        int r = ctl_collect_for_audit_recorded(&exact, cfg, recorder, st, &s);
         if (r < 0)
                 return r;
         char meta[PATH_MAX + 16];
@@ -171,7 +193,7 @@ static int collect_staged(const struct ctl_opts *o, struct stage *st)
         if (r >= 0)
                 r = write_info(st, s);
         if (r >= 0)
-                r = write_outputs(st, s);
+                r = write_outputs(st, s, cfg);
         ng_snapshot_free(s);
         return r;
 }
@@ -192,7 +214,13 @@ int ctl_snapshot(const struct ctl_opts *o)
         if (!mkdtemp(st.dir))
                 return ctl_fail("creating a staging directory", -errno);
 
-        int r = collect_staged(o, &st);
+        struct ng_config *cfg;
+        if (ctl_load_config(o, &cfg) < 0) {
+                rmdir(st.dir);
+                return NG_EXIT_UNKNOWN;
+        }
+        int r = collect_staged(o, cfg, &st);
+        ng_config_free(cfg);
         if (r < 0)
                 r = ctl_fail("capturing the host", r);
         else if ((r = run_tar(out, st.dir)) < 0)

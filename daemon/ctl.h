@@ -6,7 +6,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "ng-path.h"
+
 struct ng_snapshot;
+struct ng_config;
 
 /* Exit statuses (monitoring-plugin convention, see numaguardctl(1)). */
 enum {
@@ -31,3 +34,12 @@ int ctl_fail(const char *what, int r);
 /* Renders what `topology` / `segments` print; 0 or -errno. */
 int ctl_render_topology(const struct ng_snapshot *s, bool json, FILE *f);
 int ctl_render_segments(const struct ng_snapshot *s, bool json, FILE *f);
+
+/* Loads --config (or the default file, or built-in defaults when it is
+ * absent); prints diagnostics with file:line. 0 or -errno. */
+int ctl_load_config(const struct ctl_opts *o, struct ng_config **ret);
+/* One collection for an audit under cfg (pidfiles, sampling size, --exact). */
+int ctl_collect_for_audit(const struct ctl_opts *o, const struct ng_config *cfg, struct ng_snapshot **ret);
+/* The same, with the path layer's recorder on (snapshot). */
+int ctl_collect_for_audit_recorded(const struct ctl_opts *o, const struct ng_config *cfg,
+                                   ng_path_recorder_t recorder, void *userdata, struct ng_snapshot **ret);

@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "ctl.h"
+#include "ng-audit.h"
+#include "ng-config.h"
 #include "ng-report.h"
 #include "ng-segments.h"
 
@@ -16,6 +19,7 @@ static void usage(FILE *f)
         fputs("Usage: numaguardctl [OPTIONS] COMMAND\n"
               "\n"
               "Commands:\n"
+              "  audit               instances, where their shared memory sits, findings\n"
               "  topology            nodes, CPUs, memory, hugepage pools, distances\n"
               "  segments            shared memory segments and their placement per node\n"
               "  snapshot -o FILE    capture what numaguard reads into FILE.tar.gz\n"
@@ -23,11 +27,15 @@ static void usage(FILE *f)
               "Options:\n"
               "  -r, --root DIR      read DIR/proc and DIR/sys instead of the live host\n"
               "  -j, --json          machine-readable output (see numaguardctl(1))\n"
+              "  -c, --config FILE   configuration (default " NG_CONFIG_DEFAULT_PATH ")\n"
+              "      --exact         audit: read numa_maps of one process per segment\n"
+              "                      instead of sampling with move_pages(2)\n"
               "  -o, --output FILE   output file (snapshot)\n"
               "  -h, --help          this text\n"
               "      --version       print the version\n"
               "\n"
-              "Exit status: 0 success, 3 could not read the host or bad usage.\n", f);
+              "Exit status: 0 success (audit: no warning), 1 audit found a warning,\n"
+              "2 audit found a critical problem, 3 could not audit, bad usage or I/O error.\n", f);
 }
 
 int ctl_fail(const char *what, int r)
@@ -102,10 +110,86 @@ static int cmd_segments(const struct ctl_opts *o)
         return r < 0 ? ctl_fail("listing segments", r) : NG_EXIT_OK;
 }
 
+static void config_diag(void *userdata, int level, const char *file, unsigned line, const char *msg)
+{
+        (void) userdata;
+        fprintf(stderr, "numaguardctl: %s:%u: %s%s\n", file, line, level <= LOG_ERR ? "" : "warning: ", msg);
+}
+
+/* The default file may be absent (built-in defaults); an explicit one not. */
+int ctl_load_config(const struct ctl_opts *o, struct ng_config **ret)
+{
+        int r = ng_config_load(o->config ? o->config : NG_CONFIG_DEFAULT_PATH, config_diag, NULL, ret);
+        if (r == -ENOENT && !o->config)
+                r = ng_config_new_default(ret);
+        if (r < 0)
+                fprintf(stderr, "numaguardctl: configuration %s is not usable%s%s\n",
+                        o->config ? o->config : NG_CONFIG_DEFAULT_PATH, r == -EINVAL ? "" : ": ",
+                        r == -EINVAL ? "" : strerror(-r));
+        return r;
+}
+
+/* Collects what an audit needs: the pidfiles the configuration names. */
+int ctl_collect_for_audit_recorded(const struct ctl_opts *o, const struct ng_config *cfg,
+                                   ng_path_recorder_t recorder, void *userdata, struct ng_snapshot **ret)
+{
+        const char **pidfiles = calloc(cfg->n_instances + 1, sizeof(*pidfiles));
+        if (!pidfiles)
+                return -ENOMEM;
+        struct ng_collect_opts co = NG_COLLECT_OPTS_DEFAULT;
+        for (size_t i = 0; i < cfg->n_instances; i++)
+                if (cfg->instances[i].pidfile)
+                        pidfiles[co.n_pidfiles++] = cfg->instances[i].pidfile;
+        co.pidfiles = pidfiles;
+        co.sample_pages = cfg->sample_pages;
+        co.min_private_bytes = cfg->min_segment_size_bytes;
+        if (o->exact)
+                co.placement = NG_PLACEMENT_EXACT;
+        struct ng_path *p;
+        int r = ng_path_new(o->root, &p);
+        if (r >= 0) {
+                ng_path_set_recorder(p, recorder, userdata);
+                r = ng_snapshot_collect(p, &co, ret);
+                ng_path_free(p);
+        }
+        free(pidfiles);
+        return r;
+}
+
+int ctl_collect_for_audit(const struct ctl_opts *o, const struct ng_config *cfg, struct ng_snapshot **ret)
+{
+        return ctl_collect_for_audit_recorded(o, cfg, NULL, NULL, ret);
+}
+
+static int cmd_audit(const struct ctl_opts *o)
+{
+        struct ng_config *cfg;
+        if (ctl_load_config(o, &cfg) < 0)
+                return NG_EXIT_UNKNOWN;
+        struct ng_snapshot *s = NULL;
+        struct ng_audit *a = NULL;
+        int r = ctl_collect_for_audit(o, cfg, &s);
+        if (r < 0)
+                r = ctl_fail("reading the host", r);
+        else if ((r = ng_audit_run(s, cfg, &a)) < 0)
+                r = ctl_fail("auditing", r);
+        else {
+                r = o->json ? print_json(ng_report_audit_json(s, a), stdout) : ng_report_audit_text(s, a, stdout);
+                if (r >= 0 && fflush(stdout) != 0)
+                        r = -errno;
+                r = r < 0 ? ctl_fail("writing output", r) : ng_audit_exit_status(a);
+        }
+        ng_audit_free(a);
+        ng_snapshot_free(s);
+        ng_config_free(cfg);
+        return r;
+}
+
 static const struct {
         const char *name;
         int (*run)(const struct ctl_opts *o);
 } commands[] = {
+        { "audit", cmd_audit },
         { "topology", cmd_topology },
         { "segments", cmd_segments },
         { "snapshot", ctl_snapshot },
@@ -113,22 +197,26 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-        enum { OPT_VERSION = 0x100 };
+        enum { OPT_VERSION = 0x100, OPT_EXACT };
         static const struct option longopts[] = {
                 { "root", required_argument, NULL, 'r' },
                 { "json", no_argument, NULL, 'j' },
                 { "output", required_argument, NULL, 'o' },
+                { "config", required_argument, NULL, 'c' },
+                { "exact", no_argument, NULL, OPT_EXACT },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, OPT_VERSION },
                 {}
         };
         struct ctl_opts o = {0};
         int c;
-        while ((c = getopt_long(argc, argv, "r:jo:h", longopts, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "r:jo:c:h", longopts, NULL)) >= 0) {
                 switch (c) {
                 case 'r': o.root = optarg; break;
                 case 'j': o.json = true; break;
                 case 'o': o.output = optarg; break;
+                case 'c': o.config = optarg; break;
+                case OPT_EXACT: o.exact = true; break;
                 case 'h': usage(stdout); return NG_EXIT_OK;
                 case OPT_VERSION: puts("numaguardctl " NG_VERSION); return NG_EXIT_OK;
                 default: usage(stderr); return NG_EXIT_UNKNOWN;

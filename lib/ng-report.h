@@ -35,3 +35,11 @@ void ng_format_bar(uint64_t part, uint64_t whole, char *buf, size_t size);
 int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment *v, size_t n, FILE *f);
 struct json_object *ng_segment_json(const struct ng_segment *seg);
 struct json_object *ng_report_segments_json(const struct ng_segment *v, size_t n);
+
+struct ng_audit;
+struct ng_finding;
+int ng_report_audit_text(const struct ng_snapshot *s, const struct ng_audit *a, FILE *f);
+struct json_object *ng_finding_json(const struct ng_finding *fd);
+/* The audit document: schema, topology, instances (with their segments),
+ * segments, findings, summary, cost. */
+struct json_object *ng_report_audit_json(const struct ng_snapshot *s, const struct ng_audit *a);

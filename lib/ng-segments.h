@@ -54,5 +54,8 @@ void ng_segments_free(struct ng_segment *v, size_t n);
 
 const char *ng_seg_kind_name(enum ng_seg_kind k);
 const char *ng_method_name(enum ng_method m);
+/* How messages name a segment: "shmid 5 (key 0x0052e2c1)" for SysV (keys
+ * are often IPC_PRIVATE, shmids are unique), else its name. */
+const char *ng_segment_label(const struct ng_segment *seg, char *buf, size_t size);
 /* Bytes of the segment on node, 0 if none. */
 uint64_t ng_segment_node_bytes(const struct ng_segment *seg, int node);

@@ -2,6 +2,7 @@
 /* Segments and their per-node placement, from one snapshot. */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,15 @@ const char *ng_method_name(enum ng_method m)
         case NG_METHOD_EXACT: return "exact";
         }
         return "unknown";
+}
+
+const char *ng_segment_label(const struct ng_segment *seg, char *buf, size_t size)
+{
+        if (seg->kind == NG_SEG_SYSV)
+                snprintf(buf, size, "shmid %" PRId32 " (key 0x%08" PRIx32 ")", seg->shmid, (uint32_t) seg->key);
+        else
+                snprintf(buf, size, "%s", seg->name);
+        return buf;
 }
 
 uint64_t ng_segment_node_bytes(const struct ng_segment *seg, int node)

@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * analyze, part 1: instances (configured, discovered, unclaimed) and what
+ * belongs to them. The rules live in rules.c. Pure: no I/O.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit-internal.h"
+
+static const char *const code_names[NG_CODE_MAX_] = {
+        [NG_CODE_CYCLOPS] = "CYCLOPS",
+        [NG_CODE_REMOTE_MEMORY] = "REMOTE_MEMORY",
+        [NG_CODE_HUGEPAGE_FALLBACK] = "HUGEPAGE_FALLBACK",
+        [NG_CODE_HUGEPAGE_SHORTFALL] = "HUGEPAGE_SHORTFALL",
+        [NG_CODE_HUGEPAGE_NODE_SHORTFALL] = "HUGEPAGE_NODE_SHORTFALL",
+        [NG_CODE_HUGEPAGE_IDLE] = "HUGEPAGE_IDLE",
+        [NG_CODE_PAGETABLE_BLOAT] = "PAGETABLE_BLOAT",
+        [NG_CODE_NODE_PRESSURE] = "NODE_PRESSURE",
+        [NG_CODE_ORPHAN_SEGMENT] = "ORPHAN_SEGMENT",
+        [NG_CODE_CPUSET_DRIFT] = "CPUSET_DRIFT",
+        [NG_CODE_AUTONUMA_ON] = "AUTONUMA_ON",
+        [NG_CODE_NUMAD_RUNNING] = "NUMAD_RUNNING",
+        [NG_CODE_LIBNUMA_MISSING] = "LIBNUMA_MISSING",
+};
+
+const char *ng_code_name(enum ng_code c)
+{
+        return (unsigned) c < NG_CODE_MAX_ ? code_names[c] : "UNKNOWN";
+}
+
+int ng_code_from_name(const char *name, enum ng_code *ret)
+{
+        for (int c = 0; c < NG_CODE_MAX_; c++)
+                if (!strcmp(code_names[c], name)) {
+                        *ret = (enum ng_code) c;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+const char *ng_severity_name(enum ng_severity s)
+{
+        switch (s) {
+        case NG_SEV_INFO: return "info";
+        case NG_SEV_WARNING: return "warning";
+        case NG_SEV_CRITICAL: return "critical";
+        }
+        return "unknown";
+}
+
+/* ---- process sets ---- */
+
+static int pids_add(struct ng_instance *in, pid_t pid)
+{
+        for (size_t i = 0; i < in->n_pids; i++)
+                if (in->pids[i] == pid)
+                        return 0;
+        if (in->n_pids % 32 == 0) {
+                pid_t *np = realloc(in->pids, (in->n_pids + 32) * sizeof(*np));
+                if (!np)
+                        return -ENOMEM;
+                in->pids = np;
+        }
+        /* Keep pid order: snapshot processes come sorted, insert otherwise. */
+        size_t i = in->n_pids;
+        while (i > 0 && in->pids[i - 1] > pid) {
+                in->pids[i] = in->pids[i - 1];
+                i--;
+        }
+        in->pids[i] = pid;
+        in->n_pids++;
+        return 0;
+}
+
+static bool has_pid(const struct ng_instance *in, pid_t pid)
+{
+        for (size_t i = 0; i < in->n_pids; i++)
+                if (in->pids[i] == pid)
+                        return true;
+        return false;
+}
+
+static struct ng_instance *new_instance(struct audit_ctx *ctx, const char *name, enum ng_instance_origin origin,
+                                        const char *type, const struct ng_instance_config *cfg)
+{
+        struct ng_audit *a = ctx->a;
+        if (a->n_instances % 8 == 0) {
+                struct ng_instance *nv = realloc(a->instances, (a->n_instances + 8) * sizeof(*nv));
+                if (!nv)
+                        return NULL;
+                a->instances = nv;
+        }
+        struct ng_instance *in = &a->instances[a->n_instances++];
+        memset(in, 0, sizeof(*in));
+        /* Discovered names may collide (two postmasters without -D): suffix. */
+        snprintf(in->name, sizeof(in->name), "%s", name);
+        for (unsigned k = 2; ng_audit_instance(a, in->name) != in && k < 1000; k++)
+                snprintf(in->name, sizeof(in->name), "%.56s#%u", name, k);
+        in->origin = origin;
+        in->type = type;
+        in->cfg = cfg;
+        return in;
+}
+
+/* ---- configured instances ---- */
+
+static bool cgroup_under(const char *path, const char *prefix)
+{
+        size_t n = strlen(prefix);
+        while (n > 1 && prefix[n - 1] == '/')
+                n--;
+        if (n == 1 && prefix[0] == '/')
+                return true;
+        return !strncmp(path, prefix, n) && (path[n] == '/' || path[n] == '\0');
+}
+
+static bool proc_in_cgroup(const struct ng_proc *pr, const char *cg)
+{
+        for (size_t i = 0; i < pr->cgroup.n; i++)
+                if (cgroup_under(pr->cgroup.e[i].path, cg))
+                        return true;
+        return false;
+}
+
+static pid_t pidfile_pid(const struct ng_snapshot *s, const char *path)
+{
+        for (size_t i = 0; i < s->n_pidfiles; i++)
+                if (!strcmp(s->pidfiles[i].path, path))
+                        return s->pidfiles[i].pid;
+        return 0;
+}
+
+/* True if pid is ancestor or one of its descendants (bounded walk up). */
+static bool descends_from(const struct ng_snapshot *s, const struct ng_proc *pr, pid_t ancestor)
+{
+        for (int depth = 0; pr && depth < 64; depth++) {
+                if (pr->pid == ancestor)
+                        return true;
+                if (pr->stat.ppid <= 1)
+                        return false;
+                pr = ng_snapshot_proc(s, pr->stat.ppid);
+        }
+        return false;
+}
+
+static bool has_process_matcher(const struct ng_instance_config *ic)
+{
+        return ic->match_comm || ic->match_cmdline || ic->cgroup || ic->pidfile;
+}
+
+static bool proc_matches(const struct ng_snapshot *s, const struct ng_instance_config *ic, const struct ng_proc *pr)
+{
+        if (ic->match_comm && fnmatch(ic->match_comm, pr->stat.comm, 0) != 0)
+                return false;
+        if (ic->match_cmdline && fnmatch(ic->match_cmdline, pr->cmdline ? pr->cmdline : "", 0) != 0)
+                return false;
+        if (ic->cgroup && !proc_in_cgroup(pr, ic->cgroup))
+                return false;
+        if (ic->pidfile) {
+                pid_t main = pidfile_pid(s, ic->pidfile);
+                if (main <= 0 || !descends_from(s, pr, main))
+                        return false;
+        }
+        return true;
+}
+
+static int add_configured(struct audit_ctx *ctx)
+{
+        const struct ng_snapshot *s = ctx->s;
+        for (size_t i = 0; i < ctx->cfg->n_instances; i++) {
+                const struct ng_instance_config *ic = &ctx->cfg->instances[i];
+                struct ng_instance *in = new_instance(ctx, ic->name, NG_INST_CONFIGURED, "configured", ic);
+                if (!in)
+                        return -ENOMEM;
+                if (ic->pidfile)
+                        in->main_pid = pidfile_pid(s, ic->pidfile);
+                for (size_t k = 0; k < s->n_procs && has_process_matcher(ic); k++)
+                        if (proc_matches(s, ic, &s->procs[k]) && pids_add(in, s->procs[k].pid) < 0)
+                                return -ENOMEM;
+                if (!in->main_pid && in->n_pids)
+                        in->main_pid = in->pids[0];
+        }
+        return 0;
+}
+
+/* ---- discovery ---- */
+
+/* The value of "-D DIR", "-DDIR", "--datadir=DIR" or "--datadir DIR". */
+static bool cmdline_arg(const char *cmdline, const char *shortopt, const char *longopt, char *buf, size_t size)
+{
+        const char *p = cmdline;
+        while (p && *p) {
+                while (*p == ' ')
+                        p++;
+                const char *end = strchr(p, ' ');
+                size_t len = end ? (size_t) (end - p) : strlen(p);
+                const char *val = NULL;
+                size_t sl = strlen(shortopt), ll = strlen(longopt);
+                if (len == sl && !strncmp(p, shortopt, sl) && end)
+                        val = end + 1;
+                else if (len > sl && !strncmp(p, shortopt, sl) && sl == 2)
+                        val = p + sl;
+                else if (len > ll + 1 && !strncmp(p, longopt, ll) && p[ll] == '=')
+                        val = p + ll + 1;
+                else if (len == ll && !strncmp(p, longopt, ll) && end)
+                        val = end + 1;
+                if (val) {
+                        size_t vl = strcspn(val, " ");
+                        snprintf(buf, size, "%.*s", (int) (vl < size ? vl : size - 1), val);
+                        return vl > 0;
+                }
+                p = end;
+        }
+        return false;
+}
+
+static bool comm_is(const struct ng_proc *pr, const char *const *names)
+{
+        for (; *names; names++)
+                if (!strcmp(pr->stat.comm, *names))
+                        return true;
+        return false;
+}
+
+static int discover_oracle(struct audit_ctx *ctx, const struct ng_proc *pmon)
+{
+        const struct ng_snapshot *s = ctx->s;
+        const char *sid = pmon->stat.comm + strlen("ora_pmon_");
+        char name[NG_INSTANCE_NAME_MAX + 1], glob[64], dedicated[32];
+        snprintf(name, sizeof(name), "oracle:%s", sid);
+        struct ng_instance *in = new_instance(ctx, name, NG_INST_DISCOVERED, "oracle", &ctx->a->default_cfg);
+        if (!in)
+                return -ENOMEM;
+        in->main_pid = pmon->pid;
+        /* Background processes are ora_<name>_<SID>; dedicated servers are
+         * oracle<SID>, truncated like every comm to 15 characters. */
+        snprintf(glob, sizeof(glob), "ora_*_%s", sid);
+        snprintf(dedicated, sizeof(dedicated), "oracle%s", sid);
+        dedicated[15] = '\0';
+        for (size_t k = 0; k < s->n_procs; k++) {
+                const struct ng_proc *pr = &s->procs[k];
+                if ((!fnmatch(glob, pr->stat.comm, 0) || !strcmp(pr->stat.comm, dedicated)) &&
+                    pr->status.uid == pmon->status.uid && pids_add(in, pr->pid) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* A server whose parent is not of its kind is the main process (postmaster,
+ * mysqld, hdbindexserver's daemon); its children join the instance. */
+static int discover_server(struct audit_ctx *ctx, const struct ng_proc *main, const char *type,
+                           const char *const *family, const char *shortopt, const char *longopt)
+{
+        const struct ng_snapshot *s = ctx->s;
+        char dir[256], name[NG_INSTANCE_NAME_MAX + 1];
+        if (cmdline_arg(main->cmdline, shortopt, longopt, dir, sizeof(dir)))
+                snprintf(name, sizeof(name), "%s:%.50s", type, dir);
+        else
+                snprintf(name, sizeof(name), "%s:%d", type, (int) main->pid);
+        struct ng_instance *in = new_instance(ctx, name, NG_INST_DISCOVERED, type, &ctx->a->default_cfg);
+        if (!in)
+                return -ENOMEM;
+        in->main_pid = main->pid;
+        for (size_t k = 0; k < s->n_procs; k++) {
+                const struct ng_proc *pr = &s->procs[k];
+                if ((pr->pid == main->pid || (pr->stat.ppid == main->pid && comm_is(pr, family))) &&
+                    pids_add(in, pr->pid) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static int discover(struct audit_ctx *ctx)
+{
+        static const char *const pg[] = { "postgres", "postmaster", NULL };
+        static const char *const my[] = { "mysqld", "mariadbd", NULL };
+        static const char *const hana[] = { "hdbindexserver", NULL };
+        const struct ng_snapshot *s = ctx->s;
+
+        for (size_t k = 0; k < s->n_procs; k++) {
+                const struct ng_proc *pr = &s->procs[k];
+                const struct ng_proc *parent = ng_snapshot_proc(s, pr->stat.ppid);
+                int r = 0;
+                if (!strncmp(pr->stat.comm, "ora_pmon_", 9) && pr->stat.comm[9])
+                        r = discover_oracle(ctx, pr);
+                else if (comm_is(pr, pg) && !(parent && comm_is(parent, pg)))
+                        r = discover_server(ctx, pr, "postgresql", pg, "-D", "--pgdata");
+                else if (comm_is(pr, my) && !(parent && comm_is(parent, my)))
+                        r = discover_server(ctx, pr, "mysql", my, "--datadir", "--datadir");
+                else if (comm_is(pr, hana))
+                        r = discover_server(ctx, pr, "hana", hana, "--sid", "--sid");
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* ---- what each instance holds ---- */
+
+static int segs_add(struct ng_instance *in, size_t idx)
+{
+        for (size_t i = 0; i < in->n_segs; i++)
+                if (in->segs[i] == idx)
+                        return 0;
+        if (in->n_segs % 8 == 0) {
+                size_t *nv = realloc(in->segs, (in->n_segs + 8) * sizeof(*nv));
+                if (!nv)
+                        return -ENOMEM;
+                in->segs = nv;
+        }
+        in->segs[in->n_segs++] = idx;
+        return 0;
+}
+
+static bool seg_belongs(const struct ng_instance *in, const struct ng_segment *seg)
+{
+        if (seg->kind == NG_SEG_SYSV && in->cfg->shm_owner_uid != NG_UID_UNSET && seg->uid == in->cfg->shm_owner_uid)
+                return true;
+        for (size_t k = 0; k < seg->n_pids; k++)
+                if (has_pid(in, seg->pids[k]))
+                        return true;
+        return false;
+}
+
+static int add_node_bytes(struct ng_instance *in, int node, uint64_t bytes)
+{
+        for (size_t i = 0; i < in->n_nodes; i++)
+                if (in->nodes[i].node == node) {
+                        in->nodes[i].bytes += bytes;
+                        return 0;
+                }
+        struct ng_node_bytes *nv = realloc(in->nodes, (in->n_nodes + 1) * sizeof(*nv));
+        if (!nv)
+                return -ENOMEM;
+        in->nodes = nv;
+        size_t i = in->n_nodes++;
+        while (i > 0 && nv[i - 1].node > node) {
+                nv[i] = nv[i - 1];
+                i--;
+        }
+        nv[i] = (struct ng_node_bytes) { .node = node, .bytes = bytes };
+        return 0;
+}
+
+static const char *cpuset_cgroup_of(const struct ng_snapshot *s, const struct ng_proc *pr)
+{
+        for (size_t i = 0; i < pr->cgroup.n; i++) {
+                const struct ng_cgroup *cg = ng_snapshot_cgroup(s, pr->cgroup.e[i].path);
+                if (cg && (cg->version == 2 ? pr->cgroup.e[i].hierarchy_id == 0
+                                            : strstr(pr->cgroup.e[i].controllers, "cpuset") != NULL))
+                        return cg->path;
+        }
+        return NULL;
+}
+
+static int fill_instance(struct audit_ctx *ctx, struct ng_instance *in)
+{
+        const struct ng_snapshot *s = ctx->s;
+        for (size_t k = 0; k < in->n_pids; k++) {
+                const struct ng_proc *pr = ng_snapshot_proc(s, in->pids[k]);
+                if (!pr)
+                        continue;
+                if (pr->status.has_cpus_allowed)
+                        ng_bitmap_or(&in->cpus, &pr->status.cpus_allowed);
+                if (pr->status.has_mems_allowed)
+                        ng_bitmap_or(&in->mems, &pr->status.mems_allowed);
+                in->vm_pte_kib += pr->status.vm_pte_kib;
+                in->hugetlb_kib += pr->status.hugetlb_kib;
+                in->rss_shmem_kib += pr->status.rss_shmem_kib;
+        }
+        for (size_t i = 0; i < s->topo.n_nodes; i++)
+                if (ng_bitmap_intersects(&s->topo.nodes[i].cpus, &in->cpus))
+                        ng_bitmap_set(&in->cpu_nodes, (unsigned) s->topo.nodes[i].id);
+        const struct ng_proc *main = ng_snapshot_proc(s, in->main_pid);
+        if (main)
+                in->cgroup = cpuset_cgroup_of(s, main);
+
+        for (size_t i = 0; i < ctx->a->n_segments; i++) {
+                const struct ng_segment *seg = &ctx->a->segments[i];
+                if (!seg_belongs(in, seg))
+                        continue;
+                if (segs_add(in, i) < 0)
+                        return -ENOMEM;
+                in->shared_bytes += seg->bytes;
+                in->resident_bytes += seg->resident_bytes;
+                for (size_t k = 0; k < seg->n_nodes; k++)
+                        if (add_node_bytes(in, seg->nodes[k].node, seg->nodes[k].bytes) < 0)
+                                return -ENOMEM;
+        }
+        return 0;
+}
+
+static bool claimed(const struct ng_audit *a, size_t seg_idx)
+{
+        for (size_t i = 0; i < a->n_instances; i++)
+                for (size_t k = 0; k < a->instances[i].n_segs; k++)
+                        if (a->instances[i].segs[k] == seg_idx)
+                                return true;
+        return false;
+}
+
+/* Large segments nobody claims are audited as pseudo-instances of their own
+ * attachers, so a cyclops still shows up on a host with no config. */
+static int add_unclaimed(struct audit_ctx *ctx)
+{
+        struct ng_audit *a = ctx->a;
+        size_t n_claiming = a->n_instances;
+        for (size_t i = 0; i < a->n_segments; i++) {
+                const struct ng_segment *seg = &a->segments[i];
+                if (seg->n_pids == 0 || seg->kind == NG_SEG_PRIVATE || seg->bytes < ctx->cfg->min_segment_size_bytes ||
+                    claimed(a, i))
+                        continue;
+                char name[NG_INSTANCE_NAME_MAX + 1];
+                if (seg->kind == NG_SEG_SYSV)
+                        snprintf(name, sizeof(name), "unclaimed:shmid-%" PRId32, seg->shmid);
+                else
+                        snprintf(name, sizeof(name), "unclaimed:%.53s", seg->name);
+                struct ng_instance *in = new_instance(ctx, name, NG_INST_UNCLAIMED, "unclaimed", &a->default_cfg);
+                if (!in)
+                        return -ENOMEM;
+                for (size_t k = 0; k < seg->n_pids; k++)
+                        if (pids_add(in, seg->pids[k]) < 0)
+                                return -ENOMEM;
+                in->main_pid = seg->pids[0];
+                /* Only this segment: its attachers may map others we claimed. */
+                int r = fill_instance(ctx, in);
+                if (r < 0)
+                        return r;
+                in->n_segs = 0;
+                in->shared_bytes = in->resident_bytes = 0;
+                free(in->nodes);
+                in->nodes = NULL;
+                in->n_nodes = 0;
+                if (segs_add(in, i) < 0)
+                        return -ENOMEM;
+                in->shared_bytes = seg->bytes;
+                in->resident_bytes = seg->resident_bytes;
+                for (size_t k = 0; k < seg->n_nodes; k++)
+                        if (add_node_bytes(in, seg->nodes[k].node, seg->nodes[k].bytes) < 0)
+                                return -ENOMEM;
+        }
+        (void) n_claiming;
+        return 0;
+}
+
+/* ---- entry points ---- */
+
+static void default_instance_cfg(struct ng_instance_config *ic)
+{
+        memset(ic, 0, sizeof(*ic));
+        ic->shm_owner_uid = NG_UID_UNSET;
+        ic->policy = NG_POLICY_LOCAL;
+        ic->hugepages = NG_HUGEPAGES_PREFERRED;
+}
+
+int ng_audit_run(const struct ng_snapshot *s, const struct ng_config *cfg, struct ng_audit **ret)
+{
+        struct ng_audit *a = calloc(1, sizeof(*a));
+        if (!a)
+                return -ENOMEM;
+        default_instance_cfg(&a->default_cfg);
+        struct audit_ctx ctx = { .s = s, .cfg = cfg, .a = a };
+
+        int r = ng_segments_build(s, &a->segments, &a->n_segments);
+        if (r >= 0)
+                r = add_configured(&ctx);
+        if (r >= 0 && cfg->n_instances == 0 && cfg->autodiscover)
+                r = discover(&ctx);
+        for (size_t i = 0; i < a->n_instances && r >= 0; i++)
+                r = fill_instance(&ctx, &a->instances[i]);
+        if (r >= 0)
+                r = add_unclaimed(&ctx);
+        if (r >= 0)
+                r = audit_rules(&ctx);
+        if (r < 0) {
+                ng_audit_free(a);
+                return r;
+        }
+        *ret = a;
+        return 0;
+}
+
+void ng_audit_free(struct ng_audit *a)
+{
+        if (!a)
+                return;
+        ng_segments_free(a->segments, a->n_segments);
+        for (size_t i = 0; i < a->n_instances; i++) {
+                free(a->instances[i].pids);
+                free(a->instances[i].segs);
+                free(a->instances[i].nodes);
+        }
+        free(a->instances);
+        free(a->findings);
+        free(a);
+}
+
+int ng_audit_exit_status(const struct ng_audit *a)
+{
+        int worst = 0;
+        for (size_t i = 0; i < a->n_findings; i++) {
+                int v = a->findings[i].severity == NG_SEV_CRITICAL ? 2 : a->findings[i].severity == NG_SEV_WARNING ? 1 : 0;
+                if (v > worst)
+                        worst = v;
+        }
+        return worst;
+}
+
+const struct ng_instance *ng_audit_instance(const struct ng_audit *a, const char *name)
+{
+        for (size_t i = 0; i < a->n_instances; i++)
+                if (!strcmp(a->instances[i].name, name))
+                        return &a->instances[i];
+        return NULL;
+}

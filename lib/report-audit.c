@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* `numaguardctl audit`: instances, their segments per node, findings. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "ng-audit.h"
+#include "ng-report.h"
+
+static const char *origin_name(enum ng_instance_origin o)
+{
+        switch (o) {
+        case NG_INST_CONFIGURED: return "configured";
+        case NG_INST_DISCOVERED: return "discovered";
+        case NG_INST_UNCLAIMED: return "unclaimed";
+        }
+        return "unknown";
+}
+
+static void count_severities(const struct ng_audit *a, size_t counts[3])
+{
+        counts[0] = counts[1] = counts[2] = 0;
+        for (size_t i = 0; i < a->n_findings; i++)
+                counts[a->findings[i].severity]++;
+}
+
+static void print_bars(const struct ng_snapshot *s, const struct ng_node_bytes *nb, size_t n, uint64_t whole,
+                       const char *indent, FILE *f)
+{
+        for (size_t k = 0; k < s->topo.n_nodes; k++) {
+                int id = s->topo.nodes[k].id;
+                uint64_t b = 0;
+                for (size_t i = 0; i < n; i++)
+                        if (nb[i].node == id)
+                                b = nb[i].bytes;
+                char bar[20 * 4 + 1], hb[24];
+                ng_format_bar(b, whole, bar, sizeof(bar));
+                ng_format_kib(b / 1024, hb, sizeof(hb));
+                fprintf(f, "%sN%-3d %s %3" PRIu64 "%% %10s\n", indent, id, bar,
+                        whole ? (b * 100 + whole / 2) / whole : 0, hb);
+        }
+}
+
+static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_instance *in, FILE *f)
+{
+        char cpus[128], cpu_nodes[128], mems[128], sh[24], res[24], pte[24];
+        ng_bitmap_format_list(&in->cpus, cpus, sizeof(cpus));
+        ng_bitmap_format_list(&in->cpu_nodes, cpu_nodes, sizeof(cpu_nodes));
+        ng_bitmap_format_list(&in->mems, mems, sizeof(mems));
+        ng_format_kib(in->shared_bytes / 1024, sh, sizeof(sh));
+        ng_format_kib(in->resident_bytes / 1024, res, sizeof(res));
+        ng_format_kib(in->vm_pte_kib, pte, sizeof(pte));
+        fprintf(f, "\ninstance %s (%s, %s, %zu process%s", in->name, in->type, origin_name(in->origin), in->n_pids,
+                in->n_pids == 1 ? "" : "es");
+        if (in->main_pid)
+                fprintf(f, ", main pid %d", (int) in->main_pid);
+        fprintf(f, ")\n  CPUs %s (node%s %s), memory allowed on node%s %s%s%s\n", cpus[0] ? cpus : "-",
+                ng_bitmap_count(&in->cpu_nodes) == 1 ? "" : "s", cpu_nodes[0] ? cpu_nodes : "-",
+                ng_bitmap_count(&in->mems) == 1 ? "" : "s", mems[0] ? mems : "-", in->cgroup ? ", cpuset " : "",
+                in->cgroup ? in->cgroup : "");
+        fprintf(f, "  shared memory %s, %s resident; page tables %s\n", sh, res, pte);
+        for (size_t k = 0; k < in->n_segs; k++) {
+                const struct ng_segment *seg = &a->segments[in->segs[k]];
+                char sz[24];
+                ng_format_kib(seg->bytes / 1024, sz, sizeof(sz));
+                fprintf(f, "  %s %s: %s", ng_seg_kind_name(seg->kind), seg->name, sz);
+                if (seg->page_kib)
+                        fprintf(f, " in %" PRIu64 " KiB pages", seg->page_kib);
+                fprintf(f, ", placement %s", ng_method_name(seg->method));
+                if (seg->rep_pid)
+                        fprintf(f, " via pid %d", (int) seg->rep_pid);
+                fputc('\n', f);
+                if (seg->method == NG_METHOD_SAMPLED || seg->method == NG_METHOD_EXACT)
+                        print_bars(s, seg->nodes, seg->n_nodes, seg->resident_bytes, "    ", f);
+        }
+}
+
+int ng_report_audit_text(const struct ng_snapshot *s, const struct ng_audit *a, FILE *f)
+{
+        size_t c[3];
+        count_severities(a, c);
+        fprintf(f, "numaguard audit%s%s: %zu node%s, %zu instance%s, %zu segment%s; %zu critical, %zu warning%s, "
+                "%zu info\n", s->root[0] ? " of " : "", s->root, s->topo.n_nodes, s->topo.n_nodes == 1 ? "" : "s",
+                a->n_instances, a->n_instances == 1 ? "" : "s", a->n_segments, a->n_segments == 1 ? "" : "s",
+                c[NG_SEV_CRITICAL], c[NG_SEV_WARNING], c[NG_SEV_WARNING] == 1 ? "" : "s", c[NG_SEV_INFO]);
+        for (size_t i = 0; i < a->n_instances; i++)
+                print_instance(s, a, &a->instances[i], f);
+        if (a->n_instances == 0)
+                fprintf(f, "\nno database instance found\n");
+        fprintf(f, "\n%s\n", a->n_findings ? "findings:" : "no findings");
+        for (size_t i = 0; i < a->n_findings; i++) {
+                const struct ng_finding *fd = &a->findings[i];
+                fprintf(f, "%-8s %s", ng_severity_name(fd->severity), ng_code_name(fd->code));
+                if (fd->instance[0])
+                        fprintf(f, " [%s]", fd->instance);
+                if (fd->segment[0])
+                        fprintf(f, " %s", fd->segment);
+                fprintf(f, "\n         %s\n         -> %s\n", fd->message, fd->advice);
+        }
+        return ferror(f) ? -EIO : 0;
+}
+
+static struct json_object *list_json(const struct ng_bitmap *b)
+{
+        char buf[4096];
+        ng_bitmap_format_list(b, buf, sizeof(buf));
+        return json_object_new_string(buf);
+}
+
+static struct json_object *ids_json(const struct ng_bitmap *b)
+{
+        struct json_object *arr = json_object_new_array();
+        NG_BITMAP_FOREACH(id, b)
+                json_object_array_add(arr, json_object_new_int(id));
+        return arr;
+}
+
+static struct json_object *instance_json(const struct ng_audit *a, const struct ng_instance *in)
+{
+        struct json_object *o = json_object_new_object(), *pids = json_object_new_array(),
+                           *nodes = json_object_new_array(), *segs = json_object_new_array();
+        json_object_object_add(o, "name", json_object_new_string(in->name));
+        json_object_object_add(o, "type", json_object_new_string(in->type));
+        json_object_object_add(o, "origin", json_object_new_string(origin_name(in->origin)));
+        json_object_object_add(o, "main_pid", json_object_new_int(in->main_pid));
+        for (size_t k = 0; k < in->n_pids; k++)
+                json_object_array_add(pids, json_object_new_int(in->pids[k]));
+        json_object_object_add(o, "pids", pids);
+        json_object_object_add(o, "cpus", list_json(&in->cpus));
+        json_object_object_add(o, "cpu_nodes", list_json(&in->cpu_nodes));
+        json_object_object_add(o, "mems", list_json(&in->mems));
+        json_object_object_add(o, "cgroup", in->cgroup ? json_object_new_string(in->cgroup) : NULL);
+        json_object_object_add(o, "shared_bytes", json_object_new_uint64(in->shared_bytes));
+        json_object_object_add(o, "resident_bytes", json_object_new_uint64(in->resident_bytes));
+        json_object_object_add(o, "page_tables_kib", json_object_new_uint64(in->vm_pte_kib));
+        json_object_object_add(o, "hugetlb_kib", json_object_new_uint64(in->hugetlb_kib));
+        for (size_t k = 0; k < in->n_nodes; k++) {
+                struct json_object *nb = json_object_new_object();
+                json_object_object_add(nb, "id", json_object_new_int(in->nodes[k].node));
+                json_object_object_add(nb, "bytes", json_object_new_uint64(in->nodes[k].bytes));
+                json_object_array_add(nodes, nb);
+        }
+        json_object_object_add(o, "nodes", nodes);
+        for (size_t k = 0; k < in->n_segs; k++)
+                json_object_array_add(segs, ng_segment_json(&a->segments[in->segs[k]]));
+        json_object_object_add(o, "segments", segs);
+        return o;
+}
+
+struct json_object *ng_finding_json(const struct ng_finding *fd)
+{
+        struct json_object *o = json_object_new_object();
+        json_object_object_add(o, "code", json_object_new_string(ng_code_name(fd->code)));
+        json_object_object_add(o, "severity", json_object_new_string(ng_severity_name(fd->severity)));
+        json_object_object_add(o, "instance", json_object_new_string(fd->instance));
+        json_object_object_add(o, "segment", json_object_new_string(fd->segment));
+        json_object_object_add(o, "nodes", ids_json(&fd->nodes));
+        json_object_object_add(o, "message", json_object_new_string(fd->message));
+        json_object_object_add(o, "advice", json_object_new_string(fd->advice));
+        json_object_object_add(o, "value", json_object_new_double(fd->value));
+        return o;
+}
+
+static struct json_object *cost_json(const struct ng_snapshot *s)
+{
+        static const char *const placement[] = { "auto", "counters", "sampled", "exact" };
+        struct json_object *o = json_object_new_object();
+        json_object_object_add(o, "placement", json_object_new_string(placement[s->placement]));
+        json_object_object_add(o, "wall_usec", json_object_new_uint64(s->cost.wall_usec));
+        json_object_object_add(o, "cpu_usec", json_object_new_uint64(s->cost.cpu_usec));
+        json_object_object_add(o, "files_read", json_object_new_uint64(s->cost.files_read));
+        json_object_object_add(o, "bytes_read", json_object_new_uint64(s->cost.bytes_read));
+        json_object_object_add(o, "procs_scanned", json_object_new_uint64(s->cost.procs_scanned));
+        json_object_object_add(o, "numa_maps_read", json_object_new_uint64(s->cost.numa_maps_read));
+        json_object_object_add(o, "pages_sampled", json_object_new_uint64(s->cost.pages_sampled));
+        return o;
+}
+
+struct json_object *ng_report_audit_json(const struct ng_snapshot *s, const struct ng_audit *a)
+{
+        struct json_object *o = json_object_new_object(), *insts = json_object_new_array(),
+                           *segs = json_object_new_array(), *finds = json_object_new_array(),
+                           *summary = json_object_new_object();
+        size_t c[3];
+        json_object_object_add(o, "schema", json_object_new_int(NG_JSON_SCHEMA));
+        json_object_object_add(o, "topology", ng_report_topology_json(s));
+        for (size_t i = 0; i < a->n_instances; i++)
+                json_object_array_add(insts, instance_json(a, &a->instances[i]));
+        json_object_object_add(o, "instances", insts);
+        for (size_t i = 0; i < a->n_segments; i++)
+                if (a->segments[i].kind != NG_SEG_PRIVATE)
+                        json_object_array_add(segs, ng_segment_json(&a->segments[i]));
+        json_object_object_add(o, "segments", segs);
+        for (size_t i = 0; i < a->n_findings; i++)
+                json_object_array_add(finds, ng_finding_json(&a->findings[i]));
+        json_object_object_add(o, "findings", finds);
+        count_severities(a, c);
+        json_object_object_add(summary, "critical", json_object_new_int((int) c[NG_SEV_CRITICAL]));
+        json_object_object_add(summary, "warning", json_object_new_int((int) c[NG_SEV_WARNING]));
+        json_object_object_add(summary, "info", json_object_new_int((int) c[NG_SEV_INFO]));
+        json_object_object_add(summary, "exit_status", json_object_new_int(ng_audit_exit_status(a)));
+        json_object_object_add(o, "summary", summary);
+        json_object_object_add(o, "cost", cost_json(s));
+        return o;
+}
