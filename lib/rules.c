@@ -509,6 +509,7 @@ int audit_rules(struct audit_ctx *ctx)
                 r = host[k](ctx);
         if (r < 0)
                 return r;
-        qsort(ctx->a->findings, ctx->a->n_findings, sizeof(*ctx->a->findings), cmp_findings);
+        if (ctx->a->n_findings > 1)
+                qsort(ctx->a->findings, ctx->a->n_findings, sizeof(*ctx->a->findings), cmp_findings);
         return 0;
 }

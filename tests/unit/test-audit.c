@@ -1,0 +1,553 @@
+/* The analysis on literal snapshots: every rule raised and not raised, at
+ * its boundaries; discovery; exit status. */
+
+#include "snapshot-builder.h"
+#include "ng-audit.h"
+#include "ng-config.h"
+
+#define GiB (UINT64_C(1) << 30)
+#define MiB (UINT64_C(1) << 20)
+
+static struct ng_config *conf(const char *text)
+{
+        struct ng_config *c;
+        ck_assert_int_eq(ng_config_load_string(text, "test.conf", NULL, NULL, &c), 0);
+        return c;
+}
+
+static struct ng_audit *run(const struct ng_snapshot *s, const struct ng_config *c)
+{
+        struct ng_audit *a;
+        ck_assert_int_eq(ng_audit_run(s, c, &a), 0);
+        return a;
+}
+
+static size_t count(const struct ng_audit *a, enum ng_code code)
+{
+        size_t n = 0;
+        for (size_t i = 0; i < a->n_findings; i++)
+                n += a->findings[i].code == code;
+        return n;
+}
+
+static const struct ng_finding *find(const struct ng_audit *a, enum ng_code code)
+{
+        for (size_t i = 0; i < a->n_findings; i++)
+                if (a->findings[i].code == code)
+                        return &a->findings[i];
+        return NULL;
+}
+
+#define ORA "[instance ORCL]\nmatch_comm = ora_*\n"
+
+/* One Oracle-like instance: pids 100 and 101 with cpus/mems, attached to a
+ * 1 GiB 4 KiB-page SysV segment whose pages per node are given. */
+static struct ng_snapshot *one_instance(int nodes, const char *cpus, const char *mems,
+                                        const struct ng_node_pages *pl, size_t n_pl)
+{
+        struct ng_snapshot *s = snap_new(nodes, 1, nodes, 21, 16 * GiB / 1024);
+        snap_shm(s, 7, GiB, 2, 0);
+        struct ng_proc *p = snap_proc(s, 100, 1, "ora_pmon_ORCL", cpus, mems);
+        snap_map_sysv(p, 7, 0x7f0000000000, GiB, 4, pl, n_pl);
+        p = snap_proc(s, 101, 1, "ora_dbw0_ORCL", cpus, mems);
+        snap_map_sysv(p, 7, 0x7f0000000000, GiB, 4, NULL, 0);
+        return s;
+}
+
+static void pages_split(struct ng_node_pages *pl, int nodes, uint64_t total, double share0)
+{
+        uint64_t first = (uint64_t) (total * share0 + 0.5), rest = total - first;
+        pl[0] = (struct ng_node_pages) { 0, first };
+        for (int i = 1; i < nodes; i++)
+                pl[i] = (struct ng_node_pages) { i, rest / (uint64_t) (nodes - 1) + (i == 1 ? rest % (uint64_t) (nodes - 1) : 0) };
+}
+
+START_TEST(cyclops_raised_at_fraction)
+{
+        struct ng_node_pages pl[4];
+        /* 235926 of 262140 pages is exactly the default 0.9. */
+        pages_split(pl, 4, 262140, 0.90);
+        struct ng_snapshot *s = one_instance(4, "0-3", "0-3", pl, 4);
+        struct ng_config *c = conf(ORA);
+        struct ng_audit *a = run(s, c);
+        const struct ng_finding *f = find(a, NG_CODE_CYCLOPS);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_str_eq(f->instance, "ORCL");
+        ck_assert(ng_bitmap_test(&f->nodes, 0) && ng_bitmap_count(&f->nodes) == 1);
+        ck_assert_msg(strstr(f->message, "90% of 1023 MiB") != NULL, "%s", f->message);
+        ck_assert_int_eq(f->severity, NG_SEV_WARNING);
+        ck_assert_int_eq(ng_audit_exit_status(a), 1);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(cyclops_not_raised_below_fraction)
+{
+        struct ng_node_pages pl[4];
+        pages_split(pl, 4, 262144, 0.89);
+        struct ng_snapshot *s = one_instance(4, "0-3", "0-3", pl, 4);
+        struct ng_config *c = conf(ORA);
+        struct ng_audit *a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_CYCLOPS), 0);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(cyclops_not_raised_for_single_node_cpus_or_bind)
+{
+        struct ng_node_pages pl[] = { { 0, 262144 } };
+        struct ng_snapshot *s = one_instance(4, "0", "0", pl, 1);
+        struct ng_config *c = conf(ORA);
+        struct ng_audit *a = run(s, c);
+        /* CPUs and memory on node 0: a deliberate local binding, nothing to say. */
+        ck_assert_uint_eq(count(a, NG_CODE_CYCLOPS), 0);
+        ck_assert_uint_eq(count(a, NG_CODE_REMOTE_MEMORY), 0);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+
+        s = one_instance(4, "0-3", "0-3", pl, 1);
+        c = conf(ORA "policy = bind\nnodes = 0\n");
+        a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_CYCLOPS), 0);
+        ng_audit_free(a);
+        ng_config_free(c);
+        c = conf(ORA "policy = bind\nnodes = 1\n");
+        a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_CYCLOPS), 1);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(cyclops_needs_min_segment_size)
+{
+        struct ng_node_pages pl[] = { { 0, 262144 } };
+        struct ng_snapshot *s = one_instance(4, "0-3", "0-3", pl, 1);
+        struct ng_config *c = conf("[global]\nmin_segment_size = 2G\n" ORA);
+        struct ng_audit *a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_CYCLOPS), 0);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(remote_memory_bound_elsewhere_is_critical)
+{
+        struct ng_node_pages pl[] = { { 3, 262144 } };
+        struct ng_snapshot *s = one_instance(4, "0", "3", pl, 1);
+        struct ng_config *c = conf(ORA);
+        struct ng_audit *a = run(s, c);
+        const struct ng_finding *f = find(a, NG_CODE_REMOTE_MEMORY);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_CRITICAL);
+        ck_assert(ng_bitmap_test(&f->nodes, 3) && ng_bitmap_count(&f->nodes) == 1);
+        ck_assert_msg(strstr(f->message, "distance 21") != NULL, "%s", f->message);
+        ck_assert_int_eq(ng_audit_exit_status(a), 2);
+        ck_assert_int_eq(a->findings[0].severity, NG_SEV_CRITICAL);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(remote_memory_sits_on_boundary)
+{
+        /* CPUs on nodes 0-1, memory allowed on 0-1 (nothing allowed remote),
+         * 25% resident on node 3: raised; 24%: not. */
+        struct ng_node_pages pl[] = { { 0, 98304 }, { 1, 98304 }, { 3, 65536 } };
+        struct ng_snapshot *s = one_instance(4, "0-1", "0-1", pl, 3);
+        struct ng_config *c = conf(ORA);
+        struct ng_audit *a = run(s, c);
+        const struct ng_finding *f = find(a, NG_CODE_REMOTE_MEMORY);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_WARNING);
+        ck_assert(ng_bitmap_test(&f->nodes, 3));
+        ng_audit_free(a);
+        ng_snapshot_free(s);
+
+        struct ng_node_pages pl2[] = { { 0, 100000 }, { 1, 99232 }, { 3, 62912 } };
+        s = one_instance(4, "0-1", "0-1", pl2, 3);
+        a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_REMOTE_MEMORY), 0);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(remote_memory_allowed_on_cpu_nodes_but_not_memory_only)
+{
+        /* CPUs 0-1 on nodes 0-1 of 4 CPU nodes, memory allowed everywhere. */
+        struct ng_node_pages pl[] = { { 0, 131072 }, { 1, 131072 } };
+        struct ng_snapshot *s = one_instance(4, "0-1", "0-3", pl, 2);
+        struct ng_config *c = conf(ORA);
+        struct ng_audit *a = run(s, c);
+        const struct ng_finding *f = find(a, NG_CODE_REMOTE_MEMORY);
+        ck_assert_ptr_nonnull(f);
+        ck_assert(ng_bitmap_test(&f->nodes, 2) && ng_bitmap_test(&f->nodes, 3));
+        ng_audit_free(a);
+        ng_snapshot_free(s);
+
+        /* Nodes 2-3 memory-only (CXL-like): allowed by default, not flagged. */
+        s = snap_new(4, 1, 2, 21, 16 * GiB / 1024);
+        snap_shm(s, 7, GiB, 1, 0);
+        snap_map_sysv(snap_proc(s, 100, 1, "ora_pmon_ORCL", "0-1", "0-3"), 7, 0x7f0000000000, GiB, 4, pl, 2);
+        a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_REMOTE_MEMORY), 0);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(hugepage_fallback_one_page_short)
+{
+        /* DESIGN.md: an SGA of 1 GB + 16 KB beside a pool of 513 pages. */
+        uint64_t sga = GiB + 16 * 1024;
+        struct ng_snapshot *s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
+        snap_pool(s, 2048, 256, 256, 0);
+        s->topo.nodes[0].pools[0].nr_pages = s->topo.nodes[0].pools[0].free_pages = 257;
+        s->pools[0].nr_pages = s->pools[0].free_pages = 513;
+        snap_shm(s, 7, sga, 1, 0);
+        struct ng_node_pages pl[] = { { 0, 131076 }, { 1, 131072 } };
+        snap_map_sysv(snap_proc(s, 100, 1, "ora_pmon_ORCL", "0-1", "0-1"), 7, 0x7f0000000000, sga, 4, pl, 2);
+        struct ng_config *c = conf(ORA);
+        struct ng_audit *a = run(s, c);
+        const struct ng_finding *f = find(a, NG_CODE_HUGEPAGE_FALLBACK);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_WARNING);
+        ck_assert_msg(strstr(f->message, "needs 513 pages") && strstr(f->message, "513 pages (513 free"), "%s",
+                      f->message);
+        ck_assert_uint_eq(count(a, NG_CODE_HUGEPAGE_IDLE), 1);
+        ng_audit_free(a);
+        ng_config_free(c);
+
+        c = conf(ORA "hugepages = required\n");
+        a = run(s, c);
+        ck_assert_int_eq(find(a, NG_CODE_HUGEPAGE_FALLBACK)->severity, NG_SEV_CRITICAL);
+        ng_audit_free(a);
+        ng_config_free(c);
+
+        c = conf(ORA "hugepages = off\n");
+        a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_HUGEPAGE_FALLBACK), 0);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(hugepage_fallback_not_without_pool_or_in_hugepages)
+{
+        struct ng_node_pages pl[] = { { 0, 131072 }, { 1, 131072 } };
+        struct ng_snapshot *s = one_instance(2, "0-1", "0-1", pl, 2);
+        struct ng_config *c = conf(ORA);
+        struct ng_audit *a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_HUGEPAGE_FALLBACK), 0);
+        ck_assert_uint_eq(count(a, NG_CODE_HUGEPAGE_IDLE), 0);
+        ng_audit_free(a);
+        ng_snapshot_free(s);
+
+        /* The same segment in 2 MiB pages, pool in use: nothing to say. */
+        s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
+        snap_pool(s, 2048, 256, 0, 0);
+        snap_shm(s, 7, GiB, 1, 0);
+        struct ng_node_pages hp[] = { { 0, 256 }, { 1, 256 } };
+        snap_map_sysv(snap_proc(s, 100, 1, "ora_pmon_ORCL", "0-1", "0-1"), 7, 0x7f0000000000, GiB, 2048, hp, 2);
+        a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_HUGEPAGE_FALLBACK), 0);
+        ck_assert_uint_eq(count(a, NG_CODE_HUGEPAGE_SHORTFALL), 0);
+        ck_assert_uint_eq(count(a, NG_CODE_HUGEPAGE_IDLE), 0);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(hugepage_idle_only_when_unreserved)
+{
+        struct ng_node_pages pl[] = { { 0, 131072 }, { 1, 131072 } };
+        struct ng_snapshot *s = one_instance(2, "0-1", "0-1", pl, 2);
+        snap_pool(s, 2048, 100, 100, 200);
+        struct ng_config *c = conf(ORA);
+        struct ng_audit *a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_HUGEPAGE_IDLE), 0);
+        ng_audit_free(a);
+        s->pools[0].resv_pages = 199;
+        a = run(s, c);
+        const struct ng_finding *f = find(a, NG_CODE_HUGEPAGE_IDLE);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_msg(strstr(f->message, "1 of 200 2 MiB hugepages") != NULL, "%s", f->message);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(hugepage_shortfall_global_and_per_node)
+{
+        /* expected_size 2 GiB = 1024 pages; 512 free in all: short by 512. */
+        struct ng_snapshot *s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
+        snap_pool(s, 2048, 256, 256, 0);
+        snap_proc(s, 100, 1, "ora_pmon_ORCL", "1", "1");
+        struct ng_config *c = conf(ORA "expected_size = 2G\nhugepages = required\n");
+        struct ng_audit *a = run(s, c);
+        const struct ng_finding *f = find(a, NG_CODE_HUGEPAGE_SHORTFALL);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_CRITICAL);
+        ck_assert(f->value == 512);
+        ng_audit_free(a);
+        ng_config_free(c);
+
+        /* 1 GiB wanted, 512 free in all but only 256 on node 1 where the
+         * instance may allocate. */
+        c = conf(ORA "expected_size = 1G\n");
+        a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_HUGEPAGE_SHORTFALL), 0);
+        f = find(a, NG_CODE_HUGEPAGE_NODE_SHORTFALL);
+        ck_assert_ptr_nonnull(f);
+        ck_assert(ng_bitmap_test(&f->nodes, 1) && ng_bitmap_count(&f->nodes) == 1);
+        ck_assert(f->value == 256);
+        ng_audit_free(a);
+        ng_config_free(c);
+
+        /* 512 MiB wanted: fits on node 1. */
+        c = conf(ORA "expected_size = 512M\n");
+        a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_HUGEPAGE_SHORTFALL) + count(a, NG_CODE_HUGEPAGE_NODE_SHORTFALL), 0);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(pagetable_bloat_boundary)
+{
+        struct ng_snapshot *s = snap_new(2, 1, 2, 21, 8 * GiB / 1024);
+        struct ng_proc *p = snap_proc(s, 100, 1, "ora_pmon_ORCL", "0-1", "0-1");
+        struct ng_config *c = conf(ORA);
+        /* 16 GiB of memory: 2% is 335544 KiB. */
+        mi_set(&s->meminfo, "PageTables", 335545);
+        p->status.vm_pte_kib = 335545;
+        struct ng_audit *a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_PAGETABLE_BLOAT), 2);
+        ng_audit_free(a);
+        mi_set(&s->meminfo, "PageTables", 335000);
+        p->status.vm_pte_kib = 335000;
+        a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_PAGETABLE_BLOAT), 0);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(node_pressure_floor)
+{
+        struct ng_snapshot *s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
+        struct ng_config *c = conf("");
+        mi_set(&s->topo.nodes[1].meminfo, "MemFree", 1024 * 1024 - 1);     /* 1 GiB - 1 KiB */
+        struct ng_audit *a = run(s, c);
+        const struct ng_finding *f = find(a, NG_CODE_NODE_PRESSURE);
+        ck_assert_ptr_nonnull(f);
+        ck_assert(ng_bitmap_test(&f->nodes, 1));
+        ck_assert_int_eq(f->severity, NG_SEV_WARNING);
+        ng_audit_free(a);
+        mi_set(&s->topo.nodes[1].meminfo, "MemFree", 1024 * 1024);
+        a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_NODE_PRESSURE), 0);
+        ng_audit_free(a);
+        mi_set(&s->topo.nodes[1].meminfo, "MemFree", 100 * 1024);
+        a = run(s, c);
+        ck_assert_int_eq(find(a, NG_CODE_NODE_PRESSURE)->severity, NG_SEV_CRITICAL);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(orphan_segments)
+{
+        struct ng_snapshot *s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
+        snap_shm(s, 1, GiB, 0, 0);                      /* nobody attached */
+        snap_shm(s, 2, GiB, 1, 01000);                  /* ipcrm'd, still attached */
+        snap_shm(s, 3, MiB, 0, 0);                      /* too small to matter */
+        snap_map_sysv(snap_proc(s, 100, 1, "ora_pmon_ORCL", "0-1", "0-1"), 2, 0x7f0000000000, GiB, 4, NULL, 0);
+        struct ng_config *c = conf("");
+        struct ng_audit *a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_ORPHAN_SEGMENT), 2);
+        bool warn = false, info = false;
+        for (size_t i = 0; i < a->n_findings; i++) {
+                const struct ng_finding *f = &a->findings[i];
+                if (f->code != NG_CODE_ORPHAN_SEGMENT)
+                        continue;
+                warn |= f->severity == NG_SEV_WARNING && strstr(f->segment, "shmid 1 ") != NULL;
+                info |= f->severity == NG_SEV_INFO && strstr(f->segment, "shmid 2 ") != NULL;
+        }
+        ck_assert(warn && info);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(autonuma_and_numad)
+{
+        struct ng_snapshot *s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
+        struct ng_config *c = conf("");
+        s->knobs.numa_balancing = 1;
+        snap_proc(s, 55, 1, "numad", "0-1", "0-1");
+        struct ng_audit *a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_AUTONUMA_ON), 1);
+        ck_assert_uint_eq(count(a, NG_CODE_NUMAD_RUNNING), 1);
+        ck_assert_int_eq(ng_audit_exit_status(a), 0);
+        ng_audit_free(a);
+        ng_snapshot_free(s);
+
+        s = snap_new(1, 2, 1, 21, 16 * GiB / 1024);     /* one node: balancing is moot */
+        s->knobs.numa_balancing = 1;
+        a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_AUTONUMA_ON), 0);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(cpuset_drift)
+{
+        struct ng_node_pages pl[] = { { 0, 131072 }, { 1, 131072 } };
+        struct ng_snapshot *s = one_instance(4, "0-3", "0-3", pl, 2);
+        struct ng_config *c = conf(ORA "policy = interleave\nnodes = 0-1\n");
+        struct ng_audit *a = run(s, c);
+        const struct ng_finding *f = find(a, NG_CODE_CPUSET_DRIFT);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_msg(strstr(f->message, "memory nodes 0-3") != NULL, "%s", f->message);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+
+        s = one_instance(4, "0-1", "0-1", pl, 2);
+        c = conf(ORA "policy = interleave\nnodes = 0-1\n");
+        a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_CPUSET_DRIFT), 0);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(discovery)
+{
+        struct ng_snapshot *s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
+        snap_proc(s, 100, 1, "ora_pmon_ORCL", "0-1", "0-1");
+        snap_proc(s, 101, 1, "ora_dbw0_ORCL", "0-1", "0-1");
+        snap_proc(s, 102, 1, "oracleORCL", "0-1", "0-1");
+        snap_proc(s, 103, 1, "ora_pmon_TEST", "0-1", "0-1");
+        struct ng_proc *pm = snap_proc(s, 200, 1, "postgres", "0-1", "0-1");
+        free(pm->cmdline);
+        pm->cmdline = strdup("/usr/lib/postgresql/15/bin/postgres -D /var/lib/postgresql/15/main");
+        snap_proc(s, 201, 200, "postgres", "0-1", "0-1");
+        snap_proc(s, 202, 200, "postgres", "0-1", "0-1");
+        snap_proc(s, 300, 1, "mariadbd", "0", "0");
+        struct ng_config *c = conf("");
+        struct ng_audit *a = run(s, c);
+        ck_assert_uint_eq(a->n_instances, 4);
+        const struct ng_instance *in = ng_audit_instance(a, "oracle:ORCL");
+        ck_assert_ptr_nonnull(in);
+        ck_assert_uint_eq(in->n_pids, 3);
+        ck_assert_int_eq(in->main_pid, 100);
+        ck_assert_ptr_nonnull(ng_audit_instance(a, "oracle:TEST"));
+        in = ng_audit_instance(a, "postgresql:/var/lib/postgresql/15/main");
+        ck_assert_ptr_nonnull(in);
+        ck_assert_uint_eq(in->n_pids, 3);
+        ck_assert_str_eq(in->type, "postgresql");
+        in = ng_audit_instance(a, "mysql:300");
+        ck_assert_ptr_nonnull(in);
+        ck_assert(ng_bitmap_test(&in->cpu_nodes, 0) && ng_bitmap_count(&in->cpu_nodes) == 1);
+        ng_audit_free(a);
+        ng_config_free(c);
+
+        /* A configured instance turns discovery off. */
+        c = conf("[instance pg]\nmatch_comm = postgres\n");
+        a = run(s, c);
+        ck_assert_uint_eq(a->n_instances, 1);
+        ck_assert_uint_eq(a->instances[0].n_pids, 3);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(unclaimed_segment_is_audited)
+{
+        struct ng_snapshot *s = snap_new(4, 1, 4, 21, 16 * GiB / 1024);
+        snap_shm(s, 9, GiB, 1, 0);
+        struct ng_node_pages pl[] = { { 2, 262144 } };
+        snap_map_sysv(snap_proc(s, 500, 1, "app", "0-3", "0-3"), 9, 0x7f0000000000, GiB, 4, pl, 1);
+        struct ng_config *c = conf("");
+        struct ng_audit *a = run(s, c);
+        const struct ng_instance *in = ng_audit_instance(a, "unclaimed:shmid-9");
+        ck_assert_ptr_nonnull(in);
+        ck_assert_int_eq(in->origin, NG_INST_UNCLAIMED);
+        const struct ng_finding *f = find(a, NG_CODE_CYCLOPS);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_str_eq(f->instance, "unclaimed:shmid-9");
+        ck_assert(ng_bitmap_test(&f->nodes, 2));
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(codes_are_stable)
+{
+        static const char *const names[] = { "CYCLOPS", "REMOTE_MEMORY", "HUGEPAGE_FALLBACK", "HUGEPAGE_SHORTFALL",
+                                             "HUGEPAGE_NODE_SHORTFALL", "HUGEPAGE_IDLE", "PAGETABLE_BLOAT",
+                                             "NODE_PRESSURE", "ORPHAN_SEGMENT", "CPUSET_DRIFT", "AUTONUMA_ON",
+                                             "NUMAD_RUNNING", "LIBNUMA_MISSING" };
+        ck_assert_int_eq(NG_CODE_MAX_, 13);
+        for (int i = 0; i < NG_CODE_MAX_; i++) {
+                enum ng_code c;
+                ck_assert_str_eq(ng_code_name((enum ng_code) i), names[i]);
+                ck_assert_int_eq(ng_code_from_name(names[i], &c), 0);
+                ck_assert_int_eq(c, i);
+        }
+        enum ng_code c;
+        ck_assert_int_eq(ng_code_from_name("CYCLOPZ", &c), -EINVAL);
+}
+END_TEST
+
+int main(void)
+{
+        Suite *s = suite_create("audit");
+        TCase *tc = tcase_create("rules");
+        tcase_add_test(tc, cyclops_raised_at_fraction);
+        tcase_add_test(tc, cyclops_not_raised_below_fraction);
+        tcase_add_test(tc, cyclops_not_raised_for_single_node_cpus_or_bind);
+        tcase_add_test(tc, cyclops_needs_min_segment_size);
+        tcase_add_test(tc, remote_memory_bound_elsewhere_is_critical);
+        tcase_add_test(tc, remote_memory_sits_on_boundary);
+        tcase_add_test(tc, remote_memory_allowed_on_cpu_nodes_but_not_memory_only);
+        tcase_add_test(tc, hugepage_fallback_one_page_short);
+        tcase_add_test(tc, hugepage_fallback_not_without_pool_or_in_hugepages);
+        tcase_add_test(tc, hugepage_idle_only_when_unreserved);
+        tcase_add_test(tc, hugepage_shortfall_global_and_per_node);
+        tcase_add_test(tc, pagetable_bloat_boundary);
+        tcase_add_test(tc, node_pressure_floor);
+        tcase_add_test(tc, orphan_segments);
+        tcase_add_test(tc, autonuma_and_numad);
+        tcase_add_test(tc, cpuset_drift);
+        tcase_add_test(tc, discovery);
+        tcase_add_test(tc, unclaimed_segment_is_audited);
+        tcase_add_test(tc, codes_are_stable);
+        suite_add_tcase(s, tc);
+        return ng_test_run(s);
+}
