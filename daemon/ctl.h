@@ -23,11 +23,17 @@ struct ctl_opts {
         const char *root;
         const char *output;
         const char *config;
+        const char *socket;     /* status, reload: --socket PATH */
         bool json;
         bool exact;
+        char **args;            /* positional arguments after the command */
+        int n_args;
 };
 
 int ctl_snapshot(const struct ctl_opts *o);
+/* `status` and `reload`: requests to numaguardd's control socket (ctl-status.c). */
+int ctl_status(const struct ctl_opts *o);
+int ctl_reload(const struct ctl_opts *o);
 /* Prints "numaguardctl: what: strerror" to stderr and returns NG_EXIT_UNKNOWN. */
 int ctl_fail(const char *what, int r);
 

@@ -11,6 +11,7 @@
 #include "ctl.h"
 #include "ng-audit.h"
 #include "ng-config.h"
+#include "ng-plan.h"
 #include "ng-report.h"
 #include "ng-segments.h"
 
@@ -22,7 +23,11 @@ static void usage(FILE *f)
               "  audit               instances, where their shared memory sits, findings\n"
               "  topology            nodes, CPUs, memory, hugepage pools, distances\n"
               "  segments            shared memory segments and their placement per node\n"
+              "  hugepages plan      the pools per node the instances need, and how to get them\n"
               "  snapshot -o FILE    capture what numaguard reads into FILE.tar.gz\n"
+              "  status              ask the running numaguardd: last poll, placement,\n"
+              "                      active alerts (exit 3 when it is not running)\n"
+              "  reload              make numaguardd reload its configuration (root)\n"
               "\n"
               "Options:\n"
               "  -r, --root DIR      read DIR/proc and DIR/sys instead of the live host\n"
@@ -31,6 +36,8 @@ static void usage(FILE *f)
               "      --exact         audit: read numa_maps of one process per segment\n"
               "                      instead of sampling with move_pages(2)\n"
               "  -o, --output FILE   output file (snapshot)\n"
+              "      --socket PATH   numaguardd's control socket (status, reload; default:\n"
+              "                      the configuration's socket)\n"
               "  -h, --help          this text\n"
               "      --version       print the version\n"
               "\n"
@@ -185,25 +192,60 @@ static int cmd_audit(const struct ctl_opts *o)
         return r;
 }
 
+static int cmd_hugepages(const struct ctl_opts *o)
+{
+        if (o->n_args != 1 || strcmp(o->args[0], "plan") != 0) {
+                fprintf(stderr, "numaguardctl: usage: numaguardctl hugepages plan [--json]\n");
+                return NG_EXIT_UNKNOWN;
+        }
+        struct ng_config *cfg;
+        if (ctl_load_config(o, &cfg) < 0)
+                return NG_EXIT_UNKNOWN;
+        struct ng_snapshot *s = NULL;
+        struct ng_audit *a = NULL;
+        struct ng_plan *p = NULL;
+        int r = ctl_collect_for_audit(o, cfg, &s);
+        if (r < 0)
+                r = ctl_fail("reading the host", r);
+        else if ((r = ng_audit_run(s, cfg, &a)) < 0 || (r = ng_plan_hugepages(s, cfg, a, &p)) < 0)
+                r = ctl_fail("planning", r);
+        else {
+                r = o->json ? print_json(ng_report_plan_json(p), stdout) : ng_report_plan_text(p, stdout);
+                if (r >= 0 && fflush(stdout) != 0)
+                        r = -errno;
+                r = r < 0 ? ctl_fail("writing output", r) : (p->changes ? NG_EXIT_WARNING : NG_EXIT_OK);
+        }
+        ng_plan_free(p);
+        ng_audit_free(a);
+        ng_snapshot_free(s);
+        ng_config_free(cfg);
+        return r;
+}
+
 static const struct {
         const char *name;
         int (*run)(const struct ctl_opts *o);
+        bool takes_args;
 } commands[] = {
-        { "audit", cmd_audit },
-        { "topology", cmd_topology },
-        { "segments", cmd_segments },
-        { "snapshot", ctl_snapshot },
+        { "audit", cmd_audit, false },
+        { "hugepages", cmd_hugepages, true },
+        { "topology", cmd_topology, false },
+        { "segments", cmd_segments, false },
+        { "snapshot", ctl_snapshot, false },
+        { "status", ctl_status, false },
+        { "reload", ctl_reload, false },
 };
 
 int main(int argc, char **argv)
 {
-        enum { OPT_VERSION = 0x100, OPT_EXACT };
+        enum { OPT_VERSION = 0x100, OPT_EXACT, OPT_SOCKET };
         static const struct option longopts[] = {
                 { "root", required_argument, NULL, 'r' },
                 { "json", no_argument, NULL, 'j' },
                 { "output", required_argument, NULL, 'o' },
                 { "config", required_argument, NULL, 'c' },
                 { "exact", no_argument, NULL, OPT_EXACT },
+                { "socket", required_argument, NULL, OPT_SOCKET },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, OPT_VERSION },
                 {}
@@ -217,6 +259,7 @@ int main(int argc, char **argv)
                 case 'o': o.output = optarg; break;
                 case 'c': o.config = optarg; break;
                 case OPT_EXACT: o.exact = true; break;
+                case OPT_SOCKET: o.socket = optarg; break;
                 case 'h': usage(stdout); return NG_EXIT_OK;
                 case OPT_VERSION: puts("numaguardctl " NG_VERSION); return NG_EXIT_OK;
                 default: usage(stderr); return NG_EXIT_UNKNOWN;
@@ -226,13 +269,17 @@ int main(int argc, char **argv)
                 usage(stderr);
                 return NG_EXIT_UNKNOWN;
         }
-        if (optind + 1 < argc) {
-                fprintf(stderr, "numaguardctl: unexpected argument '%s'\n", argv[optind + 1]);
-                return NG_EXIT_UNKNOWN;
+        o.args = argv + optind + 1;
+        o.n_args = argc - optind - 1;
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+                if (strcmp(argv[optind], commands[i].name) != 0)
+                        continue;
+                if (o.n_args > 0 && !commands[i].takes_args) {
+                        fprintf(stderr, "numaguardctl: unexpected argument '%s'\n", o.args[0]);
+                        return NG_EXIT_UNKNOWN;
+                }
+                return commands[i].run(&o);
         }
-        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-                if (!strcmp(argv[optind], commands[i].name))
-                        return commands[i].run(&o);
         fprintf(stderr, "numaguardctl: unknown command '%s' (see --help)\n", argv[optind]);
         return NG_EXIT_UNKNOWN;
 }

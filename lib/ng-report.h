@@ -26,6 +26,8 @@ int ng_report_topology_text(const struct ng_snapshot *s, FILE *f);
 /* Returns a new JSON object or NULL on allocation failure. */
 struct json_object *ng_report_topology_json(const struct ng_snapshot *s);
 
+/* "2M", "1G", "64K" from a page size in KiB (size >= 32). */
+void ng_format_page_size(uint64_t page_kib, char *buf, size_t size);
 /* "1.5 GiB", "962 MiB", "512 KiB" from KiB. */
 void ng_format_kib(uint64_t kib, char *buf, size_t size);
 
@@ -43,3 +45,8 @@ struct json_object *ng_finding_json(const struct ng_finding *fd);
 /* The audit document: schema, topology, instances (with their segments),
  * segments, findings, summary, cost. */
 struct json_object *ng_report_audit_json(const struct ng_snapshot *s, const struct ng_audit *a);
+
+struct ng_plan;
+void ng_plan_boot_line(const struct ng_plan *p, char *buf, size_t size);
+int ng_report_plan_text(const struct ng_plan *p, FILE *f);
+struct json_object *ng_report_plan_json(const struct ng_plan *p);

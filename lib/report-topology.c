@@ -59,7 +59,7 @@ const char *ng_distance_class_name(enum ng_distance_class c)
         return "unknown";
 }
 
-static void size_label(uint64_t page_kib, char *buf, size_t size)
+void ng_format_page_size(uint64_t page_kib, char *buf, size_t size)
 {
         if (page_kib >= 1048576 && page_kib % 1048576 == 0)
                 snprintf(buf, size, "%" PRIu64 "G", page_kib / 1048576);
@@ -100,7 +100,7 @@ static void print_node_rows(const struct ng_snapshot *s, FILE *f, const uint64_t
         fprintf(f, "node  %-14s %10s %10s", "cpus", "memory", "free");
         for (size_t k = 0; k < n_sizes; k++) {
                 char l[32];
-                size_label(sizes[k], l, sizeof(l));
+                ng_format_page_size(sizes[k], l, sizeof(l));
                 fprintf(f, " %4s pages total/free/surplus", l);
         }
         fputc('\n', f);
@@ -183,7 +183,7 @@ int ng_report_topology_text(const struct ng_snapshot *s, FILE *f)
         for (size_t i = 0; i < s->n_pools; i++) {
                 const struct ng_hugepool *hp = &s->pools[i];
                 char l[32];
-                size_label(hp->page_kib, l, sizeof(l));
+                ng_format_page_size(hp->page_kib, l, sizeof(l));
                 fprintf(f, "%s %s hugepages: total %" PRIu64 ", free %" PRIu64 ", reserved %" PRIu64
                         ", surplus %" PRIu64 ", overcommit %" PRIu64 "\n", i ? "" : "\n", l, hp->nr_pages,
                         hp->free_pages, hp->resv_pages, hp->surplus_pages, hp->overcommit_pages);

@@ -13,6 +13,18 @@
  * arrays small and the mmap lock hold short. */
 #define BATCH 1024
 
+/* xorshift64*: deterministic per mapping, so two polls of an unchanged
+ * segment sample the same pages and report the same shares. */
+static uint64_t next_random(uint64_t *state)
+{
+        uint64_t x = *state ? *state : 1;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        *state = x;
+        return x * UINT64_C(0x2545f4914f6cdd1d);
+}
+
 static int count_node(struct ng_sample *s, int node)
 {
         size_t i = 0;
@@ -65,9 +77,13 @@ int ng_sample_range(pid_t pid, uint64_t start, uint64_t len, uint64_t page_bytes
         unsigned b = 0;
         int r = 0;
 
+        uint64_t rng = start ^ UINT64_C(0x9e3779b97f4a7c15);
         for (uint64_t i = 0; i < n && r >= 0; i++) {
-                /* Evenly spread: the i-th of n strata, its first page. */
-                uint64_t page = i * pages / n;
+                /* One page at a random offset inside each of n equal strata:
+                 * a fixed stride would alias with interleave's round robin
+                 * (every 2nd page of a 4-node interleave sits on 2 nodes). */
+                uint64_t lo = i * pages / n, hi = (i + 1) * pages / n;
+                uint64_t page = lo + (hi > lo + 1 ? next_random(&rng) % (hi - lo) : 0);
                 addrs[b++] = (void *) (uintptr_t) (start + page * page_bytes);
                 if (b == BATCH || i + 1 == n) {
                         r = query_batch(&s, fn, addrs, status, b);

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* `numaguardctl hugepages plan`: demand per node against the pools. */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ng-plan.h"
+
+static uint64_t default_page_kib(const struct ng_snapshot *s)
+{
+        uint64_t kib = s->has_meminfo ? ng_meminfo_value(&s->meminfo, "Hugepagesize") : 0;
+        return kib ? kib : 2048;
+}
+
+static const struct ng_hugepool *node_pool(const struct ng_node *nd, uint64_t page_kib)
+{
+        for (size_t i = 0; i < nd->n_pools; i++)
+                if (nd->pools[i].page_kib == page_kib)
+                        return &nd->pools[i];
+        return NULL;
+}
+
+/* Nodes that get the instance's pages: its configured nodes, else the
+ * nodes of its CPUs it may allocate on (local), else everything it may use. */
+static struct ng_bitmap plan_nodes(const struct ng_snapshot *s, const struct ng_instance *in)
+{
+        struct ng_bitmap mem_nodes = {0}, b;
+        for (size_t i = 0; i < s->topo.n_nodes; i++)
+                if (s->topo.nodes[i].has_memory)
+                        ng_bitmap_set(&mem_nodes, (unsigned) s->topo.nodes[i].id);
+        if (!ng_bitmap_empty(&in->cfg->nodes)) {
+                b = in->cfg->nodes;
+        } else {
+                b = ng_bitmap_empty(&in->mems) ? mem_nodes : in->mems;
+                if (in->cfg->policy == NG_POLICY_LOCAL) {
+                        struct ng_bitmap local = b;
+                        ng_bitmap_and(&local, &in->cpu_nodes);
+                        if (!ng_bitmap_empty(&local))
+                                b = local;
+                }
+        }
+        ng_bitmap_and(&b, &mem_nodes);
+        return ng_bitmap_empty(&b) ? mem_nodes : b;
+}
+
+static void fill_instance(const struct ng_audit *a, const struct ng_instance *in, uint64_t page_bytes,
+                          struct ng_plan_instance *pi)
+{
+        bool has_file = false, has_hugeable = false;
+        snprintf(pi->name, sizeof(pi->name), "%s", in->name);
+        for (size_t k = 0; k < in->n_segs; k++) {
+                const struct ng_segment *seg = &a->segments[in->segs[k]];
+                if (seg->kind == NG_SEG_SYSV || seg->kind == NG_SEG_ANON_SHARED) {
+                        pi->bytes += seg->bytes;
+                        has_hugeable = true;
+                } else if (seg->kind == NG_SEG_FILE && !seg->huge)
+                        has_file = true;
+        }
+        if (in->cfg->expected_size_bytes > pi->bytes)
+                pi->bytes = in->cfg->expected_size_bytes;
+        pi->amm = has_file && !has_hugeable && !in->cfg->expected_size_bytes;
+        pi->off = in->cfg->hugepages == NG_HUGEPAGES_OFF;
+        if (pi->amm || pi->off || pi->bytes == 0)
+                return;
+        uint64_t pages = (pi->bytes + page_bytes - 1) / page_bytes;
+        uint64_t margin = (uint64_t) ((double) pages * NG_PLAN_MARGIN + 0.999);
+        pi->pages = pages + (margin ? margin : 1);
+}
+
+static struct ng_plan_node *plan_node(struct ng_plan *p, int id)
+{
+        for (size_t i = 0; i < p->n_nodes; i++)
+                if (p->nodes[i].id == id)
+                        return &p->nodes[i];
+        return NULL;
+}
+
+/* Even split; the remainder goes to the lowest nodes. */
+static void spread(struct ng_plan *p, const struct ng_plan_instance *pi)
+{
+        uint64_t n = ng_bitmap_count(&pi->nodes), k = 0;
+        if (n == 0)
+                return;
+        NG_BITMAP_FOREACH(id, &pi->nodes) {
+                struct ng_plan_node *pn = plan_node(p, id);
+                if (pn)
+                        pn->need_pages += pi->pages / n + (k < pi->pages % n ? 1 : 0);
+                k++;
+        }
+}
+
+int ng_plan_hugepages(const struct ng_snapshot *s, const struct ng_config *cfg, const struct ng_audit *a,
+                      struct ng_plan **ret)
+{
+        struct ng_plan *p = calloc(1, sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        p->page_kib = default_page_kib(s);
+        p->instances = calloc(a->n_instances + 1, sizeof(*p->instances));
+        p->nodes = calloc(s->topo.n_nodes + 1, sizeof(*p->nodes));
+        if (!p->instances || !p->nodes) {
+                ng_plan_free(p);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                const struct ng_hugepool *hp = node_pool(nd, p->page_kib);
+                struct ng_plan_node *pn = &p->nodes[p->n_nodes++];
+                pn->id = nd->id;
+                if (hp) {
+                        pn->nr_pages = hp->nr_pages;
+                        pn->free_pages = hp->free_pages;
+                }
+                uint64_t free_b = ng_meminfo_value(&nd->meminfo, "MemFree") * 1024;
+                uint64_t floor = cfg->node_free_floor_bytes;
+                pn->headroom_pages = free_b > floor ? (free_b - floor) / (p->page_kib * 1024) : 0;
+        }
+        for (size_t i = 0; i < a->n_instances; i++) {
+                const struct ng_instance *in = &a->instances[i];
+                struct ng_plan_instance *pi = &p->instances[p->n_instances++];
+                fill_instance(a, in, p->page_kib * 1024, pi);
+                pi->nodes = plan_nodes(s, in);
+                spread(p, pi);
+                p->need_pages += pi->pages;
+        }
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                struct ng_plan_node *pn = &p->nodes[i];
+                uint64_t in_use = pn->nr_pages - (pn->free_pages < pn->nr_pages ? pn->free_pages : pn->nr_pages);
+                /* Pages held by running instances are part of their need;
+                 * never plan below what is in use, never shrink. */
+                pn->target_pages = pn->need_pages > pn->nr_pages ? pn->need_pages : pn->nr_pages;
+                if (pn->target_pages < in_use)
+                        pn->target_pages = in_use;
+                p->changes |= pn->target_pages > pn->nr_pages;
+                p->nr_pages += pn->nr_pages;
+                p->target_pages += pn->target_pages;
+        }
+        *ret = p;
+        return 0;
+}
+
+void ng_plan_free(struct ng_plan *p)
+{
+        if (!p)
+                return;
+        free(p->instances);
+        free(p->nodes);
+        free(p);
+}
