@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Real PostgreSQL 15, shared_memory_type=sysv, postmaster under --membind=N:
+# one SysV segment of shared_memory_size (4 KiB pages: PG 15 uses no
+# hugepages for SysV), attached by the postgres processes, all on node N.
+. "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+. "$E2E_DIR/pg.sh"
+need_ctl
+pg_prepare
+n=$PG_SYSV_NODE
+pg_start "$n" sysv
+pg_work
+pg_diag
+want=$PG_SHMEM_BYTES
+[ -n "$PG_SHMID" ] || abort "no shmid in postmaster.pid"
+kern_bytes=""
+while read -r _ id _ size _; do [ "$id" = "$PG_SHMID" ] && kern_bytes=$size; done < /proc/sysvipc/shm
+seg_select "(.kind == \"sysv\" and .shmid == $PG_SHMID)" || abort "segment not found"
+b=$SEG_bytes
+expect "segment is $b bytes, the kernel says $kern_bytes" test "$b" = "$kern_bytes"
+expect "segment is $b bytes, shared_memory_size is $want" test -n "$want" -a "$b" -ge "$(( ${want:-0} - 1048576 ))" -a "$b" -le "${want:-0}"
+expect_field page_kib 4
+rep=$SEG_representative_pid
+expect "representative_pid $rep is not a postgres process" test "$(cat /proc/"$rep"/comm 2>/dev/null)" = postgres
+expect "nattch should be >= 2 (postmaster and its children)" test "${SEG_nattch:-0}" -ge 2
+expect_on_node "$n"
+result
+roundtrip "$E2E_TOPO-pg15-sysv" "PostgreSQL 15 shared_memory_type=sysv shared_buffers=64MB, postmaster under --membind=$n"

@@ -1,0 +1,339 @@
+# tests/e2e/lib.sh -- sourced by every case script (tests/e2e/cases/*.sh).
+# Runs INSIDE the NUMA guest, as root, in the project root.
+#
+# A case prints diagnostics as "# ..." lines and its results as
+#   ok TOPO/CASE[/SUB]        not ok TOPO/CASE[/SUB]        skip TOPO/CASE: why
+# (result, skip_case and roundtrip print them). Every assertion goes
+# through numaguardctl; /proc is read directly only for diagnostics and to
+# check that the guest really set up what the case asked for.
+#
+# Cost: under TCG every exec costs 0.1-0.8 s (jq: ~0.6 s), so the helpers
+# below use bash built-ins and read each JSON document with ONE jq call.
+set -u
+
+E2E_DIR=${E2E_DIR:-$(cd "${BASH_SOURCE[0]%/*}" && pwd -P)}
+ROOT=${ROOT:-${E2E_DIR%/tests/e2e}}
+BUILD=${BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
+CTL=$B/numaguardctl
+WL=$B/tests/helpers/ng-shm-workload
+E2E_TOPO=${E2E_TOPO:?E2E_TOPO not set (run through tests/e2e/suite.sh)}
+# shellcheck source=/dev/null
+. "$E2E_DIR/topologies/$E2E_TOPO.conf"
+CASE=${CASE:-${0##*/}}; CASE=${CASE%.sh}
+ID=$E2E_TOPO/$CASE
+T=/tmp/e2e.$CASE.$$
+mkdir -p "$T"
+FAILS=0
+CLEANUPS=()
+WL_PIDS=()
+WL_N=0
+
+log()  { printf '# %s\n' "$*"; }
+logf() {                  # logf [FILE...]: indent files (or stdin) as diagnostics
+    local l f                 # (the guest has no /dev/stdin symlink)
+    if (($# == 0)); then while IFS= read -r l; do printf '#   %s\n' "$l"; done; return; fi
+    for f; do while IFS= read -r l; do printf '#   %s\n' "$l"; done < "$f"; done
+}
+fail() { printf '# FAIL: %s\n' "$*"; FAILS=$((FAILS + 1)); }
+
+# expect MESSAGE CMD...: run CMD, count a failure with MESSAGE if it fails.
+expect() {
+    local msg=$1; shift
+    "$@" || fail "$msg"
+}
+
+# result [SUB]: the verdict line. Resets the failure count.
+result() {
+    local id=$ID${1:+/$1}
+    if ((FAILS == 0)); then echo "ok $id"; else echo "not ok $id"; fi
+    FAILS=0
+}
+
+# abort MESSAGE: a failure that makes the rest of the case pointless.
+abort() { fail "$*"; result; exit 1; }
+
+skip_case() { echo "skip $ID: $*"; exit 0; }
+
+at_exit() { CLEANUPS+=("$*"); }
+run_cleanups() {
+    local i p
+    for p in "${WL_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    for p in "${WL_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+    for ((i = ${#CLEANUPS[@]} - 1; i >= 0; i--)); do eval "${CLEANUPS[i]}" >/dev/null 2>&1; done
+    rm -rf "$T"
+}
+trap run_cleanups EXIT
+
+need_ctl() {
+    [ -x "$CTL" ] || abort "$CTL not built (make)"
+    [ -x "$WL" ] || abort "$WL not built (make $B/tests/helpers/ng-shm-workload)"
+}
+
+# ctl_json OUT ARGS...: numaguardctl ARGS --json > OUT (exit status checked;
+# the JSON itself is checked by whoever reads it).
+ctl_json() {
+    local out=$1; shift
+    "$CTL" "$@" --json > "$out" 2> "$out.err" && return 0
+    fail "numaguardctl $* --json exited $?"; logf "$out.err"; return 1
+}
+
+# --------------------------------------------------------------- topology
+_ids=()
+for _n in /sys/devices/system/node/node[0-9]*; do _ids[${_n##*node}]=1; done
+NODE_IDS=("${!_ids[@]}")            # indexed array keys: numeric order
+node_cpus() { local l; read -r l < "/sys/devices/system/node/node$1/cpulist"; echo "$l"; }
+hp_file()   { echo "/sys/devices/system/node/node$1/hugepages/hugepages-${2:-2048}kB/nr_hugepages"; }
+
+# set_hugepages NODE COUNT [KIB]: size a node's pool; reset to 0 at exit.
+set_hugepages() {
+    local f=/sys/devices/system/node/node$1/hugepages/hugepages-${3:-2048}kB/nr_hugepages got
+    echo "$2" > "$f" || { fail "cannot write $f"; return 1; }
+    at_exit "echo 0 > $f"
+    read -r got < "$f"
+    [ "$got" = "$2" ] || { fail "node $1 pool: asked $2 pages, kernel granted $got"; return 1; }
+}
+
+# expand_cpulist "0-2,5" -> "0 1 2 5"
+expand_cpulist() {
+    local part i out=() parts
+    IFS=, read -ra parts <<<"$1"
+    for part in "${parts[@]}"; do
+        [ -n "$part" ] || continue
+        if [[ $part == *-* ]]; then
+            for ((i = ${part%-*}; i <= ${part#*-}; i++)); do out+=("$i"); done
+        else out+=("$part"); fi
+    done
+    echo "${out[*]}"
+}
+
+# topo_load FILE: read `topology --json` with one jq call into
+#   TOPO_IDS=(ids)  TOPO_CPUS[id]  TOPO_MEMONLY[id]  TOPO_TOTAL[id] (KiB)
+#   TOPO_DIST[id]="d0 d1 ..."  TOPO_HP2M[id]="total free surplus"
+topo_load() {
+    local sh
+    TOPO_IDS=(); declare -gA TOPO_CPUS=() TOPO_MEMONLY=() TOPO_TOTAL=() TOPO_DIST=() TOPO_HP2M=()
+    sh=$(jq -r 'if .schema != 1 then error("schema is not 1") else . end
+        | "TOPO_IDS=(\([.nodes[].id] | map(tostring) | join(" ")))",
+          (.nodes[] | (.id | tostring) as $i |
+            "TOPO_CPUS[\($i)]=\(.cpus // "" | @sh)",
+            "TOPO_MEMONLY[\($i)]=\(.memory_only | tostring)",
+            "TOPO_TOTAL[\($i)]=\(.mem_total_kib // 0)",
+            "TOPO_DIST[\($i)]=\(.distances // [] | map(tostring) | join(" ") | @sh)",
+            "TOPO_HP2M[\($i)]=\([.hugepages[]? | select(.page_kib == 2048) | .total, .free, .surplus]
+                                | map(tostring) | join(" ") | @sh)")' "$1" 2>&1) ||
+        { fail "topology JSON unreadable: $sh"; head -c 2000 "$1" | logf; return 1; }
+    eval "$sh"
+}
+
+# ------------------------------------------------------------- workloads
+# wl_start [PREFIX... --] WORKLOAD-ARGS...: start ng-shm-workload in the
+# background (behind PREFIX, e.g. numactl --membind=2 --) and wait for its
+# report line, which it prints once every page is touched and every child
+# attached. Sets WL_PID WL_SHMID WL_BYTES WL_KIND WL_CHILDREN WL_PIDS_SP.
+wl_start() {
+    local pre=() out line=""
+    if [[ " $* " == *" -- "* ]]; then
+        while [ "$1" != -- ]; do pre+=("$1"); shift; done; shift
+    fi
+    WL_N=$((WL_N + 1)); out=$T/wl$WL_N
+    mkfifo "$out.fifo"
+    log "start: ${pre[*]} ng-shm-workload $*"
+    "${pre[@]}" "$WL" "$@" > "$out.fifo" 2> "$out.err" &
+    WL_PID=$!; WL_PIDS+=("$WL_PID")
+    IFS= read -r -t 120 line < "$out.fifo"     # TCG is slow: allow 2 minutes
+    if [[ $line != pid=* ]]; then
+        fail "workload did not report (got '$line')"; logf "$out.err"; return 1
+    fi
+    log "ready: $line"
+    [[ $line =~ \ shmid=(-?[0-9]+) ]] && WL_SHMID=${BASH_REMATCH[1]}
+    [[ $line =~ \ bytes=([0-9]+) ]] && WL_BYTES=${BASH_REMATCH[1]}
+    [[ $line =~ \ kind=([a-z_]+) ]] && WL_KIND=${BASH_REMATCH[1]}
+    [[ $line =~ \ children=([0-9,]*) ]] && WL_CHILDREN=${BASH_REMATCH[1]}
+    WL_PIDS_SP="$WL_PID ${WL_CHILDREN//,/ }"
+}
+
+# numa_maps_diag PID REGEX: diagnostics only (what the kernel itself says)
+numa_maps_diag() {
+    local l
+    while IFS= read -r l; do [[ $l =~ $2 ]] && printf '#   kernel numa_maps: %s\n' "$l"; done < "/proc/$1/numa_maps"
+}
+
+# ------------------------------------------------------- segment checks
+# seg_select JQ-FILTER: run `numaguardctl segments --json`; the one segment
+# matching FILTER (a jq boolean over a segment) is loaded into SEG_kind,
+# SEG_name, SEG_shmid, SEG_bytes, SEG_page_kib, SEG_nattch, SEG_method,
+# SEG_representative_pid, SEG_resident_bytes, SEG_pids ("p1 p2"),
+# SEG_nodes ("id:bytes id:bytes").
+seg_select() {
+    local sh
+    ctl_json "$T/segments.json" segments || return 1
+    sh=$(jq -r "if .schema != 1 then error(\"schema is not 1\") else . end
+        | [.segments[] | select($1)] as \$m
+        | \"SEG_COUNT=\(\$m | length)\",
+          (\$m[0] // {} | \"SEG_kind=\(.kind // \"\" | @sh)\", \"SEG_name=\(.name // \"\" | @sh)\",
+            (\"shmid\", \"bytes\", \"page_kib\", \"nattch\", \"representative_pid\", \"resident_bytes\", \"method\")
+              as \$f | \"SEG_\(\$f)=\(.[\$f] // \"\" | tostring | @sh)\",
+            \"SEG_pids=\([.pids[]? | tostring] | join(\" \") | @sh)\",
+            \"SEG_nodes=\([.nodes[]? | \"\(.id):\(.bytes)\"] | join(\" \") | @sh)\",
+            \"SEG_line=\(tojson | @sh)\")" "$T/segments.json" 2>&1) ||
+        { fail "segments JSON unreadable: $sh"; head -c 2000 "$T/segments.json" | logf; return 1; }
+    eval "$sh"
+    if [ "$SEG_COUNT" != 1 ]; then
+        fail "expected exactly 1 segment matching ($1), found $SEG_COUNT; all segments:"
+        jq -c '.segments[] | del(.nodes) + {nodes: ([.nodes[]? | "N\(.id)=\(.bytes)"] | join(" "))}' \
+            "$T/segments.json" | logf
+        return 1
+    fi
+    log "numaguard: $SEG_line"
+}
+
+# expect_field FIELD VALUE: SEG_FIELD must be VALUE
+expect_field() {
+    local v=SEG_$1
+    [ "${!v-}" = "$2" ] || fail "$1 is '${!v-}', expected '$2'"
+}
+
+seg_node_bytes() {       # seg_node_bytes NODE -> bytes on NODE (0 if absent)
+    local e sum=0
+    for e in $SEG_nodes; do [ "${e%%:*}" = "$1" ] && sum=$((sum + ${e#*:})); done
+    echo $sum
+}
+seg_total_bytes() { local e sum=0; for e in $SEG_nodes; do sum=$((sum + ${e#*:})); done; echo $sum; }
+
+# expect_on_node NODE [BYTES]: every resident byte on NODE (and, when BYTES
+# is given, exactly BYTES of them there).
+expect_on_node() {
+    local node=$1 want=${2:-} on total
+    on=$(seg_node_bytes "$node"); total=$(seg_total_bytes)
+    log "placement per numaguard: ${SEG_nodes:-none} (want all on node $node)"
+    ((total > 0)) || { fail "no resident bytes reported on any node"; return 1; }
+    ((on == total)) || fail "only $on of $total resident bytes on node $node"
+    [ -z "$want" ] || ((on == want)) || fail "node $node holds $on bytes, expected $want"
+}
+
+# expect_interleaved NODES...: each node holds 1/N of the bytes +-40 % of
+# that share (4 nodes: 25 % +-10 points).
+expect_interleaved() {
+    local n=$# total node on pct share tol
+    total=$(seg_total_bytes)
+    log "placement per numaguard: ${SEG_nodes:-none} (want 1/$n on each of $*)"
+    ((total > 0)) || { fail "no resident bytes"; return 1; }
+    share=$((10000 / n)); tol=$((share * 40 / 100))    # in 1/100 %
+    for node in "$@"; do
+        on=$(seg_node_bytes "$node"); pct=$((on * 10000 / total))
+        ((pct >= share - tol && pct <= share + tol)) ||
+            fail "node $node holds $((pct / 100)).$((pct % 100 / 10)) % (want $((share / 100)) % +-$((tol / 100)))"
+    done
+}
+
+# expect_rep_in PIDS...: the representative pid must be one of PIDS
+expect_rep_in() {
+    [[ " $* " == *" $SEG_representative_pid "* ]] ||
+        fail "representative_pid '$SEG_representative_pid' is not one of the attached processes ($*)"
+}
+
+# --------------------------------------------------- snapshot round trip
+# Counters that legitimately move between two reads of a live host (free,
+# used, page cache, shmem, page tables... every *_kib except the totals and
+# page sizes) are compared with a tolerance, everything else exactly. Only
+# the shared segment kinds the suite controls are compared: private
+# mappings belong to processes that come and go (numaguardctl itself, jq).
+# Live placement may be sampled (move_pages) while --root reads numa_maps
+# ("exact"): see segs_agree.
+JQ_DEFS='def vol: test("_kib$") and . != "mem_total_kib" and . != "page_kib";
+def norm: walk(if type == "object" then with_entries(select((.key | vol | not) and
+    (.key | IN("timestamp", "time", "generated_at", "collected_at", "duration_ms", "elapsed_ms", "root") | not)))
+    else . end)
+  | if type == "object" and has("segments") then .segments |= map(select(.kind | IN("sysv", "file", "anon_shared"))) else . end;
+def shared: .segments | map(select(.kind | IN("sysv", "file", "anon_shared")));
+def segkey: [.kind, .name, (.shmid // -1), (.representative_pid // -1)];
+def pct: ([.nodes[]?.bytes] | add // 0) as $t
+    | reduce (.nodes // [])[] as $x ({}; .[$x.id | tostring] = (if $t > 0 then $x.bytes * 100 / $t else 0 end));
+def absv: if . < 0 then -. else . end;
+# Two segments documents agree: same shared segments with the same fields;
+# placement equal when both used the same method, else (live "sampled" vs
+# "exact" from the tree numa_maps) per-node shares within 3 points and
+# resident bytes within 2 %.
+def segs_agree($x; $y):
+    ($x | shared | sort_by(segkey)) as $X | ($y | shared | sort_by(segkey)) as $Y
+    | ($X | map(del(.method, .resident_bytes, .nodes))) == ($Y | map(del(.method, .resident_bytes, .nodes)))
+      and ([range($X | length) as $i | $X[$i] as $a | $Y[$i] as $b
+            | if $a.method == $b.method then $a.nodes == $b.nodes and $a.resident_bytes == $b.resident_bytes
+              else (($a | pct) as $p | ($b | pct) as $q
+                    | [(($p + $q) | keys[]) as $k | (($p[$k] // 0) - ($q[$k] // 0)) | absv] | max // 0) <= 3
+                   and ((($a.resident_bytes // 0) - ($b.resident_bytes // 0)) | absv) * 50 <= (($a.resident_bytes // 0) + 1)
+              end] | all);
+def voldiff($a; $b): [$a | paths(numbers) as $p | select(($p[-1] | type) == "string" and ($p[-1] | vol))
+    | (($a | getpath($p)) - ($b | getpath($p) // 0)) | if . < 0 then -. else . end] | max // 0;'
+
+# roundtrip SCENARIO "what the scenario is": `numaguardctl snapshot`, unpack,
+# `--root` on the tree must reproduce the live topology and segments (read
+# just before or just after the capture). With NUMAGUARD_E2E_CAPTURE=1 the
+# tree is saved, unpacked, as tests/fixtures/trees/SCENARIO/. Prints its own
+# "ok ID/snapshot" line.
+roundtrip() {
+    local scn=$1 what=$2 d=$T/rt tree cmd verdict saved=$FAILS n=0 l
+    FAILS=0
+    tree=$d/tree; mkdir -p "$tree"
+    for cmd in topology segments; do ctl_json "$d/$cmd.before.json" $cmd; done
+    if ! "$CTL" snapshot -o "$d/snap.tar.gz" > "$d/snap.log" 2>&1; then
+        fail "numaguardctl snapshot -o failed"; logf "$d/snap.log"; result snapshot; FAILS=$saved; return
+    fi
+    for cmd in topology segments; do ctl_json "$d/$cmd.after.json" $cmd; done
+    if tar -xzvf "$d/snap.tar.gz" -C "$tree" > "$d/list" 2>&1; then
+        while IFS= read -r l; do
+            n=$((n + 1))
+            [[ $l == /* || $l =~ (^|/)\.\.(/|$) ]] && { fail "snapshot member with an absolute or .. path: $l"; break; }
+        done < "$d/list"
+        log "snapshot: $n entries"
+    else
+        fail "snapshot is not a gzip tarball"; logf "$d/list"
+    fi
+    for cmd in topology segments; do ctl_json "$d/$cmd.root.json" $cmd --root "$tree"; done
+    verdict=$(jq -n -r --slurpfile tb "$d/topology.before.json" --slurpfile ta "$d/topology.after.json" \
+        --slurpfile tr "$d/topology.root.json" --slurpfile sb "$d/segments.before.json" \
+        --slurpfile sa "$d/segments.after.json" --slurpfile sr "$d/segments.root.json" "$JQ_DEFS"'
+        def same($r; $b; $a): ($r | norm) as $R | $R == ($a | norm) or $R == ($b | norm);
+        "topology=\(if $tr[0].schema == 1 and same($tr[0]; $tb[0]; $ta[0]) then "same" else "differs" end)",
+        "segments=\(if $sr[0].schema == 1 and (segs_agree($sr[0]; $sa[0]) or segs_agree($sr[0]; $sb[0]))
+                    then "same" else "differs" end)",
+        "methods=\([$sa[0] | shared[] | .method] | unique | join(","))/\([$sr[0] | shared[] | .method] | unique | join(","))",
+        "voldiff=\(voldiff($ta[0]; $tr[0]))",
+        "shared_segments=\($sr[0].segments | map(select(.kind | IN("sysv", "file", "anon_shared"))) | length)"' 2>&1)
+    log "round trip: $(echo $verdict)"
+    for cmd in topology segments; do
+        if [[ $verdict != *"$cmd=same"* ]]; then
+            fail "$cmd --root on the snapshot differs from the live output (diff live snapshot):"
+            jq -S "$JQ_DEFS norm" "$d/$cmd.after.json" > "$d/a.norm" 2>&1
+            jq -S "$JQ_DEFS norm" "$d/$cmd.root.json" > "$d/r.norm" 2>&1
+            diff "$d/a.norm" "$d/r.norm" | head -40 | logf
+        fi
+    done
+    if [[ $verdict =~ voldiff=([0-9]+) ]]; then
+        ((BASH_REMATCH[1] <= 32768)) ||
+            fail "a memory counter differs by ${BASH_REMATCH[1]} KiB between the snapshot and the live host"
+    else
+        fail "could not compare the memory counters"
+    fi
+    if [ "${NUMAGUARD_E2E_CAPTURE:-0}" = 1 ] && ((FAILS == 0)); then
+        local dst=${NUMAGUARD_E2E_CAPTURE_DIR:-tests/fixtures/trees}
+        [[ $dst == /* ]] || dst=$ROOT/$dst
+        dst=$dst/$scn
+        rm -rf "$dst"; mkdir -p "$dst"
+        tar -xzf "$d/snap.tar.gz" -C "$dst"
+        {
+            echo "scenario: $scn"
+            echo "what: $what"
+            echo "topology: $E2E_TOPO ($TOPO_DESC)"
+            echo "kernel: $(uname -r)"
+            echo "captured-by: tests/e2e/cases/$CASE.sh (numaguardctl snapshot in the NUMA guest)"
+            echo "live numaguardctl segments --json (shared kinds) at capture time:"
+            jq -c '.segments[]? | select(.kind | IN("sysv", "file", "anon_shared"))
+                   | {kind, name, shmid, bytes, page_kib, nattch, representative_pid, nodes}' "$d/segments.after.json"
+        } > "$dst/E2E-INFO"
+        log "captured fixture tree ${dst#"$ROOT"/}"
+    fi
+    result snapshot
+    FAILS=$saved
+}

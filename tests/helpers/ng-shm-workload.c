@@ -1,0 +1,313 @@
+/* ng-shm-workload -- a shared-memory workload that the e2e suite controls.
+ *
+ *   ng-shm-workload sysv|file PATH|anon [options]
+ *
+ * Creates one shared segment, touches every page of it (so the pages are
+ * placed by the memory policy of this process: run it under
+ * `numactl --membind=N` / `--interleave=...` or inside a cpuset cgroup),
+ * forks N children that stay attached and sleep, reports what it made and
+ * stays alive until SIGTERM/SIGINT or until the --stop file appears. On the
+ * way out it ends its children, detaches and removes the segment.
+ *
+ *   sysv        SysV segment (shmget/shmat); --huge adds SHM_HUGETLB
+ *   file PATH   a file (e.g. /dev/shm/ora_granule_1) created, sized and
+ *               mapped MAP_SHARED, like Oracle AMM granules in /dev/shm
+ *   anon        MAP_SHARED|MAP_ANONYMOUS (--huge: MAP_HUGETLB), inherited by
+ *               the children, like PostgreSQL's main shared memory
+ *
+ * Options:
+ *   -s, --size MIB     segment size in MiB (default 32)
+ *   -H, --huge         2 MiB hugetlb pages (sysv: SHM_HUGETLB, anon: MAP_HUGETLB)
+ *       --huge-1g      1 GiB hugetlb pages
+ *   -k, --key KEY      SysV key (default IPC_PRIVATE)
+ *   -p, --procs N      attached child processes besides this one (default 2)
+ *   -r, --ready FILE   when everything is attached, write the report line to
+ *                      FILE (atomically: FILE.tmp + rename)
+ *   -S, --stop FILE    exit cleanly as soon as FILE exists
+ *       --keep         do not remove the segment/file at exit
+ *   -v, --verbose      print the segment's /proc/self/numa_maps line to stderr
+ *
+ * Report line (stdout and --ready):
+ *   pid=P kind=sysv|file|anon_shared shmid=ID key=K bytes=B page_kib=K addr=0x... nattch=N+1 children=c1,c2
+ * Exit status: 0 on a clean stop, 1 on a usage or system error.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SHM_HUGE_SHIFT
+#define SHM_HUGE_SHIFT 26
+#endif
+#ifndef MAP_HUGE_SHIFT
+#define MAP_HUGE_SHIFT 26
+#endif
+
+#define MAX_PROCS 64
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: ng-shm-workload sysv|file PATH|anon [-s MIB] [-H|--huge-1g] [-k KEY]\n"
+	      "       [-p N] [-r READY_FILE] [-S STOP_FILE] [--keep] [-v]\n", f);
+}
+
+static int write_file_atomic(const char *path, const char *text)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+		return -1;
+	f = fopen(tmp, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	if (fclose(f) != 0)
+		return -1;
+	return rename(tmp, path);
+}
+
+static void print_numa_maps_line(const void *addr)
+{
+	char want[64], line[8192];
+	FILE *f = fopen("/proc/self/numa_maps", "r");
+
+	snprintf(want, sizeof want, "%lx ", (unsigned long)addr);
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, want, strlen(want)) == 0)
+			fprintf(stderr, "numa_maps: %s", line);
+	if (f)
+		fclose(f);
+}
+
+static void child_loop(const char *stop_file)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	while (!stop_requested && !(stop_file && access(stop_file, F_OK) == 0)) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+		if (getppid() == 1)     /* parent gone: do not linger */
+			break;
+	}
+	_exit(0);
+}
+
+static unsigned long mib = 32, page_kib = 4;
+static long nprocs = 2;
+static key_t key = IPC_PRIVATE;
+static const char *ready, *stop_file;
+static int keep, verbose, huge;
+
+/* Options may come before and after the mode. Returns -1 to go on, else
+ * the exit status. */
+static int parse_options(int argc, char **argv)
+{
+	enum { OPT_HUGE1G = 1000, OPT_KEEP };
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "huge", no_argument, NULL, 'H' },
+		{ "huge-1g", no_argument, NULL, OPT_HUGE1G },
+		{ "key", required_argument, NULL, 'k' },
+		{ "procs", required_argument, NULL, 'p' },
+		{ "ready", required_argument, NULL, 'r' },
+		{ "stop", required_argument, NULL, 'S' },
+		{ "keep", no_argument, NULL, OPT_KEEP },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+s:Hk:p:r:S:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': mib = strtoul(optarg, NULL, 0); break;
+		case 'H': huge = 1; page_kib = 2048; break;
+		case OPT_HUGE1G: huge = 1; page_kib = 1048576; break;
+		case 'k': key = (key_t)strtol(optarg, NULL, 0); break;
+		case 'p': nprocs = strtol(optarg, NULL, 0); break;
+		case 'r': ready = optarg; break;
+		case 'S': stop_file = optarg; break;
+		case OPT_KEEP: keep = 1; break;
+		case 'v': verbose = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 1;
+		}
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = NULL, *mode;
+	int c, shmid = -1, fd = -1, rc = 0;
+	pid_t children[MAX_PROCS];
+	int nchildren = 0;
+	size_t bytes, step;
+	char *p = NULL;
+	char report[1024], kids[MAX_PROCS * 12 + 1] = "";
+	struct sigaction sa;
+
+	if ((c = parse_options(argc, argv)) >= 0)
+		return c;
+	if (optind >= argc) {
+		usage(stderr);
+		return 1;
+	}
+	mode = argv[optind++];
+	if (strcmp(mode, "file") == 0) {
+		if (optind >= argc) {
+			usage(stderr);
+			return 1;
+		}
+		path = argv[optind++];
+	} else if (strcmp(mode, "sysv") != 0 && strcmp(mode, "anon") != 0) {
+		usage(stderr);
+		return 1;
+	}
+	/* options may also follow the mode */
+	if ((c = parse_options(argc, argv)) >= 0)
+		return c;
+	if (mib == 0 || nprocs < 0 || nprocs > MAX_PROCS) {
+		fprintf(stderr, "ng-shm-workload: bad --size or --procs\n");
+		return 1;
+	}
+	if (huge && strcmp(mode, "file") == 0) {
+		fprintf(stderr, "ng-shm-workload: --huge is for sysv and anon (use a hugetlbfs PATH)\n");
+		return 1;
+	}
+	bytes = (size_t)mib << 20;
+	step = (size_t)page_kib << 10;
+	if (bytes % step) {
+		fprintf(stderr, "ng-shm-workload: size is not a multiple of the page size\n");
+		return 1;
+	}
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	if (strcmp(mode, "sysv") == 0) {
+		int flags = IPC_CREAT | IPC_EXCL | 0600;
+		if (huge)
+			flags |= SHM_HUGETLB | (page_kib == 1048576 ? (30 << SHM_HUGE_SHIFT) : 0);
+		shmid = shmget(key, bytes, flags);
+		if (shmid < 0) {
+			fprintf(stderr, "ng-shm-workload: shmget(%zu bytes%s): %s\n", bytes,
+				huge ? ", SHM_HUGETLB" : "", strerror(errno));
+			return 1;
+		}
+		p = shmat(shmid, NULL, 0);
+		if (p == (void *)-1) {
+			fprintf(stderr, "ng-shm-workload: shmat: %s\n", strerror(errno));
+			shmctl(shmid, IPC_RMID, NULL);
+			return 1;
+		}
+	} else if (strcmp(mode, "file") == 0) {
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0) {
+			fprintf(stderr, "ng-shm-workload: %s: %s\n", path, strerror(errno));
+			if (fd >= 0)
+				unlink(path);
+			return 1;
+		}
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED) {
+			fprintf(stderr, "ng-shm-workload: mmap %s: %s\n", path, strerror(errno));
+			unlink(path);
+			return 1;
+		}
+	} else {
+		int flags = MAP_SHARED | MAP_ANONYMOUS;
+		if (huge)
+			flags |= MAP_HUGETLB | (page_kib == 1048576 ? (30 << MAP_HUGE_SHIFT) : 0);
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
+		if (p == MAP_FAILED) {
+			fprintf(stderr, "ng-shm-workload: mmap anonymous shared: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+
+	/* First touch: this is where the policy decides the node of each page. */
+	for (size_t off = 0; off < bytes; off += step)
+		p[off] = (char)(off / step);
+
+	for (long i = 0; i < nprocs; i++) {
+		pid_t pid = fork();
+		if (pid < 0) {
+			fprintf(stderr, "ng-shm-workload: fork: %s\n", strerror(errno));
+			rc = 1;
+			goto out;
+		}
+		if (pid == 0)
+			child_loop(stop_file);
+		children[nchildren++] = pid;
+		snprintf(kids + strlen(kids), sizeof kids - strlen(kids), "%s%d",
+			 i ? "," : "", (int)pid);
+	}
+
+	snprintf(report, sizeof report,
+		 "pid=%d kind=%s shmid=%d key=%d bytes=%zu page_kib=%lu addr=%p nattch=%d children=%s%s%s\n",
+		 (int)getpid(), strcmp(mode, "anon") == 0 ? "anon_shared" : mode, shmid, (int)key,
+		 bytes, page_kib, (void *)p, nchildren + 1, kids, path ? " path=" : "", path ? path : "");
+	fputs(report, stdout);
+	fflush(stdout);
+	if (verbose)
+		print_numa_maps_line(p);
+	if (ready && write_file_atomic(ready, report) != 0) {
+		fprintf(stderr, "ng-shm-workload: cannot write %s: %s\n", ready, strerror(errno));
+		rc = 1;
+		goto out;
+	}
+
+	while (!stop_requested && !(stop_file && access(stop_file, F_OK) == 0)) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+
+out:
+	for (int i = 0; i < nchildren; i++)
+		kill(children[i], SIGTERM);
+	for (int i = 0; i < nchildren; i++)
+		waitpid(children[i], NULL, 0);
+	if (shmid >= 0) {
+		shmdt(p);
+		if (!keep)
+			shmctl(shmid, IPC_RMID, NULL);
+	} else if (p && p != MAP_FAILED) {
+		munmap(p, bytes);
+	}
+	if (fd >= 0) {
+		close(fd);
+		if (!keep)
+			unlink(path);
+	}
+	return rc;
+}
