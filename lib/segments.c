@@ -371,15 +371,17 @@ static int place_sampled(const struct ng_snapshot *s, struct ng_segment *seg, co
 /* Linux 6.18 counts a hugetlb SysV segment's rss in /proc/sysvipc/shm once
  * per base page of every huge page (a 4 MiB SHM_HUGETLB segment shows
  * 2 GiB); 6.1 does not. Undo the factor, and never believe more than the
- * segment's size. */
+ * segment's size in whole pages (a 56-byte segment holds one 4 KiB page). */
 static void fix_sysv_rss(struct ng_segment *seg)
 {
-        if (seg->kind != NG_SEG_SYSV || seg->method != NG_METHOD_COUNTERS || seg->resident_bytes <= seg->bytes)
+        uint64_t page = (seg->page_kib ? seg->page_kib : 4) * 1024;
+        uint64_t limit = (seg->bytes + page - 1) / page * page;
+        if (seg->kind != NG_SEG_SYSV || seg->method != NG_METHOD_COUNTERS || seg->resident_bytes <= limit)
                 return;
         if (seg->page_kib > 4)
                 seg->resident_bytes /= seg->page_kib / 4;
-        if (seg->resident_bytes > seg->bytes)
-                seg->resident_bytes = seg->bytes;
+        if (seg->resident_bytes > limit)
+                seg->resident_bytes = limit;
 }
 
 static int place(struct builder *b)

@@ -149,6 +149,7 @@ wl_start() {
     [[ $line =~ \ shmid=(-?[0-9]+) ]] && WL_SHMID=${BASH_REMATCH[1]}
     [[ $line =~ \ bytes=([0-9]+) ]] && WL_BYTES=${BASH_REMATCH[1]}
     [[ $line =~ \ kind=([a-z_]+) ]] && WL_KIND=${BASH_REMATCH[1]}
+    [[ $line =~ \ page_kib=([0-9]+) ]] && WL_PAGE_KIB=${BASH_REMATCH[1]}
     [[ $line =~ \ children=([0-9,]*) ]] && WL_CHILDREN=${BASH_REMATCH[1]}
     WL_PIDS_SP="$WL_PID ${WL_CHILDREN//,/ }"
 }
@@ -336,4 +337,51 @@ roundtrip() {
     fi
     result snapshot
     FAILS=$saved
+}
+
+# ------------------------------------------------------- audit checks
+# audit_load [ARGS...]: `numaguardctl audit --json ARGS` (exit 0-2 accepted,
+# kept in AUDIT_RC); loads AUDIT_FINDINGS ("CODE|severity|instance|nodes csv"
+# per line) and AUDIT_INSTANCES ("name|type|main_pid|bytes|nodes" per line,
+# nodes as "id:bytes,...") with one jq call.
+audit_load() {
+    local sh
+    "$CTL" audit --json "$@" > "$T/audit.json" 2> "$T/audit.err"
+    AUDIT_RC=$?
+    if ((AUDIT_RC > 2)); then fail "numaguardctl audit $* exited $AUDIT_RC"; logf "$T/audit.err"; return 1; fi
+    sh=$(jq -r 'if .schema != 1 then error("schema is not 1") else . end
+        | "AUDIT_FINDINGS=\([.findings[] | "\(.code)|\(.severity)|\(.instance)|\(.nodes | map(tostring) | join(","))"] | join("\n") | @sh)",
+          "AUDIT_INSTANCES=\([.instances[] | "\(.name)|\(.type)|\(.main_pid)|\(.shared_bytes)|\([.nodes[] | "\(.id):\(.bytes)"] | join(","))"] | join("\n") | @sh)",
+          "AUDIT_EXIT=\(.summary.exit_status)"' "$T/audit.json" 2>&1) ||
+        { fail "audit JSON unreadable: $sh"; return 1; }
+    eval "$sh"
+    [ "$AUDIT_EXIT" = "$AUDIT_RC" ] || fail "exit status $AUDIT_RC but summary.exit_status $AUDIT_EXIT"
+    printf '%s\n' "$AUDIT_FINDINGS" | sed 's/^/finding: /' | logf
+}
+
+# expect_finding CODE INSTANCE [SEVERITY] [NODES]: a finding with that code
+# for that instance (exact name), and severity / nodes (csv) when given.
+expect_finding() {
+    local l
+    while IFS='|' read -r c s i n; do
+        [ "$c" = "$1" ] && [ "$i" = "$2" ] || continue
+        [ -n "${3-}" ] && [ "$s" != "$3" ] && { fail "$1 for $2 is $s, expected $3"; return; }
+        [ -n "${4-}" ] && [ "$n" != "$4" ] && { fail "$1 for $2 is about nodes $n, expected $4"; return; }
+        return
+    done <<< "$AUDIT_FINDINGS"
+    fail "no $1 finding for instance $2"
+}
+
+# expect_no_finding CODE INSTANCE
+expect_no_finding() {
+    while IFS='|' read -r c s i n; do
+        [ "$c" = "$1" ] && [ "$i" = "$2" ] && { fail "unexpected $1 ($s, nodes $n) for $2"; return; }
+    done <<< "$AUDIT_FINDINGS"
+    return 0
+}
+
+# audit_conf FILE [EXTRA]: a config with a small min_segment_size (guest
+# segments are tens of MiB) plus EXTRA lines.
+audit_conf() {
+    printf '[global]\nmin_segment_size = 4M\n%s' "${2-}" > "$1"
 }

@@ -19,6 +19,8 @@
  *   -s, --size MIB     segment size in MiB (default 32)
  *   -H, --huge         2 MiB hugetlb pages (sysv: SHM_HUGETLB, anon: MAP_HUGETLB)
  *       --huge-1g      1 GiB hugetlb pages
+ *       --huge-try     sysv: SHM_HUGETLB, and 4 KiB pages when the pool cannot
+ *                      hold the segment -- the silent fallback of databases
  *   -k, --key KEY      SysV key (default IPC_PRIVATE)
  *   -p, --procs N      attached child processes besides this one (default 2)
  *   -r, --ready FILE   when everything is attached, write the report line to
@@ -68,7 +70,7 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	fputs("usage: ng-shm-workload sysv|file PATH|anon [-s MIB] [-H|--huge-1g] [-k KEY]\n"
+	fputs("usage: ng-shm-workload sysv|file PATH|anon [-s MIB] [-H|--huge-1g|--huge-try] [-k KEY]\n"
 	      "       [-p N] [-r READY_FILE] [-S STOP_FILE] [--keep] [-v]\n", f);
 }
 
@@ -122,17 +124,18 @@ static unsigned long mib = 32, page_kib = 4;
 static long nprocs = 2;
 static key_t key = IPC_PRIVATE;
 static const char *ready, *stop_file;
-static int keep, verbose, huge;
+static int keep, verbose, huge, huge_try;
 
 /* Options may come before and after the mode. Returns -1 to go on, else
  * the exit status. */
 static int parse_options(int argc, char **argv)
 {
-	enum { OPT_HUGE1G = 1000, OPT_KEEP };
+	enum { OPT_HUGE1G = 1000, OPT_KEEP, OPT_HUGETRY };
 	static const struct option opts[] = {
 		{ "size", required_argument, NULL, 's' },
 		{ "huge", no_argument, NULL, 'H' },
 		{ "huge-1g", no_argument, NULL, OPT_HUGE1G },
+		{ "huge-try", no_argument, NULL, OPT_HUGETRY },
 		{ "key", required_argument, NULL, 'k' },
 		{ "procs", required_argument, NULL, 'p' },
 		{ "ready", required_argument, NULL, 'r' },
@@ -149,6 +152,7 @@ static int parse_options(int argc, char **argv)
 		case 's': mib = strtoul(optarg, NULL, 0); break;
 		case 'H': huge = 1; page_kib = 2048; break;
 		case OPT_HUGE1G: huge = 1; page_kib = 1048576; break;
+		case OPT_HUGETRY: huge = huge_try = 1; page_kib = 2048; break;
 		case 'k': key = (key_t)strtol(optarg, NULL, 0); break;
 		case 'p': nprocs = strtol(optarg, NULL, 0); break;
 		case 'r': ready = optarg; break;
@@ -219,6 +223,12 @@ int main(int argc, char **argv)
 		if (huge)
 			flags |= SHM_HUGETLB | (page_kib == 1048576 ? (30 << SHM_HUGE_SHIFT) : 0);
 		shmid = shmget(key, bytes, flags);
+		if (shmid < 0 && huge_try && errno == ENOMEM) {
+			huge = 0;
+			page_kib = 4;
+			step = 4096;
+			shmid = shmget(key, bytes, IPC_CREAT | IPC_EXCL | 0600);
+		}
 		if (shmid < 0) {
 			fprintf(stderr, "ng-shm-workload: shmget(%zu bytes%s): %s\n", bytes,
 				huge ? ", SHM_HUGETLB" : "", strerror(errno));

@@ -20,4 +20,13 @@ expect "segment is $b bytes, shared_memory_size is $want" test -n "$want" -a "$b
 expect_field page_kib 2048
 expect_on_node "$n"
 result
+# found with no instance configured, all of its shared memory on node n
+audit_conf "$T/ng.conf"
+audit_load --config "$T/ng.conf" || abort "audit"
+inst=$(grep "^postgresql:[^|]*|postgresql|$PG_PID|" <<< "$AUDIT_INSTANCES")
+[ -n "$inst" ] || fail "postmaster $PG_PID not discovered as a postgresql instance: $AUDIT_INSTANCES"
+[[ ${inst##*|} =~ ^$n:[0-9]+$ ]] || fail "instance placement is '${inst##*|}', expected all on node $n"
+# bound to node n while its CPUs span every node: a cyclops, about node n
+expect_finding CYCLOPS "${inst%%|*}" warning "$n"
+result discovered
 roundtrip "$E2E_TOPO-pg15-mmap" "PostgreSQL 15 shared_memory_type=mmap huge_pages=try shared_buffers=64MB, postmaster under --membind=$n, 64 x 2 MiB pool on node $n"

@@ -24,4 +24,13 @@ expect "representative_pid $rep is not a postgres process" test "$(cat /proc/"$r
 expect "nattch should be >= 2 (postmaster and its children)" test "${SEG_nattch:-0}" -ge 2
 expect_on_node "$n"
 result
+# found with no instance configured, all of its shared memory on node n
+audit_conf "$T/ng.conf"
+audit_load --config "$T/ng.conf" || abort "audit"
+inst=$(grep "^postgresql:[^|]*|postgresql|$PG_PID|" <<< "$AUDIT_INSTANCES")
+[ -n "$inst" ] || fail "postmaster $PG_PID not discovered as a postgresql instance: $AUDIT_INSTANCES"
+[[ ${inst##*|} =~ ^$n:[0-9]+$ ]] || fail "instance placement is '${inst##*|}', expected all on node $n"
+# bound to node n while its CPUs span every node: a cyclops, about node n
+expect_finding CYCLOPS "${inst%%|*}" warning "$n"
+result discovered
 roundtrip "$E2E_TOPO-pg15-sysv" "PostgreSQL 15 shared_memory_type=sysv shared_buffers=64MB, postmaster under --membind=$n"
