@@ -103,8 +103,8 @@ enum ng_placement {
         /* Tier 1: move_pages(2) on sample_pages addresses of one attached
          * process per segment (live host only). */
         NG_PLACEMENT_SAMPLED,
-        /* Tier 2: numa_maps of one attached process per segment, the lowest
-         * pid whose numa_maps is readable. Never one read per attacher. */
+        /* Tier 2: numa_maps of one attached process per segment (see
+         * ng_proc_rep_cmp). Never one read per attacher. */
         NG_PLACEMENT_EXACT,
 };
 
@@ -163,6 +163,12 @@ const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id);
 const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid);
 const struct ng_cgroup *ng_snapshot_cgroup(const struct ng_snapshot *s, const char *path);
 /* Node distance, or -1 when unknown. */
+/* Order in which attached processes serve as a segment's representative:
+ * the one with the most shared memory mapped (RssShmem + HugetlbPages, tier
+ * 0) first, since numa_maps and move_pages(2) see only the pages in the
+ * representative's own page tables; then the lowest pid. */
+int ng_proc_rep_cmp(const struct ng_proc *a, const struct ng_proc *b);
+
 /* The tier-1 sample of the VMA at start in pid, or NULL. */
 const struct ng_sample *ng_snapshot_sample(const struct ng_snapshot *s, pid_t pid, uint64_t start);
 int ng_snapshot_distance(const struct ng_snapshot *s, int from, int to);

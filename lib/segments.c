@@ -353,8 +353,7 @@ static int place_sampled(const struct ng_snapshot *s, struct ng_segment *seg, co
         }
         if (!asked)
                 return 0;
-        uint64_t resident = seg->method == NG_METHOD_COUNTERS ? seg->resident_bytes
-                                                               : (uint64_t) ((double) len * present / asked);
+        uint64_t resident = (uint64_t) ((double) len * present / asked);
         seg->resident_bytes = 0;
         for (size_t i = 0; i < n_counts && present; i++) {
                 uint64_t bytes = (uint64_t) ((double) resident * counts[i].pages / present);
@@ -384,21 +383,62 @@ static void fix_sysv_rss(struct ng_segment *seg)
                 seg->resident_bytes = limit;
 }
 
+static int cmp_rep(const void *a, const void *b)
+{
+        return ng_proc_rep_cmp(*(const struct ng_proc *const *) a, *(const struct ng_proc *const *) b);
+}
+
+/* The attachers in the order collect chose representatives in. */
+static const struct ng_proc **candidates(const struct ng_snapshot *s, const struct ng_segment *seg, size_t *ret_n)
+{
+        const struct ng_proc **v = malloc((seg->n_pids + 1) * sizeof(*v));
+        size_t n = 0;
+        if (!v)
+                return NULL;
+        for (size_t k = 0; k < seg->n_pids; k++) {
+                const struct ng_proc *pr = ng_snapshot_proc(s, seg->pids[k]);
+                if (pr)
+                        v[n++] = pr;
+        }
+        qsort(v, n, sizeof(*v), cmp_rep);
+        *ret_n = n;
+        return v;
+}
+
+/* numa_maps and move_pages(2) see the pages in the representative's page
+ * tables only; the kernel's counter of a SysV segment sees every resident
+ * page. Keep the shares, scale them to the counter. */
+static int scale_to_counter(struct ng_segment *seg, uint64_t counter)
+{
+        if (counter <= seg->resident_bytes || seg->resident_bytes == 0)
+                return 0;
+        uint64_t sum = 0;
+        for (size_t i = 0; i < seg->n_nodes; i++) {
+                seg->nodes[i].bytes = (uint64_t) ((double) seg->nodes[i].bytes * counter / seg->resident_bytes);
+                sum += seg->nodes[i].bytes;
+        }
+        seg->resident_bytes = sum;
+        return 0;
+}
+
 static int place(struct builder *b)
 {
         for (size_t i = 0; i < b->n; i++) {
                 struct ng_segment *seg = &b->v[i];
                 fix_sysv_rss(seg);
-                for (size_t k = 0; k < seg->n_pids; k++) {
-                        const struct ng_proc *pr = ng_snapshot_proc(b->s, seg->pids[k]);
-                        if (!pr)
-                                continue;
-                        int r = pr->has_numa_maps ? place_exact(seg, pr) : place_sampled(b->s, seg, pr);
-                        if (r < 0)
-                                return r;
-                        if (r > 0)
-                                break;
-                }
+                uint64_t counter = seg->method == NG_METHOD_COUNTERS ? seg->resident_bytes : 0;
+                size_t n;
+                const struct ng_proc **cand = candidates(b->s, seg, &n);
+                if (!cand)
+                        return -ENOMEM;
+                int r = 0;
+                for (size_t k = 0; k < n && r == 0; k++)
+                        r = cand[k]->has_numa_maps ? place_exact(seg, cand[k]) : place_sampled(b->s, seg, cand[k]);
+                free(cand);
+                if (r < 0)
+                        return r;
+                if (r > 0 && counter)
+                        scale_to_counter(seg, counter);
         }
         return 0;
 }

@@ -523,19 +523,38 @@ static int id_set_add(struct id_set *set, struct seg_id id)
         return 0;
 }
 
+int ng_proc_rep_cmp(const struct ng_proc *a, const struct ng_proc *b)
+{
+        uint64_t x = a->status.rss_shmem_kib + a->status.hugetlb_kib, y = b->status.rss_shmem_kib + b->status.hugetlb_kib;
+        if (x != y)
+                return x > y ? -1 : 1;
+        return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+static int rep_cmp_ptr(const void *a, const void *b)
+{
+        return ng_proc_rep_cmp(*(struct ng_proc *const *) a, *(struct ng_proc *const *) b);
+}
+
 /*
- * Calls fn once for the representative of every segment: the lowest pid
- * mapping it for which fn succeeds (> 0). fn returning 0 means "not this
- * one" (gone, not readable): the next attacher serves.
+ * Calls fn once for the representative of every segment: the first attacher
+ * in ng_proc_rep_cmp() order for which fn succeeds (> 0). fn returning 0
+ * means "not this one" (gone, not readable): the next attacher serves.
  */
 static int for_each_representative(struct collector *c, int (*fn)(struct collector *c, struct ng_proc *pr))
 {
         struct ng_snapshot *s = c->s;
         struct id_set seen = {0};
         int r = 0;
+        struct ng_proc **order = malloc((s->n_procs + 1) * sizeof(*order));
+        if (!order)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_procs; i++)
+                order[i] = &s->procs[i];
+        qsort(order, s->n_procs, sizeof(*order), rep_cmp_ptr);
 
         for (size_t i = 0; i < s->n_procs && r >= 0; i++) {
-                struct ng_proc *pr = &s->procs[i];
+                struct ng_proc *pr = order[i];
                 bool needed = false;
                 for (size_t j = 0; j < pr->n_maps && !needed; j++)
                         needed = map_is_segment(&pr->maps[j]) && !id_seen(seen.v, seen.n, map_id(pr, &pr->maps[j]));
@@ -551,6 +570,7 @@ static int for_each_representative(struct collector *c, int (*fn)(struct collect
                                 r = id_set_add(&seen, id);
                 }
         }
+        free(order);
         free(seen.v);
         return r;
 }

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Golden outputs of the committed snapshot trees (tests/fixtures/trees/*/).
+#
+# Every tree was captured with `numaguardctl snapshot` on a real (guest)
+# kernel; its numaguard/ directory holds what numaguardctl printed there from
+# the very reads stored in the tree. `numaguardctl --root TREE` must print
+# the same, byte for byte (DESIGN.md section 3, "Snapshot capture").
+#
+#   ok golden-<tree>-<output>      e.g. ok golden-guest4-v2-segments.json
+#
+# Outputs: topology.txt, topology.json, segments.txt, segments.json, and
+# audit.txt / audit.json when the tree has them (skip otherwise); audit runs
+# with the tree's numaguard/numaguard.conf when there is one.
+# BUILD: build directory (default build).
+set -u
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+BUILD=${BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
+CTL=$B/numaguardctl
+TREES=$SRC/tests/fixtures/trees
+
+if [ ! -x "$CTL" ]; then
+        echo "not ok golden: $CTL not built"
+        exit 1
+fi
+shopt -s nullglob
+trees=("$TREES"/*/)
+if [ ${#trees[@]} = 0 ]; then
+        echo "skip golden: no trees in $TREES"
+        exit 77
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+# norm OUTPUT: topology and segments are compared byte for byte. An audit
+# differs by design in two places: the first text line names the --root
+# directory, and the JSON "cost" object measures each run; both are masked.
+norm() {
+        case $1 in
+        audit.json) jq 'del(.cost)' ;;
+        audit.txt) sed -E '1s/^numaguard audit of .*: ([0-9]+ nodes?, )/numaguard audit: \1/' ;;
+        *) cat ;;
+        esac
+}
+
+# check TREE NAME OUTPUT ARGS...: run numaguardctl ARGS --root TREE and
+# compare stdout with TREE/numaguard/OUTPUT.
+check() {
+        local tree=$1 name=$2 out=$3; shift 3
+        local id=golden-$name-$out
+        local want=$tree/numaguard/$out
+        "$CTL" "$@" --root "$tree" > "$tmp/out" 2> "$tmp/err"
+        local rc=$?
+        # audit exits 0/1/2 by findings (monitoring-plugin convention); only 3
+        # (could not audit) is a failure there. Elsewhere anything but 0 is.
+        local bad=0
+        case $1 in
+        audit) [ $rc -le 2 ] || bad=1 ;;
+        *) [ $rc = 0 ] || bad=1 ;;
+        esac
+        if [ $bad = 1 ]; then
+                echo "not ok $id: numaguardctl $* --root exited $rc"
+                sed 's/^/#   /' "$tmp/err"
+                fails=$((fails + 1))
+        else
+                norm "$out" < "$want" > "$tmp/want.n"
+                norm "$out" < "$tmp/out" > "$tmp/out.n"
+                if cmp -s "$tmp/want.n" "$tmp/out.n"; then
+                        echo "ok $id"
+                else
+                        echo "not ok $id: --root output differs from $want (- captured, + now)"
+                        diff -u "$tmp/want.n" "$tmp/out.n" | head -n 60 | sed 's/^/#   /'
+                        fails=$((fails + 1))
+                fi
+        fi
+}
+
+for tree in "${trees[@]}"; do
+        tree=${tree%/}
+        name=${tree##*/}
+        if [ ! -d "$tree/numaguard" ]; then
+                echo "not ok golden-$name: no numaguard/ directory (not a snapshot tree)"
+                fails=$((fails + 1))
+                continue
+        fi
+        cmds=(topology segments)
+        if [ -f "$tree/numaguard/audit.txt" ] || [ -f "$tree/numaguard/audit.json" ]; then
+                cmds+=(audit)
+        else
+                echo "skip golden-$name-audit: the tree has no numaguard/audit.{txt,json} (captured before audit existed)"
+        fi
+        for cmd in "${cmds[@]}"; do
+                for fmt in txt json; do
+                        out=$cmd.$fmt
+                        if [ ! -f "$tree/numaguard/$out" ]; then
+                                case $cmd in
+                                audit) echo "skip golden-$name-$out: the tree has no numaguard/$out" ;;
+                                *) echo "not ok golden-$name-$out: numaguard/$out missing"; fails=$((fails + 1)) ;;
+                                esac
+                                continue
+                        fi
+                        args=("$cmd")
+                        [ "$fmt" = json ] && args+=(--json)
+                        # audit: the configuration the snapshot was taken with
+                        [ "$cmd" = audit ] && [ -f "$tree/numaguard/numaguard.conf" ] &&
+                                args+=(--config "$tree/numaguard/numaguard.conf")
+                        check "$tree" "$name" "$out" "${args[@]}"
+                done
+        done
+done
+[ $fails = 0 ]

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# `numaguardctl snapshot` on the live host, end to end (root only):
+#   1. start a SysV workload (build/tests/helpers/ng-shm-workload),
+#   2. snapshot, unpack,
+#   3. `--root TREE` must print numaguard/{topology,segments}.{txt,json}
+#      byte for byte (DESIGN.md section 3, "Snapshot capture"),
+#   4. the tree must hold the workload's segment, placed exactly,
+#   5. the live `topology --json` must equal the tree's on the stable fields
+#      (ids, cpus, distances, memory totals, hugepage page sizes; not free
+#      memory, nor pool sizes and free pages, which other programs on the host
+#      may change between the two runs).
+# BUILD: build directory (default build).
+set -u
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+BUILD=${BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
+CTL=$B/numaguardctl
+WL=$B/tests/helpers/ng-shm-workload
+
+if [ "$(id -u)" != 0 ]; then
+        echo "skip snapshot-live: needs root (every process's numa_maps, SysV segments of other users)"
+        exit 77
+fi
+for t in "$CTL" "$WL"; do
+        [ -x "$t" ] || { echo "skip snapshot-live: $t not built (make check-unit builds it)"; exit 77; }
+done
+command -v jq > /dev/null || { echo "skip snapshot-live: jq not installed"; exit 77; }
+command -v tar > /dev/null || { echo "skip snapshot-live: tar not installed"; exit 77; }
+
+tmp=$(mktemp -d)
+wl_pid=""
+cleanup() {
+        touch "$tmp/stop"
+        if [ -n "$wl_pid" ]; then
+                # the workload removes its segment on a clean stop
+                local i=0
+                while kill -0 "$wl_pid" 2> /dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+                kill "$wl_pid" 2> /dev/null
+                wait "$wl_pid" 2> /dev/null
+        fi
+        rm -rf "$tmp"
+}
+trap cleanup EXIT
+fails=0
+pass() { echo "ok snapshot-live-$1"; }
+fail() { echo "not ok snapshot-live-$1: $2"; fails=$((fails + 1)); }
+
+"$WL" sysv -s 8 -p 1 -r "$tmp/ready" -S "$tmp/stop" > "$tmp/wl.out" 2> "$tmp/wl.err" &
+wl_pid=$!
+i=0
+while [ ! -e "$tmp/ready" ]; do
+        if ! kill -0 "$wl_pid" 2> /dev/null || [ $i -ge 300 ]; then
+                fail workload "ng-shm-workload did not get ready: $(head -c 300 "$tmp/wl.err")"
+                exit 1
+        fi
+        sleep 0.1; i=$((i + 1))
+done
+shmid=$(sed -n 's/.* shmid=\([0-9]*\) .*/\1/p' "$tmp/ready")
+child=$(sed -n 's/.*children=\([0-9]*\).*/\1/p' "$tmp/ready")
+[ -n "$shmid" ] || { fail workload "no shmid in '$(cat "$tmp/ready")'"; exit 1; }
+
+if TMPDIR=$tmp "$CTL" snapshot -o "$tmp/snap.tar.gz" > "$tmp/snap.out" 2> "$tmp/snap.err"; then
+        pass snapshot
+else
+        fail snapshot "numaguardctl snapshot exited $?: $(head -c 300 "$tmp/snap.err")"
+        exit 1
+fi
+mkdir "$tmp/tree"
+if ! tar -xzf "$tmp/snap.tar.gz" -C "$tmp/tree"; then
+        fail unpack "tar -xzf failed"
+        exit 1
+fi
+for f in snapshot.txt topology.txt topology.json segments.txt segments.json; do
+        [ -s "$tmp/tree/numaguard/$f" ] || fail "contents-$f" "numaguard/$f missing or empty in the tarball"
+done
+# The staging directory is gone.
+if compgen -G "$tmp/numaguard-snapshot.*" > /dev/null; then
+        fail staging-removed "staging directory left behind: $(echo "$tmp"/numaguard-snapshot.*)"
+else
+        pass staging-removed
+fi
+
+# 3. byte for byte
+for cmd in topology segments; do
+        for fmt in txt json; do
+                args=("$cmd" --root "$tmp/tree")
+                [ $fmt = json ] && args+=(--json)
+                if ! "$CTL" "${args[@]}" > "$tmp/out" 2> "$tmp/err"; then
+                        fail "roundtrip-$cmd.$fmt" "numaguardctl ${args[*]} exited $?: $(head -c 300 "$tmp/err")"
+                elif cmp -s "$tmp/tree/numaguard/$cmd.$fmt" "$tmp/out"; then
+                        pass "roundtrip-$cmd.$fmt"
+                else
+                        fail "roundtrip-$cmd.$fmt" "--root output differs from the snapshot's numaguard/$cmd.$fmt"
+                        diff -u "$tmp/tree/numaguard/$cmd.$fmt" "$tmp/out" | head -n 40 | sed 's/^/#   /'
+                fi
+        done
+done
+
+# ... and audit, when the snapshot carries it, with the configuration it
+# was taken with (exit 0/1/2 by findings; 3 = could not audit). Two parts
+# differ by design: the first text line names the --root directory, and the
+# JSON "cost" object measures each run.
+norm_audit() {
+        if [ "$1" = json ]; then jq 'del(.cost)'
+        else sed -E '1s/^numaguard audit of .*: ([0-9]+ nodes?, )/numaguard audit: \1/'; fi
+}
+for fmt in txt json; do
+        [ -f "$tmp/tree/numaguard/audit.$fmt" ] || continue
+        args=(audit --root "$tmp/tree")
+        [ $fmt = json ] && args+=(--json)
+        [ -f "$tmp/tree/numaguard/numaguard.conf" ] && args+=(--config "$tmp/tree/numaguard/numaguard.conf")
+        "$CTL" "${args[@]}" > "$tmp/out" 2> "$tmp/err"
+        rc=$?
+        if [ $rc -gt 2 ]; then
+                fail "roundtrip-audit.$fmt" "numaguardctl ${args[*]} exited $rc: $(head -c 300 "$tmp/err")"
+        elif cmp -s <(norm_audit $fmt < "$tmp/tree/numaguard/audit.$fmt") <(norm_audit $fmt < "$tmp/out"); then
+                pass "roundtrip-audit.$fmt"
+        else
+                fail "roundtrip-audit.$fmt" "--root output differs from the snapshot's numaguard/audit.$fmt"
+                diff -u <(norm_audit $fmt < "$tmp/tree/numaguard/audit.$fmt") <(norm_audit $fmt < "$tmp/out") |
+                        head -n 40 | sed 's/^/#   /'
+        fi
+done
+
+# 4. the workload's segment, from the tree
+seg=$(jq -c --argjson id "$shmid" '.segments[] | select(.kind == "sysv" and .shmid == $id)
+        | {bytes, page_kib, nattch, method, resident_bytes, pids}' "$tmp/tree/numaguard/segments.json" 2>&1)
+want="{\"bytes\":8388608,\"page_kib\":4,\"nattch\":2,\"method\":\"exact\",\"resident_bytes\":8388608,\"pids\":[$wl_pid,$child]}"
+if [ "$seg" = "$want" ]; then pass workload-segment
+else fail workload-segment "shmid $shmid in the tree is '$seg', expected '$want'"; fi
+
+# 5. live topology vs the tree's, on stable fields
+stable='{schema, numa_sysfs, nodes_online, nodes_possible, cpus_online, mem_total_kib,
+        nodes: [.nodes[] | {id, cpus, cpu_count, memory_only, has_memory, mem_total_kib,
+                distances, distance_classes, hugepages: [.hugepages[] | .page_kib]}],
+        hugepages: [.hugepages[] | .page_kib]}'
+if "$CTL" topology --json > "$tmp/live.json" 2> "$tmp/live.err"; then
+        a=$(jq -S "$stable" "$tmp/live.json" 2>&1)
+        b=$(jq -S "$stable" "$tmp/tree/numaguard/topology.json" 2>&1)
+        if [ -n "$a" ] && [ "$a" = "$b" ]; then
+                pass live-topology-stable-fields
+        else
+                fail live-topology-stable-fields "live topology --json differs from the snapshot's on stable fields"
+                diff -u <(echo "$b") <(echo "$a") | head -n 40 | sed 's/^/#   /'
+        fi
+else
+        fail live-topology-stable-fields "numaguardctl topology --json exited $?"
+fi
+[ $fails = 0 ]
