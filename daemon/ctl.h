@@ -36,6 +36,8 @@ int ctl_status(const struct ctl_opts *o);
 int ctl_reload(const struct ctl_opts *o);
 /* Prints "numaguardctl: what: strerror" to stderr and returns NG_EXIT_UNKNOWN. */
 int ctl_fail(const char *what, int r);
+/* The same for a failed collection, naming --root when given. */
+int ctl_fail_read(const struct ctl_opts *o, int r);
 
 /* Renders what `topology` / `segments` print; 0 or -errno. */
 int ctl_render_topology(const struct ng_snapshot *s, bool json, FILE *f);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 
 #include "ctl.h"
@@ -48,6 +49,24 @@ static void usage(FILE *f)
 int ctl_fail(const char *what, int r)
 {
         fprintf(stderr, "numaguardctl: %s: %s\n", what, strerror(r < 0 ? -r : r));
+        return NG_EXIT_UNKNOWN;
+}
+
+int ctl_fail_read(const struct ctl_opts *o, int r)
+{
+        if (!o->root)
+                return ctl_fail_read(o, r);
+        struct stat st;
+        if (stat(o->root, &st) < 0)
+                r = -errno;
+        else if (!S_ISDIR(st.st_mode))
+                r = -ENOTDIR;
+        else if (r == -ENOENT) {
+                fprintf(stderr, "numaguardctl: --root %s: no proc/ or sys/ under it (unpack a snapshot there)\n",
+                        o->root);
+                return NG_EXIT_UNKNOWN;
+        }
+        fprintf(stderr, "numaguardctl: --root %s: %s\n", o->root, strerror(-r));
         return NG_EXIT_UNKNOWN;
 }
 
@@ -96,7 +115,7 @@ static int cmd_topology(const struct ctl_opts *o)
         struct ng_snapshot *s;
         int r = load(o, false, &s);
         if (r < 0)
-                return ctl_fail("reading topology", r);
+                return ctl_fail_read(o, r);
         r = ctl_render_topology(s, o->json, stdout);
         ng_snapshot_free(s);
         if (r >= 0 && fflush(stdout) != 0)
@@ -109,7 +128,7 @@ static int cmd_segments(const struct ctl_opts *o)
         struct ng_snapshot *s;
         int r = load(o, true, &s);
         if (r < 0)
-                return ctl_fail("reading the host", r);
+                return ctl_fail_read(o, r);
         r = ctl_render_segments(s, o->json, stdout);
         ng_snapshot_free(s);
         if (r >= 0 && fflush(stdout) != 0)
@@ -177,7 +196,7 @@ static int cmd_audit(const struct ctl_opts *o)
         struct ng_audit *a = NULL;
         int r = ctl_collect_for_audit(o, cfg, &s);
         if (r < 0)
-                r = ctl_fail("reading the host", r);
+                r = ctl_fail_read(o, r);
         else if ((r = ng_audit_run(s, cfg, &a)) < 0)
                 r = ctl_fail("auditing", r);
         else {
@@ -206,7 +225,7 @@ static int cmd_hugepages(const struct ctl_opts *o)
         struct ng_plan *p = NULL;
         int r = ctl_collect_for_audit(o, cfg, &s);
         if (r < 0)
-                r = ctl_fail("reading the host", r);
+                r = ctl_fail_read(o, r);
         else if ((r = ng_audit_run(s, cfg, &a)) < 0 || (r = ng_plan_hugepages(s, cfg, a, &p)) < 0)
                 r = ctl_fail("planning", r);
         else {

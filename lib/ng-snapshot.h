@@ -154,7 +154,8 @@ struct ng_snapshot {
 };
 
 /* Returns 0 or -errno; a missing feature is recorded as absent, a process
- * that vanishes mid-read is dropped. */
+ * that vanishes mid-read is dropped. -ENOENT for a root prefix holding
+ * neither proc/ nor sys/. */
 int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *opts,
                         struct ng_snapshot **ret);
 void ng_snapshot_free(struct ng_snapshot *s);

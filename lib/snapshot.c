@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "ng-snapshot.h"
@@ -785,9 +786,20 @@ static int collect_cgroups(struct collector *c)
 
 /* ---- entry points ---- */
 
+static bool tree_has_dir(const struct ng_path *p, const char *dir)
+{
+        char path[4096];
+        struct stat st;
+        return ng_path_resolve(p, path, sizeof(path), "%s", dir) >= 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *opts,
                         struct ng_snapshot **ret)
 {
+        /* A root with neither proc/ nor sys/ is no host tree: say so rather
+         * than audit an empty machine. */
+        if (!ng_path_is_live(p) && !tree_has_dir(p, NG_PROC_DIR) && !tree_has_dir(p, NG_SYS_DIR))
+                return -ENOENT;
         struct ng_snapshot *s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;

@@ -16,6 +16,7 @@ TREES=$SRC/tests/fixtures/trees
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/empty"
 fails=0
 pass() { echo "ok cli-$1"; }
 fail() { echo "not ok cli-$1: $2"; fails=$((fails + 1)); }
@@ -43,6 +44,11 @@ cases=(
         "root-nonexistent-segments%segments --root $tmp/nonexistent%3%%^numaguardctl: .*(No such file or directory|$tmp/nonexistent)"
         "root-nonexistent-json%topology --json --root $tmp/nonexistent%3%%^numaguardctl: "
         "root-nonexistent-snapshot%snapshot -o $tmp/x.tar.gz --root $tmp/nonexistent%3%%^numaguardctl: "
+        "root-empty-dir%topology --root $tmp/empty%3%%^numaguardctl: --root $tmp/empty: no proc/ or sys/ under it"
+        "root-empty-dir-audit%audit --root $tmp/empty%3%%no proc/ or sys/"
+        "hugepages-without-plan%hugepages%3%%usage: numaguardctl hugepages plan"
+        "hugepages-unknown%hugepages frob%3%%usage: numaguardctl hugepages plan"
+        "config-missing%audit --config $tmp/nonexistent.conf%3%%configuration $tmp/nonexistent.conf is not usable"
         "root-is-a-file%topology --root /etc/hostname%3%%^numaguardctl: .*(Not a directory|/etc/hostname)"
         "snapshot-output-unwritable%snapshot -o $tmp/no/such/dir/x.tar.gz --root ${tree:-/}%3%*%^numaguardctl: "
 )
