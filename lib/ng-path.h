@@ -19,6 +19,10 @@
 #define NG_SYS_HUGEPAGES_DIR "/sys/kernel/mm/hugepages"
 #define NG_SYS_THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
 #define NG_DEV_SHM_DIR "/dev/shm"
+/* Where Oracle looks for the unversioned libnuma.so (EL and Debian layouts). */
+#define NG_LIBNUMA_PATHS { "/usr/lib64/libnuma.so", "/lib64/libnuma.so", \
+                           "/usr/lib/x86_64-linux-gnu/libnuma.so", "/usr/lib/aarch64-linux-gnu/libnuma.so", \
+                           "/usr/lib/libnuma.so" }
 
 /* Kernel text files are small; anything larger is not what we expect. */
 #define NG_PATH_MAX_FILE_BYTES (64u * 1024u * 1024u)

@@ -147,6 +147,9 @@ struct ng_snapshot {
         size_t n_cgroups;
         struct ng_pidfile *pidfiles;
         size_t n_pidfiles;
+        /* Unversioned libnuma.so, which Oracle dlopen()s for its NUMA
+         * support: 1 found, 0 absent, -1 not looked for (no Oracle). */
+        int libnuma_so;
         enum ng_placement placement;    /* what was done: SAMPLED, EXACT or COUNTERS */
         struct ng_sample *samples;      /* tier 1 results, one per sampled VMA */
         size_t n_samples;

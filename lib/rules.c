@@ -482,6 +482,26 @@ static int rule_host(struct audit_ctx *ctx)
         return r;
 }
 
+static bool is_oracle(const struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        if (!strcmp(in->type, "oracle"))
+                return true;
+        const struct ng_proc *pr = ng_snapshot_proc(ctx->s, in->main_pid);
+        return in->origin == NG_INST_CONFIGURED && pr && !strncmp(pr->stat.comm, "ora_", 4);
+}
+
+/* Oracle dlopen()s the unversioned libnuma.so for _enable_NUMA_support and
+ * turns NUMA support off without a word when it is missing. */
+static int rule_libnuma(struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        if (ctx->s->libnuma_so != 0 || ctx->s->topo.n_nodes < 2 || !is_oracle(ctx, in))
+                return 0;
+        return add(ctx, NG_CODE_LIBNUMA_MISSING, NG_SEV_INFO, in, NULL, NULL, 0,
+                   "install the development symlink (libnuma-dev / numactl-devel) if the instance sets "
+                   "_enable_NUMA_support",
+                   "no unversioned libnuma.so on this host: Oracle's NUMA support falls back to off silently");
+}
+
 static int cmp_findings(const void *x, const void *y)
 {
         const struct ng_finding *a = x, *b = y;
@@ -496,7 +516,7 @@ static int cmp_findings(const void *x, const void *y)
 int audit_rules(struct audit_ctx *ctx)
 {
         static int (*const per_instance[])(struct audit_ctx *, const struct ng_instance *) = {
-                rule_cyclops, rule_remote, rule_cpuset_drift, rule_fallback,
+                rule_cyclops, rule_remote, rule_cpuset_drift, rule_fallback, rule_libnuma,
         };
         static int (*const host[])(struct audit_ctx *) = {
                 rule_shortfall, rule_idle, rule_pagetables, rule_pressure, rule_orphans, rule_host,

@@ -671,6 +671,22 @@ static int collect_placement(struct collector *c)
         }
 }
 
+/* Only where Oracle runs: the check stats files outside /proc and /sys. */
+static void collect_libnuma(struct collector *c)
+{
+        static const char *const paths[] = NG_LIBNUMA_PATHS;
+        struct ng_snapshot *s = c->s;
+        s->libnuma_so = -1;
+        for (size_t i = 0; i < s->n_procs && s->libnuma_so < 0; i++)
+                if (!strncmp(s->procs[i].stat.comm, "ora_", 4))
+                        s->libnuma_so = 0;
+        for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && s->libnuma_so == 0; i++) {
+                uint64_t size;
+                if (ng_path_file_size(c->p, &size, "%s", paths[i]) >= 0)
+                        s->libnuma_so = 1;
+        }
+}
+
 static int collect_pidfiles(struct collector *c)
 {
         struct ng_snapshot *s = c->s;
@@ -807,6 +823,7 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
         uint64_t t0 = now_usec(CLOCK_MONOTONIC), c0 = now_usec(CLOCK_THREAD_CPUTIME_ID);
 
         s->taken_usec = now_usec(CLOCK_REALTIME);
+        s->libnuma_so = -1;
         snprintf(s->root, sizeof(s->root), "%s", ng_path_root(p));
         int r = collect_memory(&c);
         if (r >= 0)
@@ -826,6 +843,7 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                         r = collect_placement(&c);
                 if (r >= 0)
                         r = collect_pidfiles(&c);
+                collect_libnuma(&c);
         }
         if (r < 0) {
                 ng_snapshot_free(s);

@@ -507,6 +507,28 @@ START_TEST(unclaimed_segment_is_audited)
 }
 END_TEST
 
+START_TEST(libnuma_missing_only_for_oracle)
+{
+        struct ng_snapshot *s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
+        snap_proc(s, 100, 1, "ora_pmon_ORCL", "0-1", "0-1");
+        snap_proc(s, 200, 1, "postgres", "0-1", "0-1");
+        struct ng_config *c = conf("");
+        s->libnuma_so = 0;
+        struct ng_audit *a = run(s, c);
+        const struct ng_finding *f = find(a, NG_CODE_LIBNUMA_MISSING);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_str_eq(f->instance, "oracle:ORCL");
+        ck_assert_uint_eq(count(a, NG_CODE_LIBNUMA_MISSING), 1);
+        ng_audit_free(a);
+        s->libnuma_so = 1;
+        a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_LIBNUMA_MISSING), 0);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 START_TEST(codes_are_stable)
 {
         static const char *const names[] = { "CYCLOPS", "REMOTE_MEMORY", "HUGEPAGE_FALLBACK", "HUGEPAGE_SHORTFALL",
@@ -547,6 +569,7 @@ int main(void)
         tcase_add_test(tc, cpuset_drift);
         tcase_add_test(tc, discovery);
         tcase_add_test(tc, unclaimed_segment_is_audited);
+        tcase_add_test(tc, libnuma_missing_only_for_oracle);
         tcase_add_test(tc, codes_are_stable);
         suite_add_tcase(s, tc);
         return ng_test_run(s);
