@@ -12,6 +12,11 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# systemd's own directories; the fallbacks are systemd's defaults.
+SYSTEMDSYSTEMUNITDIR ?= $(or $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null),/usr/lib/systemd/system)
+CATALOGDIR ?= $(or $(shell $(PKG_CONFIG) --variable=catalogdir systemd 2>/dev/null),/usr/lib/systemd/catalog)
+TMPFILESDIR ?= $(or $(shell $(PKG_CONFIG) --variable=tmpfilesdir systemd 2>/dev/null),/usr/lib/tmpfiles.d)
+DATADIR ?= $(PREFIX)/share
 DESTDIR ?=
 
 CC ?= cc
@@ -48,8 +53,14 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_HDRS := $(wildcard lib/*.h)
+# *-internal.h stay private to lib/.
+LIB_PUBLIC_HDRS := $(filter-out %-internal.h,$(LIB_HDRS))
 CTL_SRCS := $(sort $(wildcard daemon/ctl-*.c)) daemon/numaguardctl.c
 CTL_OBJS := $(CTL_SRCS:%.c=$(BUILD)/%.o)
+# numaguardd's modules; tests/unit/test-daemon-*.c link them without main().
+DAEMON_SRCS := $(sort $(wildcard daemon/daemon-*.c))
+DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
+DAEMON_HDRS := daemon/daemon.h
 UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
@@ -60,10 +71,13 @@ FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=build-fuzz/%)
 STATIC_LIB := $(BUILD)/libnumaguard.a
 SHARED_LIB := $(BUILD)/libnumaguard.so.$(VERSION)
 CTL := $(BUILD)/numaguardctl
+DAEMON := $(BUILD)/numaguardd
+UNIT := $(BUILD)/numaguard.service
+MANPAGES := man/numaguardctl.1 man/numaguard.conf.5 man/numaguardd.8
 
 .PHONY: all check check-unit check-e2e fuzz fuzz-smoke bench install uninstall clean
 
-all: $(STATIC_LIB) $(SHARED_LIB) $(CTL) $(BUILD)/numaguard.pc
+all: $(STATIC_LIB) $(SHARED_LIB) $(CTL) $(BUILD)/numaguard.pc $(DAEMON) $(UNIT)
 
 $(BUILD)/%.o: %.c $(LIB_HDRS)
 	@mkdir -p $(@D)
@@ -81,6 +95,15 @@ $(SHARED_LIB): $(LIB_OBJS)
 $(CTL): $(CTL_OBJS) $(STATIC_LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CTL_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
 
+$(DAEMON_OBJS) $(BUILD)/daemon/numaguardd.o $(BUILD)/daemon/ctl-status.o: $(DAEMON_HDRS)
+
+$(DAEMON): $(DAEMON_OBJS) $(BUILD)/daemon/numaguardd.o $(STATIC_LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(DAEMON_OBJS) $(BUILD)/daemon/numaguardd.o $(STATIC_LIB) $(DEPS_LIBS)
+
+$(UNIT): systemd/numaguard.service.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g; s|@BINDIR@|$(BINDIR)|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
+
 $(BUILD)/numaguard.pc: lib/numaguard.pc.in Makefile
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' $< > $@
@@ -88,6 +111,10 @@ $(BUILD)/numaguard.pc: lib/numaguard.pc.in Makefile
 $(BUILD)/tests/%: tests/unit/%.c $(STATIC_LIB) tests/unit/ng-test.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/unit -o $@ $< $(STATIC_LIB) $(DEPS_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
+
+$(BUILD)/tests/test-daemon-%: tests/unit/test-daemon-%.c $(DAEMON_OBJS) $(STATIC_LIB) tests/unit/ng-test.h $(DAEMON_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/unit -Idaemon -o $@ $< $(DAEMON_OBJS) $(STATIC_LIB) $(DEPS_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
 
 $(BUILD)/tests/helpers/%: tests/helpers/%.c $(STATIC_LIB)
 	@mkdir -p $(@D)
@@ -128,13 +155,37 @@ install: all
 	install -m 0755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf libnumaguard.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libnumaguard.so.$(SONAME_MAJOR)
 	ln -sf libnumaguard.so.$(SONAME_MAJOR) $(DESTDIR)$(LIBDIR)/libnumaguard.so
-	install -m 0644 $(LIB_HDRS) $(DESTDIR)$(INCLUDEDIR)/numaguard/
+	install -m 0644 $(LIB_PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)/numaguard/
 	install -m 0644 $(BUILD)/numaguard.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR) $(DESTDIR)$(CATALOGDIR) \
+		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(SYSCONFDIR)/numaguard $(DESTDIR)$(DATADIR)/numaguard \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(DAEMON) $(DESTDIR)$(SBINDIR)/numaguardd
+	@# generated here, not from $(UNIT): PREFIX may differ from the one of `make all`
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g; s|@BINDIR@|$(BINDIR)|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		systemd/numaguard.service.in > $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/numaguard.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/numaguard.service
+	install -m 0644 systemd/numaguard.catalog $(DESTDIR)$(CATALOGDIR)/numaguard.catalog
+	install -m 0644 systemd/numaguard.tmpfiles $(DESTDIR)$(TMPFILESDIR)/numaguard.conf
+	install -m 0644 conf/numaguard.rules.yml $(DESTDIR)$(DATADIR)/numaguard/numaguard.rules.yml
+	install -m 0644 conf/numaguard.conf $(DESTDIR)$(DATADIR)/numaguard/numaguard.conf
+	@# never overwrite an administrator's config
+	[ -e $(DESTDIR)$(SYSCONFDIR)/numaguard/numaguard.conf ] || \
+		install -m 0644 conf/numaguard.conf $(DESTDIR)$(SYSCONFDIR)/numaguard/numaguard.conf
+	for m in $(MANPAGES); do install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/; done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/numaguardctl $(DESTDIR)$(LIBDIR)/libnumaguard.*
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/numaguard
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/numaguard.pc
+	rm -f $(DESTDIR)$(SBINDIR)/numaguardd $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/numaguard.service \
+		$(DESTDIR)$(CATALOGDIR)/numaguard.catalog $(DESTDIR)$(TMPFILESDIR)/numaguard.conf
+	@# the config goes only if the administrator did not change it
+	cmp -s conf/numaguard.conf $(DESTDIR)$(SYSCONFDIR)/numaguard/numaguard.conf && \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/numaguard/numaguard.conf || true
+	rmdir $(DESTDIR)$(SYSCONFDIR)/numaguard 2>/dev/null || true
+	rm -rf $(DESTDIR)$(DATADIR)/numaguard
+	for m in $(MANPAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done
 
 clean:
 	rm -rf build build-san build-fuzz

@@ -658,7 +658,9 @@ static int collect_placement(struct collector *c)
         c->s->placement = pl;
         if (c->o.sample_pages == 0)
                 c->o.sample_pages = 4096;
-        int r = live ? for_each_representative(c, read_page_sizes) : 0;
+        /* Exact placement carries kernelpagesize_kB; probing map_files too
+         * would give the live host facts a --root replay cannot have. */
+        int r = pl == NG_PLACEMENT_SAMPLED ? for_each_representative(c, read_page_sizes) : 0;
         if (r < 0)
                 return r;
         switch (pl) {

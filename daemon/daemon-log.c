@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * numaguardd's own log lines (not alerts: those go through daemon-sink.c).
+ * Under systemd stderr is a journal stream: a "<N>" prefix sets the priority
+ * of each line (sd-daemon(3)). Elsewhere the line is printed as is.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+static int max_level = LOG_INFO;
+
+void log_set_max_level(int level)
+{
+        max_level = level;
+}
+
+static bool stderr_is_journal(void)
+{
+        static int cached = -1;
+        if (cached < 0)
+                cached = getenv("JOURNAL_STREAM") != NULL;
+        return cached;
+}
+
+int log_full(int level, int err, const char *fmt, ...)
+{
+        int saved = errno;
+        err = err < 0 ? -err : err;
+        if (level <= max_level) {
+                char msg[1024];
+                va_list ap;
+                va_start(ap, fmt);
+                vsnprintf(msg, sizeof(msg), fmt, ap);
+                va_end(ap);
+                if (stderr_is_journal())
+                        fprintf(stderr, "<%d>%s%s%s\n", level, msg, err ? ": " : "",
+                                err ? strerror(err) : "");
+                else
+                        fprintf(stderr, "numaguardd: %s%s%s\n", msg, err ? ": " : "",
+                                err ? strerror(err) : "");
+        }
+        errno = saved;
+        return -err;
+}
+
+uint64_t now_realtime_usec(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
+uint64_t now_monotonic_usec(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
+uint64_t now_cpu_usec(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}

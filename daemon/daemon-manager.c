@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The Manager: one sd-event loop around the collect -> analyze -> report
+ * pipeline. Sources: the poll timer, SIGTERM/SIGINT (exit), SIGHUP (reload),
+ * the control socket, and sd-event's own watchdog pings when the service
+ * manager set WATCHDOG_USEC. No work happens in signal handlers: signals are
+ * blocked and read through a signalfd by sd-event.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+
+#include "daemon.h"
+
+struct reload_diag {
+        char first[512];
+        unsigned errors;
+};
+
+static void on_config_diag(void *userdata, int level, const char *file, unsigned line, const char *msg)
+{
+        struct reload_diag *d = userdata;
+        if (level > LOG_ERR) {
+                log_warning("%s:%u: %s", file, line, msg);
+                return;
+        }
+        if (d->errors++ == 0)
+                snprintf(d->first, sizeof(d->first), "%s:%u: %s", file, line, msg);
+}
+
+/* Loads the config file; a missing default file means compiled defaults. */
+static int load_config(struct manager *m, struct ng_config **ret, char *why, size_t whylen)
+{
+        struct reload_diag d = {0};
+        int r = ng_config_load(m->config_path, on_config_diag, &d, ret);
+        if (r == -ENOENT && !m->config_required)
+                return ng_config_new_default(ret);
+        if (r >= 0)
+                return 0;
+        if (d.errors > 1)
+                snprintf(why, whylen, "%s (and %u more error%s)", d.first, d.errors - 1,
+                         d.errors > 2 ? "s" : "");
+        else if (d.errors == 1)
+                snprintf(why, whylen, "%s", d.first);
+        else
+                snprintf(why, whylen, "%s: %s", m->config_path, strerror(-r));
+        return r;
+}
+
+static void notify_status(struct manager *m)
+{
+        char st[256];
+        if (m->snapshot)
+                snprintf(st, sizeof(st), "STATUS=Poll %" PRIu64 ": %zu finding(s), %zu alert(s) active, %.1f ms",
+                         m->polls, m->audit ? m->audit->n_findings : 0, alerts_active(&m->alerts),
+                         (double) m->last_poll_wall_usec / 1000.0);
+        else
+                snprintf(st, sizeof(st), "STATUS=No successful poll yet%s%s",
+                         m->last_poll_error ? ": " : "", m->last_poll_error ? strerror(-m->last_poll_error) : "");
+        sd_notify(0, st);
+}
+
+static void poll_failed(struct manager *m, const char *what, int r)
+{
+        m->poll_failures++;
+        /* Log the first failure of a run of them, not every poll. */
+        if (m->last_poll_error != r) {
+                if (m->sink.kind == SINK_JOURNAL)
+                        sink_daemon_event(&m->sink, DAEMON_EVENT_POLL_FAILED, LOG_ERR,
+                                          "Poll failed while %s, keeping the last result: %s", what,
+                                          strerror(-r));
+                else
+                        log_error_errno(r, "Poll failed while %s, keeping the last result", what);
+        }
+        m->last_poll_error = r;
+}
+
+/* What numaguardctl audit collects: placement sampled on the live host
+ * (tier 1), exact from a tree; the pidfiles the config names. */
+static int collect(struct manager *m, struct ng_snapshot **ret)
+{
+        const struct ng_config *cfg = m->config;
+        const char **pidfiles = calloc(cfg->n_instances + 1, sizeof(*pidfiles));
+        if (!pidfiles)
+                return -ENOMEM;
+        struct ng_collect_opts co = NG_COLLECT_OPTS_DEFAULT;
+        for (size_t i = 0; i < cfg->n_instances; i++)
+                if (cfg->instances[i].pidfile)
+                        pidfiles[co.n_pidfiles++] = cfg->instances[i].pidfile;
+        co.pidfiles = pidfiles;
+        co.sample_pages = cfg->sample_pages;
+        co.min_private_bytes = cfg->min_segment_size_bytes;
+        int r = ng_snapshot_collect(m->path, &co, ret);
+        free(pidfiles);
+        return r;
+}
+
+int manager_poll(struct manager *m)
+{
+        uint64_t t0 = now_monotonic_usec(), c0 = now_cpu_usec();
+        struct ng_snapshot *s = NULL;
+        struct ng_audit *a = NULL;
+        m->polls++;
+        int r = collect(m, &s);
+        if (r < 0) {
+                poll_failed(m, "reading the host", r);
+                return r;
+        }
+        r = ng_audit_run(s, m->config, &a);
+        if (r < 0) {
+                ng_snapshot_free(s);
+                poll_failed(m, "auditing", r);
+                return r;
+        }
+        if (m->last_poll_error)
+                log_notice("Poll succeeded again");
+        m->last_poll_error = 0;
+        uint64_t now = now_realtime_usec();
+        r = alerts_update(&m->alerts, a->findings, a->n_findings, now, sink_emit, &m->sink);
+        if (r < 0)
+                log_error_errno(r, "Tracking alerts, ignoring");
+        ng_audit_free(m->audit);
+        ng_snapshot_free(m->snapshot);
+        m->snapshot = s;
+        m->audit = a;
+        m->last_poll_usec = now;
+        m->last_poll_wall_usec = now_monotonic_usec() - t0;
+        m->last_poll_cpu_usec = now_cpu_usec() - c0;
+        r = metrics_write(m, m->config->metrics_file);
+        if (r < 0 && r != m->metrics_error)
+                log_error_errno(r, "Writing %s, ignoring", m->config->metrics_file);
+        m->metrics_error = r < 0 ? r : 0;
+        notify_status(m);
+        return 0;
+}
+
+static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+        (void) usec;
+        (void) manager_poll(m);
+        if (m->opts.once)
+                return sd_event_exit(m->event, m->last_poll_error ? 1 : 0);
+        int r = sd_event_source_set_time_relative(es, m->config->interval_usec);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(es, SD_EVENT_ONESHOT);
+        if (r < 0) {
+                log_error_errno(r, "Re-arming the poll timer");
+                return sd_event_exit(m->event, 1);
+        }
+        return 0;
+}
+
+int manager_reload(struct manager *m, char *why, size_t whylen)
+{
+        struct ng_config *c = NULL;
+        sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading %s", now_monotonic_usec(),
+                   m->config_path);
+        int r = load_config(m, &c, why, whylen);
+        if (r < 0) {
+                m->reload_failures++;
+                snprintf(m->last_reload_error, sizeof(m->last_reload_error), "%s", why);
+                if (m->sink.kind == SINK_JOURNAL)
+                        sink_daemon_event(&m->sink, DAEMON_EVENT_RELOAD_FAILED, LOG_ERR,
+                                          "Reload failed, keeping the running configuration: %s", why);
+                else
+                        log_full(LOG_ERR, 0, "Reload failed, keeping the running configuration: %s", why);
+                sd_notify(0, "READY=1");
+                notify_status(m);
+                return r;
+        }
+        if (strcmp(c->socket_path, m->config->socket_path) || strcmp(c->status_group, m->config->status_group))
+                log_notice("socket and status_group changes take effect when numaguardd restarts");
+        /* The last audit points into the old config: redo it on the new one
+         * before the old one goes (pure and cheap, no host I/O). */
+        struct ng_audit *a = NULL;
+        if (m->snapshot && ng_audit_run(m->snapshot, c, &a) < 0)
+                a = NULL;
+        ng_audit_free(m->audit);
+        m->audit = a;
+        ng_config_free(m->config);
+        m->config = c;
+        m->reloads++;
+        m->last_reload_error[0] = '\0';
+        if (m->timer && !m->opts.once)
+                (void) sd_event_source_set_time_relative(m->timer, m->config->interval_usec);
+        log_info("Reloaded %s", m->config_path);
+        sd_notify(0, "READY=1");
+        notify_status(m);
+        return 0;
+}
+
+static int on_signal(sd_event_source *es, const struct signalfd_siginfo *si, void *userdata)
+{
+        struct manager *m = userdata;
+        char why[600];
+        (void) es;
+        if (si->ssi_signo == SIGHUP) {
+                (void) manager_reload(m, why, sizeof(why));
+                return 0;
+        }
+        log_info("Received %s, exiting", strsignal((int) si->ssi_signo));
+        sd_notify(0, "STOPPING=1");
+        return sd_event_exit(m->event, 0);
+}
+
+int server_exit_hint(const struct manager *m)
+{
+        int worst = 0;
+        for (size_t i = 0; i < m->alerts.n; i++)
+                if (m->alerts.v[i].state == ALERT_ACTIVE) {
+                        int e = m->alerts.v[i].severity == NG_SEV_CRITICAL ? 2 :
+                                m->alerts.v[i].severity == NG_SEV_WARNING ? 1 : 0;
+                        worst = e > worst ? e : worst;
+                }
+        return worst;
+}
+
+static const struct {
+        const char *request;
+        enum request_access access;
+        int kind;       /* 0 status text, 1 status json, 2 reload */
+} requests[] = {
+        { "status", ACCESS_READ, 0 },
+        { "status text", ACCESS_READ, 0 },
+        { "status json", ACCESS_READ, 1 },
+        { "reload", ACCESS_WRITE, 2 },
+};
+
+static int on_request(struct manager *m, const struct peer *p, const char *request, FILE *out,
+                      char *why, size_t whylen)
+{
+        for (size_t i = 0; i < ELEMENTSOF(requests); i++) {
+                if (strcmp(request, requests[i].request))
+                        continue;
+                if (!peer_allowed(p, requests[i].access, server_status_gid(m->server))) {
+                        log_info("Refused \"%s\" from uid %u (pid %d)", request, (unsigned) p->uid, (int) p->pid);
+                        snprintf(why, whylen, "permission denied: %s", requests[i].access == ACCESS_WRITE ?
+                                 "only root may change state" : "only root and members of status_group may read");
+                        return -EPERM;
+                }
+                switch (requests[i].kind) {
+                case 0: return status_render_text(m, out);
+                case 1: return status_render_json(m, out);
+                default:
+                        log_info("Reload requested by uid %u (pid %d)", (unsigned) p->uid, (int) p->pid);
+                        if (manager_reload(m, why, whylen) < 0)
+                                return -EINVAL;
+                        fprintf(out, "reloaded %s\n", m->config_path);
+                        return 0;
+                }
+        }
+        snprintf(why, whylen, "unknown request (expected status, status json or reload)");
+        return -EINVAL;
+}
+
+static int setup_signals(struct manager *m)
+{
+        static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+        sigset_t ss;
+        sigemptyset(&ss);
+        for (size_t i = 0; i < ELEMENTSOF(sigs); i++)
+                sigaddset(&ss, sigs[i]);
+        /* sd-event reads them from a signalfd; they must be blocked first
+         * (SD_EVENT_SIGNAL_PROCMASK needs systemd 254). */
+        if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
+                return -errno;
+        for (size_t i = 0; i < ELEMENTSOF(sigs); i++) {
+                int r = sd_event_add_signal(m->event, NULL, sigs[i], on_signal, m);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int manager_new(const struct manager_opts *o, struct manager **ret, bool *ret_config_error)
+{
+        struct manager *m = calloc(1, sizeof(*m));
+        char why[600] = "";
+        if (!m)
+                return -ENOMEM;
+        m->opts = *o;
+        m->started_usec = now_realtime_usec();
+        m->config_required = o->config_path != NULL;
+        m->config_path = strdup(o->config_path ? o->config_path : NG_CONFIG_DEFAULT_PATH);
+        int r = m->config_path ? 0 : -ENOMEM;
+        if (r >= 0 && (r = load_config(m, &m->config, why, sizeof(why))) < 0) {
+                log_full(LOG_ERR, 0, "Cannot load the configuration: %s", why);
+                *ret_config_error = true;
+        }
+        if (r >= 0 && (r = ng_path_new(o->root, &m->path)) < 0)
+                log_error_errno(r, "Root %s", o->root);
+        if (r >= 0 && (r = sink_open(&m->sink, o->alert_log)) < 0)
+                log_error_errno(r, "Opening %s", o->alert_log);
+        if (r >= 0 && (r = sd_event_default(&m->event)) < 0)
+                log_error_errno(r, "Creating the event loop");
+        if (r >= 0 && (r = setup_signals(m)) < 0)
+                log_error_errno(r, "Setting up signals");
+        if (r >= 0 && !o->once) {
+                const char *sock = o->socket_path ? o->socket_path : m->config->socket_path;
+                r = server_new(m->event, sock, m->config->status_group, m, on_request, &m->server);
+                if (r < 0)
+                        log_error_errno(r, "Control socket %s%s", sock,
+                                        r == -EADDRINUSE ? " is in use by a running numaguardd" : "");
+        }
+        if (r >= 0 && (r = sd_event_add_time_relative(m->event, &m->timer, CLOCK_MONOTONIC, 0, 0,
+                                                       on_timer, m)) < 0)
+                log_error_errno(r, "Creating the poll timer");
+        if (r >= 0 && (r = sd_event_set_watchdog(m->event, true)) < 0)
+                log_error_errno(r, "Enabling the watchdog");
+        if (r < 0) {
+                manager_free(m);
+                return r;
+        }
+        m->watchdog = r > 0;
+        *ret = m;
+        return 0;
+}
+
+struct manager *manager_free(struct manager *m)
+{
+        if (!m)
+                return NULL;
+        m->server = server_free(m->server);
+        sd_event_source_disable_unref(m->timer);
+        sd_event_unref(m->event);
+        ng_audit_free(m->audit);
+        ng_snapshot_free(m->snapshot);
+        alerts_done(&m->alerts);
+        sink_close(&m->sink);
+        ng_path_free(m->path);
+        ng_config_free(m->config);
+        free(m->config_path);
+        free(m);
+        return NULL;
+}
+
+int manager_run(struct manager *m)
+{
+        sd_notifyf(0, "READY=1\nSTATUS=Started, interval %" PRIu64 " ms, alerts to %s",
+                   m->config->interval_usec / USEC_PER_MSEC, sink_name(&m->sink));
+        log_info("Started: root %s, config %s, socket %s, alerts to %s%s", m->opts.root ? m->opts.root : "/",
+                 m->config_path, m->server ? server_path(m->server) : "none", sink_name(&m->sink),
+                 m->watchdog ? ", watchdog on" : "");
+        int r = sd_event_loop(m->event);
+        if (r < 0)
+                return log_error_errno(r, "Event loop failed");
+        return r;
+}

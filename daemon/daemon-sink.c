@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Alert sinks. journald gets structured entries: a fixed MESSAGE_ID per
+ * finding code (systemd/numaguard.catalog explains each one to
+ * `journalctl -x`) and NUMAGUARD_* fields to filter on. Without journald the
+ * same event becomes one syslog line. The file sink writes the journal's
+ * fields as one JSON object per line, for tests on hosts without journald.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <syslog.h>
+#include <systemd/sd-journal.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
+#define MAX_FIELDS 16
+
+/* Keep in step with systemd/numaguard.catalog; never change an ID. */
+static const char *const raised_ids[NG_CODE_MAX_] = {
+        [NG_CODE_CYCLOPS] = "e87985b89b7c4cf1ab08905f0454e2fd",
+        [NG_CODE_REMOTE_MEMORY] = "79ccaaafc6aa46298776c1244f12a769",
+        [NG_CODE_HUGEPAGE_FALLBACK] = "90cb7dbdfd594a4082296182ea82d398",
+        [NG_CODE_HUGEPAGE_SHORTFALL] = "b084643e82de4701b4e5713563f1c9a8",
+        [NG_CODE_HUGEPAGE_NODE_SHORTFALL] = "93c90a6ba5a14e94b9020dcb3f7e94f7",
+        [NG_CODE_HUGEPAGE_IDLE] = "a1e27ff5491a4486880b807c46857ea8",
+        [NG_CODE_PAGETABLE_BLOAT] = "9304ab91ca9846a5aa03ef7bfd282150",
+        [NG_CODE_NODE_PRESSURE] = "3e8203b5373c472fac13b6961a2ec8ca",
+        [NG_CODE_ORPHAN_SEGMENT] = "e4934ffc968747508fed6c8ab40c72d4",
+        [NG_CODE_CPUSET_DRIFT] = "feb20f7df32449c0b87b728bc1624787",
+        [NG_CODE_AUTONUMA_ON] = "9844c614606c4271964d6921f464597e",
+        [NG_CODE_NUMAD_RUNNING] = "0fc85e5733d74d91bc0bec6830106384",
+        [NG_CODE_LIBNUMA_MISSING] = "10b071139e9845a58640d90a21fbedba",
+};
+#define CLEARED_ID "4491951522f942d38dd118ae985ee4f0"
+#define RELOAD_FAILED_ID "3b5b3cc2892c4d27a840cdf367b9cd23"
+#define POLL_FAILED_ID "885c5dd9fafb4519a7853ed8fd25f888"
+
+struct fields {
+        char kv[MAX_FIELDS][640];
+        size_t n;
+};
+
+static void field(struct fields *fl, const char *key, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+static void field(struct fields *fl, const char *key, const char *fmt, ...)
+{
+        if (fl->n == MAX_FIELDS)
+                return;
+        char *p = fl->kv[fl->n++];
+        int k = snprintf(p, sizeof(fl->kv[0]), "%s=", key);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(p + k, sizeof(fl->kv[0]) - (size_t) k, fmt, ap);
+        va_end(ap);
+}
+
+static const char *field_value(const struct fields *fl, const char *key)
+{
+        size_t kl = strlen(key);
+        for (size_t i = 0; i < fl->n; i++)
+                if (!strncmp(fl->kv[i], key, kl) && fl->kv[i][kl] == '=')
+                        return fl->kv[i] + kl + 1;
+        return "";
+}
+
+const char *sink_message_id(enum alert_event_kind kind, enum ng_code code)
+{
+        if (kind == ALERT_EVENT_CLEARED)
+                return CLEARED_ID;
+        return (unsigned) code < NG_CODE_MAX_ && raised_ids[code] ? raised_ids[code] : CLEARED_ID;
+}
+
+int sink_open(struct alert_sink *s, const char *path)
+{
+        *s = (struct alert_sink) { .kind = SINK_JOURNAL };
+        if (path) {
+                s->file = fopen(path, "ae");
+                if (!s->file)
+                        return -errno;
+                s->kind = SINK_FILE;
+                return 0;
+        }
+        if (access(JOURNAL_SOCKET, W_OK) < 0) {
+                s->kind = SINK_SYSLOG;
+                openlog("numaguardd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+        }
+        return 0;
+}
+
+void sink_close(struct alert_sink *s)
+{
+        if (s->file)
+                fclose(s->file);
+        if (s->kind == SINK_SYSLOG)
+                closelog();
+        *s = (struct alert_sink) {0};
+}
+
+const char *sink_name(const struct alert_sink *s)
+{
+        return s->kind == SINK_JOURNAL ? "journal" : s->kind == SINK_SYSLOG ? "syslog" : "file";
+}
+
+static void send_file(FILE *f, const struct fields *fl)
+{
+        struct json_object *o = json_object_new_object();
+        if (!o)
+                return;
+        for (size_t i = 0; i < fl->n; i++) {
+                const char *eq = strchr(fl->kv[i], '=');
+                char key[64];
+                snprintf(key, sizeof(key), "%.*s", (int) (eq - fl->kv[i]), fl->kv[i]);
+                json_object_object_add(o, key, json_object_new_string(eq + 1));
+        }
+        fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+                                                               JSON_C_TO_STRING_NOSLASHESCAPE));
+        fflush(f);
+        json_object_put(o);
+}
+
+static void send_fields(const struct alert_sink *s, int priority, const struct fields *fl)
+{
+        switch (s->kind) {
+        case SINK_JOURNAL: {
+                struct iovec iov[MAX_FIELDS];
+                for (size_t i = 0; i < fl->n; i++)
+                        iov[i] = (struct iovec) { (void *) fl->kv[i], strlen(fl->kv[i]) };
+                int r = sd_journal_sendv(iov, (int) fl->n);
+                if (r < 0) /* journald went away: do not lose the alert */
+                        syslog(priority, "%s", field_value(fl, "MESSAGE"));
+                break;
+        }
+        case SINK_SYSLOG:
+                syslog(priority, "%s", field_value(fl, "MESSAGE"));
+                break;
+        case SINK_FILE:
+                send_file(s->file, fl);
+                break;
+        }
+}
+
+static int alert_priority(enum alert_event_kind kind, enum ng_severity sev)
+{
+        if (kind == ALERT_EVENT_CLEARED)
+                return LOG_NOTICE;
+        return sev == NG_SEV_CRITICAL ? LOG_CRIT : sev == NG_SEV_WARNING ? LOG_WARNING : LOG_INFO;
+}
+
+void sink_emit(void *userdata, enum alert_event_kind kind, const struct alert *a)
+{
+        const struct alert_sink *s = userdata;
+        struct fields fl = {0};
+        char nodes[256];
+        int prio = alert_priority(kind, a->severity);
+        const char *code = ng_code_name(a->code);
+        const char *inst = a->instance[0] ? a->instance : "host";
+
+        alert_nodes_format(&a->nodes, nodes, sizeof(nodes));
+        if (kind == ALERT_EVENT_RAISED)
+                field(&fl, "MESSAGE", "%s raised (%s, %s%s): %s", code, inst,
+                      nodes[0] ? "nodes " : "no node", nodes, a->message);
+        else
+                field(&fl, "MESSAGE", "%s cleared (%s, %s%s) after %" PRIu64 " s", code, inst,
+                      nodes[0] ? "nodes " : "no node", nodes,
+                      (a->cleared_usec - a->raised_usec) / USEC_PER_SEC);
+        field(&fl, "MESSAGE_ID", "%s", sink_message_id(kind, a->code));
+        field(&fl, "PRIORITY", "%d", prio);
+        field(&fl, "SYSLOG_IDENTIFIER", "numaguardd");
+        field(&fl, "NUMAGUARD_EVENT", "%s", kind == ALERT_EVENT_RAISED ? "raised" : "cleared");
+        field(&fl, "NUMAGUARD_CODE", "%s", code);
+        field(&fl, "NUMAGUARD_INSTANCE", "%s", a->instance);
+        field(&fl, "NUMAGUARD_NODES", "%s", nodes);
+        field(&fl, "NUMAGUARD_SEVERITY", "%s", ng_severity_name(a->severity));
+        field(&fl, "NUMAGUARD_VALUE", "%.6g", a->value);
+        if (a->segment[0])
+                field(&fl, "NUMAGUARD_SEGMENT", "%s", a->segment);
+        field(&fl, "NUMAGUARD_DETAIL", "%s", a->message);
+        if (a->advice[0])
+                field(&fl, "NUMAGUARD_ADVICE", "%s", a->advice);
+        field(&fl, "NUMAGUARD_RAISED_USEC", "%" PRIu64, a->raised_usec);
+        if (kind == ALERT_EVENT_CLEARED)
+                field(&fl, "NUMAGUARD_CLEARED_USEC", "%" PRIu64, a->cleared_usec);
+        send_fields(s, prio, &fl);
+}
+
+void sink_daemon_event(const struct alert_sink *s, enum daemon_event ev, int priority,
+                       const char *fmt, ...)
+{
+        struct fields fl = {0};
+        char msg[600];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        field(&fl, "MESSAGE", "%s", msg);
+        field(&fl, "MESSAGE_ID", "%s", ev == DAEMON_EVENT_RELOAD_FAILED ? RELOAD_FAILED_ID : POLL_FAILED_ID);
+        field(&fl, "PRIORITY", "%d", priority);
+        field(&fl, "SYSLOG_IDENTIFIER", "numaguardd");
+        field(&fl, "NUMAGUARD_EVENT", "%s", ev == DAEMON_EVENT_RELOAD_FAILED ? "reload_failed" : "poll_failed");
+        send_fields(s, priority, &fl);
+}

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What `numaguardctl status` shows: the daemon's own state (last poll and its
+ * cost, reloads), a topology summary, per-instance per-node placement bars
+ * and the active alerts with the time they were raised. The JSON form is the
+ * document of `numaguardctl audit --json` plus a "daemon" object.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "ng-report.h"
+
+static void format_time(uint64_t usec, char *buf, size_t size)
+{
+        time_t t = (time_t) (usec / USEC_PER_SEC);
+        struct tm tm;
+        if (!usec || !localtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm))
+                snprintf(buf, size, "never");
+}
+
+static void format_span(uint64_t usec, char *buf, size_t size)
+{
+        uint64_t s = usec / USEC_PER_SEC;
+        if (s < 120)
+                snprintf(buf, size, "%" PRIu64 " s", s);
+        else if (s < 7200)
+                snprintf(buf, size, "%" PRIu64 " min", s / 60);
+        else if (s < 172800)
+                snprintf(buf, size, "%" PRIu64 " h", s / 3600);
+        else
+                snprintf(buf, size, "%" PRIu64 " d", s / 86400);
+}
+
+static void text_daemon(const struct manager *m, FILE *f, uint64_t now)
+{
+        char when[64], ago[32], up[32];
+        format_span(now - m->started_usec, up, sizeof(up));
+        fprintf(f, "numaguardd %s, pid %d, up %s, config %s, %" PRIu64 " reload(s), %" PRIu64 " failed\n",
+                NG_VERSION, (int) getpid(), up, m->config_path, m->reloads, m->reload_failures);
+        if (m->last_reload_error[0])
+                fprintf(f, "Last reload error: %s\n", m->last_reload_error);
+        if (!m->snapshot) {
+                fprintf(f, "Last poll: none yet%s%s\n", m->last_poll_error ? ", failed: " : "",
+                        m->last_poll_error ? strerror(-m->last_poll_error) : "");
+                return;
+        }
+        const struct ng_collect_cost *c = &m->snapshot->cost;
+        format_time(m->last_poll_usec, when, sizeof(when));
+        format_span(now > m->last_poll_usec ? now - m->last_poll_usec : 0, ago, sizeof(ago));
+        fprintf(f, "Last poll: %s (%s ago), %.1f ms wall, %.1f ms CPU; %" PRIu64 " files, %" PRIu64
+                " processes, %" PRIu64 " numa_maps; %" PRIu64 " polls, %" PRIu64 " failed\n",
+                when, ago, (double) m->last_poll_wall_usec / 1000.0, (double) m->last_poll_cpu_usec / 1000.0,
+                c->files_read, c->procs_scanned, c->numa_maps_read, m->polls, m->poll_failures);
+        if (m->last_poll_error)
+                fprintf(f, "The latest poll failed (%s); showing the last good one.\n",
+                        strerror(-m->last_poll_error));
+}
+
+static void text_topology(const struct ng_snapshot *s, FILE *f)
+{
+        char tot[32], fr[32];
+        fprintf(f, "\nTopology: %zu node(s)\n", s->topo.n_nodes);
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                ng_format_kib(ng_meminfo_value(&nd->meminfo, "MemTotal"), tot, sizeof(tot));
+                ng_format_kib(ng_meminfo_value(&nd->meminfo, "MemFree"), fr, sizeof(fr));
+                fprintf(f, "  node %-3d %4u CPUs %10s, %10s free", nd->id, ng_bitmap_count(&nd->cpus), tot, fr);
+                for (size_t j = 0; j < nd->n_pools; j++)
+                        fprintf(f, "; %" PRIu64 " kB pages %" PRIu64 "/%" PRIu64 " free", nd->pools[j].page_kib,
+                                nd->pools[j].free_pages, nd->pools[j].nr_pages);
+                fputc('\n', f);
+        }
+}
+
+static void text_instances(const struct ng_audit *a, FILE *f)
+{
+        char sz[32], res[32], bar[128];
+        fprintf(f, "\nInstances: %zu\n", a->n_instances);
+        for (size_t i = 0; i < a->n_instances; i++) {
+                const struct ng_instance *in = &a->instances[i];
+                ng_format_kib(in->shared_bytes / 1024, sz, sizeof(sz));
+                ng_format_kib(in->resident_bytes / 1024, res, sizeof(res));
+                fprintf(f, "  %s (%s, pid %d): %s shared, %s resident\n", in->name,
+                        in->type ? in->type : "?", (int) in->main_pid, sz, res);
+                for (size_t j = 0; j < in->n_nodes; j++) {
+                        uint64_t b = in->nodes[j].bytes, w = in->resident_bytes;
+                        ng_format_bar(b, w, bar, sizeof(bar));
+                        ng_format_kib(b / 1024, res, sizeof(res));
+                        fprintf(f, "    N%-3d %s %3" PRIu64 "%% %10s\n", in->nodes[j].node, bar,
+                                w ? (b * 100 + w / 2) / w : 0, res);
+                }
+        }
+}
+
+static void text_alerts(const struct manager *m, FILE *f, uint64_t now)
+{
+        char when[64], ago[32], nodes[256];
+        fprintf(f, "\nActive alerts: %zu\n", alerts_active(&m->alerts));
+        for (size_t i = 0; i < m->alerts.n; i++) {
+                const struct alert *a = &m->alerts.v[i];
+                if (a->state != ALERT_ACTIVE)
+                        continue;
+                format_time(a->raised_usec, when, sizeof(when));
+                format_span(now > a->raised_usec ? now - a->raised_usec : 0, ago, sizeof(ago));
+                alert_nodes_format(&a->nodes, nodes, sizeof(nodes));
+                fprintf(f, "  %-8s %s %s%s%s since %s (%s): %s\n", ng_severity_name(a->severity),
+                        ng_code_name(a->code), a->instance[0] ? a->instance : "host",
+                        nodes[0] ? " nodes " : "", nodes, when, ago, a->message);
+        }
+}
+
+int status_render_text(const struct manager *m, FILE *f)
+{
+        uint64_t now = now_realtime_usec();
+        text_daemon(m, f, now);
+        if (m->snapshot)
+                text_topology(m->snapshot, f);
+        if (m->audit)
+                text_instances(m->audit, f);
+        text_alerts(m, f, now);
+        return ferror(f) ? -EIO : 0;
+}
+
+static struct json_object *json_u64(uint64_t v)
+{
+        return json_object_new_uint64(v);
+}
+
+static struct json_object *json_nodes(const struct ng_bitmap *b)
+{
+        struct json_object *arr = json_object_new_array();
+        if (!arr)
+                return NULL;
+        NG_BITMAP_FOREACH(i, b)
+                json_object_array_add(arr, json_object_new_int(i));
+        return arr;
+}
+
+static struct json_object *json_alerts(const struct manager *m)
+{
+        struct json_object *arr = json_object_new_array();
+        for (size_t i = 0; arr && i < m->alerts.n; i++) {
+                const struct alert *a = &m->alerts.v[i];
+                if (a->state != ALERT_ACTIVE)
+                        continue;
+                struct json_object *o = json_object_new_object();
+                if (!o)
+                        break;
+                json_object_object_add(o, "code", json_object_new_string(ng_code_name(a->code)));
+                json_object_object_add(o, "severity", json_object_new_string(ng_severity_name(a->severity)));
+                json_object_object_add(o, "instance", json_object_new_string(a->instance));
+                json_object_object_add(o, "nodes", json_nodes(&a->nodes));
+                json_object_object_add(o, "segment", json_object_new_string(a->segment));
+                json_object_object_add(o, "message", json_object_new_string(a->message));
+                json_object_object_add(o, "message_id",
+                                       json_object_new_string(sink_message_id(ALERT_EVENT_RAISED, a->code)));
+                json_object_object_add(o, "raised_usec", json_u64(a->raised_usec));
+                json_object_array_add(arr, o);
+        }
+        return arr;
+}
+
+static struct json_object *json_last_poll(const struct manager *m)
+{
+        struct json_object *o = json_object_new_object();
+        if (!o)
+                return NULL;
+        json_object_object_add(o, "timestamp_usec", json_u64(m->last_poll_usec));
+        json_object_object_add(o, "wall_usec", json_u64(m->last_poll_wall_usec));
+        json_object_object_add(o, "cpu_usec", json_u64(m->last_poll_cpu_usec));
+        if (m->snapshot) {
+                const struct ng_collect_cost *c = &m->snapshot->cost;
+                json_object_object_add(o, "collect_wall_usec", json_u64(c->wall_usec));
+                json_object_object_add(o, "collect_cpu_usec", json_u64(c->cpu_usec));
+                json_object_object_add(o, "files_read", json_u64(c->files_read));
+                json_object_object_add(o, "bytes_read", json_u64(c->bytes_read));
+                json_object_object_add(o, "procs_scanned", json_u64(c->procs_scanned));
+                json_object_object_add(o, "numa_maps_read", json_u64(c->numa_maps_read));
+        }
+        json_object_object_add(o, "error", m->last_poll_error ?
+                               json_object_new_string(strerror(-m->last_poll_error)) : NULL);
+        return o;
+}
+
+static struct json_object *json_daemon(const struct manager *m)
+{
+        struct json_object *o = json_object_new_object();
+        if (!o)
+                return NULL;
+        json_object_object_add(o, "version", json_object_new_string(NG_VERSION));
+        json_object_object_add(o, "pid", json_object_new_int((int) getpid()));
+        json_object_object_add(o, "started_usec", json_u64(m->started_usec));
+        json_object_object_add(o, "config", json_object_new_string(m->config_path));
+        json_object_object_add(o, "interval_usec", json_u64(m->config->interval_usec));
+        json_object_object_add(o, "socket", json_object_new_string(server_path(m->server)));
+        json_object_object_add(o, "metrics_file", json_object_new_string(m->config->metrics_file));
+        json_object_object_add(o, "alert_sink", json_object_new_string(sink_name(&m->sink)));
+        json_object_object_add(o, "polls", json_u64(m->polls));
+        json_object_object_add(o, "poll_failures", json_u64(m->poll_failures));
+        json_object_object_add(o, "last_poll", json_last_poll(m));
+        json_object_object_add(o, "reloads", json_u64(m->reloads));
+        json_object_object_add(o, "reload_failures", json_u64(m->reload_failures));
+        json_object_object_add(o, "last_reload_error", m->last_reload_error[0] ?
+                               json_object_new_string(m->last_reload_error) : NULL);
+        json_object_object_add(o, "alerts", json_alerts(m));
+        return o;
+}
+
+int status_render_json(const struct manager *m, FILE *f)
+{
+        struct json_object *doc = m->snapshot && m->audit ? ng_report_audit_json(m->snapshot, m->audit)
+                                                          : json_object_new_object();
+        if (!doc)
+                return -ENOMEM;
+        if (!json_object_object_get_ex(doc, "schema", NULL))
+                json_object_object_add(doc, "schema", json_object_new_int(NG_JSON_SCHEMA));
+        struct json_object *d = json_daemon(m);
+        if (!d) {
+                json_object_put(doc);
+                return -ENOMEM;
+        }
+        json_object_object_add(doc, "daemon", d);
+        fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE), f);
+        fputc('\n', f);
+        json_object_put(doc);
+        return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * numaguardd's modules share this header:
+ *   daemon-manager.c  the Manager: sd-event loop, poll timer, signals, reload,
+ *                     watchdog, sd_notify
+ *   daemon-alerts.c   finding -> alert transitions (raise/clear, damping)
+ *   daemon-sink.c     where alerts go: journald, syslog or a JSON-lines file
+ *   daemon-server.c   the control socket (numaguardctl status/reload)
+ *   daemon-status.c   what `status` answers, text and JSON
+ *   daemon-metrics.c  the Prometheus textfile, written atomically
+ *   daemon-log.c      the daemon's own log lines
+ * All state lives in struct manager; nothing here is a mutable global except
+ * the log threshold.
+ */
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <syslog.h>
+#include <systemd/sd-event.h>
+
+#include "ng-audit.h"
+#include "ng-bitmap.h"
+#include "ng-config.h"
+#include "ng-snapshot.h"
+
+#define USEC_PER_SEC UINT64_C(1000000)
+#define USEC_PER_MSEC UINT64_C(1000)
+#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- daemon-log.c ------------------------------------------------------ */
+
+/* Lines go to stderr with a "<N>" priority prefix when stderr is the journal
+ * (JOURNAL_STREAM), plain otherwise. Returns -abs(err) for `return log_...`. */
+void log_set_max_level(int level);
+int log_full(int level, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define log_error_errno(e, ...) log_full(LOG_ERR, (e), __VA_ARGS__)
+#define log_warning(...) log_full(LOG_WARNING, 0, __VA_ARGS__)
+#define log_notice(...) log_full(LOG_NOTICE, 0, __VA_ARGS__)
+#define log_info(...) log_full(LOG_INFO, 0, __VA_ARGS__)
+#define log_debug(...) log_full(LOG_DEBUG, 0, __VA_ARGS__)
+
+/* ---- daemon-alerts.c: transitions --------------------------------------- */
+
+/*
+ * An alert is keyed by (code, instance, nodes): one finding of the audit maps
+ * to one key; several findings with the same key (two cyclops segments of one
+ * instance on one node) are one alert.
+ *
+ * Damping: a key is raised on the first poll that reports it, and cleared only
+ * after ALERT_CLEAR_POLLS consecutive polls without it, so a finding that
+ * comes and goes every other poll stays one raised alert. A key cleared less
+ * than ALERT_FLAP_POLLS polls ago must be seen ALERT_RAISE_CONFIRM_POLLS polls
+ * in a row before it is raised again.
+ */
+#define ALERT_CLEAR_POLLS 2
+#define ALERT_FLAP_POLLS 10
+#define ALERT_RAISE_CONFIRM_POLLS 2
+
+enum alert_state {
+        ALERT_PENDING,  /* seen, not raised yet (confirming after a flap) */
+        ALERT_ACTIVE,   /* raised */
+        ALERT_CLEARED,  /* cleared, remembered for flap detection */
+};
+
+struct alert {
+        enum ng_code code;
+        char instance[NG_INSTANCE_NAME_MAX + 1];
+        struct ng_bitmap nodes;
+        enum alert_state state;
+        /* Copied from the last finding with this key: */
+        enum ng_severity severity;
+        char segment[128];
+        char message[512];
+        char advice[256];
+        double value;
+        uint64_t raised_usec, cleared_usec;     /* CLOCK_REALTIME */
+        uint64_t last_seen_poll, cleared_poll;
+        unsigned seen_streak, missing_streak;
+        unsigned raises;
+};
+
+enum alert_event_kind {
+        ALERT_EVENT_RAISED,
+        ALERT_EVENT_CLEARED,
+};
+
+typedef void (*alert_event_fn)(void *userdata, enum alert_event_kind kind, const struct alert *a);
+
+struct alert_table {
+        struct alert *v;
+        size_t n, cap;
+        uint64_t polls;
+        uint64_t raised_total, cleared_total;
+};
+
+/* Feeds one poll's findings; calls fn for every transition. Returns 0 or
+ * -ENOMEM (the table is then unchanged for the findings not yet merged). */
+int alerts_update(struct alert_table *t, const struct ng_finding *f, size_t n, uint64_t now_usec,
+                  alert_event_fn fn, void *userdata);
+void alerts_done(struct alert_table *t);
+size_t alerts_active(const struct alert_table *t);
+/* "0-1" for nodes, "" when empty. */
+void alert_nodes_format(const struct ng_bitmap *nodes, char *buf, size_t size);
+
+/* ---- daemon-sink.c: where alerts go ------------------------------------ */
+
+enum sink_kind {
+        SINK_JOURNAL,
+        SINK_SYSLOG,
+        SINK_FILE,      /* JSON lines with the journal's fields: tests, debugging */
+};
+
+struct alert_sink {
+        enum sink_kind kind;
+        FILE *file;
+};
+
+/* path non-NULL: SINK_FILE appending to path; otherwise the journal when
+ * /run/systemd/journal/socket exists, syslog when it does not. */
+int sink_open(struct alert_sink *s, const char *path);
+void sink_close(struct alert_sink *s);
+const char *sink_name(const struct alert_sink *s);
+void sink_emit(void *userdata, enum alert_event_kind kind, const struct alert *a);
+/* The fixed MESSAGE_ID of an event (systemd/numaguard.catalog), 32 hex. */
+const char *sink_message_id(enum alert_event_kind kind, enum ng_code code);
+/* Daemon events that have catalog entries of their own. */
+enum daemon_event {
+        DAEMON_EVENT_RELOAD_FAILED,
+        DAEMON_EVENT_POLL_FAILED,
+};
+void sink_daemon_event(const struct alert_sink *s, enum daemon_event ev, int priority,
+                       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* ---- daemon-server.c: control socket ------------------------------------ */
+
+/* Requests: one line of at most SERVER_REQUEST_MAX bytes, newline included. */
+#define SERVER_REQUEST_MAX 4096
+#define SERVER_TIMEOUT_USEC (2 * USEC_PER_SEC)
+#define SERVER_MAX_CONNECTIONS 32
+
+struct peer {
+        pid_t pid;
+        uid_t uid;
+        gid_t gid;
+        gid_t *groups;          /* SO_PEERGROUPS (supplementary groups) */
+        size_t n_groups;
+};
+
+enum request_access {
+        ACCESS_READ,    /* root and members of status_group */
+        ACCESS_WRITE,   /* root only */
+};
+
+/* Pure: whether peer may do a request needing access. group_gid is
+ * (gid_t)-1 when there is no status_group. */
+bool peer_allowed(const struct peer *p, enum request_access access, gid_t group_gid);
+
+struct manager;
+struct server;
+
+/* Answers one request line (without the newline) into out: returns 0 for
+ * "ok", or -errno with a one-line reason in why. */
+typedef int (*server_handler_fn)(struct manager *m, const struct peer *p, const char *request,
+                                 FILE *out, char *why, size_t whylen);
+
+int server_new(sd_event *e, const char *path, const char *group, struct manager *m,
+               server_handler_fn handler, struct server **ret);
+struct server *server_free(struct server *s);
+const char *server_path(const struct server *s);
+/* 0, 1 or 2: the worst active alert (warning, critical), as `audit` exits. */
+int server_exit_hint(const struct manager *m);
+/* Resolved status_group, (gid_t)-1 when none. */
+gid_t server_status_gid(const struct server *s);
+
+/* ---- daemon-metrics.c ---------------------------------------------------- */
+
+struct manager;
+/* Writes the metrics file of the last poll (temp file + rename). Empty path:
+ * nothing. Returns 0 or -errno. */
+int metrics_write(const struct manager *m, const char *path);
+
+/* ---- daemon-status.c ----------------------------------------------------- */
+
+int status_render_text(const struct manager *m, FILE *f);
+int status_render_json(const struct manager *m, FILE *f);
+
+/* ---- daemon-manager.c ----------------------------------------------------- */
+
+struct manager_opts {
+        const char *root;
+        const char *config_path;        /* NULL: NG_CONFIG_DEFAULT_PATH, missing = defaults */
+        const char *alert_log;          /* test sink */
+        const char *socket_path;        /* overrides the config's socket */
+        bool once;
+};
+
+struct manager {
+        sd_event *event;
+        sd_event_source *timer;
+        struct manager_opts opts;
+        char *config_path;
+        bool config_required;           /* --config given: a missing file is an error */
+        struct ng_config *config;
+        struct ng_path *path;
+        struct alert_sink sink;
+        struct alert_table alerts;
+        struct server *server;
+        /* The last successful poll: */
+        struct ng_snapshot *snapshot;
+        struct ng_audit *audit;
+        uint64_t last_poll_usec;        /* CLOCK_REALTIME when it finished */
+        uint64_t last_poll_wall_usec;   /* its cost, collect + audit + alerts */
+        uint64_t last_poll_cpu_usec;
+        int last_poll_error;            /* -errno of the last poll, 0 if fine */
+        uint64_t polls, poll_failures;
+        uint64_t started_usec;
+        uint64_t reloads, reload_failures;
+        char last_reload_error[512];
+        bool watchdog;
+        int metrics_error;              /* of the last write, logged once */
+};
+
+/* *ret_config_error is set when the failure is the config file's. */
+int manager_new(const struct manager_opts *o, struct manager **ret, bool *ret_config_error);
+struct manager *manager_free(struct manager *m);
+int manager_run(struct manager *m);
+/* Parses the config file into a new config, validates it and swaps it in.
+ * On error keeps the old one, logs once, puts "file:line: reason" in why. */
+int manager_reload(struct manager *m, char *why, size_t whylen);
+int manager_poll(struct manager *m);
+
+/* Wall clock in microseconds (CLOCK_REALTIME) and monotonic. */
+uint64_t now_realtime_usec(void);
+uint64_t now_monotonic_usec(void);
+uint64_t now_cpu_usec(void);

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Prometheus text exposition of a snapshot + audit. Gauges in base units
+ * (bytes, seconds, pages) as Prometheus naming asks; hugepage pools keep
+ * pages because that is what operators reserve, with the page size as label.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "ng-metrics.h"
+
+void ng_metrics_escape(const char *v, char *buf, size_t size)
+{
+        size_t k = 0;
+        if (size == 0)
+                return;
+        for (; *v && k + 2 < size; v++) {
+                if (*v == '\\' || *v == '"') {
+                        buf[k++] = '\\';
+                        buf[k++] = *v;
+                } else if (*v == '\n') {
+                        buf[k++] = '\\';
+                        buf[k++] = 'n';
+                } else {
+                        buf[k++] = *v;
+                }
+        }
+        buf[k] = '\0';
+}
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+        fprintf(f, "# HELP numaguard_%s %s\n# TYPE numaguard_%s %s\n", name, help, name, type);
+}
+
+static void pools(FILE *f, const struct ng_snapshot *s)
+{
+        static const struct {
+                const char *name, *help;
+                size_t off;
+        } kinds[] = {
+                { "node_hugepages_total", "Hugepages reserved on the node (nr_hugepages).",
+                  offsetof(struct ng_hugepool, nr_pages) },
+                { "node_hugepages_free", "Free hugepages on the node.",
+                  offsetof(struct ng_hugepool, free_pages) },
+                { "node_hugepages_surplus", "Surplus (overcommitted) hugepages on the node.",
+                  offsetof(struct ng_hugepool, surplus_pages) },
+        };
+        for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+                family(f, kinds[k].name, "gauge", kinds[k].help);
+                for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                        const struct ng_node *nd = &s->topo.nodes[i];
+                        for (size_t j = 0; j < nd->n_pools; j++) {
+                                const struct ng_hugepool *hp = &nd->pools[j];
+                                uint64_t v = *(const uint64_t *) ((const char *) hp + kinds[k].off);
+                                fprintf(f, "numaguard_%s{node=\"%d\",page_size_bytes=\"%" PRIu64 "\"} %" PRIu64 "\n",
+                                        kinds[k].name, nd->id, hp->page_kib * 1024, v);
+                        }
+                }
+        }
+}
+
+static void node_memory(FILE *f, const struct ng_snapshot *s)
+{
+        static const struct {
+                const char *name, *key, *help;
+        } kinds[] = {
+                { "node_memory_total_bytes", "MemTotal", "Memory of the node." },
+                { "node_memory_free_bytes", "MemFree", "Free memory of the node." },
+                { "node_shmem_bytes", "Shmem", "Shared memory (tmpfs, SysV, shared anonymous) on the node." },
+                { "node_page_tables_bytes", "PageTables", "Page tables allocated on the node." },
+        };
+        for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+                family(f, kinds[k].name, "gauge", kinds[k].help);
+                for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                        const struct ng_node *nd = &s->topo.nodes[i];
+                        if (!nd->has_meminfo)
+                                continue;
+                        fprintf(f, "numaguard_%s{node=\"%d\"} %" PRIu64 "\n", kinds[k].name, nd->id,
+                                ng_meminfo_value(&nd->meminfo, kinds[k].key) * 1024);
+                }
+        }
+}
+
+static void instances(FILE *f, const struct ng_audit *a)
+{
+        char name[NG_INSTANCE_NAME_MAX * 2 + 1];
+        family(f, "instance_resident_bytes", "gauge",
+               "Resident shared memory of the instance per node.");
+        for (size_t i = 0; i < a->n_instances; i++) {
+                const struct ng_instance *in = &a->instances[i];
+                ng_metrics_escape(in->name, name, sizeof(name));
+                for (size_t j = 0; j < in->n_nodes; j++)
+                        fprintf(f, "numaguard_instance_resident_bytes{db_instance=\"%s\",node=\"%d\"} %" PRIu64 "\n",
+                                name, in->nodes[j].node, in->nodes[j].bytes);
+        }
+        family(f, "instance_shared_bytes", "gauge", "Size of the instance's shared segments.");
+        for (size_t i = 0; i < a->n_instances; i++) {
+                ng_metrics_escape(a->instances[i].name, name, sizeof(name));
+                fprintf(f, "numaguard_instance_shared_bytes{db_instance=\"%s\",type=\"%s\"} %" PRIu64 "\n",
+                        name, a->instances[i].type ? a->instances[i].type : "",
+                        a->instances[i].shared_bytes);
+        }
+        family(f, "instance_page_tables_bytes", "gauge",
+               "Page tables of the instance's processes (sum of VmPTE).");
+        for (size_t i = 0; i < a->n_instances; i++) {
+                ng_metrics_escape(a->instances[i].name, name, sizeof(name));
+                fprintf(f, "numaguard_instance_page_tables_bytes{db_instance=\"%s\"} %" PRIu64 "\n",
+                        name, a->instances[i].vm_pte_kib * 1024);
+        }
+}
+
+/* Findings grouped by (code, severity, instance); the list is short. */
+static void findings(FILE *f, const struct ng_audit *a)
+{
+        char name[NG_INSTANCE_NAME_MAX * 2 + 1];
+        family(f, "findings_active", "gauge",
+               "Findings of the last poll by code, severity and database instance (\"\" = host).");
+        for (size_t i = 0; i < a->n_findings; i++) {
+                const struct ng_finding *x = &a->findings[i];
+                bool dup = false;
+                for (size_t j = 0; j < i && !dup; j++)
+                        dup = a->findings[j].code == x->code && a->findings[j].severity == x->severity &&
+                              !strcmp(a->findings[j].instance, x->instance);
+                if (dup)
+                        continue;
+                unsigned n = 0;
+                for (size_t j = i; j < a->n_findings; j++)
+                        n += a->findings[j].code == x->code && a->findings[j].severity == x->severity &&
+                             !strcmp(a->findings[j].instance, x->instance);
+                ng_metrics_escape(x->instance, name, sizeof(name));
+                fprintf(f, "numaguard_findings_active{code=\"%s\",severity=\"%s\",db_instance=\"%s\"} %u\n",
+                        ng_code_name(x->code), ng_severity_name(x->severity), name, n);
+        }
+        family(f, "findings_by_code", "gauge", "Findings of the last poll per code, zeros included.");
+        for (int c = 0; c < NG_CODE_MAX_; c++) {
+                unsigned n = 0;
+                for (size_t j = 0; j < a->n_findings; j++)
+                        n += a->findings[j].code == (enum ng_code) c;
+                fprintf(f, "numaguard_findings_by_code{code=\"%s\"} %u\n", ng_code_name((enum ng_code) c), n);
+        }
+}
+
+static void gauge(FILE *f, const char *name, const char *type, const char *help, uint64_t v)
+{
+        family(f, name, type, help);
+        fprintf(f, "numaguard_%s %" PRIu64 "\n", name, v);
+}
+
+/* Seconds from microseconds, exact to the microsecond. */
+static void seconds(FILE *f, const char *name, const char *help, uint64_t usec)
+{
+        family(f, name, "gauge", help);
+        fprintf(f, "numaguard_%s %" PRIu64 ".%06" PRIu64 "\n", name, usec / 1000000, usec % 1000000);
+}
+
+static void poll_cost(FILE *f, const struct ng_snapshot *s, const struct ng_metrics_poll *p)
+{
+        const struct ng_collect_cost *c = &s->cost;
+        seconds(f, "last_poll_timestamp_seconds", "End of the last poll (Unix time).", p->timestamp_usec);
+        seconds(f, "poll_duration_seconds", "Wall time of the last poll.", p->duration_usec);
+        seconds(f, "poll_cpu_seconds", "CPU time of the last poll.", p->cpu_usec);
+        seconds(f, "poll_collect_seconds", "Wall time of the last collection.", c->wall_usec);
+        gauge(f, "poll_files_read", "gauge", "Files read by the last poll.", c->files_read);
+        gauge(f, "poll_bytes_read", "gauge", "Bytes read by the last poll.", c->bytes_read);
+        gauge(f, "poll_processes_scanned", "gauge", "Processes read by the last poll.", c->procs_scanned);
+        gauge(f, "poll_numa_maps_read", "gauge",
+              "numa_maps files read by the last poll (tier 2, one per segment at most).", c->numa_maps_read);
+        gauge(f, "poll_pages_sampled", "gauge", "Pages sampled with move_pages() by the last poll.",
+              c->pages_sampled);
+        gauge(f, "polls_total", "counter", "Polls since the daemon started.", p->polls_total);
+        gauge(f, "poll_failures_total", "counter", "Polls that could not read the host.", p->poll_failures_total);
+        gauge(f, "alerts_raised_total", "counter", "Alerts raised since the daemon started.", p->alerts_raised_total);
+        gauge(f, "alerts_cleared_total", "counter", "Alerts cleared since the daemon started.", p->alerts_cleared_total);
+        gauge(f, "alerts_active", "gauge", "Alerts raised and not cleared.", p->alerts_active);
+}
+
+int ng_metrics_render(const struct ng_snapshot *s, const struct ng_audit *a,
+                      const struct ng_metrics_poll *p, FILE *f)
+{
+        gauge(f, "nodes", "gauge", "Online NUMA nodes.", s->topo.n_nodes);
+        pools(f, s);
+        node_memory(f, s);
+        if (a) {
+                instances(f, a);
+                findings(f, a);
+        }
+        poll_cost(f, s, p);
+        return ferror(f) ? -EIO : 0;
+}

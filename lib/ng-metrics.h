@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Fleet metrics: a snapshot and its audit rendered as Prometheus text
+ * exposition format (node_exporter's textfile collector). Pure: no I/O but
+ * the FILE it writes to. Every metric name starts with "numaguard_"; names
+ * and labels are a stable interface (numaguardd(8), METRICS).
+ */
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ng-audit.h"
+#include "ng-snapshot.h"
+
+/* What the caller knows about the poll beyond the snapshot's own cost. */
+struct ng_metrics_poll {
+        uint64_t timestamp_usec;        /* CLOCK_REALTIME, end of the poll */
+        uint64_t duration_usec;         /* wall time: collect + audit + alerts */
+        uint64_t cpu_usec;              /* CPU time of the same */
+        uint64_t polls_total, poll_failures_total;
+        uint64_t alerts_raised_total, alerts_cleared_total;
+        uint64_t alerts_active;
+};
+
+/* Writes the exposition text. a may be NULL (then no instance or finding
+ * series). Returns 0 or -EIO. */
+int ng_metrics_render(const struct ng_snapshot *s, const struct ng_audit *a,
+                      const struct ng_metrics_poll *p, FILE *f);
+
+/* Escapes a label value (backslash, double quote, newline) into buf. */
+void ng_metrics_escape(const char *v, char *buf, size_t size);
