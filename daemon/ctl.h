@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "ng-action.h"
 #include "ng-path.h"
 
 struct ng_snapshot;
@@ -26,6 +27,10 @@ struct ctl_opts {
         const char *socket;     /* status, reload: --socket PATH */
         bool json;
         bool exact;
+        bool dry_run;           /* corrections: show the writes, change nothing */
+        const char *size;       /* hugepages reserve --size 2M|1G */
+        long pages;             /* hugepages reserve --pages P (-1 unset) */
+        int node;               /* --node N (-1: unset) */
         char **args;            /* positional arguments after the command */
         int n_args;
 };
@@ -51,3 +56,17 @@ int ctl_collect_for_audit(const struct ctl_opts *o, const struct ng_config *cfg,
 /* The same, with the path layer's recorder on (snapshot). */
 int ctl_collect_for_audit_recorded(const struct ctl_opts *o, const struct ng_config *cfg,
                                    ng_path_recorder_t recorder, void *userdata, struct ng_snapshot **ret);
+
+enum ctl_action_kind {
+        CTL_ACTION_CPUSET,
+        CTL_ACTION_HUGEPAGES,
+        CTL_ACTION_REBALANCE,
+};
+
+/* The MESSAGE_ID of a kind of correction (systemd/numaguard.catalog). */
+const char *ctl_action_message_id(enum ctl_action_kind kind);
+/* Prints every write (or "would write" in a dry run) and the outcome, logs
+ * it at NOTICE unless dry-run or --root, and returns the exit status:
+ * 0 done / no-op / dry run, 1 partial, 2 refused, 3 failed. */
+int ctl_action_report(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target,
+                      const struct ng_action_result *res);

@@ -37,6 +37,10 @@ static void usage(FILE *f)
               "      --exact         audit: read numa_maps of one process per segment\n"
               "                      instead of sampling with move_pages(2)\n"
               "  -o, --output FILE   output file (snapshot)\n"
+              "      --dry-run       corrections: show every write, change nothing\n"
+              "      --size 2M|1G    hugepages reserve: the page size\n"
+              "      --pages P       hugepages reserve: pages wanted\n"
+              "      --node N        hugepages reserve: on node N only\n"
               "      --socket PATH   numaguardd's control socket (status, reload; default:\n"
               "                      the configuration's socket)\n"
               "  -h, --help          this text\n"
@@ -257,19 +261,23 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-        enum { OPT_VERSION = 0x100, OPT_EXACT, OPT_SOCKET };
+        enum { OPT_VERSION = 0x100, OPT_EXACT, OPT_SOCKET, OPT_DRY_RUN, OPT_SIZE, OPT_PAGES, OPT_NODE };
         static const struct option longopts[] = {
                 { "root", required_argument, NULL, 'r' },
                 { "json", no_argument, NULL, 'j' },
                 { "output", required_argument, NULL, 'o' },
                 { "config", required_argument, NULL, 'c' },
                 { "exact", no_argument, NULL, OPT_EXACT },
+                { "dry-run", no_argument, NULL, OPT_DRY_RUN },
+                { "size", required_argument, NULL, OPT_SIZE },
+                { "pages", required_argument, NULL, OPT_PAGES },
+                { "node", required_argument, NULL, OPT_NODE },
                 { "socket", required_argument, NULL, OPT_SOCKET },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, OPT_VERSION },
                 {}
         };
-        struct ctl_opts o = {0};
+        struct ctl_opts o = { .pages = -1, .node = -1 };
         int c;
         while ((c = getopt_long(argc, argv, "r:jo:c:h", longopts, NULL)) >= 0) {
                 switch (c) {
@@ -278,6 +286,24 @@ int main(int argc, char **argv)
                 case 'o': o.output = optarg; break;
                 case 'c': o.config = optarg; break;
                 case OPT_EXACT: o.exact = true; break;
+                case OPT_DRY_RUN: o.dry_run = true; break;
+                case OPT_SIZE: o.size = optarg; break;
+                case OPT_PAGES:
+                case OPT_NODE: {
+                        char *end;
+                        errno = 0;
+                        long v = strtol(optarg, &end, 10);
+                        if (errno || *end || v < 0 || v > (c == OPT_NODE ? 1023 : 1L << 30)) {
+                                fprintf(stderr, "numaguardctl: --%s: invalid value '%s'\n",
+                                        c == OPT_NODE ? "node" : "pages", optarg);
+                                return NG_EXIT_UNKNOWN;
+                        }
+                        if (c == OPT_NODE)
+                                o.node = (int) v;
+                        else
+                                o.pages = v;
+                        break;
+                }
                 case OPT_SOCKET: o.socket = optarg; break;
                 case 'h': usage(stdout); return NG_EXIT_OK;
                 case OPT_VERSION: puts("numaguardctl " NG_VERSION); return NG_EXIT_OK;

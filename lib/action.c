@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Shared machinery of the corrections: outcomes, error classes, ops. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ng-action.h"
+
+const char *ng_outcome_name(enum ng_outcome o)
+{
+        switch (o) {
+        case NG_OUTCOME_DRY_RUN: return "dry-run";
+        case NG_OUTCOME_NOOP: return "noop";
+        case NG_OUTCOME_DONE: return "done";
+        case NG_OUTCOME_PARTIAL: return "partial";
+        case NG_OUTCOME_REFUSED: return "refused";
+        case NG_OUTCOME_TRANSIENT: return "transient-error";
+        case NG_OUTCOME_PERMANENT: return "permanent-error";
+        }
+        return "unknown";
+}
+
+bool ng_errno_transient(int err)
+{
+        err = err < 0 ? -err : err;
+        return err == EBUSY || err == EAGAIN || err == ENOMEM || err == EINTR;
+}
+
+enum ng_outcome ng_outcome_for_errno(int r)
+{
+        return ng_errno_transient(r) ? NG_OUTCOME_TRANSIENT : NG_OUTCOME_PERMANENT;
+}
+
+static int default_write(void *userdata, const struct ng_path *p, const char *path, const char *value)
+{
+        (void) userdata;
+        return ng_path_write(p, value, "%s", path);
+}
+
+static int default_read(void *userdata, const struct ng_path *p, const char *path, char *buf, size_t size)
+{
+        (void) userdata;
+        char *b;
+        int r = ng_path_read(p, &b, NULL, "%s", path);
+        if (r < 0)
+                return r;
+        snprintf(buf, size, "%s", b);
+        free(b);
+        return 0;
+}
+
+static void default_sleep(void *userdata, uint64_t usec)
+{
+        (void) userdata;
+        struct timespec ts = { .tv_sec = (time_t) (usec / 1000000), .tv_nsec = (long) (usec % 1000000) * 1000 };
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+const struct ng_action_ops ng_action_ops_default = {
+        .write = default_write,
+        .read = default_read,
+        .sleep_usec = default_sleep,
+};
+
+static void chomp(char *s)
+{
+        size_t n = strlen(s);
+        while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
+                s[--n] = '\0';
+}
+
+int ng_action_write(const struct ng_action_ops *ops, const struct ng_path *p, struct ng_action_result *res,
+                    bool dry_run, const char *path, const char *value)
+{
+        if (res->n_writes >= NG_ACTION_MAX_WRITES)
+                return -E2BIG;
+        struct ng_write *w = &res->writes[res->n_writes++];
+        memset(w, 0, sizeof(*w));
+        snprintf(w->path, sizeof(w->path), "%s", path);
+        snprintf(w->value, sizeof(w->value), "%s", value);
+        if (ops->read(ops->userdata, p, path, w->before, sizeof(w->before)) >= 0)
+                chomp(w->before);
+        if (dry_run)
+                return 0;
+        w->error = ops->write(ops->userdata, p, path, value);
+        if (w->error < 0 && res->error == 0)
+                res->error = w->error;
+        if (ops->read(ops->userdata, p, path, w->after, sizeof(w->after)) >= 0)
+                chomp(w->after);
+        return w->error;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * act: corrections planned from an audit and carried out through the path
+ * layer (so --root runs them against a copy of a tree), each dry-run first,
+ * read back after every write, with partial success as its own outcome.
+ * Library code never logs: callers log the result (NOTICE, one MESSAGE_ID
+ * per action kind).
+ */
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ng-path.h"
+
+enum ng_outcome {
+        NG_OUTCOME_DRY_RUN,     /* planned and shown, nothing written */
+        NG_OUTCOME_NOOP,        /* already as wanted */
+        NG_OUTCOME_DONE,        /* written and read back as wanted */
+        NG_OUTCOME_PARTIAL,     /* some of it took (a hugepage grant short of the ask) */
+        NG_OUTCOME_REFUSED,     /* a safety check said no (floor, supply): the reason says why */
+        NG_OUTCOME_TRANSIENT,   /* EBUSY, EAGAIN, ENOMEM, EINTR: retry later, bounded */
+        NG_OUTCOME_PERMANENT,   /* EACCES, EPERM, EROFS, EINVAL, ...: mark the target unmanaged */
+};
+
+const char *ng_outcome_name(enum ng_outcome o);
+/* True for errors worth retrying later: EBUSY, EAGAIN, ENOMEM, EINTR. */
+bool ng_errno_transient(int err);
+/* NG_OUTCOME_TRANSIENT or NG_OUTCOME_PERMANENT for a -errno. */
+enum ng_outcome ng_outcome_for_errno(int r);
+
+/* One write of an action, as shown by --dry-run and logged after. */
+struct ng_write {
+        char path[PATH_MAX];    /* host path ("/sys/fs/cgroup/oracle/cpuset.mems") */
+        char value[256];        /* what is (or would be) written */
+        char before[256];       /* what the file held before */
+        char after[256];        /* read back after writing ("" in dry-run) */
+        int error;              /* 0 or -errno of the write */
+};
+
+#define NG_ACTION_MAX_WRITES 64
+
+struct ng_action_result {
+        enum ng_outcome outcome;
+        char summary[512];      /* one line with the numbers ("asked 64, granted 40 on node 2") */
+        struct ng_write writes[NG_ACTION_MAX_WRITES];
+        size_t n_writes;
+        int error;              /* the first -errno, 0 if none */
+};
+
+/*
+ * I/O of the actions, swappable so tests inject EBUSY, partial grants or
+ * EACCES (STYLE.md point 8). Paths are host paths; the default ops go
+ * through the path layer (root prefix honoured).
+ */
+struct ng_action_ops {
+        int (*write)(void *userdata, const struct ng_path *p, const char *path, const char *value);
+        /* Reads a small file into buf (NUL-terminated, trailing newline kept). */
+        int (*read)(void *userdata, const struct ng_path *p, const char *path, char *buf, size_t size);
+        void (*sleep_usec)(void *userdata, uint64_t usec);
+        void *userdata;
+};
+
+extern const struct ng_action_ops ng_action_ops_default;
+
+/* Helpers for action implementations: record a write in the result, do it
+ * unless dry_run, read it back. Returns 0 or the write's -errno. */
+int ng_action_write(const struct ng_action_ops *ops, const struct ng_path *p, struct ng_action_result *res,
+                    bool dry_run, const char *path, const char *value);
