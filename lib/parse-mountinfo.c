@@ -14,23 +14,10 @@
 #include <string.h>
 
 #include "ng-parse.h"
+#include "parse-internal.h"
 
-#define MAX_MOUNTS (1u << 20)
-#define MAX_LINE (64u * 1024)
 /* shared:N master:N propagate_from:N unbindable; a handful at most */
 #define MAX_FIELDS 32
-
-/* Copies the line at *p and advances past it; an over-long line comes back
- * empty and is skipped as malformed. */
-static char *line_dup(const char **p)
-{
-        const char *s = *p, *e = strchrnul(s, '\n');
-
-        *p = *e ? e + 1 : e;
-        if ((size_t)(e - s) > MAX_LINE)
-                return strdup("");
-        return strndup(s, (size_t)(e - s));
-}
 
 static void mount_clear(struct ng_mount *m)
 {
@@ -141,63 +128,24 @@ static int mount_line(char *line, struct ng_mount *m)
         return mount_strings(f, sep, m) < 0 ? -ENOMEM : 1;
 }
 
-static int mounts_push(struct ng_mount **arr, size_t *cap, size_t n, const struct ng_mount *m)
-{
-        if (n >= *cap) {
-                size_t ncap = *cap ? *cap * 2 : 32;
-                struct ng_mount *a;
-
-                if (n >= MAX_MOUNTS)
-                        return -E2BIG;
-                if (ncap > MAX_MOUNTS)
-                        ncap = MAX_MOUNTS;
-                a = reallocarray(*arr, ncap, sizeof(*a));
-                if (!a)
-                        return -ENOMEM;
-                *arr = a;
-                *cap = ncap;
-        }
-        (*arr)[n] = *m;
-        return 0;
-}
-
 /* Lines without the "-" separator followed by exactly three fields, or with
  * bad ids, are skipped. */
+static int mount_item(char *line, void *item, void *userdata)
+{
+        (void) userdata;
+        return mount_line(line, item);
+}
+
+static void mounts_free(void *array, size_t n)
+{
+        ng_mounts_free(array, n);
+}
+
 int ng_parse_mountinfo(const char *buf, struct ng_mount **ret, size_t *ret_n)
 {
-        struct ng_mount *mounts = NULL;
-        size_t n = 0, cap = 0;
-        int r = 0;
-
         if (!buf || !ret || !ret_n)
                 return -EINVAL;
-        for (const char *p = buf; *p; ) {
-                char *line = line_dup(&p);
-                struct ng_mount m;
-
-                if (!line) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                r = mount_line(line, &m);
-                free(line);
-                if (r < 0)
-                        goto fail;
-                if (r == 0)
-                        continue;
-                r = mounts_push(&mounts, &cap, n, &m);
-                if (r < 0) {
-                        mount_clear(&m);
-                        goto fail;
-                }
-                n++;
-        }
-        *ret = mounts;
-        *ret_n = n;
-        return 0;
-fail:
-        ng_mounts_free(mounts, n);
-        return r;
+        return ng_parse_lines(buf, sizeof(**ret), mount_item, NULL, mounts_free, (void **) ret, ret_n);
 }
 
 /* Finds "key" (want_value false) or "key=" (true) among comma-separated

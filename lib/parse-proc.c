@@ -13,48 +13,11 @@
 #include <string.h>
 
 #include "ng-parse.h"
+#include "parse-internal.h"
 
-/* Far above what a sane file holds (a 1 TiB process has ~10^5 VMAs), low
- * enough that a hostile file cannot make us allocate gigabytes. */
-#define MAX_ENTRIES (1u << 20)
-/* A mountinfo or numa_maps line with two escaped PATH_MAX paths fits. */
-#define MAX_LINE (64u * 1024)
 /* MAX_NUMNODES is at most 1024. */
 #define MAX_NODES_PER_LINE 1024u
 #define MAX_FIELDS 64
-
-/* Copies the line at *p and advances past it. A line longer than MAX_LINE
- * comes back empty so the caller skips it as malformed. */
-static char *line_dup(const char **p)
-{
-        const char *s = *p, *e = strchrnul(s, '\n');
-
-        *p = *e ? e + 1 : e;
-        if ((size_t)(e - s) > MAX_LINE)
-                return strdup("");
-        return strndup(s, (size_t)(e - s));
-}
-
-/* Makes room for one more element; -E2BIG past MAX_ENTRIES. */
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-        size_t ncap;
-        void *a;
-
-        if (n < *cap)
-                return 0;
-        if (n >= MAX_ENTRIES)
-                return -E2BIG;
-        ncap = *cap ? *cap * 2 : 16;
-        if (ncap > MAX_ENTRIES)
-                ncap = MAX_ENTRIES;
-        a = reallocarray(*arr, ncap, elem);
-        if (!a)
-                return -ENOMEM;
-        *arr = a;
-        *cap = ncap;
-        return 0;
-}
 
 /* Splits on runs of blanks in place; returns the field count, or max + 1
  * when there are more fields than max. */
@@ -226,39 +189,24 @@ static bool shm_line(char *line, struct ng_shm_seg *s)
 
 /* The header and malformed rows are skipped; 14 columns (before 2.6.29) or
  * at least 16. */
+static int shm_item(char *line, void *item, void *userdata)
+{
+        (void) userdata;
+        /* the header's first field is "key": not a number */
+        return shm_line(line, item) ? 1 : 0;
+}
+
+static void shm_free(void *array, size_t n)
+{
+        (void) n;
+        free(array);
+}
+
 int ng_parse_sysvipc_shm(const char *buf, struct ng_shm_seg **ret, size_t *ret_n)
 {
-        struct ng_shm_seg *segs = NULL;
-        size_t n = 0, cap = 0;
-        int r = 0;
-
         if (!buf || !ret || !ret_n)
                 return -EINVAL;
-        for (const char *p = buf; *p; ) {
-                char *line = line_dup(&p);
-                struct ng_shm_seg s;
-                bool ok;
-
-                if (!line) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                /* the header's first field is "key": not a number */
-                ok = shm_line(line, &s);
-                free(line);
-                if (!ok)
-                        continue;
-                r = grow((void **)&segs, &cap, n, sizeof(*segs));
-                if (r < 0)
-                        goto fail;
-                segs[n++] = s;
-        }
-        *ret = segs;
-        *ret_n = n;
-        return 0;
-fail:
-        free(segs);
-        return r;
+        return ng_parse_lines(buf, sizeof(**ret), shm_item, NULL, shm_free, (void **) ret, ret_n);
 }
 
 /* ---- /proc/<pid>/stat ---- */
@@ -454,7 +402,7 @@ int ng_parse_pid_status(const char *buf, struct ng_pid_status *ret)
         if (!st)
                 return -ENOMEM;
         for (const char *p = buf; *p; ) {
-                char *line = line_dup(&p);
+                char *line = ng_parse_line_dup(&p);
                 int k;
 
                 if (!line) {
@@ -537,40 +485,32 @@ static int cgroup_line(char *line, struct ng_cgroup_entry *e)
 }
 
 /* Lines without two colons, a numeric id and an absolute path are skipped. */
+static int cgroup_item(char *line, void *item, void *userdata)
+{
+        struct ng_cgroup_entry *e = item;
+        (void) userdata;
+        *e = (struct ng_cgroup_entry) {};
+        /* cgroup_line() frees what it allocated when it fails */
+        int r = cgroup_line(line, e);
+        return r == 0 ? 1 : r == -EINVAL ? 0 : r;
+}
+
+static void cgroup_free(void *array, size_t n)
+{
+        cgroup_entries_free(array, n);
+}
+
 int ng_parse_pid_cgroup(const char *buf, struct ng_pid_cgroup *ret)
 {
-        struct ng_cgroup_entry *e = NULL;
-        size_t n = 0, cap = 0;
-        int r = 0;
-
+        struct ng_cgroup_entry *e;
+        size_t n;
         if (!buf || !ret)
                 return -EINVAL;
-        for (const char *p = buf; *p; ) {
-                struct ng_cgroup_entry ent = {};
-                char *line = line_dup(&p);
-
-                if (!line) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                r = cgroup_line(line, &ent);
-                free(line);
-                if (r == -EINVAL)
-                        continue;
-                if (r == 0)
-                        r = grow((void **)&e, &cap, n, sizeof(*e));
-                if (r < 0) {
-                        free(ent.controllers);
-                        free(ent.path);
-                        goto fail;
-                }
-                e[n++] = ent;
-        }
+        int r = ng_parse_lines(buf, sizeof(*e), cgroup_item, NULL, cgroup_free, (void **) &e, &n);
+        if (r < 0)
+                return r;
         *ret = (struct ng_pid_cgroup) { .e = e, .n = n };
         return 0;
-fail:
-        cgroup_entries_free(e, n);
-        return r;
 }
 
 const char *ng_pid_cgroup_v2_path(const struct ng_pid_cgroup *c)
@@ -766,41 +706,21 @@ static int maps_line(char *line, uint64_t min_private_bytes, struct ng_map *m)
 
 /* Malformed lines are skipped; paths are kept verbatim (maps escapes only
  * "\n", which we cannot tell from a literal "\012"). */
+static int maps_item(char *line, void *item, void *userdata)
+{
+        return maps_line(line, *(const uint64_t *) userdata, item);
+}
+
+static void maps_free(void *array, size_t n)
+{
+        ng_maps_free(array, n);
+}
+
 int ng_parse_maps(const char *buf, uint64_t min_private_bytes, struct ng_map **ret, size_t *ret_n)
 {
-        struct ng_map *maps = NULL;
-        size_t n = 0, cap = 0;
-        int r = 0;
-
         if (!buf || !ret || !ret_n)
                 return -EINVAL;
-        for (const char *p = buf; *p; ) {
-                char *line = line_dup(&p);
-                struct ng_map m;
-
-                if (!line) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                r = maps_line(line, min_private_bytes, &m);
-                free(line);
-                if (r < 0)
-                        goto fail;
-                if (r == 0)
-                        continue;
-                r = grow((void **)&maps, &cap, n, sizeof(*maps));
-                if (r < 0) {
-                        free(m.path);
-                        goto fail;
-                }
-                maps[n++] = m;
-        }
-        *ret = maps;
-        *ret_n = n;
-        return 0;
-fail:
-        ng_maps_free(maps, n);
-        return r;
+        return ng_parse_lines(buf, sizeof(**ret), maps_item, &min_private_bytes, maps_free, (void **) ret, ret_n);
 }
 
 /* ---- /proc/<pid>/numa_maps ---- */
@@ -883,7 +803,7 @@ static int numa_node_pages(const char *key, const char *val, struct ng_node_page
         if (field_u64(key + 1, &node) < 0 || node >= NG_BITMAP_BITS ||
             field_u64(val, &pages) < 0 || *n >= MAX_NODES_PER_LINE)
                 return -EINVAL;
-        r = grow((void **)np, cap, *n, sizeof(**np));
+        r = ng_parse_grow((void **)np, cap, *n, sizeof(**np));
         if (r < 0)
                 return r;
         (*np)[(*n)++] = (struct ng_node_pages) { .node = (int)node, .pages = pages };
@@ -973,41 +893,22 @@ static int numa_line(char *line, struct ng_numa_map *m)
 /* A line with a bad address, a bad known counter or node count, or two
  * file= is skipped; unknown tokens (newer kernels) are ignored. file= is
  * unescaped and keeps its " (deleted)". */
+static int numa_item(char *line, void *item, void *userdata)
+{
+        (void) userdata;
+        return numa_line(line, item);
+}
+
+static void numa_free(void *array, size_t n)
+{
+        ng_numa_maps_free(array, n);
+}
+
 int ng_parse_numa_maps(const char *buf, struct ng_numa_map **ret, size_t *ret_n)
 {
-        struct ng_numa_map *maps = NULL;
-        size_t n = 0, cap = 0;
-        int r = 0;
-
         if (!buf || !ret || !ret_n)
                 return -EINVAL;
-        for (const char *p = buf; *p; ) {
-                char *line = line_dup(&p);
-                struct ng_numa_map m;
-
-                if (!line) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                r = numa_line(line, &m);
-                free(line);
-                if (r < 0)
-                        goto fail;
-                if (r == 0)
-                        continue;
-                r = grow((void **)&maps, &cap, n, sizeof(*maps));
-                if (r < 0) {
-                        numa_map_clear(&m);
-                        goto fail;
-                }
-                maps[n++] = m;
-        }
-        *ret = maps;
-        *ret_n = n;
-        return 0;
-fail:
-        ng_numa_maps_free(maps, n);
-        return r;
+        return ng_parse_lines(buf, sizeof(**ret), numa_item, NULL, numa_free, (void **) ret, ret_n);
 }
 
 /* ---- memory.numa_stat, hugetlb.<size>.numa_stat ---- */
@@ -1069,39 +970,20 @@ static int numa_stat_line(char *line, struct ng_numa_stat_line *l)
 
 /* Lines whose key is not [a-z0-9_] or with a token other than N<id>=<n>
  * are skipped. */
+static int numa_stat_item(char *line, void *item, void *userdata)
+{
+        (void) userdata;
+        return numa_stat_line(line, item);
+}
+
+static void numa_stat_free(void *array, size_t n)
+{
+        ng_numa_stat_free(array, n);
+}
+
 int ng_parse_numa_stat(const char *buf, struct ng_numa_stat_line **ret, size_t *ret_n)
 {
-        struct ng_numa_stat_line *lines = NULL;
-        size_t n = 0, cap = 0;
-        int r = 0;
-
         if (!buf || !ret || !ret_n)
                 return -EINVAL;
-        for (const char *p = buf; *p; ) {
-                char *line = line_dup(&p);
-                struct ng_numa_stat_line l;
-
-                if (!line) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                r = numa_stat_line(line, &l);
-                free(line);
-                if (r < 0)
-                        goto fail;
-                if (r == 0)
-                        continue;
-                r = grow((void **)&lines, &cap, n, sizeof(*lines));
-                if (r < 0) {
-                        free(l.np);
-                        goto fail;
-                }
-                lines[n++] = l;
-        }
-        *ret = lines;
-        *ret_n = n;
-        return 0;
-fail:
-        ng_numa_stat_free(lines, n);
-        return r;
+        return ng_parse_lines(buf, sizeof(**ret), numa_stat_item, NULL, numa_stat_free, (void **) ret, ret_n);
 }

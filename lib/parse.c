@@ -2,9 +2,11 @@
 /* Small parsing helpers and /proc/meminfo (also node meminfo). */
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ng-parse.h"
+#include "parse-internal.h"
 
 static bool is_blank(char c)
 {
@@ -269,4 +271,68 @@ uint64_t ng_meminfo_value(const struct ng_meminfo *m, const char *key)
 
         (void)ng_meminfo_get(m, key, &v);
         return v;
+}
+
+char *ng_parse_line_dup(const char **p)
+{
+        const char *s = *p, *e = strchrnul(s, '\n');
+        *p = *e ? e + 1 : e;
+        return (size_t) (e - s) > NG_PARSE_MAX_LINE ? strdup("") : strndup(s, (size_t) (e - s));
+}
+
+int ng_parse_grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+        if (n < *cap)
+                return 0;
+        if (n >= NG_PARSE_MAX_ENTRIES)
+                return -E2BIG;
+        size_t ncap = *cap ? *cap * 2 : 16;
+        if (ncap > NG_PARSE_MAX_ENTRIES)
+                ncap = NG_PARSE_MAX_ENTRIES;
+        void *a = reallocarray(*arr, ncap, elem);
+        if (!a)
+                return -ENOMEM;
+        *arr = a;
+        *cap = ncap;
+        return 0;
+}
+
+int ng_parse_lines(const char *buf, size_t item_size, ng_line_fn fn, void *userdata,
+                   void (*free_items)(void *array, size_t n), void **ret, size_t *ret_n)
+{
+        char *arr = NULL;
+        size_t n = 0, cap = 0;
+        int r = 0;
+        void *item = malloc(item_size);
+
+        if (!item)
+                return -ENOMEM;
+        for (const char *p = buf; *p && r >= 0;) {
+                char *line = ng_parse_line_dup(&p);
+                if (!line) {
+                        r = -ENOMEM;
+                        break;
+                }
+                r = fn(line, item, userdata);
+                free(line);
+                if (r <= 0)
+                        continue;
+                r = ng_parse_grow((void **) &arr, &cap, n, item_size);
+                if (r < 0) {
+                        /* the item is kept-but-unstored: free it with the rest */
+                        free_items(item, 1);
+                        item = NULL;
+                        break;
+                }
+                memcpy(arr + n++ * item_size, item, item_size);
+        }
+        if (r < 0) {
+                free(item);
+                free_items(arr, n);
+                return r;
+        }
+        free(item);
+        *ret = arr;
+        *ret_n = n;
+        return 0;
 }
