@@ -131,8 +131,9 @@ check: all $(UNIT_BINS) $(HELPER_BINS)
 check-unit: all $(UNIT_BINS) $(HELPER_BINS)
 	BUILD=$(BUILD) tests/run-suite $(UNIT_BINS) -- tests/shell/*.sh
 
+# E2E_ARGS="-t 4node -t 2node-v1" limits the topologies.
 check-e2e: all $(HELPER_BINS)
-	BUILD=$(BUILD) tests/e2e/run-e2e
+	BUILD=$(BUILD) tests/e2e/run-e2e $(E2E_ARGS)
 
 # libFuzzer targets, one per parser; fuzz-smoke is the bounded CI run.
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib -fsanitize=fuzzer,address,undefined
