@@ -104,7 +104,8 @@ int ctl_action_report(const struct ctl_opts *o, enum ctl_action_kind kind, const
                                w->before[0] ? w->before : "-", w->after[0] ? w->after : "-");
         }
         printf("%s %s: %s: %s\n", kind_name(kind), target, ng_outcome_name(res->outcome), res->summary);
-        if (!dry && !o->root)
+        /* A dry run changes nothing, whatever it found: nothing to log. */
+        if (!dry && !o->dry_run && !o->root)
                 log_action(kind, target, res);
         switch (res->outcome) {
         case NG_OUTCOME_DRY_RUN:

@@ -39,6 +39,10 @@ int ctl_snapshot(const struct ctl_opts *o);
 /* `status` and `reload`: requests to numaguardd's control socket (ctl-status.c). */
 int ctl_status(const struct ctl_opts *o);
 int ctl_reload(const struct ctl_opts *o);
+/* `cpuset apply INSTANCE [--dry-run]` (ctl-cpuset.c). */
+int ctl_cpuset(const struct ctl_opts *o);
+/* `rebalance INSTANCE [--dry-run]` (ctl-rebalance.c). */
+int ctl_rebalance(const struct ctl_opts *o);
 /* Prints "numaguardctl: what: strerror" to stderr and returns NG_EXIT_UNKNOWN. */
 int ctl_fail(const char *what, int r);
 /* The same for a failed collection, naming --root when given. */
@@ -70,3 +74,8 @@ const char *ctl_action_message_id(enum ctl_action_kind kind);
  * 0 done / no-op / dry run, 1 partial, 2 refused, 3 failed. */
 int ctl_action_report(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target,
                       const struct ng_action_result *res);
+
+/* `hugepages reserve --size --pages [--node]` and `hugepages apply`
+ * (ctl-hugepages.c); [--dry-run]. Return the exit status. */
+int ctl_hugepages_reserve(const struct ctl_opts *o);
+int ctl_hugepages_apply(const struct ctl_opts *o);

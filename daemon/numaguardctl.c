@@ -25,6 +25,12 @@ static void usage(FILE *f)
               "  topology            nodes, CPUs, memory, hugepage pools, distances\n"
               "  segments            shared memory segments and their placement per node\n"
               "  hugepages plan      the pools per node the instances need, and how to get them\n"
+              "  hugepages reserve --size 2M|1G --pages P [--node N]\n"
+              "                      size the pools per node (P in total over the nodes\n"
+              "                      with memory, or P on node N); --dry-run first\n"
+              "  hugepages apply     carry out `hugepages plan` (--dry-run first)\n"
+              "  cpuset apply INST   set INST's cgroup cpuset.mems/cpus to its policy (--dry-run)\n"
+              "  rebalance INST      move INST's cyclops segments' pages over its nodes (--dry-run)\n"
               "  snapshot -o FILE    capture what numaguard reads into FILE.tar.gz\n"
               "  status              ask the running numaguardd: last poll, placement,\n"
               "                      active alerts (exit 3 when it is not running)\n"
@@ -59,7 +65,7 @@ int ctl_fail(const char *what, int r)
 int ctl_fail_read(const struct ctl_opts *o, int r)
 {
         if (!o->root)
-                return ctl_fail_read(o, r);
+                return ctl_fail("reading the host", r);
         struct stat st;
         if (stat(o->root, &st) < 0)
                 r = -errno;
@@ -109,6 +115,8 @@ static int load(const struct ctl_opts *o, bool procs, struct ng_snapshot **ret)
                 return r;
         struct ng_collect_opts co = NG_COLLECT_OPTS_DEFAULT;
         co.skip_procs = !procs;
+        if (o->exact)
+                co.placement = NG_PLACEMENT_EXACT;
         r = ng_snapshot_collect(p, &co, ret);
         ng_path_free(p);
         return r;
@@ -164,13 +172,24 @@ int ctl_collect_for_audit_recorded(const struct ctl_opts *o, const struct ng_con
                                    ng_path_recorder_t recorder, void *userdata, struct ng_snapshot **ret)
 {
         const char **pidfiles = calloc(cfg->n_instances + 1, sizeof(*pidfiles));
-        if (!pidfiles)
+        const char **comms = calloc(cfg->n_instances + 3, sizeof(*comms));
+        if (!pidfiles || !comms) {
+                free(pidfiles);
+                free(comms);
                 return -ENOMEM;
+        }
         struct ng_collect_opts co = NG_COLLECT_OPTS_DEFAULT;
-        for (size_t i = 0; i < cfg->n_instances; i++)
+        /* Configured instances' processes may hold large private heaps too. */
+        comms[co.n_private_comms++] = "mysqld";
+        comms[co.n_private_comms++] = "mariadbd";
+        for (size_t i = 0; i < cfg->n_instances; i++) {
                 if (cfg->instances[i].pidfile)
                         pidfiles[co.n_pidfiles++] = cfg->instances[i].pidfile;
+                if (cfg->instances[i].match_comm)
+                        comms[co.n_private_comms++] = cfg->instances[i].match_comm;
+        }
         co.pidfiles = pidfiles;
+        co.private_comms = comms;
         co.sample_pages = cfg->sample_pages;
         co.min_private_bytes = cfg->min_segment_size_bytes;
         if (o->exact)
@@ -183,6 +202,7 @@ int ctl_collect_for_audit_recorded(const struct ctl_opts *o, const struct ng_con
                 ng_path_free(p);
         }
         free(pidfiles);
+        free(comms);
         return r;
 }
 
@@ -217,8 +237,14 @@ static int cmd_audit(const struct ctl_opts *o)
 
 static int cmd_hugepages(const struct ctl_opts *o)
 {
+        if (o->n_args == 1 && strcmp(o->args[0], "reserve") == 0)
+                return ctl_hugepages_reserve(o);
+        if (o->n_args == 1 && strcmp(o->args[0], "apply") == 0)
+                return ctl_hugepages_apply(o);
         if (o->n_args != 1 || strcmp(o->args[0], "plan") != 0) {
-                fprintf(stderr, "numaguardctl: usage: numaguardctl hugepages plan [--json]\n");
+                fprintf(stderr, "numaguardctl: usage: numaguardctl hugepages plan [--json]\n"
+                        "       numaguardctl hugepages reserve --size 2M|1G --pages P [--node N] [--dry-run]\n"
+                        "       numaguardctl hugepages apply [--dry-run]\n");
                 return NG_EXIT_UNKNOWN;
         }
         struct ng_config *cfg;
@@ -257,6 +283,8 @@ static const struct {
         { "snapshot", ctl_snapshot, false },
         { "status", ctl_status, false },
         { "reload", ctl_reload, false },
+        { "cpuset", ctl_cpuset, true },
+        { "rebalance", ctl_rebalance, true },
 };
 
 int main(int argc, char **argv)

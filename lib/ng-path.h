@@ -85,8 +85,8 @@ int ng_path_blksize(const struct ng_path *p, uint64_t *ret_bytes, const char *fm
 int ng_path_list(const struct ng_path *p, char ***ret_names, size_t *ret_n, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 
-/* Writes buf to an existing file (O_WRONLY, no O_CREAT, no O_TRUNC needed for
- * sysfs/cgroupfs). Returns 0, -errno, or -EIO on a short write. */
+/* Writes buf to an existing file (O_WRONLY|O_TRUNC, never O_CREAT), as a
+ * shell redirection does. Returns 0, -errno, or -EIO on a short write. */
 int ng_path_write(const struct ng_path *p, const char *buf, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 

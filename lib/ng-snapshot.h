@@ -117,6 +117,10 @@ struct ng_collect_opts {
         enum ng_placement placement;
         unsigned sample_pages;          /* tier 1 K */
         uint64_t min_private_bytes;     /* private anon mappings kept from maps */
+        /* fnmatch(3) globs of the processes whose large private mappings
+         * count as segments (InnoDB's buffer pool); NULL: mysqld, mariadbd. */
+        const char *const *private_comms;
+        size_t n_private_comms;
         bool skip_procs;                /* topology only */
         const char *const *pidfiles;    /* read into ng_snapshot.pidfiles */
         size_t n_pidfiles;

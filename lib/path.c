@@ -306,7 +306,9 @@ int ng_path_write(const struct ng_path *p, const char *buf, const char *fmt, ...
         va_end(ap);
         if (r < 0)
                 return r;
-        int fd = open(abs, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+        /* O_TRUNC as a shell redirection does: sysfs, cgroupfs and procfs accept
+         * it, and a tree copy (--root) must not keep stale trailing digits. */
+        int fd = open(abs, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
         if (fd < 0)
                 return -errno;
         size_t len = strlen(buf);

@@ -2,6 +2,7 @@
 /* collect: read the host through the path layer into one snapshot. */
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -389,6 +390,32 @@ static void proc_done(struct ng_proc *pr)
         memset(pr, 0, sizeof(*pr));
 }
 
+static bool keeps_private_heaps(const struct collector *c, const char *comm)
+{
+        static const char *const defaults[] = { "mysqld", "mariadbd" };
+        const char *const *globs = c->o.private_comms ? c->o.private_comms : defaults;
+        size_t n = c->o.private_comms ? c->o.n_private_comms : sizeof(defaults) / sizeof(defaults[0]);
+        for (size_t i = 0; i < n; i++)
+                if (fnmatch(globs[i], comm, 0) == 0)
+                        return true;
+        return false;
+}
+
+/* Private anonymous mappings are segments only for the buffer-pool
+ * holders: every other process's heap would cost a sample each. */
+static void drop_private_maps(struct ng_proc *pr)
+{
+        size_t k = 0;
+        for (size_t j = 0; j < pr->n_maps; j++) {
+                if (pr->maps[j].kind == NG_MAP_ANON_PRIVATE) {
+                        free(pr->maps[j].path);
+                        continue;
+                }
+                pr->maps[k++] = pr->maps[j];
+        }
+        pr->n_maps = k;
+}
+
 /* Returns 1 when the process was read, 0 when it is a kernel thread or went
  * away mid-read, <0 on a real error. */
 static int read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
@@ -433,6 +460,8 @@ static int read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
                 free(buf);
                 if (r == -ENOMEM)
                         goto fail;
+                if (r >= 0 && !keeps_private_heaps(c, pr->stat.comm))
+                        drop_private_maps(pr);
         }
         return 1;
 fail:
@@ -542,7 +571,8 @@ static int rep_cmp_ptr(const void *a, const void *b)
  * in ng_proc_rep_cmp() order for which fn succeeds (> 0). fn returning 0
  * means "not this one" (gone, not readable): the next attacher serves.
  */
-static int for_each_representative(struct collector *c, int (*fn)(struct collector *c, struct ng_proc *pr))
+static int for_each_representative(struct collector *c,
+                                   int (*fn)(struct collector *c, struct ng_proc *pr, const struct id_set *seen))
 {
         struct ng_snapshot *s = c->s;
         struct id_set seen = {0};
@@ -561,7 +591,7 @@ static int for_each_representative(struct collector *c, int (*fn)(struct collect
                         needed = map_is_segment(&pr->maps[j]) && !id_seen(seen.v, seen.n, map_id(pr, &pr->maps[j]));
                 if (!needed)
                         continue;
-                r = fn(c, pr);
+                r = fn(c, pr, &seen);
                 if (r <= 0)
                         continue;
                 r = 0;
@@ -578,8 +608,9 @@ static int for_each_representative(struct collector *c, int (*fn)(struct collect
 
 /* Tier 2: the representative's numa_maps (a page-table walk of the whole
  * process: never one read per attached process, that stalls databases). */
-static int read_numa_maps(struct collector *c, struct ng_proc *pr)
+static int read_numa_maps(struct collector *c, struct ng_proc *pr, const struct id_set *seen)
 {
+        (void) seen;    /* one read covers every mapping of the process */
         char *buf;
         if (rd(c, &buf, NULL, NG_PROC_DIR "/%d/numa_maps", pr->pid) < 0)
                 return 0;
@@ -594,13 +625,13 @@ static int read_numa_maps(struct collector *c, struct ng_proc *pr)
 
 /* Tier 0: page size of every segment mapping of the representative, from
  * st_blksize of its map_files link (hugetlbfs reports the huge page size). */
-static int read_page_sizes(struct collector *c, struct ng_proc *pr)
+static int read_page_sizes(struct collector *c, struct ng_proc *pr, const struct id_set *seen)
 {
         bool any = false;
         for (size_t j = 0; j < pr->n_maps; j++) {
                 struct ng_map *m = &pr->maps[j];
                 uint64_t bytes;
-                if (!map_is_segment(m))
+                if (!map_is_segment(m) || id_seen(seen->v, seen->n, map_id(pr, m)))
                         continue;
                 if (ng_path_blksize(c->p, &bytes, NG_PROC_DIR "/%d/map_files/%" PRIx64 "-%" PRIx64,
                                     pr->pid, m->start, m->end) < 0)
@@ -623,14 +654,15 @@ static int add_sample(struct ng_snapshot *s, const struct ng_sample *smp)
         return 0;
 }
 
-/* Tier 1: move_pages(2) on sample_pages addresses of each segment VMA. */
-static int sample_proc(struct collector *c, struct ng_proc *pr)
+/* Tier 1: move_pages(2) on sample_pages addresses of each VMA of the
+ * segments no earlier representative covered: never a segment twice. */
+static int sample_proc(struct collector *c, struct ng_proc *pr, const struct id_set *seen)
 {
         bool any = false;
         for (size_t j = 0; j < pr->n_maps; j++) {
                 const struct ng_map *m = &pr->maps[j];
                 struct ng_sample smp;
-                if (!map_is_segment(m))
+                if (!map_is_segment(m) || id_seen(seen->v, seen->n, map_id(pr, m)))
                         continue;
                 int r = ng_sample_range(pr->pid, m->start, m->end - m->start, m->page_kib * 1024,
                                         c->o.sample_pages, NULL, &smp);

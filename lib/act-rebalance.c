@@ -1,0 +1,720 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * rebalance: spread a cyclops segment's resident pages over the instance's
+ * nodes with move_pages(2).
+ *
+ * Whose page tables. move_pages(2) and mbind(2) both reach pages through
+ * the page tables of one mm: add_page_for_migration() (mm/migrate.c) does
+ * vma_lookup() + follow_page(vma, addr, FOLL_GET | FOLL_DUMP) -- a lookup
+ * that never faults: no PTE gives -ENOENT, no VMA -EFAULT -- and mbind's
+ * queue_pages_range() walks the same present PTEs only. A mapping numaguard
+ * attaches itself (shmat SHM_RDONLY, mmap PROT_READ) starts with no PTEs,
+ * so either call would move nothing from it. Populating it first is not
+ * allowed: a read fault on a hole of tmpfs/SysV shm goes through
+ * shmem_fault() -> shmem_get_folio(SGP_CACHE), which allocates a page, and
+ * a hugetlb read fault allocates a huge page from the pool -- both grow the
+ * segment (MADV_POPULATE_READ faults the same way). mincore(2) could tell
+ * tmpfs holes apart, but not hugetlb ones (it reads our own page tables
+ * there), and populating would cost numaguard the page tables DESIGN.md
+ * section 1 warns about (~2 GiB per TiB of 4 KiB pages). mbind on a shared
+ * mapping would also install a shared policy on the shmem inode for every
+ * attacher (shmem_set_policy), a side effect we do not want here.
+ *
+ * So the pages are moved through the representative attached process:
+ * move_pages(rep_pid, ...) on its addresses of the segment. It maps the
+ * pages (it is the attacher with the most shared memory mapped), the lookup
+ * faults nothing in, and pages it does not map are reported -ENOENT and left
+ * alone. Pages mapped by several processes need MPOL_MF_MOVE_ALL (without
+ * it add_page_for_migration() answers -EACCES for page_mapcount > 1), which
+ * needs CAP_SYS_NICE; migration unmaps the page from every attacher, copies
+ * it and maps the copy back in all of them (rmap walk), so the contents and
+ * every process's view stay the same, and nothing is ever written through a
+ * mapping of ours. Migration allocates with __GFP_THISNODE
+ * (do_move_pages_to_node), so a page lands on the node asked or fails; a
+ * hugetlb target comes from the node's free pool when the size's global
+ * free - reserved is > 0 (alloc_hugetlb_folio_nodemask), else a 2 MiB page
+ * may come from the buddy allocator as a temporary page and a 1 GiB page
+ * not at all -- hence the check on free pool pages of both sizes.
+ *
+ * Which pages. Each node gets an equal share of the resident pages; only
+ * the excess of over-target nodes moves, so a segment already spread (by
+ * the kernel's interleave, whatever its rotation) is a no-op, and a cyclops
+ * moves (n-1)/n of its pages -- the minimum. The page at segment offset
+ * i * page goes to dest[i mod n] (or the next node still short), which
+ * gives the page-by-page round robin of MPOL_INTERLEAVE; a page of an
+ * over-target node that already sits on its own slot stays.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <numaif.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ng-act-rebalance.h"
+#include "ng-report.h"
+
+#define MAX_BATCH_PAGES 65536
+
+static int node_index(const struct ng_rebalance_plan *p, int node)
+{
+        for (size_t i = 0; i < p->n_nodes; i++)
+                if (p->nodes[i].node == node)
+                        return (int) i;
+        return -1;
+}
+
+/* The node's entry, added (id order) when missing; -1 when full. */
+static int node_index_add(struct ng_rebalance_plan *p, int node)
+{
+        int k = node_index(p, node);
+        if (k >= 0 || p->n_nodes == NG_REBALANCE_MAX_NODES)
+                return k;
+        size_t i = 0;
+        while (i < p->n_nodes && p->nodes[i].node < node)
+                i++;
+        memmove(&p->nodes[i + 1], &p->nodes[i], (p->n_nodes - i) * sizeof(p->nodes[0]));
+        p->nodes[i] = (struct ng_rebalance_node) { .node = node };
+        p->n_nodes++;
+        return (int) i;
+}
+
+static void format_size(uint64_t bytes, char *buf, size_t size)
+{
+        ng_format_kib(bytes / 1024, buf, size);
+}
+
+/* ---- planning (pure) ---- */
+
+static bool map_is_segment(const struct ng_segment *seg, const struct ng_map *m)
+{
+        switch (seg->kind) {
+        case NG_SEG_SYSV:
+                return m->kind == NG_MAP_SYSV && m->inode == seg->inode;
+        case NG_SEG_FILE:
+                return m->kind == NG_MAP_FILE_SHARED && !strcmp(m->path, seg->name);
+        case NG_SEG_ANON_SHARED:
+                return m->kind == NG_MAP_ANON_SHARED && m->inode == seg->inode &&
+                       m->dev_major == seg->dev_major && m->dev_minor == seg->dev_minor;
+        case NG_SEG_PRIVATE:
+                return false;
+        }
+        return false;
+}
+
+/* The representative's VMAs of the segment; a second VMA over offsets
+ * already taken (the segment attached twice) is skipped. */
+static void plan_ranges(const struct ng_proc *pr, const struct ng_segment *seg, struct ng_rebalance_plan *p)
+{
+        for (size_t j = 0; j < pr->n_maps && p->n_ranges < NG_REBALANCE_MAX_RANGES; j++) {
+                const struct ng_map *m = &pr->maps[j];
+                if (!map_is_segment(seg, m) || m->end <= m->start)
+                        continue;
+                uint64_t lo = m->offset, hi = m->offset + (m->end - m->start);
+                bool overlaps = false;
+                for (size_t k = 0; k < p->n_ranges; k++) {
+                        const struct ng_rebalance_range *r = &p->ranges[k];
+                        if (lo < r->offset + (r->end - r->start) && r->offset < hi)
+                                overlaps = true;
+                }
+                if (!overlaps)
+                        p->ranges[p->n_ranges++] = (struct ng_rebalance_range) {
+                                .start = m->start, .end = m->end, .offset = m->offset };
+        }
+}
+
+/* nodes= when set; else the CPUs' nodes (policy local) or every node; only
+ * nodes with memory. */
+static void plan_dest(const struct ng_snapshot *s, const struct ng_instance *in, struct ng_rebalance_plan *p)
+{
+        const struct ng_instance_config *ic = in->cfg;
+        struct ng_bitmap want = {0};
+        if (!ng_bitmap_empty(&ic->nodes))
+                want = ic->nodes;
+        else if (ic->policy == NG_POLICY_LOCAL)
+                want = in->cpu_nodes;
+        bool all = ng_bitmap_empty(&want);
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                struct ng_rebalance_node *n = &p->nodes[i];
+                const struct ng_node *nd = ng_snapshot_node(s, n->node);
+                n->dest = nd && nd->has_memory && (all || ng_bitmap_test(&want, (unsigned) n->node));
+                if (n->dest && p->n_dest < NG_REBALANCE_MAX_NODES)
+                        p->dest[p->n_dest++] = n->node;
+        }
+}
+
+static uint64_t node_avail_pages(const struct ng_node *nd, const struct ng_config *cfg, const struct ng_segment *seg,
+                                 uint64_t page_bytes)
+{
+        if (seg->huge) {
+                for (size_t i = 0; i < nd->n_pools; i++)
+                        if (nd->pools[i].page_kib == seg->page_kib)
+                                return nd->pools[i].free_pages;
+                return 0;
+        }
+        if (!nd->has_meminfo)
+                return 0;
+        uint64_t free_bytes = ng_meminfo_value(&nd->meminfo, "MemFree") * 1024;
+        return free_bytes > cfg->node_free_floor_bytes ? (free_bytes - cfg->node_free_floor_bytes) / page_bytes : 0;
+}
+
+static uint64_t global_huge_free(const struct ng_snapshot *s, const struct ng_segment *seg)
+{
+        if (!seg->huge)
+                return UINT64_MAX;
+        for (size_t i = 0; i < s->n_pools; i++)
+                if (s->pools[i].page_kib == seg->page_kib)
+                        return s->pools[i].free_pages > s->pools[i].resv_pages
+                                       ? s->pools[i].free_pages - s->pools[i].resv_pages : 0;
+        return UINT64_MAX;
+}
+
+static int plan_refuse(struct ng_rebalance_plan *p, enum ng_outcome verdict, const char *why)
+{
+        p->verdict = verdict;
+        snprintf(p->reason, sizeof(p->reason), "%s", why);
+        return 0;
+}
+
+static void plan_nodes(const struct ng_snapshot *s, const struct ng_config *cfg, const struct ng_segment *seg,
+                       struct ng_rebalance_plan *p)
+{
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                if (!nd->has_memory)
+                        continue;
+                int k = node_index_add(p, nd->id);
+                if (k >= 0)
+                        p->nodes[k].avail_pages = node_avail_pages(nd, cfg, seg, p->page_bytes);
+        }
+        for (size_t i = 0; i < seg->n_nodes; i++) {
+                int k = node_index_add(p, seg->nodes[i].node);
+                if (k >= 0)
+                        p->nodes[k].before_pages += seg->nodes[i].bytes / p->page_bytes;
+        }
+}
+
+int ng_rebalance_plan_segment(const struct ng_snapshot *s, const struct ng_config *cfg,
+                              const struct ng_instance *in, const struct ng_segment *seg,
+                              struct ng_rebalance_plan *ret)
+{
+        if (!s || !cfg || !in || !seg || !ret)
+                return -EINVAL;
+        struct ng_rebalance_plan *p = ret;
+        memset(p, 0, sizeof(*p));
+        ng_segment_label(seg, p->label, sizeof(p->label));
+        p->pid = seg->rep_pid;
+        p->huge = seg->huge;
+        p->page_bytes = (seg->page_kib ? seg->page_kib : 4) * 1024;
+        p->huge_free_pages = global_huge_free(s, seg);
+        if (s->topo.n_nodes < 2)
+                return plan_refuse(p, NG_OUTCOME_NOOP, "one NUMA node: nothing to rebalance");
+        if (seg->kind == NG_SEG_PRIVATE)
+                return plan_refuse(p, NG_OUTCOME_NOOP, "private memory of one process: not a shared segment");
+        const struct ng_proc *pr = seg->rep_pid ? ng_snapshot_proc(s, seg->rep_pid) : NULL;
+        if (!pr)
+                return plan_refuse(p, NG_OUTCOME_REFUSED, "no attached process: its page tables are the only "
+                                   "way to its pages without faulting any in");
+        if (seg->huge && seg->page_kib == 0)
+                return plan_refuse(p, NG_OUTCOME_REFUSED, "hugetlb page size unknown");
+        plan_ranges(pr, seg, p);
+        if (p->n_ranges == 0)
+                return plan_refuse(p, NG_OUTCOME_REFUSED, "the attached process no longer maps it");
+        plan_nodes(s, cfg, seg, p);
+        plan_dest(s, in, p);
+        if (p->n_dest == 0)
+                return plan_refuse(p, NG_OUTCOME_REFUSED, "none of the instance's nodes has memory");
+        ng_rebalance_replan(p);
+        return 0;
+}
+
+/* The remainder of R / n goes to the destinations holding most already. */
+static void plan_targets(struct ng_rebalance_plan *p)
+{
+        uint64_t base = p->resident_pages / p->n_dest, extra = p->resident_pages % p->n_dest;
+        for (size_t i = 0; i < p->n_nodes; i++)
+                p->nodes[i].target_pages = p->nodes[i].dest ? base : 0;
+        for (; extra > 0; extra--) {
+                struct ng_rebalance_node *best = NULL;
+                for (size_t i = 0; i < p->n_nodes; i++) {
+                        struct ng_rebalance_node *n = &p->nodes[i];
+                        if (n->dest && n->target_pages == base && (!best || n->before_pages > best->before_pages))
+                                best = n;
+                }
+                best->target_pages++;
+        }
+}
+
+static bool check_supply(struct ng_rebalance_plan *p)
+{
+        char a[24], b[24];
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                const struct ng_rebalance_node *n = &p->nodes[i];
+                if (n->in_pages <= n->avail_pages)
+                        continue;
+                if (p->huge)
+                        snprintf(p->reason, sizeof(p->reason),
+                                 "node %d has %" PRIu64 " free %" PRIu64 " kB hugepages, %" PRIu64 " needed "
+                                 "(reserve them there first: numaguardctl hugepages)",
+                                 n->node, n->avail_pages, p->page_bytes / 1024, n->in_pages);
+                else {
+                        format_size(n->avail_pages * p->page_bytes, a, sizeof(a));
+                        format_size(n->in_pages * p->page_bytes, b, sizeof(b));
+                        snprintf(p->reason, sizeof(p->reason),
+                                 "node %d can take %s above its free-memory floor, %s needed", n->node, a, b);
+                }
+                return false;
+        }
+        if (p->huge && p->move_pages > p->huge_free_pages) {
+                snprintf(p->reason, sizeof(p->reason),
+                         "%" PRIu64 " free unreserved %" PRIu64 " kB hugepages in the pool, %" PRIu64 " needed",
+                         p->huge_free_pages, p->page_bytes / 1024, p->move_pages);
+                return false;
+        }
+        return true;
+}
+
+void ng_rebalance_replan(struct ng_rebalance_plan *p)
+{
+        p->resident_pages = p->move_pages = 0;
+        for (size_t i = 0; i < p->n_nodes; i++)
+                p->resident_pages += p->nodes[i].before_pages;
+        plan_targets(p);
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                struct ng_rebalance_node *n = &p->nodes[i];
+                n->in_pages = n->target_pages > n->before_pages ? n->target_pages - n->before_pages : 0;
+                n->out_pages = n->before_pages > n->target_pages ? n->before_pages - n->target_pages : 0;
+                p->move_pages += n->in_pages;
+        }
+        p->reason[0] = '\0';
+        if (p->resident_pages == 0) {
+                p->verdict = NG_OUTCOME_NOOP;
+                snprintf(p->reason, sizeof(p->reason), "no resident page reachable through pid %d", (int) p->pid);
+        } else if (p->move_pages == 0) {
+                p->verdict = NG_OUTCOME_NOOP;
+                snprintf(p->reason, sizeof(p->reason), "already spread evenly over its %zu nodes", p->n_dest);
+        } else
+                p->verdict = check_supply(p) ? NG_OUTCOME_DRY_RUN : NG_OUTCOME_REFUSED;
+}
+
+const char *ng_rebalance_format_moves(const struct ng_rebalance_plan *p, bool moved, char *buf, size_t size)
+{
+        size_t len = 0;
+        buf[0] = '\0';
+        for (size_t i = 0; i < p->n_nodes && len < size; i++) {
+                const struct ng_rebalance_node *n = &p->nodes[i];
+                uint64_t in = moved ? n->moved_in_pages : n->in_pages, out = moved ? n->moved_out_pages : n->out_pages;
+                if (!in && !out)
+                        continue;
+                int k = snprintf(buf + len, size - len, "%snode%d %s%" PRIu64, len ? ", " : "", n->node,
+                                 in ? "+" : "-", in ? in : out);
+                if (k < 0)
+                        break;
+                len += (size_t) k;
+        }
+        return buf;
+}
+
+/* ---- carrying it out ---- */
+
+static void default_sleep(void *userdata, uint64_t usec)
+{
+        ng_action_ops_default.sleep_usec(userdata, usec);
+}
+
+static uint64_t default_now(void *userdata)
+{
+        (void) userdata;
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+const struct ng_rebalance_ops ng_rebalance_ops_default = {
+        .move_pages = NULL,
+        .sleep_usec = default_sleep,
+        .now_usec = default_now,
+};
+
+struct run {
+        struct ng_rebalance_plan *p;
+        const struct ng_rebalance_opts *o;
+        const struct ng_rebalance_ops *ops;
+        ng_move_pages_fn mp;
+        struct ng_rebalance_stats st;
+        bool moving;                    /* false: the counting pass */
+        void **addrs, **maddrs;
+        uint64_t *slot;                 /* page index in the segment, per address */
+        int *status, *mnodes, *mfrom;
+        void **aaddrs;                  /* set aside: busy, for a retry */
+        int *anodes, *afrom;
+        unsigned n_aside;
+        uint64_t excess[NG_REBALANCE_MAX_NODES], deficit[NG_REBALANCE_MAX_NODES];
+        uint64_t t_move, moved_bytes;
+        const char *failed_call;        /* which call gave err */
+};
+
+static int query(struct run *r, void **addrs, unsigned long n, int *status)
+{
+        for (unsigned long i = 0; i < n; i++)
+                status[i] = INT_MIN;
+        if (r->mp(r->p->pid, n, addrs, NULL, status, 0) < 0) {
+                r->failed_call = "move_pages (query)";
+                return errno ? -errno : -EIO;
+        }
+        return 0;
+}
+
+static void count_batch(struct run *r, unsigned n)
+{
+        for (unsigned i = 0; i < n; i++) {
+                int k = r->status[i] >= 0 ? node_index_add(r->p, r->status[i]) : -1;
+                if (k >= 0)
+                        r->p->nodes[k].before_pages++;
+                else
+                        r->st.not_resident_pages++;
+        }
+}
+
+/* The destination of a page of over-target node k at slot idx, or -1 to
+ * leave it: its own slot, or no destination still short. */
+static int choose_dest(struct run *r, uint64_t idx, int k)
+{
+        const struct ng_rebalance_plan *p = r->p;
+        size_t first = (size_t) (idx % p->n_dest);
+        for (size_t j = 0; j < p->n_dest; j++) {
+                int d = node_index(p, p->dest[(first + j) % p->n_dest]);
+                if (d == k) {
+                        if (j == 0)
+                                return -1;
+                        continue;
+                }
+                if (d >= 0 && r->deficit[d] > 0)
+                        return d;
+        }
+        return -1;
+}
+
+static unsigned pick_moves(struct run *r, unsigned n)
+{
+        unsigned m = 0;
+        for (unsigned i = 0; i < n; i++) {
+                int k = r->status[i] >= 0 ? node_index(r->p, r->status[i]) : -1;
+                if (r->status[i] < 0)
+                        r->st.not_resident_pages++;
+                if (k < 0 || r->excess[k] == 0)
+                        continue;
+                int d = choose_dest(r, r->slot[i], k);
+                if (d < 0)
+                        continue;
+                r->maddrs[m] = r->addrs[i];
+                r->mnodes[m] = r->p->nodes[d].node;
+                r->mfrom[m++] = k;
+                r->excess[k]--;
+                r->deficit[d]--;
+        }
+        return m;
+}
+
+static int move_call(struct run *r, unsigned m)
+{
+        r->st.move_calls++;
+        if (r->mp(r->p->pid, m, r->maddrs, r->mnodes, r->status, MPOL_MF_MOVE_ALL) >= 0)
+                return 0;
+        r->failed_call = "move_pages";
+        return errno ? -errno : -EIO;
+}
+
+static void set_aside(struct run *r, unsigned j)
+{
+        r->aaddrs[r->n_aside] = r->maddrs[j];
+        r->anodes[r->n_aside] = r->mnodes[j];
+        r->afrom[r->n_aside++] = r->mfrom[j];
+}
+
+/* Reads the list back: pages on their node are done; the first one that is
+ * not is set aside (the kernel stops a call at the first group that fails
+ * to migrate and leaves the rest unattempted, so everything after it goes
+ * again). Returns how many are left to try, compacted. */
+static int read_back(struct run *r, unsigned m, unsigned *ret_left)
+{
+        int q = query(r, r->maddrs, m, r->status);
+        if (q < 0)
+                return q;
+        unsigned left = 0;
+        bool aside = false;
+        for (unsigned j = 0; j < m; j++) {
+                if (r->status[j] == r->mnodes[j]) {
+                        int d = node_index(r->p, r->mnodes[j]);
+                        r->p->nodes[d].moved_in_pages++;
+                        r->p->nodes[r->mfrom[j]].moved_out_pages++;
+                        r->st.moved_pages++;
+                        r->moved_bytes += r->p->page_bytes;
+                } else if (!aside) {
+                        set_aside(r, j);
+                        aside = true;
+                } else {
+                        r->maddrs[left] = r->maddrs[j];
+                        r->mnodes[left] = r->mnodes[j];
+                        r->mfrom[left++] = r->mfrom[j];
+                }
+        }
+        *ret_left = left;
+        return 0;
+}
+
+/* Moves the list until every page moved or was set aside; on a call error
+ * what is left is set aside too. */
+static int move_list(struct run *r, unsigned m)
+{
+        while (m > 0) {
+                int err = move_call(r, m);
+                int q = err == -ESRCH ? err : read_back(r, m, &m);
+                if (err < 0 || q < 0) {
+                        for (unsigned j = 0; j < m; j++)
+                                set_aside(r, j);
+                        return err < 0 ? err : q;
+                }
+        }
+        return 0;
+}
+
+/* Picks the batch's moves, moves them, then gives the pages set aside
+ * (busy: EBUSY, EAGAIN after the kernel's own retries) opts->retries more
+ * chances before counting them as left for a later run. */
+static int move_batch(struct run *r, unsigned n)
+{
+        int q = query(r, r->addrs, n, r->status);
+        if (q < 0)
+                return q;
+        r->n_aside = 0;
+        int err = move_list(r, pick_moves(r, n));
+        for (unsigned attempt = 0; err >= 0 && attempt < r->o->retries && r->n_aside > 0; attempt++) {
+                unsigned m = r->n_aside;
+                memcpy(r->maddrs, r->aaddrs, m * sizeof(*r->maddrs));
+                memcpy(r->mnodes, r->anodes, m * sizeof(*r->mnodes));
+                memcpy(r->mfrom, r->afrom, m * sizeof(*r->mfrom));
+                r->n_aside = 0;
+                err = move_list(r, m);
+        }
+        r->st.busy_pages += r->n_aside;
+        return err;
+}
+
+static void rate_limit(struct run *r)
+{
+        uint64_t rate = r->o->rate_bytes_per_sec;
+        if (!rate || !r->moved_bytes)
+                return;
+        uint64_t want = r->moved_bytes / rate * 1000000 + r->moved_bytes % rate * 1000000 / rate;
+        uint64_t elapsed = r->ops->now_usec(r->ops->userdata) - r->t_move;
+        if (want <= elapsed)
+                return;
+        r->ops->sleep_usec(r->ops->userdata, want - elapsed);
+        r->st.slept_usec += want - elapsed;
+}
+
+static int do_batch(struct run *r, unsigned n)
+{
+        r->st.scanned_pages += n;
+        if (!r->moving) {
+                int q = query(r, r->addrs, n, r->status);
+                if (q >= 0)
+                        count_batch(r, n);
+                return q;
+        }
+        if (r->ops->verify && r->st.batches % NG_REBALANCE_VERIFY_EVERY == 0) {
+                int v = r->ops->verify(r->ops->userdata, r->p);
+                if (v < 0) {
+                        r->failed_call = "checking the process still maps the segment";
+                        return v;
+                }
+        }
+        r->st.batches++;
+        int q = move_batch(r, n);
+        rate_limit(r);
+        return q;
+}
+
+/* Walks every page of every range in batches of batch_pages. */
+static int walk(struct run *r)
+{
+        const struct ng_rebalance_plan *p = r->p;
+        unsigned n = 0;
+        for (size_t k = 0; k < p->n_ranges; k++) {
+                const struct ng_rebalance_range *g = &p->ranges[k];
+                for (uint64_t a = g->start; a + p->page_bytes <= g->end; a += p->page_bytes) {
+                        r->addrs[n] = (void *) (uintptr_t) a;
+                        r->slot[n++] = (g->offset + (a - g->start)) / p->page_bytes;
+                        if (n < r->o->batch_pages)
+                                continue;
+                        int q = do_batch(r, n);
+                        n = 0;
+                        if (q < 0)
+                                return q;
+                }
+        }
+        return n ? do_batch(r, n) : 0;
+}
+
+static int run_alloc(struct run *r)
+{
+        size_t b = r->o->batch_pages;
+        r->addrs = calloc(b, sizeof(*r->addrs));
+        r->maddrs = calloc(b, sizeof(*r->maddrs));
+        r->slot = calloc(b, sizeof(*r->slot));
+        r->status = calloc(b, sizeof(*r->status));
+        r->mnodes = calloc(b, sizeof(*r->mnodes));
+        r->mfrom = calloc(b, sizeof(*r->mfrom));
+        r->aaddrs = calloc(b, sizeof(*r->aaddrs));
+        r->anodes = calloc(b, sizeof(*r->anodes));
+        r->afrom = calloc(b, sizeof(*r->afrom));
+        return r->addrs && r->maddrs && r->slot && r->status && r->mnodes && r->mfrom && r->aaddrs && r->anodes &&
+                               r->afrom ? 0 : -ENOMEM;
+}
+
+static void run_free(struct run *r)
+{
+        free(r->addrs);
+        free(r->maddrs);
+        free(r->slot);
+        free(r->status);
+        free(r->mnodes);
+        free(r->mfrom);
+        free(r->aaddrs);
+        free(r->anodes);
+        free(r->afrom);
+}
+
+/* ---- the result ---- */
+
+static enum ng_outcome outcome_for(int err)
+{
+        if (err == -ESRCH || ng_errno_transient(err))
+                return NG_OUTCOME_TRANSIENT;
+        return NG_OUTCOME_PERMANENT;
+}
+
+static size_t tail_notes(const struct run *r, char *buf, size_t size)
+{
+        int k = 0;
+        if (r->st.not_resident_pages)
+                k = snprintf(buf, size, "; %" PRIu64 " pages not resident in pid %d left alone",
+                             r->st.not_resident_pages, (int) r->p->pid);
+        if (k >= 0 && (size_t) k < size && r->st.busy_pages)
+                k += snprintf(buf + k, size - (size_t) k, "; %" PRIu64 " pages busy (EBUSY), left for a later run",
+                              r->st.busy_pages);
+        return k < 0 ? 0 : (size_t) k;
+}
+
+static void summarize(const struct run *r, int err, struct ng_action_result *res)
+{
+        const struct ng_rebalance_plan *p = r->p;
+        char moves[256], size[24], notes[192] = "", why[128] = "";
+        tail_notes(r, notes, sizeof(notes));
+        if (err < 0)
+                snprintf(why, sizeof(why), "%s: %s%s; ", r->failed_call ? r->failed_call : "move_pages",
+                         strerror(-err), err == -EPERM ? " (MPOL_MF_MOVE_ALL needs CAP_SYS_NICE)" : "");
+        if (r->o->dry_run) {
+                format_size(p->move_pages * p->page_bytes, size, sizeof(size));
+                snprintf(res->summary, sizeof(res->summary),
+                         "would move %" PRIu64 " of %" PRIu64 " resident pages (%s) of %s: %s%s",
+                         p->move_pages, p->resident_pages, size, p->label,
+                         ng_rebalance_format_moves(p, false, moves, sizeof(moves)), notes);
+                return;
+        }
+        format_size(r->st.moved_pages * p->page_bytes, size, sizeof(size));
+        snprintf(res->summary, sizeof(res->summary),
+                 "%smoved %" PRIu64 " pages (%s) of %s: %s in %" PRIu64 " ms%s", why, r->st.moved_pages, size,
+                 p->label, r->st.moved_pages ? ng_rebalance_format_moves(p, true, moves, sizeof(moves)) : "none",
+                 r->st.elapsed_usec / 1000, notes);
+}
+
+static void finish(struct run *r, int err, struct ng_action_result *res)
+{
+        res->error = err;
+        if (err < 0)
+                res->outcome = outcome_for(err);
+        else if (r->o->dry_run)
+                res->outcome = NG_OUTCOME_DRY_RUN;
+        else if (r->st.busy_pages == 0)
+                res->outcome = NG_OUTCOME_DONE;
+        else if (r->st.moved_pages > 0)
+                res->outcome = NG_OUTCOME_PARTIAL;
+        else {
+                res->outcome = NG_OUTCOME_TRANSIENT;
+                res->error = -EBUSY;
+        }
+        summarize(r, err, res);
+}
+
+static void verdict_result(const struct ng_rebalance_plan *p, struct ng_action_result *res)
+{
+        res->outcome = p->verdict;
+        snprintf(res->summary, sizeof(res->summary), "%s: %s", p->label, p->reason);
+}
+
+/* Exact count of the pages per node (query only), then the plan again. */
+static int count_pass(struct run *r)
+{
+        for (size_t i = 0; i < r->p->n_nodes; i++)
+                r->p->nodes[i].before_pages = 0;
+        r->moving = false;
+        int q = walk(r);
+        if (q >= 0)
+                ng_rebalance_replan(r->p);
+        return q;
+}
+
+static int move_pass(struct run *r)
+{
+        for (size_t i = 0; i < r->p->n_nodes; i++) {
+                r->excess[i] = r->p->nodes[i].out_pages;
+                r->deficit[i] = r->p->nodes[i].in_pages;
+        }
+        r->moving = true;
+        r->st.not_resident_pages = 0;
+        r->t_move = r->ops->now_usec(r->ops->userdata);
+        return walk(r);
+}
+
+int ng_rebalance_run(struct ng_rebalance_plan *plan, const struct ng_rebalance_opts *opts,
+                     const struct ng_rebalance_ops *ops, struct ng_rebalance_stats *ret_stats,
+                     struct ng_action_result *res)
+{
+        if (!plan || !opts || !res || opts->batch_pages == 0 || opts->batch_pages > MAX_BATCH_PAGES ||
+            plan->page_bytes == 0)
+                return -EINVAL;
+        if (!ops)
+                ops = &ng_rebalance_ops_default;
+        memset(res, 0, sizeof(*res));
+        if (plan->verdict != NG_OUTCOME_DRY_RUN || plan->n_dest == 0) {
+                verdict_result(plan, res);
+                return 0;
+        }
+        struct run r = { .p = plan, .o = opts, .ops = ops, .mp = ops->move_pages ? ops->move_pages : move_pages };
+        if (run_alloc(&r) < 0) {
+                run_free(&r);
+                return -ENOMEM;
+        }
+        uint64_t t0 = ops->now_usec(ops->userdata);
+        int err = count_pass(&r);
+        if (err >= 0 && plan->verdict != NG_OUTCOME_DRY_RUN) {
+                verdict_result(plan, res);
+                char notes[192];
+                if (tail_notes(&r, notes, sizeof(notes)))
+                        strncat(res->summary, notes, sizeof(res->summary) - strlen(res->summary) - 1);
+        } else {
+                if (err >= 0 && !opts->dry_run)
+                        err = move_pass(&r);
+                r.st.elapsed_usec = ops->now_usec(ops->userdata) - t0;
+                finish(&r, err < 0 ? err : 0, res);
+        }
+        run_free(&r);
+        if (ret_stats)
+                *ret_stats = r.st;
+        return 0;
+}

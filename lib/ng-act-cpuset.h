@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * act-cpuset: rewrite an instance cgroup's cpuset.mems / cpuset.cpus to
+ * match its configured policy, on cgroup v1 and v2.
+ *
+ * Targets (ng_cpuset_plan), "nodes" being the instance's configured nodes=:
+ *
+ *   policy      nodes=   cpuset.mems                     cpuset.cpus
+ *   local       unset    nodes of its CPUs (in->cpu_nodes)  unchanged
+ *                        that have memory
+ *   local|bind  set      nodes                           its CPUs on those nodes; when
+ *                                                        it has none there, all CPUs of
+ *                                                        those nodes the parent allows;
+ *                                                        unchanged when the nodes have
+ *                                                        no CPUs (memory-only nodes)
+ *   interleave  set      nodes                           unchanged
+ *   interleave  unset    every node with memory the      unchanged
+ *                        parent allows
+ *
+ * This is what the CPUSET_DRIFT finding asks for. The plan is refused
+ * (outcome REFUSED, with the reason) when the instance has no cpuset cgroup
+ * or runs in the root cgroup (the root cpuset is never rewritten), the
+ * cpuset controller is not enabled for it, a target would be empty, a
+ * target node has no memory, or the parent's sets (v2:
+ * cpuset.{cpus,mems}.effective, v1: cpuset.{cpus,mems}) do not contain the
+ * targets.
+ *
+ * Execution widens, then narrows: first the union of the current and the
+ * target value (mems, then cpus), then the target itself (cpus, then mems:
+ * memory moves last, once the CPUs are in place), so no write ever leaves
+ * either set empty or outside what the tasks already had. Every write is
+ * read back and compared as a set (the kernel prints "0,1" as "0-1").
+ *
+ * Memory: on v1 the kernel moves pages already allocated only with
+ * cpuset.memory_migrate=1; it is honoured as configured, never changed, and
+ * the summary says what it means. On v2 the kernel migrates the tasks'
+ * memory on every cpuset.mems write (Linux >= 5.15): costly, and pages it
+ * cannot move stay where they are.
+ */
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "ng-action.h"
+#include "ng-audit.h"
+#include "ng-bitmap.h"
+#include "ng-config.h"
+#include "ng-path.h"
+#include "ng-snapshot.h"
+
+/* What a parent cgroup lets its child use. */
+struct ng_cpuset_bounds {
+        struct ng_bitmap cpus, mems;
+};
+
+struct ng_cpuset_plan {
+        char instance[NG_INSTANCE_NAME_MAX + 1];
+        char cgroup[PATH_MAX];          /* "/oracle" as /proc/<pid>/cgroup shows it */
+        char dir[PATH_MAX];             /* host path of its directory */
+        int version;                    /* 1 or 2 */
+        int memory_migrate;             /* v1: 0 or 1; -1 unknown or v2 */
+        enum ng_policy policy;
+        struct ng_bitmap old_cpus, old_mems;    /* in effect when planned */
+        struct ng_bitmap cpus, mems;            /* targets */
+        bool write_cpus, write_mems;            /* the set differs from its target */
+        bool refused;
+        char reason[256];               /* why refused */
+};
+
+/*
+ * Reads what the parent of the instance's cpuset cgroup allows (v2:
+ * cpuset.cpus.effective / cpuset.mems.effective, v1: cpuset.cpus /
+ * cpuset.mems) through ops. -EINVAL when in has no cpuset cgroup or it is
+ * the root, else 0 or the read's -errno. *ret untouched on failure.
+ */
+int ng_cpuset_parent_read(const struct ng_path *p, const struct ng_action_ops *ops, const struct ng_snapshot *s,
+                          const struct ng_instance *in, struct ng_cpuset_bounds *ret);
+
+/*
+ * Pure: the targets for in (table above), checked against the topology and
+ * parent (NULL: unknown, which refuses). Returns 0 with *ret filled, a
+ * refusal included (ret->refused, ret->reason), or -EINVAL for bad
+ * arguments (*ret untouched).
+ */
+int ng_cpuset_plan(const struct ng_snapshot *s, const struct ng_instance *in, const struct ng_cpuset_bounds *parent,
+                   struct ng_cpuset_plan *ret);
+
+/*
+ * Carries out plan through ops: reads the current values again, widens,
+ * narrows, reads back. Outcomes: REFUSED (plan refused), NOOP (already
+ * there), DRY_RUN (writes recorded, nothing written), DONE, TRANSIENT or
+ * PERMANENT (ng_outcome_for_errno of the first failed write; the summary
+ * says what the cpuset was left at), PARTIAL (a read back differs from what
+ * was written after an earlier write took; PERMANENT when none took).
+ * Returns 0 whenever *res says what happened, -EINVAL for bad arguments.
+ */
+int ng_cpuset_apply(const struct ng_path *p, const struct ng_action_ops *ops, const struct ng_cpuset_plan *plan,
+                    bool dry_run, struct ng_action_result *res);

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Hugepage pools per node (`numaguardctl hugepages reserve|apply`): a pure
+ * planner turns a request (or `hugepages plan`) into a target per node,
+ * checked against supply; the executor writes each node's nr_hugepages,
+ * reads it back and, when the kernel grants fewer (fragmented memory, its
+ * watermarks), compacts and retries a bounded number of times with backoff.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ng-action.h"
+#include "ng-path.h"
+#include "ng-plan.h"
+#include "ng-snapshot.h"
+
+/* Retries after a short grant, each after a compaction and a sleep of
+ * 100 ms, 200 ms, 400 ms, ... (about 3 s per node in all). */
+#define NG_ACT_HP_RETRIES 5
+#define NG_ACT_HP_BACKOFF_USEC (100u * 1000u)
+
+struct ng_act_hugepages_node {
+        int id;
+        uint64_t nr_pages, free_pages;  /* the pool now */
+        uint64_t in_use_pages;          /* nr - free: never shrunk below */
+        uint64_t mem_free_bytes;        /* the node's MemFree */
+        uint64_t asked_pages;           /* what the request wanted */
+        uint64_t target_pages;          /* what will be written (asked, raised to in use) */
+};
+
+struct ng_act_hugepages {
+        uint64_t page_kib;
+        uint64_t floor_bytes;           /* node_free_floor */
+        struct ng_act_hugepages_node *nodes;    /* nodes in scope, id order */
+        size_t n_nodes;
+        bool refused;                   /* a node would drop below its floor */
+        char note[512];                 /* how the targets came about (spread, clamps) */
+        char reason[512];               /* why refused, with the numbers */
+};
+
+/*
+ * `reserve --size --pages [--node]`: with node >= 0, that node's pool of
+ * page_kib pages should hold pages; with node < 0, pages in total, spread
+ * evenly over the nodes with memory (the remainder to the lowest ids). A
+ * target below the pages in use is raised to them (and noted); growth that
+ * would leave a node with less MemFree than floor_bytes refuses the whole
+ * action (ret->refused, ret->reason). Returns 0, -ENXIO (node not online or
+ * without memory, or no node with memory), -EOPNOTSUPP (no pool of that size
+ * on a node in scope) or -ENOMEM. Pure.
+ */
+int ng_act_hugepages_plan_reserve(const struct ng_snapshot *s, uint64_t floor_bytes, uint64_t page_kib,
+                                  uint64_t pages, int node, struct ng_act_hugepages **ret);
+/* `apply`: the targets of `hugepages plan`, with the same checks. */
+int ng_act_hugepages_plan_apply(const struct ng_snapshot *s, uint64_t floor_bytes, const struct ng_plan *p,
+                                struct ng_act_hugepages **ret);
+void ng_act_hugepages_free(struct ng_act_hugepages *a);
+
+/*
+ * Carries the plan out (or, with dry_run, only records what it would
+ * write): REFUSED without a write when the plan is refused; NOOP when no
+ * node changes; DONE when every node reads back its target; PARTIAL with
+ * "asked X, granted Y on node N after K retries" and the boot line to use
+ * instead; TRANSIENT or PERMANENT on the first failed write (later nodes are
+ * not written). Returns 0, or -errno when res could not hold the writes.
+ */
+int ng_act_hugepages_run(const struct ng_act_hugepages *a, const struct ng_path *p, const struct ng_action_ops *ops,
+                         bool dry_run, struct ng_action_result *res);
+
+/* "2M", "1G", "2048kB", "2048k", "1GB", "1gib" -> KiB. 0 or -EINVAL. */
+int ng_hugepage_size_parse(const char *s, uint64_t *ret_kib);
+/* 2048 -> "2M", 1048576 -> "1G", 64 -> "64K": the kernel's hugepagesz= form. */
+void ng_hugepage_size_format(uint64_t kib, char *buf, size_t size);

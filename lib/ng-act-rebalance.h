@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * act: rebalance -- move a cyclops segment's resident pages so that they
+ * spread over the instance's nodes, with move_pages(2) and MPOL_MF_MOVE_ALL
+ * on the addresses of the representative attached process.
+ *
+ * Two steps, like every correction: ng_rebalance_plan_segment() is pure
+ * (snapshot + config -> targets per node and a supply check on the
+ * snapshot's numbers), ng_rebalance_run() counts the pages exactly (a
+ * query-only move_pages pass), re-checks supply, and unless dry_run moves
+ * them in bounded, rate-limited batches and reads every batch back.
+ *
+ * Never faults a page in and never writes to the segment: see act-rebalance.c
+ * for why the pages are reached through the representative's page tables and
+ * not through a mapping of our own.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ng-action.h"
+#include "ng-audit.h"
+#include "ng-sample.h"
+
+#define NG_REBALANCE_MAX_NODES 64
+#define NG_REBALANCE_MAX_RANGES 16
+
+/* One VMA of the segment in the representative: [start, end) maps the
+ * segment from byte offset onwards. */
+struct ng_rebalance_range {
+        uint64_t start, end, offset;
+};
+
+struct ng_rebalance_node {
+        int node;
+        bool dest;                      /* one of the nodes the pages spread over */
+        uint64_t before_pages;          /* resident pages of the segment here (planner: estimate) */
+        uint64_t target_pages;          /* its share after the move */
+        uint64_t in_pages, out_pages;   /* to move here / away from here */
+        uint64_t avail_pages;           /* what it can take: free memory above the floor,
+                                         * or free hugepages of the segment's size */
+        uint64_t moved_in_pages, moved_out_pages;       /* done by ng_rebalance_run() */
+};
+
+struct ng_rebalance_plan {
+        char label[128];                /* "shmid 5 (key 0x0052e2c1)" */
+        pid_t pid;                      /* whose page tables reach the pages */
+        uint64_t page_bytes;
+        bool huge;
+        struct ng_rebalance_range ranges[NG_REBALANCE_MAX_RANGES];
+        size_t n_ranges;
+        int dest[NG_REBALANCE_MAX_NODES];       /* interleave order (node ids ascending) */
+        size_t n_dest;
+        struct ng_rebalance_node nodes[NG_REBALANCE_MAX_NODES]; /* nodes with memory, id order */
+        size_t n_nodes;
+        uint64_t resident_pages, move_pages;
+        uint64_t huge_free_pages;       /* hugetlb: the size's global free - reserved */
+        /* NG_OUTCOME_DRY_RUN: go ahead (nothing done yet); NG_OUTCOME_NOOP:
+         * nothing to move; NG_OUTCOME_REFUSED: reason says why. */
+        enum ng_outcome verdict;
+        char reason[360];
+};
+
+/*
+ * Plans seg of instance in: the nodes its pages spread over (the instance's
+ * nodes= when set; else its CPUs' nodes for policy local, every node with
+ * memory for interleave; never a node without memory), the target per node,
+ * and whether the destinations can take the incoming pages (MemFree above
+ * node_free_floor for 4 KiB pages; the node's free hugepages of that size,
+ * and the global free minus reserved, for hugetlb -- 1 GiB pages exist only
+ * in the pool, and 2 MiB ones are taken from it too rather than from the
+ * buddy allocator). Pure. Returns 0 (verdict in *ret) or -EINVAL.
+ */
+int ng_rebalance_plan_segment(const struct ng_snapshot *s, const struct ng_config *cfg,
+                              const struct ng_instance *in, const struct ng_segment *seg,
+                              struct ng_rebalance_plan *ret);
+
+/* Recomputes targets, in/out and move_pages from before_pages and checks the
+ * supply again; sets verdict and reason. Used by the planner and by
+ * ng_rebalance_run() after its exact count. */
+void ng_rebalance_replan(struct ng_rebalance_plan *p);
+
+/* Formats "node0 -6144, node1 +2048, ..." from in/out (moved: the done
+ * counts instead). Returns buf. */
+const char *ng_rebalance_format_moves(const struct ng_rebalance_plan *p, bool moved, char *buf, size_t size);
+
+struct ng_rebalance_ops {
+        ng_move_pages_fn move_pages;    /* NULL: move_pages(2) */
+        void (*sleep_usec)(void *userdata, uint64_t usec);
+        uint64_t (*now_usec)(void *userdata);   /* monotonic */
+        /* Optional, called before the first batch and then every
+         * NG_REBALANCE_VERIFY_EVERY batches: 0 while p->pid still maps
+         * p->ranges, else -errno (the run stops: TRANSIENT). */
+        int (*verify)(void *userdata, const struct ng_rebalance_plan *p);
+        void *userdata;
+};
+
+#define NG_REBALANCE_VERIFY_EVERY 64
+
+extern const struct ng_rebalance_ops ng_rebalance_ops_default;
+
+struct ng_rebalance_opts {
+        unsigned batch_pages;           /* addresses per move_pages(2) call */
+        uint64_t rate_bytes_per_sec;    /* migration rate limit, 0 = none */
+        unsigned retries;               /* further attempts for busy pages of a batch */
+        bool dry_run;                   /* count and plan only */
+};
+
+/* 512 pages a call (the kernel isolates and migrates them as one list
+ * under the target's mmap lock: keep it short), 64 MiB/s (migration copies
+ * every byte and briefly unmaps each page from every attached process). */
+#define NG_REBALANCE_OPTS_DEFAULT ((struct ng_rebalance_opts) { \
+        .batch_pages = 512, .rate_bytes_per_sec = UINT64_C(64) << 20, .retries = 1 })
+
+struct ng_rebalance_stats {
+        uint64_t scanned_pages;         /* addresses asked about */
+        uint64_t not_resident_pages;    /* -ENOENT/-EFAULT: left alone, never faulted in */
+        uint64_t moved_pages;
+        uint64_t busy_pages;            /* still not moved after the retries */
+        uint64_t move_calls, batches;
+        uint64_t slept_usec, elapsed_usec;
+};
+
+/*
+ * Carries out plan (its verdict must be DRY_RUN, else the verdict is copied
+ * to res): exact count, supply re-check, then moves unless opts->dry_run.
+ * plan is updated (exact before/target/in/out, moved counts). res gets the
+ * outcome: DRY_RUN, NOOP, DONE, PARTIAL (some pages busy), REFUSED,
+ * TRANSIENT (process gone: ESRCH; ENOMEM, EAGAIN, every page busy) or
+ * PERMANENT (EPERM without CAP_SYS_NICE, EACCES, EINVAL). Returns 0, or
+ * -EINVAL for a bad plan or options, -ENOMEM.
+ */
+int ng_rebalance_run(struct ng_rebalance_plan *plan, const struct ng_rebalance_opts *opts,
+                     const struct ng_rebalance_ops *ops, struct ng_rebalance_stats *ret_stats,
+                     struct ng_action_result *res);

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# hugepages reserve on a real NUMA kernel: 64 pages on node 2 only (a dry
+# run first changes nothing; then node 2 reads back 64, the other nodes keep
+# their pools); the default 1 GiB floor refuses any growth on a 512 MiB node
+# (exit 2, with the numbers); and asking node 3 for nearly all its free
+# memory (floor 0) is granted short -- the kernel keeps its min watermark
+# free, raised for the purpose -- so compaction and the bounded retries run
+# and the outcome is PARTIAL (exit 1) with asked and granted. apply carries
+# out `hugepages plan` for an instance expecting 32 MiB on node 1 (17 pages
+# there; then a no-op). Pools and min_free_kbytes are restored on exit.
+. "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+need_ctl
+export NUMAGUARD_ACTION_LOG=$T/actions.jsonl
+printf '[global]\nnode_free_floor = 0\n' > "$T/floor0.conf"
+declare -A orig=()
+for n in "${NODE_IDS[@]}"; do
+    f=$(hp_file "$n"); read -r orig[$n] < "$f"
+    at_exit "echo ${orig[$n]} > $f"
+done
+
+# ctl RC-WANTED ARGS...: numaguardctl ARGS > $T/out; its exit status checked.
+ctl() {
+    local want=$1; shift
+    "$CTL" "$@" > "$T/out" 2>&1; RC=$?
+    logf "$T/out"
+    [ "$RC" = "$want" ] || fail "numaguardctl $* exited $RC, expected $want"
+}
+has() { grep -qF -- "$1" "$T/out" || fail "output lacks '$1'"; }
+pools() {         # pools: TOPO_HP2M from `topology --json`
+    ctl_json "$T/topo.json" topology && topo_load "$T/topo.json"
+}
+
+pools || abort "no topology"
+declare -A before=()
+for n in "${NODE_IDS[@]}"; do before[$n]=${TOPO_HP2M[$n]}; done
+n2=${before[2]%% *}
+
+ctl 0 hugepages reserve --size 2M --pages 64 --node 2 --dry-run --config "$T/floor0.conf"
+has "would write 64 to $(hp_file 2) (now: $n2)"
+pools
+[ "${TOPO_HP2M[2]}" = "${before[2]}" ] || fail "dry run changed node 2's pool: ${TOPO_HP2M[2]}"
+result dry-run
+
+ctl 0 hugepages reserve --size 2M --pages 64 --node 2 --config "$T/floor0.conf"
+has "done: 2M pages: node 2 $n2 -> 64"
+pools
+for n in "${NODE_IDS[@]}"; do
+    if [ "$n" = 2 ]; then
+        [ "${TOPO_HP2M[2]}" = "64 64 0" ] || fail "node 2: total/free/surplus '${TOPO_HP2M[2]}', expected '64 64 0'"
+    else
+        [ "${TOPO_HP2M[$n]}" = "${before[$n]}" ] || fail "node $n changed: '${TOPO_HP2M[$n]}' (was '${before[$n]}')"
+    fi
+done
+grep -q '"NUMAGUARD_OUTCOME":"done"' "$NUMAGUARD_ACTION_LOG" || fail "no NOTICE entry with outcome done"
+result node2
+
+# The default floor (1 GiB) is above what a 512 MiB node has free.
+ctl 2 hugepages reserve --size 2M --pages 96 --node 1 --config /dev/null
+has "refused: 2M pages: would push a node below its free-memory floor: node 1:"
+has "floor 1024 MiB"
+pools
+[ "${TOPO_HP2M[1]}" = "${before[1]}" ] || fail "refused, yet node 1 changed: '${TOPO_HP2M[1]}'"
+result refused
+
+# Nearly every free 2 MiB block of node 3: within a floor of 0, but the
+# kernel never allocates below a zone's min watermark. Raised here to ~80 MiB
+# per node (min_free_kbytes), that is more than node 3 can reclaim, so it
+# grants fewer whatever earlier cases left in its page cache.
+read -r mfk < /proc/sys/vm/min_free_kbytes
+at_exit "echo $mfk > /proc/sys/vm/min_free_kbytes"
+want_mfk=$((${#NODE_IDS[@]} * 80 * 1024))
+((mfk >= want_mfk)) || echo "$want_mfk" > /proc/sys/vm/min_free_kbytes
+n3=${before[3]%% *}
+free_kib=$(awk '/MemFree/ { print $4 }' "/sys/devices/system/node/node3/meminfo")
+ask=$((n3 + (free_kib - 16 * 1024) / 2048))     # 16 MiB of slack: MemFree moves
+log "node 3: MemFree $free_kib kB, pool $n3, min_free_kbytes $(</proc/sys/vm/min_free_kbytes): asking $ask"
+t0=$SECONDS
+ctl 1 hugepages reserve --size 2M --pages "$ask" --node 3 --config "$T/floor0.conf"
+echo "$mfk" > /proc/sys/vm/min_free_kbytes
+log "took $((SECONDS - t0)) s (5 retries sleep 3.1 s)"
+if [[ $(<"$T/out") =~ asked\ $ask,\ granted\ ([0-9]+)\ on\ node\ 3\ after\ 5\ retries ]]; then
+    granted=${BASH_REMATCH[1]}
+    ((granted < ask)) || fail "granted $granted is not below the ask $ask"
+    pools
+    [ "${TOPO_HP2M[3]%% *}" = "$granted" ] || fail "node 3 holds '${TOPO_HP2M[3]}', numaguard said $granted"
+else
+    fail "no 'asked $ask, granted N on node 3 after 5 retries' in the output"
+fi
+has "wrote 1 to /sys/devices/system/node/node3/compact"
+has "(no more free 2M blocks after compaction: reserve at boot with hugepagesz=2M hugepages="
+has ",3:$ask"
+grep -q '"NUMAGUARD_OUTCOME":"partial"' "$NUMAGUARD_ACTION_LOG" || fail "no NOTICE entry with outcome partial"
+result partial
+
+# apply: an instance that expects 32 MiB on node 1 -> `hugepages plan` wants
+# 16 pages + 2 % margin (1 page) there; apply carries it out.
+for n in "${NODE_IDS[@]}"; do echo "${orig[$n]}" > "$(hp_file "$n")"; done
+printf '[global]\nnode_free_floor = 0\nmin_segment_size = 4M\n[instance HP]\nmatch_comm = ng-shm-workload\nexpected_size = 32M\nnodes = 1\n' > "$T/apply.conf"
+wl_start sysv -s 8 -p 0 || abort "workload"
+n1=${orig[1]}
+ctl 0 hugepages apply --dry-run --config "$T/apply.conf"
+has "would write 17 to $(hp_file 1) (now: $n1)"
+ctl 0 hugepages apply --config "$T/apply.conf"
+has "done: 2M pages: node 1 $n1 -> 17"
+pools
+[ "${TOPO_HP2M[1]%% *}" = 17 ] || fail "node 1 holds '${TOPO_HP2M[1]}', expected 17 pages"
+ctl 0 hugepages apply --config "$T/apply.conf"
+has "noop"
+result apply

@@ -1,0 +1,618 @@
+/* rebalance: the planner on literal snapshots (targets, no-ops, refusals for
+ * free memory and free hugepages), and the executor against a fake
+ * move_pages(2) that keeps a page -> node table: batches, rate-limit
+ * sleeps, per-node counts, pages never resident left alone, busy pages,
+ * a vanished process, missing privilege. */
+
+#include <numaif.h>
+
+#include "snapshot-builder.h"
+#include "ng-act-rebalance.h"
+#include "ng-audit.h"
+#include "ng-config.h"
+
+#define GiB (UINT64_C(1) << 30)
+#define MiB (UINT64_C(1) << 20)
+#define START UINT64_C(0x7f0000000000)
+
+/* ---- fixtures ---- */
+
+struct fixture {
+        struct ng_snapshot *s;
+        struct ng_config *cfg;
+        struct ng_audit *a;
+        struct ng_rebalance_plan plan;
+};
+
+/* ORCL: pids 100 (pages per node in numa_maps) and 101 attached to SysV
+ * shmid 7 of bytes, page_kib pages, CPUs on every node. conf_extra: more
+ * [global] keys, then "|", then more [instance ORCL] keys. */
+static void build(struct fixture *f, int nodes, uint64_t bytes, uint64_t page_kib, const struct ng_node_pages *pl,
+                  size_t n_pl, const char *conf_extra)
+{
+        memset(f, 0, sizeof(*f));
+        f->s = snap_new(nodes, 1, nodes, 21, 16 * GiB / 1024);
+        snap_shm(f->s, 7, bytes, 2, 0);
+        snap_map_sysv(snap_proc(f->s, 100, 1, "ora_pmon_ORCL", nodes > 1 ? "0-3" : "0", "0-3"), 7, START, bytes,
+                      page_kib, pl, n_pl);
+        snap_map_sysv(snap_proc(f->s, 101, 1, "ora_dbw0_ORCL", nodes > 1 ? "0-3" : "0", "0-3"), 7, START, bytes,
+                      page_kib, NULL, 0);
+        char text[512];
+        const char *bar = conf_extra ? strchr(conf_extra, '|') : NULL;
+        snprintf(text, sizeof(text), "[global]\nmin_segment_size = 4M\n%.*s[instance ORCL]\nmatch_comm = ora_*\n%s",
+                 bar ? (int) (bar - conf_extra) : 0, conf_extra ? conf_extra : "", bar ? bar + 1 : "");
+        ck_assert_int_eq(ng_config_load_string(text, "test.conf", NULL, NULL, &f->cfg), 0);
+}
+
+static void plan(struct fixture *f)
+{
+        ck_assert_int_eq(ng_audit_run(f->s, f->cfg, &f->a), 0);
+        const struct ng_instance *in = ng_audit_instance(f->a, "ORCL");
+        ck_assert_ptr_nonnull(in);
+        ck_assert_uint_eq(in->n_segs, 1);
+        ck_assert_int_eq(ng_rebalance_plan_segment(f->s, f->cfg, in, &f->a->segments[in->segs[0]], &f->plan), 0);
+}
+
+static void done(struct fixture *f)
+{
+        ng_audit_free(f->a);
+        ng_config_free(f->cfg);
+        ng_snapshot_free(f->s);
+}
+
+static const struct ng_rebalance_node *pnode(const struct ng_rebalance_plan *p, int node)
+{
+        for (size_t i = 0; i < p->n_nodes; i++)
+                if (p->nodes[i].node == node)
+                        return &p->nodes[i];
+        ck_abort_msg("node %d not in the plan", node);
+        return NULL;
+}
+
+/* A 32 MiB 4 KiB-page cyclops: 8192 pages on node 0 of 4. */
+static void cyclops_4k(struct fixture *f)
+{
+        static const struct ng_node_pages pl[] = { { 0, 8192 } };
+        build(f, 4, 32 * MiB, 4, pl, 1, NULL);
+        plan(f);
+}
+
+/* ---- planner ---- */
+
+START_TEST(plan_cyclops_spreads_over_all_nodes)
+{
+        struct fixture f;
+        cyclops_4k(&f);
+        const struct ng_rebalance_plan *p = &f.plan;
+        ck_assert_int_eq(p->verdict, NG_OUTCOME_DRY_RUN);
+        ck_assert_int_eq(p->pid, 100);
+        ck_assert_uint_eq(p->page_bytes, 4096);
+        ck_assert_uint_eq(p->n_ranges, 1);
+        ck_assert_uint_eq(p->ranges[0].start, START);
+        ck_assert_uint_eq(p->ranges[0].end, START + 32 * MiB);
+        ck_assert_uint_eq(p->n_dest, 4);
+        ck_assert_uint_eq(p->resident_pages, 8192);
+        ck_assert_uint_eq(p->move_pages, 6144);
+        ck_assert_uint_eq(pnode(p, 0)->target_pages, 2048);
+        ck_assert_uint_eq(pnode(p, 0)->out_pages, 6144);
+        for (int n = 1; n < 4; n++) {
+                ck_assert_uint_eq(pnode(p, n)->target_pages, 2048);
+                ck_assert_uint_eq(pnode(p, n)->in_pages, 2048);
+                ck_assert_uint_eq(pnode(p, n)->out_pages, 0);
+        }
+        char buf[128];
+        ck_assert_str_eq(ng_rebalance_format_moves(p, false, buf, sizeof(buf)),
+                         "node0 -6144, node1 +2048, node2 +2048, node3 +2048");
+        done(&f);
+}
+END_TEST
+
+START_TEST(plan_only_the_excess_moves)
+{
+        /* 6000 / 2192 / 0 / 0 of 8192: nodes 2 and 3 take 2048 each, node 1
+         * keeps its 2048 plus the remainder-free share. */
+        static const struct ng_node_pages pl[] = { { 0, 6000 }, { 1, 2192 } };
+        struct fixture f;
+        build(&f, 4, 32 * MiB, 4, pl, 2, NULL);
+        plan(&f);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_DRY_RUN);
+        ck_assert_uint_eq(f.plan.move_pages, 4096);
+        ck_assert_uint_eq(pnode(&f.plan, 0)->out_pages, 3952);
+        ck_assert_uint_eq(pnode(&f.plan, 1)->out_pages, 144);
+        ck_assert_uint_eq(pnode(&f.plan, 2)->in_pages, 2048);
+        ck_assert_uint_eq(pnode(&f.plan, 3)->in_pages, 2048);
+        done(&f);
+}
+END_TEST
+
+START_TEST(plan_noop_when_spread_or_one_node)
+{
+        static const struct ng_node_pages even[] = { { 0, 2048 }, { 1, 2048 }, { 2, 2048 }, { 3, 2048 } };
+        struct fixture f;
+        build(&f, 4, 32 * MiB, 4, even, 4, NULL);
+        plan(&f);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_NOOP);
+        ck_assert_uint_eq(f.plan.move_pages, 0);
+        ck_assert_ptr_nonnull(strstr(f.plan.reason, "already spread"));
+        done(&f);
+
+        static const struct ng_node_pages one[] = { { 0, 8192 } };
+        build(&f, 1, 32 * MiB, 4, one, 1, NULL);
+        plan(&f);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_NOOP);
+        ck_assert_ptr_nonnull(strstr(f.plan.reason, "one NUMA node"));
+        done(&f);
+}
+END_TEST
+
+START_TEST(plan_configured_nodes)
+{
+        static const struct ng_node_pages pl[] = { { 0, 8192 } };
+        struct fixture f;
+        build(&f, 4, 32 * MiB, 4, pl, 1, "|policy = interleave\nnodes = 1-2\n");
+        plan(&f);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_DRY_RUN);
+        ck_assert_uint_eq(f.plan.n_dest, 2);
+        ck_assert_int_eq(f.plan.dest[0], 1);
+        ck_assert_int_eq(f.plan.dest[1], 2);
+        ck_assert_uint_eq(pnode(&f.plan, 0)->out_pages, 8192);
+        ck_assert(!pnode(&f.plan, 0)->dest);
+        ck_assert_uint_eq(pnode(&f.plan, 1)->in_pages, 4096);
+        ck_assert_uint_eq(pnode(&f.plan, 2)->in_pages, 4096);
+        ck_assert_uint_eq(pnode(&f.plan, 3)->in_pages, 0);
+        done(&f);
+}
+END_TEST
+
+START_TEST(plan_refused_without_free_memory)
+{
+        static const struct ng_node_pages pl[] = { { 0, 8192 } };
+        struct fixture f;
+        /* node 3: 300 MiB free, floor 256 MiB: 44 MiB above it, 8 MiB needed: fine */
+        build(&f, 4, 32 * MiB, 4, pl, 1, "node_free_floor = 256M\n|");
+        mi_set(&f.s->topo.nodes[3].meminfo, "MemFree", 300 * 1024);
+        plan(&f);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_DRY_RUN);
+        ck_assert_uint_eq(pnode(&f.plan, 3)->avail_pages, 44 * 256);
+        done(&f);
+        /* 260 MiB free: 4 MiB above the floor, 8 MiB needed */
+        build(&f, 4, 32 * MiB, 4, pl, 1, "node_free_floor = 256M\n|");
+        mi_set(&f.s->topo.nodes[3].meminfo, "MemFree", 260 * 1024);
+        plan(&f);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_REFUSED);
+        ck_assert_msg(strstr(f.plan.reason, "node 3 can take 4 MiB") && strstr(f.plan.reason, "8 MiB needed"),
+                      "reason: %s", f.plan.reason);
+        done(&f);
+}
+END_TEST
+
+/* 32 MiB of 2 MiB pages (16) on node 0; 2 MiB pools of 8 free per node. */
+static void cyclops_2m(struct fixture *f, uint64_t free3)
+{
+        static const struct ng_node_pages pl[] = { { 0, 16 } };
+        build(f, 4, 32 * MiB, 2048, pl, 1, NULL);
+        snap_pool(f->s, 2048, 24, 8, 0);
+        f->s->topo.nodes[0].pools[0].free_pages = 8;
+        f->s->topo.nodes[3].pools[0].free_pages = free3;
+        plan(f);
+}
+
+START_TEST(plan_hugetlb_needs_free_hugepages_on_each_destination)
+{
+        struct fixture f;
+        cyclops_2m(&f, 8);
+        ck_assert(f.plan.huge);
+        ck_assert_uint_eq(f.plan.page_bytes, 2 * MiB);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_DRY_RUN);
+        ck_assert_uint_eq(pnode(&f.plan, 3)->in_pages, 4);
+        ck_assert_uint_eq(pnode(&f.plan, 3)->avail_pages, 8);
+        done(&f);
+
+        /* the case: node 3 has no free hugepages */
+        cyclops_2m(&f, 0);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_REFUSED);
+        ck_assert_msg(strstr(f.plan.reason, "node 3 has 0 free 2048 kB hugepages, 4 needed"), "reason: %s",
+                      f.plan.reason);
+        done(&f);
+
+        /* enough per node, but the pool's free pages are reserved by others */
+        static const struct ng_node_pages pl[] = { { 0, 16 } };
+        build(&f, 4, 32 * MiB, 2048, pl, 1, NULL);
+        snap_pool(f.s, 2048, 24, 8, 30);        /* 32 free, 30 reserved */
+        plan(&f);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_REFUSED);
+        ck_assert_msg(strstr(f.plan.reason, "2 free unreserved 2048 kB hugepages in the pool, 12 needed"),
+                      "reason: %s", f.plan.reason);
+        done(&f);
+}
+END_TEST
+
+START_TEST(plan_1g_pages_only_from_the_pool)
+{
+        static const struct ng_node_pages pl[] = { { 0, 4 } };
+        struct fixture f;
+        build(&f, 4, 4 * GiB, 1048576, pl, 1, NULL);
+        snap_pool(f.s, 1048576, 1, 1, 0);
+        plan(&f);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_DRY_RUN);
+        ck_assert_uint_eq(f.plan.move_pages, 3);
+        done(&f);
+        build(&f, 4, 4 * GiB, 1048576, pl, 1, NULL);
+        snap_pool(f.s, 1048576, 1, 1, 0);
+        f.s->topo.nodes[2].pools[0].free_pages = 0;     /* plenty of MemFree: irrelevant */
+        plan(&f);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_REFUSED);
+        ck_assert_ptr_nonnull(strstr(f.plan.reason, "node 2 has 0 free 1048576 kB hugepages, 1 needed"));
+        done(&f);
+}
+END_TEST
+
+START_TEST(plan_refused_without_an_attached_process)
+{
+        struct fixture f;
+        cyclops_4k(&f);
+        const struct ng_instance *in = ng_audit_instance(f.a, "ORCL");
+        struct ng_segment seg = f.a->segments[in->segs[0]];
+        seg.rep_pid = 0;        /* nobody maps it (e.g. a /dev/shm file between runs) */
+        ck_assert_int_eq(ng_rebalance_plan_segment(f.s, f.cfg, in, &seg, &f.plan), 0);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_REFUSED);
+        ck_assert_ptr_nonnull(strstr(f.plan.reason, "no attached process"));
+        done(&f);
+}
+END_TEST
+
+/* ---- executor against a fake move_pages(2) ---- */
+
+#define FAKE_PAGES 8192
+
+static struct {
+        uint64_t page_bytes;
+        int node[FAKE_PAGES];           /* -1: not resident */
+        int busy[FAKE_PAGES];           /* EBUSY answers left for that page */
+        unsigned long max_move, max_query;
+        unsigned moves, queries;
+        unsigned fail_at;               /* the move call that fails with fail_errno */
+        int fail_errno;
+        uint64_t clock_usec, sleeps, slept_usec;
+} F;
+
+static void fake_reset(uint64_t page_bytes, unsigned resident_pages)
+{
+        memset(&F, 0, sizeof(F));
+        F.page_bytes = page_bytes;
+        for (unsigned i = 0; i < FAKE_PAGES; i++)
+                F.node[i] = i < resident_pages ? 0 : -1;
+}
+
+static unsigned page_of(void *addr)
+{
+        uint64_t i = ((uintptr_t) addr - START) / F.page_bytes;
+        ck_assert_uint_lt(i, FAKE_PAGES);
+        return (unsigned) i;
+}
+
+static long fake_move_pages(int pid, unsigned long count, void **pages, const int *nodes, int *status, int flags)
+{
+        ck_assert_int_eq(pid, 100);
+        if (!nodes) {
+                F.queries++;
+                F.max_query = count > F.max_query ? count : F.max_query;
+                for (unsigned long i = 0; i < count; i++) {
+                        unsigned p = page_of(pages[i]);
+                        status[i] = F.node[p] >= 0 ? F.node[p] : -ENOENT;
+                }
+                return 0;
+        }
+        ck_assert_int_eq(flags, MPOL_MF_MOVE_ALL);
+        F.moves++;
+        F.max_move = count > F.max_move ? count : F.max_move;
+        if (F.fail_at && F.moves == F.fail_at) {
+                errno = F.fail_errno;
+                return -1;
+        }
+        for (unsigned long i = 0; i < count; i++) {
+                unsigned p = page_of(pages[i]);
+                ck_assert_msg(F.node[p] >= 0, "asked to move page %u, which is not resident", p);
+                ck_assert_int_ne(F.node[p], nodes[i]);
+                /* like migrate_pages(): the call stops at the failing page,
+                 * the rest is not attempted and counted as not migrated */
+                if (F.busy[p] > 0) {
+                        F.busy[p]--;
+                        status[i] = -EBUSY;
+                        return (long) (count - i);
+                }
+                F.node[p] = status[i] = nodes[i];
+        }
+        return 0;
+}
+
+static void fake_sleep(void *userdata, uint64_t usec)
+{
+        (void) userdata;
+        F.sleeps++;
+        F.slept_usec += usec;
+        F.clock_usec += usec;
+}
+
+static uint64_t fake_now(void *userdata)
+{
+        (void) userdata;
+        return F.clock_usec;
+}
+
+static const struct ng_rebalance_ops fake_ops = {
+        .move_pages = fake_move_pages, .sleep_usec = fake_sleep, .now_usec = fake_now };
+
+static unsigned fake_on(int node)
+{
+        unsigned n = 0;
+        for (unsigned i = 0; i < FAKE_PAGES; i++)
+                n += F.node[i] == node;
+        return n;
+}
+
+START_TEST(run_moves_in_batches_with_rate_limit)
+{
+        struct fixture f;
+        cyclops_4k(&f);
+        fake_reset(4096, FAKE_PAGES);
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        struct ng_rebalance_stats st;
+        struct ng_action_result res;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
+        ck_assert_msg(res.outcome == NG_OUTCOME_DONE, "%s: %s", ng_outcome_name(res.outcome), res.summary);
+        /* 16 batches of 512 addresses, 384 of them move each time */
+        ck_assert_uint_eq(st.batches, 16);
+        ck_assert_uint_eq(F.moves, 16);
+        ck_assert_uint_eq(F.max_move, 384);
+        ck_assert_uint_le(F.max_query, 512);
+        ck_assert_uint_eq(st.moved_pages, 6144);
+        ck_assert_uint_eq(st.busy_pages, 0);
+        ck_assert_uint_eq(st.not_resident_pages, 0);
+        for (int n = 0; n < 4; n++)
+                ck_assert_uint_eq(fake_on(n), 2048);
+        /* page i sits on node i mod 4 */
+        for (unsigned i = 0; i < FAKE_PAGES; i++)
+                ck_assert_int_eq(F.node[i], (int) (i % 4));
+        ck_assert_uint_eq(pnode(&f.plan, 0)->moved_out_pages, 6144);
+        ck_assert_uint_eq(pnode(&f.plan, 3)->moved_in_pages, 2048);
+        /* 24 MiB at 64 MiB/s: 375 ms of sleeps, one per batch */
+        ck_assert_uint_eq(F.sleeps, 16);
+        ck_assert_uint_eq(F.slept_usec, 375000);
+        ck_assert_uint_eq(st.slept_usec, 375000);
+        ck_assert_msg(strstr(res.summary, "moved 6144 pages (24 MiB) of shmid 7") &&
+                      strstr(res.summary, "node0 -6144, node1 +2048, node2 +2048, node3 +2048 in 375 ms"),
+                      "summary: %s", res.summary);
+        done(&f);
+}
+END_TEST
+
+START_TEST(run_batch_size_and_no_rate_limit)
+{
+        struct fixture f;
+        cyclops_4k(&f);
+        fake_reset(4096, FAKE_PAGES);
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        o.batch_pages = 100;
+        o.rate_bytes_per_sec = 0;
+        struct ng_rebalance_stats st;
+        struct ng_action_result res;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_DONE);
+        ck_assert_uint_eq(st.batches, 82);      /* 8192 / 100, rounded up */
+        ck_assert_uint_le(F.max_move, 100);
+        ck_assert_uint_le(F.max_query, 100);
+        ck_assert_uint_eq(F.sleeps, 0);
+        for (int n = 0; n < 4; n++)
+                ck_assert_uint_eq(fake_on(n), 2048);
+        done(&f);
+}
+END_TEST
+
+START_TEST(run_dry_run_counts_exactly_and_moves_nothing)
+{
+        struct fixture f;
+        cyclops_4k(&f);
+        /* the snapshot said 8192 resident; really 4096, the rest never touched */
+        fake_reset(4096, 4096);
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        o.dry_run = true;
+        struct ng_rebalance_stats st;
+        struct ng_action_result res;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_DRY_RUN);
+        ck_assert_uint_eq(F.moves, 0);
+        ck_assert_uint_eq(F.sleeps, 0);
+        ck_assert_uint_eq(fake_on(0), 4096);
+        ck_assert_uint_eq(f.plan.resident_pages, 4096);
+        ck_assert_uint_eq(f.plan.move_pages, 3072);
+        ck_assert_uint_eq(st.not_resident_pages, 4096);
+        ck_assert_msg(strstr(res.summary, "would move 3072 of 4096 resident pages (12 MiB) of shmid 7") &&
+                      strstr(res.summary, "node0 -3072, node1 +1024, node2 +1024, node3 +1024") &&
+                      strstr(res.summary, "4096 pages not resident in pid 100 left alone"),
+                      "summary: %s", res.summary);
+        done(&f);
+}
+END_TEST
+
+START_TEST(run_leaves_non_resident_pages_alone)
+{
+        struct fixture f;
+        cyclops_4k(&f);
+        fake_reset(4096, 6000);
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        struct ng_rebalance_stats st;
+        struct ng_action_result res;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_DONE);
+        for (unsigned i = 6000; i < FAKE_PAGES; i++)
+                ck_assert_int_eq(F.node[i], -1);
+        for (int n = 0; n < 4; n++)
+                ck_assert_uint_eq(fake_on(n), 1500);
+        ck_assert_uint_eq(st.not_resident_pages, 2192);
+        ck_assert_ptr_nonnull(strstr(res.summary, "2192 pages not resident in pid 100 left alone"));
+        done(&f);
+}
+END_TEST
+
+START_TEST(run_busy_pages_are_retried_then_left_for_later)
+{
+        struct fixture f;
+        cyclops_4k(&f);
+        fake_reset(4096, FAKE_PAGES);
+        for (unsigned i = 1; i <= 10; i++)
+                F.busy[i * 4 + 1] = 5;  /* busy through every retry */
+        F.busy[2] = 1;                  /* busy once: the retry moves it */
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        struct ng_rebalance_stats st;
+        struct ng_action_result res;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
+        ck_assert_msg(res.outcome == NG_OUTCOME_PARTIAL, "%s", ng_outcome_name(res.outcome));
+        ck_assert_uint_eq(st.busy_pages, 10);
+        ck_assert_uint_eq(st.moved_pages, 6134);
+        ck_assert_int_eq(F.node[2], 2);
+        ck_assert_int_eq(F.node[5], 0);
+        /* first batch: the list resumes after each of the 11 busy pages
+         * (12 calls), the retry after each of the 10 still busy (10);
+         * 15 more batches of one call */
+        ck_assert_uint_eq(F.moves, 37);
+        ck_assert_uint_eq(pnode(&f.plan, 1)->moved_in_pages, 2038);
+        ck_assert_msg(strstr(res.summary, "10 pages busy (EBUSY), left for a later run"), "%s", res.summary);
+        done(&f);
+}
+END_TEST
+
+START_TEST(run_process_gone_is_transient)
+{
+        struct fixture f;
+        cyclops_4k(&f);
+        fake_reset(4096, FAKE_PAGES);
+        F.fail_at = 3;
+        F.fail_errno = ESRCH;
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        struct ng_rebalance_stats st;
+        struct ng_action_result res;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_TRANSIENT);
+        ck_assert_int_eq(res.error, -ESRCH);
+        ck_assert_uint_eq(st.moved_pages, 768);
+        ck_assert_uint_eq(F.moves, 3);
+        ck_assert_msg(strstr(res.summary, "No such process") && strstr(res.summary, "moved 768 pages"), "%s",
+                      res.summary);
+        done(&f);
+}
+END_TEST
+
+START_TEST(run_without_cap_sys_nice_is_permanent)
+{
+        struct fixture f;
+        cyclops_4k(&f);
+        fake_reset(4096, FAKE_PAGES);
+        F.fail_at = 1;
+        F.fail_errno = EPERM;
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        struct ng_action_result res;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, &res), 0);
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_PERMANENT);
+        ck_assert_int_eq(res.error, -EPERM);
+        ck_assert_uint_eq(F.moves, 1);
+        ck_assert_uint_eq(fake_on(0), FAKE_PAGES);
+        ck_assert_ptr_nonnull(strstr(res.summary, "CAP_SYS_NICE"));
+        done(&f);
+}
+END_TEST
+
+static int verify_gone(void *userdata, const struct ng_rebalance_plan *p)
+{
+        (void) userdata;
+        (void) p;
+        return -EAGAIN;
+}
+
+START_TEST(run_stops_when_the_mapping_changed)
+{
+        struct fixture f;
+        cyclops_4k(&f);
+        fake_reset(4096, FAKE_PAGES);
+        struct ng_rebalance_ops ops = fake_ops;
+        ops.verify = verify_gone;
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        struct ng_action_result res;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &ops, NULL, &res), 0);
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_TRANSIENT);
+        ck_assert_uint_eq(F.moves, 0);
+        done(&f);
+}
+END_TEST
+
+START_TEST(run_refuses_or_noops_from_the_plan)
+{
+        struct fixture f;
+        cyclops_2m(&f, 0);
+        fake_reset(2 * MiB, 16);
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        struct ng_action_result res;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, &res), 0);
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_REFUSED);
+        ck_assert_uint_eq(F.moves + F.queries, 0);
+        ck_assert_ptr_nonnull(strstr(res.summary, "node 3 has 0 free 2048 kB hugepages"));
+        done(&f);
+
+        /* exact count finds the segment already spread: noop, nothing moved */
+        cyclops_4k(&f);
+        fake_reset(4096, FAKE_PAGES);
+        for (unsigned i = 0; i < FAKE_PAGES; i++)
+                F.node[i] = (int) ((i + 1) % 4);        /* the kernel's interleave, rotated */
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, &res), 0);
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_NOOP);
+        ck_assert_uint_eq(F.moves, 0);
+        done(&f);
+}
+END_TEST
+
+START_TEST(run_hugetlb_moves_whole_pages)
+{
+        struct fixture f;
+        cyclops_2m(&f, 8);
+        fake_reset(2 * MiB, 16);
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        struct ng_rebalance_stats st;
+        struct ng_action_result res;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_DONE);
+        ck_assert_uint_eq(st.moved_pages, 12);
+        for (int n = 0; n < 4; n++)
+                ck_assert_uint_eq(fake_on(n), 4);
+        /* 24 MiB at 64 MiB/s */
+        ck_assert_uint_eq(F.slept_usec, 375000);
+        done(&f);
+}
+END_TEST
+
+int main(void)
+{
+        Suite *s = suite_create("act-rebalance");
+        TCase *tc = tcase_create("plan");
+        tcase_add_test(tc, plan_cyclops_spreads_over_all_nodes);
+        tcase_add_test(tc, plan_only_the_excess_moves);
+        tcase_add_test(tc, plan_noop_when_spread_or_one_node);
+        tcase_add_test(tc, plan_configured_nodes);
+        tcase_add_test(tc, plan_refused_without_free_memory);
+        tcase_add_test(tc, plan_hugetlb_needs_free_hugepages_on_each_destination);
+        tcase_add_test(tc, plan_1g_pages_only_from_the_pool);
+        tcase_add_test(tc, plan_refused_without_an_attached_process);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("run");
+        tcase_add_test(tc, run_moves_in_batches_with_rate_limit);
+        tcase_add_test(tc, run_batch_size_and_no_rate_limit);
+        tcase_add_test(tc, run_dry_run_counts_exactly_and_moves_nothing);
+        tcase_add_test(tc, run_leaves_non_resident_pages_alone);
+        tcase_add_test(tc, run_busy_pages_are_retried_then_left_for_later);
+        tcase_add_test(tc, run_process_gone_is_transient);
+        tcase_add_test(tc, run_without_cap_sys_nice_is_permanent);
+        tcase_add_test(tc, run_stops_when_the_mapping_changed);
+        tcase_add_test(tc, run_refuses_or_noops_from_the_plan);
+        tcase_add_test(tc, run_hugetlb_moves_whole_pages);
+        suite_add_tcase(s, tc);
+        return ng_test_run(s);
+}
