@@ -23,9 +23,9 @@
 const char *ctl_action_message_id(enum ctl_action_kind kind)
 {
         switch (kind) {
-        case CTL_ACTION_CPUSET: return "1db6e8201fed4d01a1af1cbfb367160e";
-        case CTL_ACTION_HUGEPAGES: return "02e90a77f6674a8fafd45cfe1377e279";
-        case CTL_ACTION_REBALANCE: return "09817b20990749faa060d721c40eaf1a";
+        case CTL_ACTION_CPUSET: return NG_MSGID_ACTION_CPUSET;
+        case CTL_ACTION_HUGEPAGES: return NG_MSGID_ACTION_HUGEPAGES;
+        case CTL_ACTION_REBALANCE: return NG_MSGID_ACTION_REBALANCE;
         }
         return "";
 }

@@ -83,20 +83,7 @@ static void poll_failed(struct manager *m, const char *what, int r)
  * (tier 1), exact from a tree; the pidfiles the config names. */
 static int collect(struct manager *m, struct ng_snapshot **ret)
 {
-        const struct ng_config *cfg = m->config;
-        const char **pidfiles = calloc(cfg->n_instances + 1, sizeof(*pidfiles));
-        if (!pidfiles)
-                return -ENOMEM;
-        struct ng_collect_opts co = NG_COLLECT_OPTS_DEFAULT;
-        for (size_t i = 0; i < cfg->n_instances; i++)
-                if (cfg->instances[i].pidfile)
-                        pidfiles[co.n_pidfiles++] = cfg->instances[i].pidfile;
-        co.pidfiles = pidfiles;
-        co.sample_pages = cfg->sample_pages;
-        co.min_private_bytes = cfg->min_segment_size_bytes;
-        int r = ng_snapshot_collect(m->path, &co, ret);
-        free(pidfiles);
-        return r;
+        return ng_collect_for_config(m->path, m->config, NG_PLACEMENT_AUTO, ret);
 }
 
 int manager_poll(struct manager *m)
@@ -123,6 +110,7 @@ int manager_poll(struct manager *m)
         r = alerts_update(&m->alerts, a->findings, a->n_findings, now, sink_emit, &m->sink);
         if (r < 0)
                 log_error_errno(r, "Tracking alerts, ignoring");
+        enforce_run(m, s, a);
         ng_audit_free(m->audit);
         ng_snapshot_free(m->snapshot);
         m->snapshot = s;
@@ -331,6 +319,7 @@ struct manager *manager_free(struct manager *m)
         ng_audit_free(m->audit);
         ng_snapshot_free(m->snapshot);
         alerts_done(&m->alerts);
+        enforce_table_free(&m->enforce);
         sink_close(&m->sink);
         ng_path_free(m->path);
         ng_config_free(m->config);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "ng-action.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 #define MAX_FIELDS 16
@@ -189,6 +190,25 @@ void sink_emit(void *userdata, enum alert_event_kind kind, const struct alert *a
         if (kind == ALERT_EVENT_CLEARED)
                 field(&fl, "NUMAGUARD_CLEARED_USEC", "%" PRIu64, a->cleared_usec);
         send_fields(s, prio, &fl);
+}
+
+void sink_action(const struct alert_sink *s, const char *message_id, const char *action, const char *instance,
+                 const struct ng_action_result *res)
+{
+        struct fields fl = {0};
+        field(&fl, "MESSAGE", "%s %s: %s: %s", action, instance, ng_outcome_name(res->outcome), res->summary);
+        field(&fl, "MESSAGE_ID", "%s", message_id);
+        field(&fl, "PRIORITY", "%d", LOG_NOTICE);
+        field(&fl, "SYSLOG_IDENTIFIER", "numaguardd");
+        field(&fl, "NUMAGUARD_EVENT", "action");
+        field(&fl, "NUMAGUARD_ACTION", "%s", action);
+        field(&fl, "NUMAGUARD_INSTANCE", "%s", instance);
+        field(&fl, "NUMAGUARD_OUTCOME", "%s", ng_outcome_name(res->outcome));
+        field(&fl, "NUMAGUARD_WRITES", "%zu", res->n_writes);
+        for (size_t i = 0; i < res->n_writes && i < 6; i++)      /* MAX_FIELDS */
+                field(&fl, "NUMAGUARD_WRITE", "%s=%s (read back %s)", res->writes[i].path, res->writes[i].value,
+                      res->writes[i].after);
+        send_fields(s, LOG_NOTICE, &fl);
 }
 
 void sink_daemon_event(const struct alert_sink *s, enum daemon_event ev, int priority,

@@ -134,6 +134,10 @@ enum daemon_event {
         DAEMON_EVENT_RELOAD_FAILED,
         DAEMON_EVENT_POLL_FAILED,
 };
+struct ng_action_result;
+/* One correction carried out by the daemon: NOTICE with its MESSAGE_ID. */
+void sink_action(const struct alert_sink *s, const char *message_id, const char *action, const char *instance,
+                 const struct ng_action_result *res);
 void sink_daemon_event(const struct alert_sink *s, enum daemon_event ev, int priority,
                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -178,6 +182,40 @@ int server_exit_hint(const struct manager *m);
 /* Resolved status_group, (gid_t)-1 when none. */
 gid_t server_status_gid(const struct server *s);
 
+/* ---- daemon-enforce.c: corrections in enforce mode ------------------------ */
+
+/* Transient failures (EBUSY, EAGAIN, ENOMEM) of one correction retried on
+ * later polls, after the cooldown, before the target is given up. */
+#define ENFORCE_MAX_TRANSIENT 3
+
+enum enforce_kind {
+        ENFORCE_CPUSET,
+        ENFORCE_HUGEPAGES,
+        ENFORCE_REBALANCE,
+        ENFORCE_KIND_MAX_,
+};
+
+struct enforce_entry {
+        char instance[NG_INSTANCE_NAME_MAX + 1];
+        enum enforce_kind kind;
+        uint64_t last_usec;             /* CLOCK_MONOTONIC of the last attempt */
+        unsigned transient;             /* consecutive transient failures */
+        bool unmanaged;                 /* permanent error: never again until restart */
+};
+
+struct enforce_table {
+        struct enforce_entry *v;
+        size_t n;
+        uint64_t actions, failures;     /* for status and metrics */
+};
+
+struct manager;
+/* In mode = enforce: for every configured instance whose enforce= allows a
+ * correction and whose findings call for it, carry it out once per cooldown,
+ * log it (NOTICE, the action's MESSAGE_ID) and read it back. */
+void enforce_run(struct manager *m, const struct ng_snapshot *s, const struct ng_audit *a);
+void enforce_table_free(struct enforce_table *t);
+
 /* ---- daemon-metrics.c ---------------------------------------------------- */
 
 struct manager;
@@ -210,6 +248,7 @@ struct manager {
         struct ng_path *path;
         struct alert_sink sink;
         struct alert_table alerts;
+        struct enforce_table enforce;
         struct server *server;
         /* The last successful poll: */
         struct ng_snapshot *snapshot;

@@ -171,38 +171,13 @@ int ctl_load_config(const struct ctl_opts *o, struct ng_config **ret)
 int ctl_collect_for_audit_recorded(const struct ctl_opts *o, const struct ng_config *cfg,
                                    ng_path_recorder_t recorder, void *userdata, struct ng_snapshot **ret)
 {
-        const char **pidfiles = calloc(cfg->n_instances + 1, sizeof(*pidfiles));
-        const char **comms = calloc(cfg->n_instances + 3, sizeof(*comms));
-        if (!pidfiles || !comms) {
-                free(pidfiles);
-                free(comms);
-                return -ENOMEM;
-        }
-        struct ng_collect_opts co = NG_COLLECT_OPTS_DEFAULT;
-        /* Configured instances' processes may hold large private heaps too. */
-        comms[co.n_private_comms++] = "mysqld";
-        comms[co.n_private_comms++] = "mariadbd";
-        for (size_t i = 0; i < cfg->n_instances; i++) {
-                if (cfg->instances[i].pidfile)
-                        pidfiles[co.n_pidfiles++] = cfg->instances[i].pidfile;
-                if (cfg->instances[i].match_comm)
-                        comms[co.n_private_comms++] = cfg->instances[i].match_comm;
-        }
-        co.pidfiles = pidfiles;
-        co.private_comms = comms;
-        co.sample_pages = cfg->sample_pages;
-        co.min_private_bytes = cfg->min_segment_size_bytes;
-        if (o->exact)
-                co.placement = NG_PLACEMENT_EXACT;
         struct ng_path *p;
         int r = ng_path_new(o->root, &p);
-        if (r >= 0) {
-                ng_path_set_recorder(p, recorder, userdata);
-                r = ng_snapshot_collect(p, &co, ret);
-                ng_path_free(p);
-        }
-        free(pidfiles);
-        free(comms);
+        if (r < 0)
+                return r;
+        ng_path_set_recorder(p, recorder, userdata);
+        r = ng_collect_for_config(p, cfg, o->exact ? NG_PLACEMENT_EXACT : NG_PLACEMENT_AUTO, ret);
+        ng_path_free(p);
         return r;
 }
 

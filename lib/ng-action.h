@@ -16,6 +16,12 @@
 
 #include "ng-path.h"
 
+/* journald MESSAGE_IDs of the corrections (systemd/numaguard.catalog), the
+ * same whether numaguardctl or numaguardd carries them out. */
+#define NG_MSGID_ACTION_CPUSET "1db6e8201fed4d01a1af1cbfb367160e"
+#define NG_MSGID_ACTION_HUGEPAGES "02e90a77f6674a8fafd45cfe1377e279"
+#define NG_MSGID_ACTION_REBALANCE "09817b20990749faa060d721c40eaf1a"
+
 enum ng_outcome {
         NG_OUTCOME_DRY_RUN,     /* planned and shown, nothing written */
         NG_OUTCOME_NOOP,        /* already as wanted */

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Enforce mode: the daemon carries out the corrections an instance's
+ * enforce= allows when its findings call for them -- cpuset on
+ * CPUSET_DRIFT/REMOTE_MEMORY, hugepages on HUGEPAGE_SHORTFALL/
+ * HUGEPAGE_NODE_SHORTFALL, rebalance on CYCLOPS. Each (instance, kind) acts
+ * at most once per cooldown; transient errors are retried on later polls up
+ * to ENFORCE_MAX_TRANSIENT times, a permanent error marks the target
+ * unmanaged with one warning. Every attempt is logged at NOTICE with the
+ * action's MESSAGE_ID.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon.h"
+#include "ng-act-cpuset.h"
+#include "ng-act-hugepages.h"
+#include "ng-act-rebalance.h"
+#include "ng-plan.h"
+
+static const struct {
+        const char *name, *message_id;
+        unsigned bit;
+        enum ng_code triggers[2];
+} kinds[ENFORCE_KIND_MAX_] = {
+        [ENFORCE_CPUSET] = { "cpuset", NG_MSGID_ACTION_CPUSET, NG_ENFORCE_CPUSET,
+                             { NG_CODE_CPUSET_DRIFT, NG_CODE_REMOTE_MEMORY } },
+        [ENFORCE_HUGEPAGES] = { "hugepages", NG_MSGID_ACTION_HUGEPAGES, NG_ENFORCE_HUGEPAGES,
+                                { NG_CODE_HUGEPAGE_SHORTFALL, NG_CODE_HUGEPAGE_NODE_SHORTFALL } },
+        [ENFORCE_REBALANCE] = { "rebalance", NG_MSGID_ACTION_REBALANCE, NG_ENFORCE_REBALANCE,
+                                { NG_CODE_CYCLOPS, NG_CODE_CYCLOPS } },
+};
+
+static bool called_for(const struct ng_audit *a, const struct ng_instance *in, enum enforce_kind k)
+{
+        for (size_t i = 0; i < a->n_findings; i++)
+                if (!strcmp(a->findings[i].instance, in->name) &&
+                    (a->findings[i].code == kinds[k].triggers[0] || a->findings[i].code == kinds[k].triggers[1]))
+                        return true;
+        return false;
+}
+
+static struct enforce_entry *entry(struct enforce_table *t, const char *instance, enum enforce_kind k)
+{
+        for (size_t i = 0; i < t->n; i++)
+                if (t->v[i].kind == k && !strcmp(t->v[i].instance, instance))
+                        return &t->v[i];
+        struct enforce_entry *nv = realloc(t->v, (t->n + 1) * sizeof(*nv));
+        if (!nv)
+                return NULL;
+        t->v = nv;
+        struct enforce_entry *e = &t->v[t->n++];
+        *e = (struct enforce_entry) { .kind = k };
+        snprintf(e->instance, sizeof(e->instance), "%s", instance);
+        return e;
+}
+
+static int do_cpuset(struct manager *m, const struct ng_snapshot *s, const struct ng_instance *in,
+                     struct ng_action_result *res)
+{
+        const struct ng_action_ops *ops = &ng_action_ops_default;
+        struct ng_cpuset_bounds parent;
+        struct ng_cpuset_plan plan;
+        bool have_parent = ng_cpuset_parent_read(m->path, ops, s, in, &parent) >= 0;
+        int r = ng_cpuset_plan(s, in, have_parent ? &parent : NULL, &plan);
+        return r < 0 ? r : ng_cpuset_apply(m->path, ops, &plan, false, res);
+}
+
+static int do_hugepages(struct manager *m, const struct ng_snapshot *s, const struct ng_audit *a,
+                        struct ng_action_result *res)
+{
+        struct ng_plan *plan = NULL;
+        struct ng_act_hugepages *act = NULL;
+        int r = ng_plan_hugepages(s, m->config, a, &plan);
+        if (r >= 0)
+                r = ng_act_hugepages_plan_apply(s, m->config->node_free_floor_bytes, plan, &act);
+        if (r >= 0)
+                r = ng_act_hugepages_run(act, m->path, &ng_action_ops_default, false, res);
+        ng_act_hugepages_free(act);
+        ng_plan_free(plan);
+        return r;
+}
+
+/* Every segment of the instance that can move; the worst outcome wins and
+ * the summaries are joined. Trees (--root) have no process to move. */
+static int do_rebalance(struct manager *m, const struct ng_snapshot *s, const struct ng_audit *a,
+                        const struct ng_instance *in, struct ng_action_result *res)
+{
+        if (!ng_path_is_live(m->path)) {
+                res->outcome = NG_OUTCOME_REFUSED;
+                snprintf(res->summary, sizeof(res->summary), "pages of a captured tree cannot move");
+                return 0;
+        }
+        struct ng_rebalance_plan *plan = calloc(1, sizeof(*plan));
+        struct ng_action_result *one = calloc(1, sizeof(*one));
+        int r = plan && one ? 0 : -ENOMEM;
+        res->outcome = NG_OUTCOME_NOOP;
+        for (size_t k = 0; k < in->n_segs && r >= 0; k++) {
+                const struct ng_segment *seg = &a->segments[in->segs[k]];
+                if (seg->kind == NG_SEG_PRIVATE)
+                        continue;
+                struct ng_rebalance_opts opts = NG_REBALANCE_OPTS_DEFAULT;
+                memset(one, 0, sizeof(*one));
+                r = ng_rebalance_plan_segment(s, m->config, in, seg, plan);
+                if (r >= 0)
+                        r = ng_rebalance_run(plan, &opts, &ng_rebalance_ops_default, NULL, one);
+                if (r < 0 || one->outcome == NG_OUTCOME_NOOP)
+                        continue;
+                /* DONE < PARTIAL < REFUSED < TRANSIENT < PERMANENT */
+                if (res->outcome == NG_OUTCOME_NOOP || one->outcome > res->outcome)
+                        res->outcome = one->outcome;
+                size_t l = strlen(res->summary);
+                snprintf(res->summary + l, sizeof(res->summary) - l, "%s%s", l ? "; " : "", one->summary);
+                if (!res->error)
+                        res->error = one->error;
+        }
+        if (r >= 0 && res->summary[0] == '\0')
+                snprintf(res->summary, sizeof(res->summary), "nothing to move");
+        free(one);
+        free(plan);
+        return r;
+}
+
+static void settle(struct manager *m, struct enforce_entry *e, const struct ng_action_result *res)
+{
+        bool give_up = res->outcome == NG_OUTCOME_PERMANENT ||
+                       (res->outcome == NG_OUTCOME_TRANSIENT && ++e->transient >= ENFORCE_MAX_TRANSIENT);
+        if (res->outcome != NG_OUTCOME_TRANSIENT && res->outcome != NG_OUTCOME_PERMANENT)
+                e->transient = 0;
+        if (!give_up)
+                return;
+        e->unmanaged = true;
+        m->enforce.failures++;
+        log_warning("%s of %s failed (%s); the target is unmanaged until numaguardd restarts",
+                    kinds[e->kind].name, e->instance, res->summary);
+}
+
+void enforce_run(struct manager *m, const struct ng_snapshot *s, const struct ng_audit *a)
+{
+        if (m->config->mode != NG_MODE_ENFORCE)
+                return;
+        uint64_t now = now_monotonic_usec();
+        struct ng_action_result *res = malloc(sizeof(*res));     /* ~300 KiB */
+        if (!res) {
+                log_error_errno(-ENOMEM, "Enforcing, ignoring");
+                return;
+        }
+        for (size_t i = 0; i < a->n_instances; i++) {
+                const struct ng_instance *in = &a->instances[i];
+                if (in->origin != NG_INST_CONFIGURED || !in->cfg->enforce)
+                        continue;
+                for (int k = 0; k < ENFORCE_KIND_MAX_; k++) {
+                        if (!(in->cfg->enforce & kinds[k].bit) || !called_for(a, in, (enum enforce_kind) k))
+                                continue;
+                        struct enforce_entry *e = entry(&m->enforce, in->name, (enum enforce_kind) k);
+                        if (!e || e->unmanaged || (e->last_usec && now - e->last_usec < m->config->cooldown_usec))
+                                continue;
+                        e->last_usec = now;
+                        memset(res, 0, sizeof(*res));
+                        int r = k == ENFORCE_CPUSET ? do_cpuset(m, s, in, res)
+                              : k == ENFORCE_HUGEPAGES ? do_hugepages(m, s, a, res)
+                              : do_rebalance(m, s, a, in, res);
+                        if (r < 0) {
+                                log_error_errno(r, "Planning %s of %s, ignoring", kinds[k].name, in->name);
+                                continue;
+                        }
+                        m->enforce.actions++;
+                        sink_action(&m->sink, kinds[k].message_id, kinds[k].name, in->name, res);
+                        settle(m, e, res);
+                }
+        }
+        free(res);
+}
+
+void enforce_table_free(struct enforce_table *t)
+{
+        free(t->v);
+        *t = (struct enforce_table) {0};
+}

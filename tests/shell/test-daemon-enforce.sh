@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# numaguardd in enforce mode on a copy of the 4-node guest tree, whose
+# /oracle cgroup has its CPUs on node 0 and its memory on node 3
+# (REMOTE_MEMORY): the daemon rewrites cpuset.mems once, logs it with the
+# cpuset MESSAGE_ID, and does not act again within the cooldown. A target
+# that fails permanently is tried once and left unmanaged.
+set -u
+cd "$(dirname "$0")/../.."
+B=${BUILD:-build}
+D=$B/numaguardd
+TREE=tests/fixtures/trees/guest4-v2
+[ -x "$D" ] || { echo "not ok enforce: $D not built"; exit 1; }
+[ -d "$TREE/sys" ] || { echo "skip enforce: fixture tree $TREE missing"; exit 77; }
+tmp=$(mktemp -d)
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+fails=0
+check() {       # check NAME WHY CMD...
+        local name=$1 why=$2; shift 2
+        if "$@"; then echo "ok enforce-$name"; else echo "not ok enforce-$name: $why"; fails=$((fails + 1)); fi
+}
+
+# run [PREPARE...]: the daemon for ~2 s (many polls at 100 ms) on a fresh
+# copy of the tree, after PREPARE has adjusted the copy or the config.
+run() {
+        rm -rf "$tmp/root" && cp -a "$TREE" "$tmp/root"
+        printf '[global]\ninterval = 100ms\nmode = enforce\ncooldown = 1h\nmin_segment_size = 4M\nmetrics_file =\nsocket = %s/sock\n[instance ora]\ncgroup = /oracle\npolicy = local\nenforce = cpuset\n' "$tmp" > "$tmp/ng.conf"
+        "${@}"
+        : > "$tmp/alerts.json"
+        "$D" --foreground --root "$tmp/root" --config "$tmp/ng.conf" --alert-log "$tmp/alerts.json" 2> "$tmp/stderr" &
+        pid=$!
+        sleep 2
+        kill -TERM "$pid"; wait "$pid"; rc=$?; pid=
+        actions=$(grep -c '"NUMAGUARD_EVENT":"action"' "$tmp/alerts.json")
+}
+
+run true
+mems=$(cat "$tmp/root/sys/fs/cgroup/oracle/cpuset.mems")
+check exit "numaguardd exited $rc" test "$rc" = 0
+check cpuset-written "cpuset.mems is '$mems', expected 0 (the node of the CPUs)" test "$mems" = 0
+check once-per-cooldown "$actions action entries in $(grep -c . "$tmp/alerts.json") lines, expected 1" test "$actions" = 1
+check message-id "no cpuset MESSAGE_ID" grep -q '"MESSAGE_ID":"1db6e8201fed4d01a1af1cbfb367160e".*"NUMAGUARD_OUTCOME":"done"' "$tmp/alerts.json"
+# mode = audit: nothing written even with enforce= set
+run sed -i 's/^mode = enforce/mode = audit/' "$tmp/ng.conf"
+check audit-mode-writes-nothing "cpuset.mems is $(cat "$tmp/root/sys/fs/cgroup/oracle/cpuset.mems"), $actions actions" \
+        test "$(cat "$tmp/root/sys/fs/cgroup/oracle/cpuset.mems")" = 3 -a "$actions" = 0
+# a permanent error (the file is a directory: EISDIR): one attempt with no
+# cooldown at all, then unmanaged
+break_target() {
+        sed -i 's/^cooldown = 1h/cooldown = 0/' "$tmp/ng.conf"
+        rm "$tmp/root/sys/fs/cgroup/oracle/cpuset.mems" && mkdir "$tmp/root/sys/fs/cgroup/oracle/cpuset.mems"
+}
+run break_target
+check permanent-once "$actions attempts with cooldown 0, expected 1" test "$actions" = 1
+check unmanaged-warning "no 'unmanaged' warning: $(tail -3 "$tmp/stderr")" grep -q "unmanaged" "$tmp/stderr"
+[ $fails = 0 ]
