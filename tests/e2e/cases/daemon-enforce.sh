@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# numaguardd in enforce mode on the live guest: a configured instance whose
+# cgroup cpuset has its CPUs on one node and its memory on another
+# (REMOTE_MEMORY) and enforce = cpuset: the daemon rewrites cpuset.mems to
+# the node of the CPUs once, logs it with the cpuset MESSAGE_ID, the memory
+# follows (cgroup v2 migrates on write), and nothing more happens within the
+# cooldown although the daemon keeps polling.
+. "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+need_ctl
+D=$B/numaguardd
+[ -x "$D" ] || abort "$D not built (make)"
+[ "$CGROUP" = v2 ] || skip_case "needs cgroup v2 (memory migrates on a cpuset.mems write)"
+cn=$CPUSET_CPU_NODE mn=$CPUSET_MEM_NODE
+base=/sys/fs/cgroup cg=/sys/fs/cgroup/e2e-enforce
+echo "+cpuset +memory" > $base/cgroup.subtree_control || abort "cannot enable cpuset"
+mkdir "$cg" || abort "mkdir $cg"
+at_exit "rmdir $cg"
+echo "$(node_cpus "$cn")" > "$cg/cpuset.cpus" && echo "$mn" > "$cg/cpuset.mems" || abort "cpuset"
+wl_start sh -c 'echo $$ > "$0" && exec "$@"' "$cg/cgroup.procs" -- sysv -s 16 -p 1 || abort "workload"
+ALERTS=$T/alerts.jsonl SOCK=$T/ctl.sock
+audit_conf "$T/ng.conf" "interval = 500ms
+mode = enforce
+cooldown = 1h
+socket = $SOCK
+metrics_file =
+[instance db]
+cgroup = /e2e-enforce
+policy = local
+enforce = cpuset
+"
+until_ok() { local t=$(($1 * 5)); shift; while ((t-- > 0)); do "$@" && return 0; sleep 0.2; done; return 1; }
+actions() { grep -c '"NUMAGUARD_EVENT":"action"' "$ALERTS" 2>/dev/null; }
+polls() { "$CTL" status --json --socket "$SOCK" 2>/dev/null | jq -r '.daemon.polls // 0'; }
+
+"$D" --foreground --config "$T/ng.conf" --alert-log "$ALERTS" 2> "$T/daemon.err" &
+DPID=$!
+at_exit "kill -KILL $DPID"
+until_ok 90 eval '[ "$(actions)" -ge 1 ]' || { logf "$T/daemon.err"; abort "no correction within 90 s"; }
+target=$(( $(polls) + 4 ))
+until_ok 60 eval '[ "$(polls)" -ge "$target" ]' || fail "numaguardd stopped polling"
+expect "$(actions) corrections, expected exactly 1 within the cooldown" test "$(actions)" = 1
+line=$(grep '"NUMAGUARD_EVENT":"action"' "$ALERTS" | head -1)
+log "action: $line"
+jq -e '.MESSAGE_ID == "1db6e8201fed4d01a1af1cbfb367160e" and .NUMAGUARD_OUTCOME == "done" and
+       .NUMAGUARD_INSTANCE == "db"' <<<"$line" > /dev/null || fail "action entry: $line"
+mems=$(cat "$cg/cpuset.mems")
+expect "cpuset.mems is '$mems', expected $cn" test "$mems" = "$cn"
+seg_select "(.kind == \"sysv\" and .shmid == $WL_SHMID)" || abort "segment not found"
+expect_on_node "$cn" "$WL_BYTES"
+kill -TERM "$DPID"; wait "$DPID"; rc=$?
+expect "numaguardd exited $rc on SIGTERM" test "$rc" = 0
+((FAILS)) && { logf "$T/daemon.err"; logf "$ALERTS"; }
+result
