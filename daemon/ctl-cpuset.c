@@ -22,15 +22,6 @@ static int usage_fail(void)
         return NG_EXIT_UNKNOWN;
 }
 
-static int unknown_instance(const struct ng_audit *a, const char *name)
-{
-        fprintf(stderr, "numaguardctl: no instance '%s'; known instances:", name);
-        for (size_t i = 0; i < a->n_instances; i++)
-                fprintf(stderr, " %s", a->instances[i].name);
-        fprintf(stderr, "%s\n", a->n_instances ? "" : " (none)");
-        return NG_EXIT_UNKNOWN;
-}
-
 /* Plans against what the parent cgroup allows, read now, and carries it out. */
 static int apply(const struct ctl_opts *o, const struct ng_snapshot *s, const struct ng_instance *in)
 {
@@ -60,22 +51,13 @@ int ctl_cpuset(const struct ctl_opts *o)
         if (o->n_args != 2 || strcmp(o->args[0], "apply") != 0)
                 return usage_fail();
         struct ng_config *cfg;
-        if (ctl_load_config(o, &cfg) < 0)
-                return NG_EXIT_UNKNOWN;
-        struct ng_snapshot *s = NULL;
-        struct ng_audit *a = NULL;
+        struct ng_snapshot *s;
+        struct ng_audit *a;
         const struct ng_instance *in;
-        int r = ctl_collect_for_audit(o, cfg, &s);
-        if (r < 0)
-                r = ctl_fail_read(o, r);
-        else if ((r = ng_audit_run(s, cfg, &a)) < 0)
-                r = ctl_fail("auditing", r);
-        else if (!(in = ng_audit_instance(a, o->args[1])))
-                r = unknown_instance(a, o->args[1]);
-        else
-                r = apply(o, s, in);
-        ng_audit_free(a);
-        ng_snapshot_free(s);
-        ng_config_free(cfg);
+        int r = ctl_audit_instance(o, o->args[1], &cfg, &s, &a, &in);
+        if (r != 0)
+                return r;
+        r = apply(o, s, in);
+        ctl_audit_done(cfg, s, a);
         return r;
 }

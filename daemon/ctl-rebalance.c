@@ -165,23 +165,13 @@ int ctl_rebalance(const struct ctl_opts *o)
         if (rate_from_env(&rate) < 0)
                 return NG_EXIT_UNKNOWN;
         struct ng_config *cfg;
-        if (ctl_load_config(o, &cfg) < 0)
-                return NG_EXIT_UNKNOWN;
-        struct ng_snapshot *s = NULL;
-        struct ng_audit *a = NULL;
+        struct ng_snapshot *s;
+        struct ng_audit *a;
         const struct ng_instance *in;
-        int r = ctl_collect_for_audit(o, cfg, &s);
-        if (r < 0)
-                r = ctl_fail_read(o, r);
-        else if ((r = ng_audit_run(s, cfg, &a)) < 0)
-                r = ctl_fail("auditing", r);
-        else if (!(in = ng_audit_instance(a, o->args[0]))) {
-                fprintf(stderr, "numaguardctl: no instance '%s' (numaguardctl audit lists them)\n", o->args[0]);
-                r = NG_EXIT_UNKNOWN;
-        } else
-                r = rebalance_instance(o, s, cfg, a, in, rate);
-        ng_audit_free(a);
-        ng_snapshot_free(s);
-        ng_config_free(cfg);
+        int r = ctl_audit_instance(o, o->args[0], &cfg, &s, &a, &in);
+        if (r != 0)
+                return r;
+        r = rebalance_instance(o, s, cfg, a, in, rate);
+        ctl_audit_done(cfg, s, a);
         return r;
 }

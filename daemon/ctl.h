@@ -79,3 +79,13 @@ int ctl_action_report(const struct ctl_opts *o, enum ctl_action_kind kind, const
  * (ctl-hugepages.c); [--dry-run]. Return the exit status. */
 int ctl_hugepages_reserve(const struct ctl_opts *o);
 int ctl_hugepages_apply(const struct ctl_opts *o);
+
+struct ng_audit;
+struct ng_instance;
+/* Loads the configuration, collects, audits and finds instance name; on
+ * failure prints why (an unknown name lists the known ones) and returns the
+ * exit status (3), else 0 with everything for the caller to free with
+ * ctl_audit_done(). */
+int ctl_audit_instance(const struct ctl_opts *o, const char *name, struct ng_config **ret_cfg,
+                       struct ng_snapshot **ret_s, struct ng_audit **ret_a, const struct ng_instance **ret_in);
+void ctl_audit_done(struct ng_config *cfg, struct ng_snapshot *s, struct ng_audit *a);

@@ -186,6 +186,45 @@ int ctl_collect_for_audit(const struct ctl_opts *o, const struct ng_config *cfg,
         return ctl_collect_for_audit_recorded(o, cfg, NULL, NULL, ret);
 }
 
+int ctl_audit_instance(const struct ctl_opts *o, const char *name, struct ng_config **ret_cfg,
+                       struct ng_snapshot **ret_s, struct ng_audit **ret_a, const struct ng_instance **ret_in)
+{
+        struct ng_config *cfg;
+        struct ng_snapshot *s = NULL;
+        struct ng_audit *a = NULL;
+        const struct ng_instance *in = NULL;
+        if (ctl_load_config(o, &cfg) < 0)
+                return NG_EXIT_UNKNOWN;
+        int r = ctl_collect_for_audit(o, cfg, &s);
+        if (r < 0)
+                r = ctl_fail_read(o, r);
+        else if ((r = ng_audit_run(s, cfg, &a)) < 0)
+                r = ctl_fail("auditing", r);
+        else if (!(in = ng_audit_instance(a, name))) {
+                fprintf(stderr, "numaguardctl: no instance '%s'; known instances:", name);
+                for (size_t i = 0; i < a->n_instances; i++)
+                        fprintf(stderr, " %s", a->instances[i].name);
+                fprintf(stderr, "%s\n", a->n_instances ? "" : " (none)");
+                r = NG_EXIT_UNKNOWN;
+        }
+        if (r != 0) {
+                ctl_audit_done(cfg, s, a);
+                return r;
+        }
+        *ret_cfg = cfg;
+        *ret_s = s;
+        *ret_a = a;
+        *ret_in = in;
+        return 0;
+}
+
+void ctl_audit_done(struct ng_config *cfg, struct ng_snapshot *s, struct ng_audit *a)
+{
+        ng_audit_free(a);
+        ng_snapshot_free(s);
+        ng_config_free(cfg);
+}
+
 static int cmd_audit(const struct ctl_opts *o)
 {
         struct ng_config *cfg;

@@ -89,29 +89,13 @@ static void format_size(uint64_t bytes, char *buf, size_t size)
 
 /* ---- planning (pure) ---- */
 
-static bool map_is_segment(const struct ng_segment *seg, const struct ng_map *m)
-{
-        switch (seg->kind) {
-        case NG_SEG_SYSV:
-                return m->kind == NG_MAP_SYSV && m->inode == seg->inode;
-        case NG_SEG_FILE:
-                return m->kind == NG_MAP_FILE_SHARED && !strcmp(m->path, seg->name);
-        case NG_SEG_ANON_SHARED:
-                return m->kind == NG_MAP_ANON_SHARED && m->inode == seg->inode &&
-                       m->dev_major == seg->dev_major && m->dev_minor == seg->dev_minor;
-        case NG_SEG_PRIVATE:
-                return false;
-        }
-        return false;
-}
-
 /* The representative's VMAs of the segment; a second VMA over offsets
  * already taken (the segment attached twice) is skipped. */
 static void plan_ranges(const struct ng_proc *pr, const struct ng_segment *seg, struct ng_rebalance_plan *p)
 {
         for (size_t j = 0; j < pr->n_maps && p->n_ranges < NG_REBALANCE_MAX_RANGES; j++) {
                 const struct ng_map *m = &pr->maps[j];
-                if (!map_is_segment(seg, m) || m->end <= m->start)
+                if (seg->kind == NG_SEG_PRIVATE || !ng_segment_maps(seg, pr, m) || m->end <= m->start)
                         continue;
                 uint64_t lo = m->offset, hi = m->offset + (m->end - m->start);
                 bool overlaps = false;

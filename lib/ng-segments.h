@@ -57,5 +57,7 @@ const char *ng_method_name(enum ng_method m);
 /* How messages name a segment: "shmid 5 (key 0x0052e2c1)" for SysV (keys
  * are often IPC_PRIVATE, shmids are unique), else its name. */
 const char *ng_segment_label(const struct ng_segment *seg, char *buf, size_t size);
+/* True if mapping m of process pr is (a VMA of) the segment. */
+bool ng_segment_maps(const struct ng_segment *seg, const struct ng_proc *pr, const struct ng_map *m);
 /* Bytes of the segment on node, 0 if none. */
 uint64_t ng_segment_node_bytes(const struct ng_segment *seg, int node);

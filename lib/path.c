@@ -205,18 +205,26 @@ int ng_path_read_u64(const struct ng_path *p, uint64_t *ret, const char *fmt, ..
         return 0;
 }
 
+/* stat(2) of a formatted path; rel gets the host path for the recorder. */
+static int vstat(const struct ng_path *p, struct stat *st, char *rel, const char *fmt, va_list ap)
+{
+        char abs[PATH_MAX];
+        int r = vresolve2(p, rel, abs, fmt, ap);
+        if (r < 0)
+                return r;
+        return stat(abs, st) < 0 ? errno_absent(errno) : 0;
+}
+
 int ng_path_file_size(const struct ng_path *p, uint64_t *ret_bytes, const char *fmt, ...)
 {
-        char rel[PATH_MAX], abs[PATH_MAX];
+        char rel[PATH_MAX];
+        struct stat st;
         va_list ap;
         va_start(ap, fmt);
-        int r = vresolve2(p, rel, abs, fmt, ap);
+        int r = vstat(p, &st, rel, fmt, ap);
         va_end(ap);
         if (r < 0)
                 return r;
-        struct stat st;
-        if (stat(abs, &st) < 0)
-                return errno_absent(errno);
         if (!S_ISREG(st.st_mode))
                 return -EINVAL;
         if (p->recorder)
@@ -229,16 +237,14 @@ int ng_path_blksize(const struct ng_path *p, uint64_t *ret_bytes, const char *fm
 {
         if (!ng_path_is_live(p))
                 return -EOPNOTSUPP;
-        char rel[PATH_MAX], abs[PATH_MAX];
+        char rel[PATH_MAX];
+        struct stat st;
         va_list ap;
         va_start(ap, fmt);
-        int r = vresolve2(p, rel, abs, fmt, ap);
+        int r = vstat(p, &st, rel, fmt, ap);
         va_end(ap);
         if (r < 0)
                 return r;
-        struct stat st;
-        if (stat(abs, &st) < 0)
-                return errno_absent(errno);
         *ret_bytes = (uint64_t) st.st_blksize;
         return 0;
 }

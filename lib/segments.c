@@ -219,7 +219,7 @@ static int collect_attachers(struct builder *b)
         return 0;
 }
 
-static bool map_matches(const struct ng_segment *seg, const struct ng_proc *pr, const struct ng_map *m)
+bool ng_segment_maps(const struct ng_segment *seg, const struct ng_proc *pr, const struct ng_map *m)
 {
         switch (seg->kind) {
         case NG_SEG_SYSV:
@@ -290,7 +290,7 @@ static int place_exact(struct ng_segment *seg, const struct ng_proc *pr)
 
         for (size_t j = 0; j < pr->n_maps; j++) {
                 const struct ng_map *m = &pr->maps[j];
-                if (!map_matches(seg, pr, m) || !vma_first_time(&w, m))
+                if (!ng_segment_maps(seg, pr, m) || !vma_first_time(&w, m))
                         continue;
                 const struct ng_numa_map *nm = numa_map_at(pr, m->start);
                 if (!nm)
@@ -329,7 +329,7 @@ static int place_sampled(const struct ng_snapshot *s, struct ng_segment *seg, co
 
         for (size_t j = 0; j < pr->n_maps; j++) {
                 const struct ng_map *m = &pr->maps[j];
-                if (!map_matches(seg, pr, m) || !vma_first_time(&w, m))
+                if (!ng_segment_maps(seg, pr, m) || !vma_first_time(&w, m))
                         continue;
                 const struct ng_sample *smp = ng_snapshot_sample(s, pr->pid, m->start);
                 if (!smp)
