@@ -73,6 +73,13 @@ struct ng_cgroup {
         int memory_migrate;     /* v1 only; -1 when absent */
         struct ng_numa_stat_line *memory_numa_stat;
         size_t n_memory_numa_stat;
+        /* v2 hugetlb.<size>.numa_stat, one per page size the host has */
+        struct {
+                uint64_t page_kib;
+                struct ng_numa_stat_line *lines;
+                size_t n;
+        } hugetlb_numa_stat[NG_MAX_HUGE_SIZES];
+        size_t n_hugetlb_numa_stat;
 };
 
 struct ng_proc {

@@ -802,6 +802,20 @@ static void read_cgroup_files(struct collector *c, struct ng_cgroup *cg)
                         cg->n_memory_numa_stat = 0;
                 free(buf);
         }
+        /* The hugetlb controller names sizes "2MB", "1GB", "64KB". */
+        for (size_t i = 0; cg->version == 2 && i < c->s->n_pools; i++) {
+                uint64_t kib = c->s->pools[i].page_kib;
+                const char *unit = kib >= 1048576 ? "GB" : kib >= 1024 ? "MB" : "KB";
+                uint64_t n = kib >= 1048576 ? kib >> 20 : kib >= 1024 ? kib >> 10 : kib;
+                if (rd(c, &buf, NULL, "%s/hugetlb.%" PRIu64 "%s.numa_stat", cg->dir, n, unit) < 0)
+                        continue;
+                size_t k = cg->n_hugetlb_numa_stat;
+                if (ng_parse_numa_stat(buf, &cg->hugetlb_numa_stat[k].lines, &cg->hugetlb_numa_stat[k].n) >= 0) {
+                        cg->hugetlb_numa_stat[k].page_kib = kib;
+                        cg->n_hugetlb_numa_stat++;
+                }
+                free(buf);
+        }
 }
 
 static int collect_cgroups(struct collector *c)
@@ -908,6 +922,8 @@ void ng_snapshot_free(struct ng_snapshot *s)
                 free(s->cgroups[i].path);
                 free(s->cgroups[i].dir);
                 ng_numa_stat_free(s->cgroups[i].memory_numa_stat, s->cgroups[i].n_memory_numa_stat);
+                for (size_t k = 0; k < s->cgroups[i].n_hugetlb_numa_stat; k++)
+                        ng_numa_stat_free(s->cgroups[i].hugetlb_numa_stat[k].lines, s->cgroups[i].hugetlb_numa_stat[k].n);
         }
         free(s->cgroups);
         for (size_t i = 0; i < s->n_pidfiles; i++)

@@ -473,6 +473,32 @@ START_TEST(test_node_id_gap)
 }
 END_TEST
 
+/* cgroup v2 hugetlb.<size>.numa_stat: the real file of a 4-node guest
+ * (tests/fixtures/text) placed in the captured /oracle cgroup. */
+START_TEST(test_cgroup_hugetlb_numa_stat)
+{
+        char cmd[512];
+        mk_tree();
+        snprintf(cmd, sizeof(cmd), "cp -a '%s'/. '%s' && cp '%s' '%s/sys/fs/cgroup/oracle/hugetlb.2MB.numa_stat'",
+                 TREES "guest4-v2", troot, NG_FIXTURES "/text/guest4-cgroup-v2-hugetlb.2MB.numa_stat", troot);
+        ck_assert_int_eq(system(cmd), 0);
+        struct ng_snapshot *s = load_opts(troot, NULL);
+        const struct ng_cgroup *cg = ng_snapshot_cgroup(s, "/oracle");
+        ck_assert_ptr_nonnull(cg);
+        ck_assert_uint_eq(cg->n_hugetlb_numa_stat, 1);
+        ck_assert_uint_eq(cg->hugetlb_numa_stat[0].page_kib, 2048);
+        ck_assert_uint_eq(cg->hugetlb_numa_stat[0].n, 1);
+        const struct ng_numa_stat_line *l = &cg->hugetlb_numa_stat[0].lines[0];
+        ck_assert_str_eq(l->key, "total");
+        ck_assert_uint_eq(l->total, 16777216);
+        ck_assert_uint_eq(l->n_np, 4);
+        ck_assert_int_eq(l->np[1].node, 1);
+        ck_assert_uint_eq(l->np[1].pages, 10485760);
+        ng_snapshot_free(s);
+        rm_tree();
+}
+END_TEST
+
 /* A minimal sane 2-node tree. */
 static void base_tree(void)
 {
@@ -710,6 +736,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_guest_memonly);
         tcase_add_test(tc, test_guest_1g);
         tcase_add_test(tc, test_node_id_gap);
+        tcase_add_test(tc, test_cgroup_hugetlb_numa_stat);
         tcase_add_test(tc, test_guest64);
         tcase_add_test(tc, test_host);
         suite_add_tcase(s, tc);
