@@ -63,34 +63,54 @@ pools
 result refused
 
 # Nearly every free 2 MiB block of node 3: within a floor of 0, but the
-# kernel never allocates below a zone's min watermark. Raised here to ~80 MiB
-# per node (min_free_kbytes), that is more than node 3 can reclaim, so it
-# grants fewer whatever earlier cases left in its page cache.
+# kernel never allocates below a zone's min watermark (min_free_kbytes,
+# raised here). Whether it then falls short depends on what it can reclaim
+# (page cache of earlier cases), so up to three asks with a higher watermark
+# each: a full grant must read back as "done" with the pool at the ask; a
+# short one must be "partial" with the compaction retries and the boot line.
 read -r mfk < /proc/sys/vm/min_free_kbytes
 at_exit "echo $mfk > /proc/sys/vm/min_free_kbytes"
-want_mfk=$((${#NODE_IDS[@]} * 80 * 1024))
-((mfk >= want_mfk)) || echo "$want_mfk" > /proc/sys/vm/min_free_kbytes
-n3=${before[3]%% *}
-free_kib=$(awk '/MemFree/ { print $4 }' "/sys/devices/system/node/node3/meminfo")
-ask=$((n3 + (free_kib - 16 * 1024) / 2048))     # 16 MiB of slack: MemFree moves
-log "node 3: MemFree $free_kib kB, pool $n3, min_free_kbytes $(</proc/sys/vm/min_free_kbytes): asking $ask"
-t0=$SECONDS
-ctl 1 hugepages reserve --size 2M --pages "$ask" --node 3 --config "$T/floor0.conf"
-echo "$mfk" > /proc/sys/vm/min_free_kbytes
-log "took $((SECONDS - t0)) s (5 retries sleep 3.1 s)"
-if [[ $(<"$T/out") =~ asked\ $ask,\ granted\ ([0-9]+)\ on\ node\ 3\ after\ 5\ retries ]]; then
-    granted=${BASH_REMATCH[1]}
-    ((granted < ask)) || fail "granted $granted is not below the ask $ask"
+short=0
+for per_node_mib in 80 100 120; do
+    want_mfk=$((${#NODE_IDS[@]} * per_node_mib * 1024))
+    ((mfk >= want_mfk)) || echo "$want_mfk" > /proc/sys/vm/min_free_kbytes
     pools
-    [ "${TOPO_HP2M[3]%% *}" = "$granted" ] || fail "node 3 holds '${TOPO_HP2M[3]}', numaguard said $granted"
+    n3=${TOPO_HP2M[3]%% *}
+    free_kib=$(awk '/MemFree/ { print $4 }' "/sys/devices/system/node/node3/meminfo")
+    ask=$((n3 + (free_kib - 16 * 1024) / 2048))     # 16 MiB of slack: MemFree moves
+    log "node 3: MemFree $free_kib kB, pool $n3, min_free_kbytes $(</proc/sys/vm/min_free_kbytes): asking $ask"
+    "$CTL" hugepages reserve --size 2M --pages "$ask" --node 3 --config "$T/floor0.conf" > "$T/out" 2>&1; RC=$?
+    echo "$mfk" > /proc/sys/vm/min_free_kbytes
+    logf "$T/out"
+    if [ "$RC" = 0 ]; then
+        has "done: 2M pages: node 3 $n3 -> $ask"
+        pools
+        [ "${TOPO_HP2M[3]%% *}" = "$ask" ] || fail "done, yet node 3 holds '${TOPO_HP2M[3]}', not $ask"
+        echo "${before[3]%% *}" > /sys/devices/system/node/node3/hugepages/hugepages-2048kB/nr_hugepages
+        continue
+    fi
+    [ "$RC" = 1 ] || { fail "numaguardctl exited $RC, expected 0 (all granted) or 1 (partial)"; break; }
+    short=1
+    if [[ $(<"$T/out") =~ asked\ $ask,\ granted\ ([0-9]+)\ on\ node\ 3\ after\ 5\ retries ]]; then
+        granted=${BASH_REMATCH[1]}
+        ((granted < ask)) || fail "granted $granted is not below the ask $ask"
+        pools
+        [ "${TOPO_HP2M[3]%% *}" = "$granted" ] || fail "node 3 holds '${TOPO_HP2M[3]}', numaguard said $granted"
+    else
+        fail "no 'asked $ask, granted N on node 3 after 5 retries' in the output"
+    fi
+    has "wrote 1 to /sys/devices/system/node/node3/compact"
+    has "(no more free 2M blocks after compaction: reserve at boot with hugepagesz=2M hugepages="
+    has ",3:$ask"
+    grep -q '"NUMAGUARD_OUTCOME":"partial"' "$NUMAGUARD_ACTION_LOG" || fail "no NOTICE entry with outcome partial"
+    break
+done
+if ((short == 0 && FAILS == 0)); then
+    echo "skip $ID/partial: the kernel granted all three asks in full (reclaimed enough); the partial path is unit-tested"
+    FAILS=0
 else
-    fail "no 'asked $ask, granted N on node 3 after 5 retries' in the output"
+    result partial
 fi
-has "wrote 1 to /sys/devices/system/node/node3/compact"
-has "(no more free 2M blocks after compaction: reserve at boot with hugepagesz=2M hugepages="
-has ",3:$ask"
-grep -q '"NUMAGUARD_OUTCOME":"partial"' "$NUMAGUARD_ACTION_LOG" || fail "no NOTICE entry with outcome partial"
-result partial
 
 # apply: an instance that expects 32 MiB on node 1 -> `hugepages plan` wants
 # 16 pages + 2 % margin (1 page) there; apply carries it out.
