@@ -15,6 +15,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "daemon.h"
+#include "ng-segments.h"
 
 struct reload_diag {
         char first[512];
@@ -81,9 +82,45 @@ static void poll_failed(struct manager *m, const char *what, int r)
 
 /* What numaguardctl audit collects: placement sampled on the live host
  * (tier 1), exact from a tree; the pidfiles the config names. */
+/* A segment with attachers but no placement carried over: new, or its
+ * representative changed. */
+static int unplaced_segments(const struct ng_snapshot *s)
+{
+        struct ng_segment *v;
+        size_t n;
+        int r = ng_segments_build(s, &v, &n);
+        if (r < 0)
+                return r;
+        int unplaced = 0;
+        for (size_t i = 0; i < n; i++)
+                unplaced += v[i].kind != NG_SEG_PRIVATE && v[i].n_pids > 0 && v[i].method != NG_METHOD_SAMPLED;
+        ng_segments_free(v, n);
+        return unplaced;
+}
+
+/* Tier 1 (move_pages sampling) every sample_every polls and whenever a
+ * segment changed; in between, counters only with the last placement of
+ * each unchanged segment carried over (DESIGN.md section 4). */
 static int collect(struct manager *m, struct ng_snapshot **ret)
 {
-        return ng_collect_for_config(m->path, m->config, NG_PLACEMENT_AUTO, ret);
+        const struct ng_config *cfg = m->config;
+        bool sample = !m->snapshot || !ng_path_is_live(m->path) || cfg->sample_every <= 1 ||
+                      m->polls % cfg->sample_every == 1;
+        if (sample)
+                return ng_collect_for_config(m->path, cfg, NG_PLACEMENT_AUTO, ret);
+        struct ng_snapshot *s;
+        int r = ng_collect_for_config(m->path, cfg, NG_PLACEMENT_COUNTERS, &s);
+        if (r < 0)
+                return r;
+        r = ng_snapshot_carry_placement(s, m->snapshot);
+        if (r >= 0)
+                r = unplaced_segments(s);
+        if (r == 0) {
+                *ret = s;
+                return 0;
+        }
+        ng_snapshot_free(s);
+        return r < 0 ? r : ng_collect_for_config(m->path, cfg, NG_PLACEMENT_AUTO, ret);
 }
 
 int manager_poll(struct manager *m)

@@ -178,6 +178,15 @@ const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id);
 const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid);
 const struct ng_cgroup *ng_snapshot_cgroup(const struct ng_snapshot *s, const char *path);
 /* Node distance, or -1 when unknown. */
+/*
+ * Carries tier-0 page sizes and tier-1 samples of prev over to s (a
+ * counters-only collection) for every mapping that is still the same: same
+ * pid with the same start time (no pid reuse), same start and end. Between
+ * two samplings an unchanged segment keeps its last placement. Returns the
+ * number of samples carried, or -ENOMEM.
+ */
+int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot *prev);
+
 /* Order in which attached processes serve as a segment's representative:
  * the one with the most shared memory mapped (RssShmem + HugetlbPages, tier
  * 0) first, since numa_maps and move_pages(2) see only the pages in the

@@ -966,6 +966,48 @@ const struct ng_cgroup *ng_snapshot_cgroup(const struct ng_snapshot *s, const ch
         return NULL;
 }
 
+static const struct ng_map *same_map(const struct ng_proc *pr, uint64_t start, uint64_t end)
+{
+        for (size_t j = 0; j < pr->n_maps; j++)
+                if (pr->maps[j].start == start && pr->maps[j].end == end)
+                        return &pr->maps[j];
+        return NULL;
+}
+
+int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot *prev)
+{
+        int carried = 0;
+        for (size_t i = 0; i < s->n_procs; i++) {
+                struct ng_proc *pr = &s->procs[i];
+                const struct ng_proc *old = ng_snapshot_proc(prev, pr->pid);
+                if (!old || old->stat.starttime_ticks != pr->stat.starttime_ticks)
+                        continue;
+                for (size_t j = 0; j < pr->n_maps; j++) {
+                        struct ng_map *m = &pr->maps[j];
+                        const struct ng_map *om = same_map(old, m->start, m->end);
+                        if (!om || !map_is_segment(m) || om->kind != m->kind || om->inode != m->inode)
+                                continue;
+                        if (!m->page_kib)
+                                m->page_kib = om->page_kib;
+                        const struct ng_sample *os = ng_snapshot_sample(prev, pr->pid, m->start);
+                        if (!os || ng_snapshot_sample(s, pr->pid, m->start))
+                                continue;
+                        struct ng_sample copy = *os;
+                        copy.np = malloc((os->n_np + 1) * sizeof(*copy.np));
+                        if (!copy.np)
+                                return -ENOMEM;
+                        if (os->n_np)   /* a sample with nothing resident has no np */
+                                memcpy(copy.np, os->np, os->n_np * sizeof(*copy.np));
+                        if (add_sample(s, &copy) < 0) {
+                                free(copy.np);
+                                return -ENOMEM;
+                        }
+                        carried++;
+                }
+        }
+        return carried;
+}
+
 const struct ng_sample *ng_snapshot_sample(const struct ng_snapshot *s, pid_t pid, uint64_t start)
 {
         for (size_t i = 0; i < s->n_samples; i++)

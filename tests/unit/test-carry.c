@@ -1,0 +1,97 @@
+/* Between two tier-1 samplings numaguardd carries each unchanged segment's
+ * last placement over to a counters-only snapshot: same pid with the same
+ * start time, same mapping. */
+
+#include "snapshot-builder.h"
+#include "ng-segments.h"
+
+#define GiB (UINT64_C(1) << 30)
+#define ADDR UINT64_C(0x7f0000000000)
+
+/* A 1 GiB SysV segment mapped by pid 100 (start time st); with a sample
+ * of 40 pages: 10 on node 0, 30 on node 1. */
+static struct ng_snapshot *snap(uint64_t st, uint64_t addr, bool with_sample)
+{
+        struct ng_snapshot *s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
+        s->placement = with_sample ? NG_PLACEMENT_SAMPLED : NG_PLACEMENT_COUNTERS;
+        snap_shm(s, 7, GiB, 1, 0);
+        struct ng_proc *p = snap_proc(s, 100, 1, "ora_pmon_ORCL", "0-1", "0-1");
+        p->stat.starttime_ticks = st;
+        snap_map_sysv(p, 7, addr, GiB, 4, NULL, 0);
+        p->maps[0].page_kib = with_sample ? 4 : 0;
+        if (with_sample) {
+                s->samples = xcalloc(1, sizeof(*s->samples));
+                s->samples[0] = (struct ng_sample) { .pid = 100, .start = addr, .len = GiB, .asked = 40, .present = 40 };
+                s->samples[0].np = xcalloc(2, sizeof(struct ng_node_pages));
+                s->samples[0].np[0] = (struct ng_node_pages) { 0, 10 };
+                s->samples[0].np[1] = (struct ng_node_pages) { 1, 30 };
+                s->samples[0].n_np = 2;
+                s->n_samples = 1;
+        }
+        return s;
+}
+
+START_TEST(carried_when_unchanged)
+{
+        struct ng_snapshot *prev = snap(5, ADDR, true), *s = snap(5, ADDR, false);
+        ck_assert_int_eq(ng_snapshot_carry_placement(s, prev), 1);
+        ck_assert_uint_eq(s->n_samples, 1);
+        ck_assert_ptr_ne(s->samples[0].np, prev->samples[0].np);     /* a copy */
+        ck_assert_uint_eq(s->procs[0].maps[0].page_kib, 4);
+        struct ng_segment *v;
+        size_t n;
+        ck_assert_int_eq(ng_segments_build(s, &v, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_int_eq(v[0].method, NG_METHOD_SAMPLED);
+        ck_assert_uint_eq(ng_segment_node_bytes(&v[0], 1), 3 * ng_segment_node_bytes(&v[0], 0));
+        ck_assert_uint_eq(v[0].page_kib, 4);
+        ng_segments_free(v, n);
+        /* carrying twice adds nothing */
+        ck_assert_int_eq(ng_snapshot_carry_placement(s, prev), 0);
+        ng_snapshot_free(s);
+        ng_snapshot_free(prev);
+}
+END_TEST
+
+START_TEST(not_carried_across_pid_reuse_or_remap)
+{
+        struct ng_snapshot *prev = snap(5, ADDR, true);
+        struct ng_snapshot *reused = snap(6, ADDR, false), *moved = snap(5, ADDR + GiB, false);
+        ck_assert_int_eq(ng_snapshot_carry_placement(reused, prev), 0);
+        ck_assert_uint_eq(reused->procs[0].maps[0].page_kib, 0);
+        ck_assert_int_eq(ng_snapshot_carry_placement(moved, prev), 0);
+        struct ng_segment *v;
+        size_t n;
+        ck_assert_int_eq(ng_segments_build(moved, &v, &n), 0);
+        ck_assert_int_eq(v[0].method, NG_METHOD_COUNTERS);     /* numaguardd samples again */
+        ng_segments_free(v, n);
+        ng_snapshot_free(reused);
+        ng_snapshot_free(moved);
+        ng_snapshot_free(prev);
+}
+END_TEST
+
+START_TEST(carried_sample_with_nothing_resident)
+{
+        struct ng_snapshot *prev = snap(5, ADDR, true), *s = snap(5, ADDR, false);
+        free(prev->samples[0].np);
+        prev->samples[0].np = NULL;     /* what ng_sample_range() leaves when nothing is resident */
+        prev->samples[0].n_np = 0;
+        prev->samples[0].present = 0;
+        ck_assert_int_eq(ng_snapshot_carry_placement(s, prev), 1);
+        ck_assert_uint_eq(s->samples[0].n_np, 0);
+        ng_snapshot_free(s);
+        ng_snapshot_free(prev);
+}
+END_TEST
+
+int main(void)
+{
+        Suite *s = suite_create("carry");
+        TCase *tc = tcase_create("carry");
+        tcase_add_test(tc, carried_when_unchanged);
+        tcase_add_test(tc, not_carried_across_pid_reuse_or_remap);
+        tcase_add_test(tc, carried_sample_with_nothing_resident);
+        suite_add_tcase(s, tc);
+        return ng_test_run(s);
+}
