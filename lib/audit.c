@@ -328,26 +328,6 @@ static bool seg_belongs(const struct ng_instance *in, const struct ng_segment *s
         return false;
 }
 
-static int add_node_bytes(struct ng_instance *in, int node, uint64_t bytes)
-{
-        for (size_t i = 0; i < in->n_nodes; i++)
-                if (in->nodes[i].node == node) {
-                        in->nodes[i].bytes += bytes;
-                        return 0;
-                }
-        struct ng_node_bytes *nv = realloc(in->nodes, (in->n_nodes + 1) * sizeof(*nv));
-        if (!nv)
-                return -ENOMEM;
-        in->nodes = nv;
-        size_t i = in->n_nodes++;
-        while (i > 0 && nv[i - 1].node > node) {
-                nv[i] = nv[i - 1];
-                i--;
-        }
-        nv[i] = (struct ng_node_bytes) { .node = node, .bytes = bytes };
-        return 0;
-}
-
 static const char *cpuset_cgroup_of(const struct ng_snapshot *s, const struct ng_proc *pr)
 {
         for (size_t i = 0; i < pr->cgroup.n; i++) {
@@ -390,7 +370,7 @@ static int fill_instance(struct audit_ctx *ctx, struct ng_instance *in)
                 in->shared_bytes += seg->bytes;
                 in->resident_bytes += seg->resident_bytes;
                 for (size_t k = 0; k < seg->n_nodes; k++)
-                        if (add_node_bytes(in, seg->nodes[k].node, seg->nodes[k].bytes) < 0)
+                        if (ng_node_bytes_add(&in->nodes, &in->n_nodes, seg->nodes[k].node, seg->nodes[k].bytes) < 0)
                                 return -ENOMEM;
         }
         return 0;
@@ -442,7 +422,7 @@ static int add_unclaimed(struct audit_ctx *ctx)
                 in->shared_bytes = seg->bytes;
                 in->resident_bytes = seg->resident_bytes;
                 for (size_t k = 0; k < seg->n_nodes; k++)
-                        if (add_node_bytes(in, seg->nodes[k].node, seg->nodes[k].bytes) < 0)
+                        if (ng_node_bytes_add(&in->nodes, &in->n_nodes, seg->nodes[k].node, seg->nodes[k].bytes) < 0)
                                 return -ENOMEM;
         }
         (void) n_claiming;

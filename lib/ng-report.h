@@ -34,6 +34,12 @@ void ng_format_kib(uint64_t kib, char *buf, size_t size);
 struct ng_segment;
 /* A bar of block characters: part of whole, BAR width 20 cells (UTF-8). */
 void ng_format_bar(uint64_t part, uint64_t whole, char *buf, size_t size);
+struct ng_node_bytes;
+/* One bar row per node of the host ("N0 ████ 98%  7.4 GiB"), part of whole. */
+void ng_report_node_bars(const struct ng_snapshot *s, const struct ng_node_bytes *nb, size_t n, uint64_t whole,
+                         const char *indent, FILE *f);
+/* [{"id": N, "bytes": B}, ...] */
+struct json_object *ng_node_bytes_json(const struct ng_node_bytes *nb, size_t n);
 int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment *v, size_t n, FILE *f);
 struct json_object *ng_segment_json(const struct ng_segment *seg);
 struct json_object *ng_report_segments_json(const struct ng_segment *v, size_t n);

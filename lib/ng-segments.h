@@ -59,5 +59,8 @@ const char *ng_method_name(enum ng_method m);
 const char *ng_segment_label(const struct ng_segment *seg, char *buf, size_t size);
 /* True if mapping m of process pr is (a VMA of) the segment. */
 bool ng_segment_maps(const struct ng_segment *seg, const struct ng_proc *pr, const struct ng_map *m);
+/* Adds bytes to node in a node-ordered array, inserting the node if new.
+ * 0 or -ENOMEM (array untouched). */
+int ng_node_bytes_add(struct ng_node_bytes **v, size_t *n, int node, uint64_t bytes);
 /* Bytes of the segment on node, 0 if none. */
 uint64_t ng_segment_node_bytes(const struct ng_segment *seg, int node);

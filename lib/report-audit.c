@@ -25,23 +25,6 @@ static void count_severities(const struct ng_audit *a, size_t counts[3])
                 counts[a->findings[i].severity]++;
 }
 
-static void print_bars(const struct ng_snapshot *s, const struct ng_node_bytes *nb, size_t n, uint64_t whole,
-                       const char *indent, FILE *f)
-{
-        for (size_t k = 0; k < s->topo.n_nodes; k++) {
-                int id = s->topo.nodes[k].id;
-                uint64_t b = 0;
-                for (size_t i = 0; i < n; i++)
-                        if (nb[i].node == id)
-                                b = nb[i].bytes;
-                char bar[20 * 4 + 1], hb[24];
-                ng_format_bar(b, whole, bar, sizeof(bar));
-                ng_format_kib(b / 1024, hb, sizeof(hb));
-                fprintf(f, "%sN%-3d %s %3" PRIu64 "%% %10s\n", indent, id, bar,
-                        whole ? (b * 100 + whole / 2) / whole : 0, hb);
-        }
-}
-
 static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_instance *in, FILE *f)
 {
         char cpus[128], cpu_nodes[128], mems[128], sh[24], res[24], pte[24];
@@ -72,7 +55,7 @@ static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a
                         fprintf(f, " via pid %d", (int) seg->rep_pid);
                 fputc('\n', f);
                 if (seg->method == NG_METHOD_SAMPLED || seg->method == NG_METHOD_EXACT)
-                        print_bars(s, seg->nodes, seg->n_nodes, seg->resident_bytes, "    ", f);
+                        ng_report_node_bars(s, seg->nodes, seg->n_nodes, seg->resident_bytes, "    ", f);
         }
 }
 
@@ -119,7 +102,7 @@ static struct json_object *ids_json(const struct ng_bitmap *b)
 static struct json_object *instance_json(const struct ng_audit *a, const struct ng_instance *in)
 {
         struct json_object *o = json_object_new_object(), *pids = json_object_new_array(),
-                           *nodes = json_object_new_array(), *segs = json_object_new_array();
+                           *segs = json_object_new_array();
         json_object_object_add(o, "name", json_object_new_string(in->name));
         json_object_object_add(o, "type", json_object_new_string(in->type));
         json_object_object_add(o, "origin", json_object_new_string(origin_name(in->origin)));
@@ -135,13 +118,7 @@ static struct json_object *instance_json(const struct ng_audit *a, const struct 
         json_object_object_add(o, "resident_bytes", json_object_new_uint64(in->resident_bytes));
         json_object_object_add(o, "page_tables_kib", json_object_new_uint64(in->vm_pte_kib));
         json_object_object_add(o, "hugetlb_kib", json_object_new_uint64(in->hugetlb_kib));
-        for (size_t k = 0; k < in->n_nodes; k++) {
-                struct json_object *nb = json_object_new_object();
-                json_object_object_add(nb, "id", json_object_new_int(in->nodes[k].node));
-                json_object_object_add(nb, "bytes", json_object_new_uint64(in->nodes[k].bytes));
-                json_object_array_add(nodes, nb);
-        }
-        json_object_object_add(o, "nodes", nodes);
+        json_object_object_add(o, "nodes", ng_node_bytes_json(in->nodes, in->n_nodes));
         for (size_t k = 0; k < in->n_segs; k++)
                 json_object_array_add(segs, ng_segment_json(&a->segments[in->segs[k]]));
         json_object_object_add(o, "segments", segs);

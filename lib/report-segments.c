@@ -29,6 +29,35 @@ void ng_format_bar(uint64_t part, uint64_t whole, char *buf, size_t size)
         buf[o] = '\0';
 }
 
+void ng_report_node_bars(const struct ng_snapshot *s, const struct ng_node_bytes *nb, size_t n, uint64_t whole,
+                         const char *indent, FILE *f)
+{
+        for (size_t k = 0; k < s->topo.n_nodes; k++) {
+                int id = s->topo.nodes[k].id;
+                uint64_t b = 0;
+                for (size_t i = 0; i < n; i++)
+                        if (nb[i].node == id)
+                                b = nb[i].bytes;
+                char bar[BAR_CELLS * 4 + 1], hb[24];
+                ng_format_bar(b, whole, bar, sizeof(bar));
+                ng_format_kib(b / 1024, hb, sizeof(hb));
+                fprintf(f, "%sN%-3d %s %3" PRIu64 "%% %10s\n", indent, id, bar,
+                        whole ? (b * 100 + whole / 2) / whole : 0, hb);
+        }
+}
+
+struct json_object *ng_node_bytes_json(const struct ng_node_bytes *nb, size_t n)
+{
+        struct json_object *a = json_object_new_array();
+        for (size_t k = 0; k < n; k++) {
+                struct json_object *o = json_object_new_object();
+                json_object_object_add(o, "id", json_object_new_int(nb[k].node));
+                json_object_object_add(o, "bytes", json_object_new_uint64(nb[k].bytes));
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
 int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment *v, size_t n, FILE *f)
 {
         if (n == 0)
@@ -51,23 +80,14 @@ int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment
                 fputc('\n', f);
                 if (seg->method == NG_METHOD_NONE || seg->method == NG_METHOD_COUNTERS)
                         continue;
-                for (size_t k = 0; k < s->topo.n_nodes; k++) {
-                        int id = s->topo.nodes[k].id;
-                        uint64_t b = ng_segment_node_bytes(seg, id);
-                        char bar[BAR_CELLS * 4 + 1], hb[24];
-                        ng_format_bar(b, seg->resident_bytes, bar, sizeof(bar));
-                        ng_format_kib(b / 1024, hb, sizeof(hb));
-                        fprintf(f, "  N%-3d %s %3" PRIu64 "%% %10s\n", id, bar,
-                                seg->resident_bytes ? (b * 100 + seg->resident_bytes / 2) / seg->resident_bytes : 0, hb);
-                }
+                ng_report_node_bars(s, seg->nodes, seg->n_nodes, seg->resident_bytes, "  ", f);
         }
         return ferror(f) ? -EIO : 0;
 }
 
 struct json_object *ng_segment_json(const struct ng_segment *seg)
 {
-        struct json_object *o = json_object_new_object(), *nodes = json_object_new_array(),
-                           *pids = json_object_new_array();
+        struct json_object *o = json_object_new_object(), *pids = json_object_new_array();
         json_object_object_add(o, "kind", json_object_new_string(ng_seg_kind_name(seg->kind)));
         json_object_object_add(o, "name", json_object_new_string(seg->name));
         if (seg->kind == NG_SEG_SYSV) {
@@ -87,13 +107,7 @@ struct json_object *ng_segment_json(const struct ng_segment *seg)
         json_object_object_add(o, "representative_pid", json_object_new_int(seg->rep_pid));
         json_object_object_add(o, "method", json_object_new_string(ng_method_name(seg->method)));
         json_object_object_add(o, "resident_bytes", json_object_new_uint64(seg->resident_bytes));
-        for (size_t k = 0; k < seg->n_nodes; k++) {
-                struct json_object *nb = json_object_new_object();
-                json_object_object_add(nb, "id", json_object_new_int(seg->nodes[k].node));
-                json_object_object_add(nb, "bytes", json_object_new_uint64(seg->nodes[k].bytes));
-                json_object_array_add(nodes, nb);
-        }
-        json_object_object_add(o, "nodes", nodes);
+        json_object_object_add(o, "nodes", ng_node_bytes_json(seg->nodes, seg->n_nodes));
         return o;
 }
 

@@ -235,22 +235,22 @@ bool ng_segment_maps(const struct ng_segment *seg, const struct ng_proc *pr, con
         return false;
 }
 
-static int add_node_bytes(struct ng_segment *seg, int node, uint64_t bytes)
+int ng_node_bytes_add(struct ng_node_bytes **v, size_t *n, int node, uint64_t bytes)
 {
         size_t i = 0;
-        while (i < seg->n_nodes && seg->nodes[i].node < node)
+        while (i < *n && (*v)[i].node < node)
                 i++;
-        if (i < seg->n_nodes && seg->nodes[i].node == node) {
-                seg->nodes[i].bytes += bytes;
+        if (i < *n && (*v)[i].node == node) {
+                (*v)[i].bytes += bytes;
                 return 0;
         }
-        struct ng_node_bytes *nn = realloc(seg->nodes, (seg->n_nodes + 1) * sizeof(*nn));
+        struct ng_node_bytes *nn = realloc(*v, (*n + 1) * sizeof(*nn));
         if (!nn)
                 return -ENOMEM;
-        seg->nodes = nn;
-        memmove(&nn[i + 1], &nn[i], (seg->n_nodes - i) * sizeof(*nn));
+        *v = nn;
+        memmove(&nn[i + 1], &nn[i], (*n - i) * sizeof(*nn));
         nn[i] = (struct ng_node_bytes) { .node = node, .bytes = bytes };
-        seg->n_nodes++;
+        (*n)++;
         return 0;
 }
 
@@ -306,7 +306,7 @@ static int place_exact(struct ng_segment *seg, const struct ng_proc *pr)
                 uint64_t page_bytes = (nm->kernelpagesize_kib ? nm->kernelpagesize_kib : 4) * 1024;
                 for (size_t k = 0; k < nm->n_np; k++) {
                         uint64_t bytes = nm->np[k].pages * page_bytes;
-                        if (add_node_bytes(seg, nm->np[k].node, bytes) < 0)
+                        if (ng_node_bytes_add(&seg->nodes, &seg->n_nodes, nm->np[k].node, bytes) < 0)
                                 return -ENOMEM;
                         seg->resident_bytes += bytes;
                 }
@@ -357,7 +357,7 @@ static int place_sampled(const struct ng_snapshot *s, struct ng_segment *seg, co
         seg->resident_bytes = 0;
         for (size_t i = 0; i < n_counts && present; i++) {
                 uint64_t bytes = (uint64_t) ((double) resident * counts[i].pages / present);
-                if (add_node_bytes(seg, counts[i].node, bytes) < 0)
+                if (ng_node_bytes_add(&seg->nodes, &seg->n_nodes, counts[i].node, bytes) < 0)
                         return -ENOMEM;
                 seg->resident_bytes += bytes;
         }
