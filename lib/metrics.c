@@ -41,7 +41,7 @@ static void pools(FILE *f, const struct ng_snapshot *s)
                 const char *name, *help;
                 size_t off;
         } kinds[] = {
-                { "node_hugepages_total", "Hugepages reserved on the node (nr_hugepages).",
+                { "node_hugepages", "Hugepages in the node's pool (nr_hugepages).",
                   offsetof(struct ng_hugepool, nr_pages) },
                 { "node_hugepages_free", "Free hugepages on the node.",
                   offsetof(struct ng_hugepool, free_pages) },
@@ -164,7 +164,7 @@ static void poll_cost(FILE *f, const struct ng_snapshot *s, const struct ng_metr
         seconds(f, "poll_cpu_seconds", "CPU time of the last poll.", p->cpu_usec);
         seconds(f, "poll_collect_seconds", "Wall time of the last collection.", c->wall_usec);
         gauge(f, "poll_files_read", "gauge", "Files read by the last poll.", c->files_read);
-        gauge(f, "poll_bytes_read", "gauge", "Bytes read by the last poll.", c->bytes_read);
+        gauge(f, "poll_read_bytes", "gauge", "Bytes read by the last poll.", c->bytes_read);
         gauge(f, "poll_processes_scanned", "gauge", "Processes read by the last poll.", c->procs_scanned);
         gauge(f, "poll_numa_maps_read", "gauge",
               "numa_maps files read by the last poll (tier 2, one per segment at most).", c->numa_maps_read);

@@ -88,7 +88,7 @@ check metrics-syntax "bad lines: $bad" test -z "$bad"
 m() { grep -qxF "$1" "$PROM" || { echo "# missing: $1"; return 1; }; }
 check metrics-values "values differ from the tree" eval '
         m "numaguard_nodes 4" &&
-        m "numaguard_node_hugepages_total{node=\"1\",page_size_bytes=\"2097152\"} 8" &&
+        m "numaguard_node_hugepages{node=\"1\",page_size_bytes=\"2097152\"} 8" &&
         m "numaguard_node_hugepages_free{node=\"1\",page_size_bytes=\"2097152\"} 4" &&
         m "numaguard_instance_resident_bytes{db_instance=\"$INST\",node=\"$CNODE\"} $CBYTES" &&
         m "numaguard_findings_active{code=\"CYCLOPS\",severity=\"warning\",db_instance=\"$INST\"} 1" &&

@@ -62,7 +62,7 @@ START_TEST(test_snapshot_only)
         char *t = render(s, NULL);
         check_syntax(t);
         expect_line(t, "numaguard_nodes 2");
-        expect_line(t, "numaguard_node_hugepages_total{node=\"1\",page_size_bytes=\"2097152\"} 16");
+        expect_line(t, "numaguard_node_hugepages{node=\"1\",page_size_bytes=\"2097152\"} 16");
         expect_line(t, "numaguard_node_hugepages_free{node=\"0\",page_size_bytes=\"2097152\"} 12");
         expect_line(t, "numaguard_node_hugepages_surplus{node=\"1\",page_size_bytes=\"2097152\"} 0");
         expect_line(t, "numaguard_node_memory_free_bytes{node=\"0\"} 536870912");
