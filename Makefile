@@ -40,9 +40,16 @@ BUILD ?= build
 SANFLAGS :=
 endif
 
-DEPS_PKGS := json-c libsystemd libcgroup inih
-DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) 2>/dev/null)
-DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null) -lnuma
+# Each library is linked only where it is called: the library uses json-c
+# (its JSON renderers), inih (the config parser) and libnuma (move_pages);
+# only the programs call libsystemd (sd-event, sd-bus, sd-journal,
+# sd_notify). libcgroup is not used: cpuset writes go through the path layer
+# (see lib/act-cpuset.c), so it is neither linked nor named in numaguard.pc.
+LIB_PKGS := json-c inih
+LIB_LIBS := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS) 2>/dev/null) -lnuma
+PROG_PKGS := libsystemd
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS) $(PROG_PKGS) 2>/dev/null)
+DEPS_LIBS := $(LIB_LIBS) $(shell $(PKG_CONFIG) --libs $(PROG_PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
@@ -88,7 +95,7 @@ $(STATIC_LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(SHARED_LIB): $(LIB_OBJS)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libnumaguard.so.$(SONAME_MAJOR) -o $@ $^ $(DEPS_LIBS)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libnumaguard.so.$(SONAME_MAJOR) -o $@ $^ $(LIB_LIBS)
 	ln -sf libnumaguard.so.$(VERSION) $(BUILD)/libnumaguard.so.$(SONAME_MAJOR)
 	ln -sf libnumaguard.so.$(SONAME_MAJOR) $(BUILD)/libnumaguard.so
 
@@ -139,7 +146,7 @@ check-e2e: all $(HELPER_BINS)
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib -fsanitize=fuzzer,address,undefined
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_CFLAGS) $(DEPS_CFLAGS) -o $@ $< $(LIB_SRCS) $(DEPS_LIBS)
+	$(CLANG) $(FUZZ_CFLAGS) $(DEPS_CFLAGS) -o $@ $< $(LIB_SRCS) $(LIB_LIBS)
 
 fuzz: $(FUZZ_BINS)
 
@@ -187,6 +194,13 @@ uninstall:
 	rmdir $(DESTDIR)$(SYSCONFDIR)/numaguard 2>/dev/null || true
 	rm -rf $(DESTDIR)$(DATADIR)/numaguard
 	for m in $(MANPAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done
+	@# journalctl -x reads a compiled catalog database: drop numaguard's
+	@# entries from it, or it keeps explaining ids nothing sends any more.
+	@# With no catalog left journalctl keeps the old database: remove it.
+	db=$(DESTDIR)/var/lib/systemd/catalog/database; \
+	if [ -f $$db ] && command -v journalctl >/dev/null; then \
+		if ls $(DESTDIR)$(CATALOGDIR)/*.catalog $(DESTDIR)$(SYSCONFDIR)/systemd/catalog/*.catalog 2>/dev/null | grep -q .; \
+		then journalctl $(if $(DESTDIR),--root=$(DESTDIR)) --update-catalog; else rm -f $$db; fi; fi
 
 clean:
 	rm -rf build build-san build-fuzz

@@ -96,9 +96,21 @@ for code in CYCLOPS REMOTE_MEMORY HUGEPAGE_FALLBACK HUGEPAGE_SHORTFALL HUGEPAGE_
 done
 check rules-codes "codes without a rule:$unknown" test -z "$unknown"
 
-# ---- uninstall removes what install put (the edited config stays)
-rm -rf "$D/var/lib/systemd/catalog"     # journalctl --update-catalog above
+# ---- the library names only what its users need, links only what it calls
+pc=$(PKG_CONFIG_PATH=$D/usr/lib/pkgconfig pkg-config --libs --static numaguard 2>&1); rc=$?
+check pc-resolves "pkg-config --libs --static numaguard: exit $rc: $pc" test "$rc" = 0
+check pc-no-unused "names a library numaguard does not call: $pc" eval '! grep -qE "cgroup|systemd" <<<"$pc"'
+needed=$(readelf -d "$D/usr/lib/libnumaguard.so" 2>&1 | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')
+check so-needed "libnumaguard.so needs: $needed" eval 'grep -q libjson-c <<<"$needed" && ! grep -qE "cgroup|systemd" <<<"$needed"'
+
+# ---- uninstall removes what install put (the edited config stays) and
+# drops numaguard's entries from the compiled catalog
 mk uninstall
+if command -v journalctl > /dev/null; then
+        left=$(journalctl --root="$D" --list-catalog 2>/dev/null | grep -c ' numaguard: ')
+        check uninstall-catalog "$left numaguard entries left in the catalog database" test "$left" = 0
+fi
+rm -rf "$D/var/lib/systemd/catalog"     # journalctl --update-catalog above
 left=$(cd "$D" && find . -type f | sort)
 check uninstall "left: $left" test "$left" = "./etc/numaguard/numaguard.conf"
 exit $((fails > 0))
