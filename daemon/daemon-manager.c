@@ -9,9 +9,11 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <systemd/sd-daemon.h>
 
 #include "daemon.h"
@@ -33,15 +35,41 @@ static void on_config_diag(void *userdata, int level, const char *file, unsigned
                 snprintf(d->first, sizeof(d->first), "%s:%u: %s", file, line, msg);
 }
 
+/* Under the unit's ProtectSystem=strict every directory outside its
+ * ReadWritePaths= is a read-only mount: access(2) says EROFS. Caught here, a
+ * metrics_file there fails the start or the reload with the fix, instead of
+ * one "ignoring" line per poll and a textfile collector serving nothing. */
+static int check_metrics_dir(const struct manager *m, const struct ng_config *c, char *why, size_t whylen)
+{
+        const char *f = c->metrics_file, *slash = strrchr(f, '/');
+        char dir[PATH_MAX];
+        if (!*f || !slash)
+                return 0;
+        snprintf(dir, sizeof(dir), "%.*s", slash == f ? 1 : (int) (slash - f), f);
+        if (access(dir, W_OK) >= 0 || errno != EROFS)
+                return 0;
+        snprintf(why, whylen,
+                 "%s: metrics_file = %s: %s is read-only for numaguardd (its unit allows writes only below "
+                 "ReadWritePaths=); allow it with `systemctl edit numaguard`: [Service] ReadWritePaths=%s",
+                 m->config_path, f, dir, dir);
+        return -EROFS;
+}
+
 /* Loads the config file; a missing default file means compiled defaults. */
 static int load_config(struct manager *m, struct ng_config **ret, char *why, size_t whylen)
 {
         struct reload_diag d = {0};
         int r = ng_config_load(m->config_path, on_config_diag, &d, ret);
         if (r == -ENOENT && !m->config_required)
-                return ng_config_new_default(ret);
-        if (r >= 0)
-                return 0;
+                r = ng_config_new_default(ret);
+        if (r >= 0) {
+                r = check_metrics_dir(m, *ret, why, whylen);
+                if (r < 0) {
+                        ng_config_free(*ret);
+                        *ret = NULL;
+                }
+                return r;
+        }
         if (d.errors > 1)
                 snprintf(why, whylen, "%s (and %u more error%s)", d.first, d.errors - 1,
                          d.errors > 2 ? "s" : "");
