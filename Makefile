@@ -53,7 +53,7 @@ DEPS_LIBS := $(LIB_LIBS) $(shell $(PKG_CONFIG) --libs $(PROG_PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
-ALL_CFLAGS := $(WARNINGS) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -DNG_VERSION='"$(VERSION)"' \
+ALL_CFLAGS := $(WARNINGS) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -DNG_VERSION='"$(VERSION)"' \
 	-Ilib $(DEPS_CFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
@@ -82,7 +82,7 @@ DAEMON := $(BUILD)/numaguardd
 UNIT := $(BUILD)/numaguard.service
 MANPAGES := man/numaguardctl.1 man/numaguard.conf.5 man/numaguardd.8
 
-.PHONY: all check check-unit check-e2e fuzz fuzz-smoke bench install uninstall clean
+.PHONY: all check check-unit check-e2e fuzz fuzz-smoke bench install uninstall clean deb
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(CTL) $(BUILD)/numaguard.pc $(DAEMON) $(UNIT)
 
@@ -202,5 +202,16 @@ uninstall:
 		if ls $(DESTDIR)$(CATALOGDIR)/*.catalog $(DESTDIR)$(SYSCONFDIR)/systemd/catalog/*.catalog 2>/dev/null | grep -q .; \
 		then journalctl $(if $(DESTDIR),--root=$(DESTDIR)) --update-catalog; else rm -f $$db; fi; fi
 
+# The Debian packages (debian/): numaguard, libnumaguard0, libnumaguard-dev.
+# dpkg-buildpackage writes into the parent directory; the results are moved
+# to $(DEBDIR).
+DEBDIR ?= build-deb/packages
+deb:
+	dpkg-buildpackage -us -uc -b
+	mkdir -p $(DEBDIR)
+	mv ../numaguard_$(VERSION)_*.buildinfo ../numaguard_$(VERSION)_*.changes \
+		../*numaguard*_$(VERSION)_*.deb $(DEBDIR)/
+	@ls -1 $(DEBDIR)
+
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz build-deb
