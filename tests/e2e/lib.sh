@@ -1,7 +1,8 @@
 # tests/e2e/lib.sh -- sourced by every case script (tests/e2e/cases/*.sh).
 # Runs INSIDE the NUMA guest, as root, in the project root.
 #
-# A case prints diagnostics as "# ..." lines and its results as
+# A case first declares its plan (`plan N`: N result lines to come), then
+# prints diagnostics as "# ..." lines and its results as
 #   ok TOPO/CASE[/SUB]        not ok TOPO/CASE[/SUB]        skip TOPO/CASE: why
 # (result, skip_case and roundtrip print them). Every assertion goes
 # through numaguardctl; /proc is read directly only for diagnostics and to
@@ -53,6 +54,14 @@ result() {
 # abort MESSAGE: a failure that makes the rest of the case pointless.
 abort() { fail "$*"; result; exit 1; }
 
+# plan N: how many result lines (ok / not ok / skip, result and roundtrip
+# print one each) this case prints; called right after sourcing lib.sh,
+# before anything can fail or skip. suite.sh fails a case that has no plan
+# or does not keep it.
+plan() { echo "1..$1"; }
+
+# skip_case WHY: the whole case is skipped (its planned results count as
+# skipped; under CI, suite.sh turns it into a failure with WHY).
 skip_case() { echo "skip $ID: $*"; exit 0; }
 
 at_exit() { CLEANUPS+=("$*"); }
@@ -271,7 +280,8 @@ def voldiff($a; $b): [$a | paths(numbers) as $p | select(($p[-1] | type) == "str
 # roundtrip SCENARIO "what the scenario is": `numaguardctl snapshot`, unpack,
 # `--root` on the tree must reproduce the live topology and segments (read
 # just before or just after the capture). With NUMAGUARD_E2E_CAPTURE=1 the
-# tree is saved, unpacked, as tests/fixtures/trees/SCENARIO/. Prints its own
+# tree is saved, unpacked, as $NUMAGUARD_E2E_CAPTURE_DIR/SCENARIO/ (run-e2e
+# sets it, never to tests/fixtures/trees/). Prints its own
 # "ok ID/snapshot" line.
 roundtrip() {
     local scn=$1 what=$2 d=$T/rt tree cmd verdict saved=$FAILS n=0 l
@@ -318,7 +328,7 @@ roundtrip() {
         fail "could not compare the memory counters"
     fi
     if [ "${NUMAGUARD_E2E_CAPTURE:-0}" = 1 ] && ((FAILS == 0)); then
-        local dst=${NUMAGUARD_E2E_CAPTURE_DIR:-tests/fixtures/trees}
+        local dst=${NUMAGUARD_E2E_CAPTURE_DIR:?run-e2e sets it}
         [[ $dst == /* ]] || dst=$ROOT/$dst
         dst=$dst/$scn
         rm -rf "$dst"; mkdir -p "$dst"

@@ -5,6 +5,14 @@
 # each under a timeout, and prints their "ok"/"not ok"/"skip" lines. The
 # "# ..." diagnostics of a case are shown when it fails (always with
 # NUMAGUARD_E2E_VERBOSE=1). Exit status: 0 if no case failed.
+#
+# Every case declares its plan first ("1..N", lib.sh's `plan N`): a case
+# with no plan, or whose ok/not ok/skip lines do not add up to it, fails.
+# A case skipped as a whole (skip_case) counts its N planned results as
+# skipped. Under CI (CI set, not "false"/"0") every skip is a failure.
+# After each case: "# case TOPO/CASE: planned N, ok N, not ok N, skip N";
+# at the end: "# suite TOPO: planned N, ran N, N passed, N failed, N skipped"
+# (run-e2e adds these up).
 set -u
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 ROOT=$(cd "$E2E_DIR/../.." && pwd -P)
@@ -17,12 +25,13 @@ export E2E_TOPO=$topo BUILD=${BUILD:-build} E2E_DIR ROOT
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 cd "$ROOT" || exit 1
 
+ci_strict() { case ${CI:-} in "" | 0 | false | no) return 1 ;; esac; }
 now() { echo "${EPOCHREALTIME/./}"; }        # microseconds, no fork
 secs() { local d=$(( ($2 - $1) / 100000 )); echo "$((d / 10)).$((d % 10))"; }
 
 echo "# guest: $(uname -r), $(nproc) CPUs, $(numactl --hardware | head -n1)"
 echo "# topology $topo: $TOPO_DESC"
-fails=0
+fails=0 t_planned=0 t_ran=0 t_ok=0 t_fail=0 t_skip=0
 for c in "${CASES[@]}"; do
     f=$E2E_DIR/cases/$c.sh
     t0=$(now)
@@ -32,28 +41,47 @@ for c in "${CASES[@]}"; do
         out="# no such case script: $f"; rc=1
     fi
     t1=$(now)
-    res="" nres=0 nfail=0
+    res="" plan="" nok=0 nfail=0 nskip=0 whole=0 ciskip=""
     while IFS= read -r l; do
         case $l in
-            "ok "*|"skip "*) res+=$l$'\n'; nres=$((nres + 1)) ;;
-            "not ok "*) res+=$l$'\n'; nres=$((nres + 1)); nfail=$((nfail + 1)) ;;
+            1..[0-9]*) [ -n "$plan" ] || plan=${l#1..} ;;
+            "ok "*) res+=$l$'\n'; nok=$((nok + 1)) ;;
+            "not ok "*) res+=$l$'\n'; nfail=$((nfail + 1)) ;;
+            "skip "*)
+                if ci_strict; then
+                    l="not ok ${l#skip } (skipped, and under CI nothing may be)"
+                    ciskip+=$l$'\n'; res+=$l$'\n'; nfail=$((nfail + 1))
+                else
+                    res+=$l$'\n'; nskip=$((nskip + 1))
+                    [[ $l == "skip $topo/$c:"* ]] && whole=1
+                fi ;;
         esac
     done <<<"$out"
+    nres=$((nok + nfail + nskip))
     extra=""
     if [ "$rc" != 0 ] && ((nfail == 0)); then
         if [ "$rc" = 124 ]; then extra="not ok $topo/$c: timed out after ${E2E_CASE_TIMEOUT:-300} s"
         else extra="not ok $topo/$c: exit status $rc"; fi
-    elif ((nres == 0)); then
-        extra="not ok $topo/$c: printed no result"
+    elif [ -z "$plan" ]; then
+        extra="not ok $topo/$c: no plan (a case calls \`plan N\` before its first result)"
+    elif ((whole && nfail == 0)); then
+        ((plan > nres)) && nskip=$((nskip + plan - nres))     # the whole case: N skipped
+    elif ((nres != plan && (rc == 0 || nres > plan))); then
+        extra="not ok $topo/$c: planned $plan results, printed $nres"
     fi
     [ -z "$extra" ] || nfail=$((nfail + 1))
     if ((nfail > 0)) || [ "${NUMAGUARD_E2E_VERBOSE:-0}" = 1 ]; then
         printf '%s\n' "$out"
+        printf '%s' "$ciskip"
         [ -z "$extra" ] || echo "$extra"
     else
         printf '%s' "$res"
     fi
     ((nfail > 0)) && fails=$((fails + 1))
+    echo "# case $topo/$c: planned ${plan:-?}, ok $nok, not ok $nfail, skip $nskip"
+    t_planned=$((t_planned + ${plan:-0})) t_ran=$((t_ran + nok + nfail)) t_ok=$((t_ok + nok))
+    t_fail=$((t_fail + nfail)) t_skip=$((t_skip + nskip))
     echo "#   $topo/$c: $(secs "$t0" "$t1") s"
 done
+echo "# suite $topo: planned $t_planned, ran $t_ran, $t_ok passed, $t_fail failed, $t_skip skipped"
 exit $((fails > 0))

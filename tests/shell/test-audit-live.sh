@@ -5,6 +5,7 @@
 # attributed to it. Needs root (move_pages of other processes, hugepages,
 # starting PostgreSQL as postgres).
 set -u
+echo 1..5
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
 CTL=$B/numaguardctl WL=$B/tests/helpers/ng-shm-workload

@@ -4,6 +4,7 @@
 # only and carries each unchanged segment's placement over. A new segment is
 # sampled on the poll that first sees it. Root: move_pages(2) of processes.
 set -u
+echo 1..4
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
 D=$B/numaguardd WL=$B/tests/helpers/ng-shm-workload

@@ -7,13 +7,14 @@
 # means LeakSanitizer found no leak); journald fields where journald runs.
 # BUILD: build directory (default build).
 set -u
+echo 1..40
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
 D=$B/numaguardd CTL=$B/numaguardctl
 TREE=$SRC/tests/fixtures/trees/guest4-v2
 [ -x "$D" ] && [ -x "$CTL" ] || { echo "not ok daemon: $D or $CTL not built"; exit 1; }
-[ -d "$TREE/proc" ] || { echo "skip daemon: fixture tree $TREE missing"; exit 77; }
+[ -d "$TREE/proc" ] || { echo "not ok daemon: committed fixture tree $TREE missing"; exit 1; }
 command -v jq > /dev/null || { echo "skip daemon: jq not installed"; exit 77; }
 
 tmp=$(mktemp -d)
@@ -170,7 +171,9 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && getent group nogroup 
         out=$(setpriv --reuid=4242 --regid=4242 --groups="$gid" "$CTL" reload --socket "$SOCK" 2>&1); rc=$?
         check reload-refused-member "exit $rc: $out" eval '[ $rc = 3 ] && grep -q "permission denied: only root" <<<"$out"'
 else
-        echo "skip daemon-socket-credentials: needs root, setpriv and group nogroup"
+        for n in socket-mode status-group-member status-refused-outsider reload-refused-member; do
+                echo "skip daemon-$n: needs root, setpriv and group nogroup"
+        done
 fi
 
 # ---- malformed, huge and slow requests: an error, never a stall
@@ -211,7 +214,9 @@ PY
         check request-evicted "$out" grep -q "^evicted b'error busy" "$tmp/py.out"
         check request-slow-timeout "$out" grep -qE "^slow b'error timeout\\\\n' [1-3]\.[0-9]$" "$tmp/py.out"
 else
-        echo "skip daemon-requests: python3 not installed"
+        for n in huge malformed empty not-stalled evicted slow-timeout; do
+                echo "skip daemon-request-$n: python3 not installed"
+        done
 fi
 check alive "numaguardd died" kill -0 "$pid"
 

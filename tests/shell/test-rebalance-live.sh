@@ -6,6 +6,7 @@
 # covered by tests/e2e/cases/rebalance.sh. Needs root (move_pages of other
 # processes).
 set -u
+echo 1..10
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
 CTL=$B/numaguardctl WL=$B/tests/helpers/ng-shm-workload CHK=$B/tests/helpers/ng-shm-check

@@ -11,6 +11,7 @@
 #      may change between the two runs).
 # BUILD: build directory (default build).
 set -u
+echo 1..11
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
@@ -22,7 +23,7 @@ if [ "$(id -u)" != 0 ]; then
         exit 77
 fi
 for t in "$CTL" "$WL"; do
-        [ -x "$t" ] || { echo "skip snapshot-live: $t not built (make check-unit builds it)"; exit 77; }
+        [ -x "$t" ] || { echo "not ok snapshot-live: $t not built (make check-unit builds it)"; exit 1; }
 done
 command -v jq > /dev/null || { echo "skip snapshot-live: jq not installed"; exit 77; }
 command -v tar > /dev/null || { echo "skip snapshot-live: tar not installed"; exit 77; }
@@ -70,9 +71,11 @@ if ! tar -xzf "$tmp/snap.tar.gz" -C "$tmp/tree"; then
         fail unpack "tar -xzf failed"
         exit 1
 fi
+missing=""
 for f in snapshot.txt topology.txt topology.json segments.txt segments.json; do
-        [ -s "$tmp/tree/numaguard/$f" ] || fail "contents-$f" "numaguard/$f missing or empty in the tarball"
+        [ -s "$tmp/tree/numaguard/$f" ] || missing+=" $f"
 done
+if [ -z "$missing" ]; then pass contents; else fail contents "missing or empty in the tarball's numaguard/:$missing"; fi
 # The staging directory is gone.
 if compgen -G "$tmp/numaguard-snapshot.*" > /dev/null; then
         fail staging-removed "staging directory left behind: $(echo "$tmp"/numaguard-snapshot.*)"

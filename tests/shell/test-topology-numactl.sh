@@ -3,6 +3,7 @@
 # --hardware`: node ids, CPUs, sizes (numactl prints MemTotal in MiB) and the
 # distance matrix.
 set -u
+echo 1..2
 cd "$(dirname "$0")/../.."
 CTL=${BUILD:-build}/numaguardctl
 command -v numactl >/dev/null || { echo "skip topology-numactl: numactl not installed"; exit 77; }

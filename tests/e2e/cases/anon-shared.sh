@@ -2,6 +2,7 @@
 # MAP_SHARED|MAP_ANONYMOUS memory (PostgreSQL's kind) inherited by children,
 # touched under --membind=N: an anon_shared segment 100 % on node N.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 2
 need_ctl
 n=$ANON_NODE
 wl_start numactl --membind="$n" -- anon -s 32 -p 2 || abort "workload"

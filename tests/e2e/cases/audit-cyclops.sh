@@ -3,6 +3,7 @@
 # on every node is raised, about node N; the same segment touched under
 # --interleave=all is not.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 2
 need_ctl
 n=$HUGE_NODE
 audit_conf "$T/ng.conf"

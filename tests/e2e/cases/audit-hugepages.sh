@@ -3,6 +3,7 @@
 # 4 KiB pages, as databases do, when the pool is one page short (7 pages);
 # with 8 pages it gets them and nothing is raised.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 2
 need_ctl
 audit_conf "$T/ng.conf"
 at_exit "echo 0 > /proc/sys/vm/nr_hugepages"

@@ -3,6 +3,7 @@
 # CPUs on one node and memory on another is critical; a cpuset with CPUs and
 # memory on the same node (a deliberate local binding) raises nothing.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 2
 need_ctl
 cn=$CPUSET_CPU_NODE mn=$CPUSET_MEM_NODE ln=$HUGE_NODE
 case $CGROUP in

@@ -3,6 +3,7 @@
 # it): CPUs on one node, memory on another. A workload started inside must
 # land on the memory node, whatever CPU it runs on.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 2
 need_ctl
 cn=$CPUSET_CPU_NODE mn=$CPUSET_MEM_NODE
 cpus=$(node_cpus "$cn")

@@ -7,6 +7,7 @@
 # v1: with cpuset.memory_migrate=1, set here first); a second apply is a
 # no-op.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan $([ "$CGROUP" = v1 ] && echo 5 || echo 4)   # v1 adds memory-migrate-0
 need_ctl
 cn=$CPUSET_CPU_NODE mn=$CPUSET_MEM_NODE
 cpus=$(node_cpus "$cn")

@@ -5,6 +5,7 @@
 # status over the socket lists it while it is active; the metrics file
 # follows; SIGTERM exits 0.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 1
 need_ctl
 D=$B/numaguardd
 [ -x "$D" ] || abort "$D not built (make)"

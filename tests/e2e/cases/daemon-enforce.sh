@@ -6,6 +6,7 @@
 # follows (cgroup v2 migrates on write), and nothing more happens within the
 # cooldown although the daemon keeps polling.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 1
 need_ctl
 D=$B/numaguardd
 [ -x "$D" ] || abort "$D not built (make)"

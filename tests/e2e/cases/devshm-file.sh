@@ -2,6 +2,7 @@
 # Oracle AMM style: a 32 MiB file in /dev/shm mapped MAP_SHARED, touched
 # under --membind=N, must read back as a "file" segment 100 % on node N.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 2
 need_ctl
 n=$FILE_NODE
 f=/dev/shm/ora_e2e_granule_1

@@ -2,6 +2,7 @@
 # Per-node 2 MiB hugepage pools written through sysfs must show up per node
 # in numaguardctl topology --json (total, free, surplus), each its own count.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 1
 need_ctl
 
 declare -A want=()

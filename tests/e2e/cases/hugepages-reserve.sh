@@ -9,6 +9,7 @@
 # out `hugepages plan` for an instance expecting 32 MiB on node 1 (17 pages
 # there; then a no-op). Pools and min_free_kbytes are restored on exit.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 5
 need_ctl
 export NUMAGUARD_ACTION_LOG=$T/actions.jsonl
 printf '[global]\nnode_free_floor = 0\n' > "$T/floor0.conf"
@@ -74,6 +75,9 @@ short=0
 for per_node_mib in 80 100 120; do
     want_mfk=$((${#NODE_IDS[@]} * per_node_mib * 1024))
     ((mfk >= want_mfk)) || echo "$want_mfk" > /proc/sys/vm/min_free_kbytes
+    # drop the page cache now, so that the kernel has little left to
+    # reclaim for the ask below (MemFree is read after this)
+    sync; echo 3 > /proc/sys/vm/drop_caches
     pools
     n3=${TOPO_HP2M[3]%% *}
     free_kib=$(awk '/MemFree/ { print $4 }' "/sys/devices/system/node/node3/meminfo")
@@ -106,6 +110,7 @@ for per_node_mib in 80 100 120; do
     break
 done
 if ((short == 0 && FAILS == 0)); then
+    # (under CI a skip fails: suite.sh)
     echo "skip $ID/partial: the kernel granted all three asks in full (reclaimed enough); the partial path is unit-tested"
     FAILS=0
 else

@@ -3,6 +3,7 @@
 # 2 MiB pool on node N only, postmaster under --membind=N: its main shared
 # memory is an anon_shared segment of the postmaster, on hugepages, all on N.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 3
 . "$E2E_DIR/pg.sh"
 need_ctl
 pg_prepare

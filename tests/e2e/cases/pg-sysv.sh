@@ -3,6 +3,7 @@
 # one SysV segment of shared_memory_size (4 KiB pages: PG 15 uses no
 # hugepages for SysV), attached by the postgres processes, all on node N.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 3
 . "$E2E_DIR/pg.sh"
 need_ctl
 pg_prepare

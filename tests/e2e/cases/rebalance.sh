@@ -7,6 +7,7 @@
 # default 1 GiB free-memory floor on 512 MiB nodes, and node 3 without free
 # 2 MiB pages: exit 2, nothing moved.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 5
 need_ctl
 CHK=$B/tests/helpers/ng-shm-check
 [ -x "$CHK" ] || abort "$CHK not built (make $B/tests/helpers/ng-shm-check)"

@@ -3,6 +3,7 @@
 # only) must read back on node N with page_kib 2048, and node N's pool must
 # show the 16 pages in use.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 2
 need_ctl
 n=$HUGE_NODE
 set_hugepages "$n" 24 || abort "cannot reserve 24 pages on node $n"

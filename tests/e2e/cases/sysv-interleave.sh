@@ -2,6 +2,7 @@
 # A 32 MiB SysV segment touched under numactl --interleave=all must be
 # spread evenly: each node 1/N of it (+-40 % of that share; 4 nodes: 25+-10 %).
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 2
 need_ctl
 wl_start numactl --interleave=all -- sysv -s 32 -p 1 || abort "workload"
 numa_maps_diag "$WL_PID" SYSV

@@ -2,6 +2,7 @@
 # A 32 MiB SysV segment (4 KiB pages) touched under numactl --membind=N must
 # read back 100 % on node N, with the right size, page size and nattch.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 2
 need_ctl
 n=$MEMBIND_NODE
 wl_start numactl --membind="$n" -- sysv -s 32 -p 2 || abort "workload"

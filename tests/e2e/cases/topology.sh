@@ -4,6 +4,7 @@
 # guest must have the topology the .conf asked for (so that a guest built
 # wrongly cannot make a wrong numaguard pass).
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 1
 need_ctl
 
 numactl --hardware > "$T/hw.txt" 2>&1 || abort "numactl --hardware failed"
