@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Independent oracles for the committed snapshot trees: for each
+# tests/fixtures/trees/TREE/, the findings and instance placements a person
+# concludes from the tree's own files are written by hand in
+# tests/fixtures/trees/TREE.expected (not what numaguardctl printed at
+# capture: that is test-golden.sh). `numaguardctl audit --root TREE --json`
+# with min_segment_size = 1M must produce exactly those, both ways:
+#
+#   ok oracle-TREE-instances     every expected instance, with its main pid
+#                                and per-node resident bytes; no other
+#   ok oracle-TREE-findings      every expected finding (code, severity,
+#                                instance, nodes, value); no other
+#
+# A tree without its .expected file fails.
+# BUILD: build directory (default build).
+set -u
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+BUILD=${BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
+CTL=$B/numaguardctl
+TREES=$SRC/tests/fixtures/trees
+shopt -s nullglob
+trees=("$TREES"/*/)
+echo "1..$((${#trees[@]} * 2))"
+[ -x "$CTL" ] || { echo "not ok oracle: $CTL not built"; exit 1; }
+command -v jq > /dev/null || { echo "not ok oracle: jq not installed"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf '[global]\nmin_segment_size = 1M\n' > "$tmp/ng.conf"
+fails=0
+
+# compare NAME KIND: expected lines of KIND against what the audit gave;
+# a value "~X" matches within 0.0001.
+compare() {
+        local name=$1 kind=$2 l why=""
+        local want=$tmp/want.$kind got=$tmp/got.$kind
+        grep "^$kind|" "$exp" | sort > "$want"
+        while IFS= read -r l; do
+                if [[ $l == *"|~"* ]]; then
+                        local pre=${l%|~*} v=${l##*|~} g
+                        g=$(grep -F "$pre|" "$got" | head -1)
+                        if [ -z "$g" ] || ! awk -v a="${g##*|}" -v b="$v" 'BEGIN { d = a - b; exit !(d < 0.0001 && d > -0.0001) }'; then
+                                why+="missing $l (got: ${g:-nothing}); "
+                        fi
+                        grep -vF "$g" "$got" > "$got.tmp"; mv "$got.tmp" "$got"
+                elif grep -qxF "$l" "$got"; then
+                        grep -vxF "$l" "$got" > "$got.tmp"; mv "$got.tmp" "$got"
+                else
+                        why+="missing $l; "
+                fi
+        done < "$want"
+        [ -s "$got" ] && why+="unexpected: $(tr '\n' ';' < "$got")"
+        if [ -z "$why" ]; then echo "ok oracle-$name-${kind}s"
+        else echo "not ok oracle-$name-${kind}s: $why"; fails=$((fails + 1)); fi
+}
+
+for tree in "${trees[@]}"; do
+        tree=${tree%/}
+        name=${tree##*/}
+        exp=$TREES/$name.expected
+        if [ ! -f "$exp" ]; then
+                echo "not ok oracle-$name-instances: no hand-written $exp"
+                echo "not ok oracle-$name-findings: no hand-written $exp"
+                fails=$((fails + 2)); continue
+        fi
+        "$CTL" audit --json --root "$tree" --config "$tmp/ng.conf" > "$tmp/a.json" 2> "$tmp/err"; rc=$?
+        if [ $rc -gt 2 ]; then
+                echo "not ok oracle-$name-instances: audit exited $rc: $(head -c 200 "$tmp/err")"
+                echo "not ok oracle-$name-findings: audit exited $rc"
+                fails=$((fails + 2)); continue
+        fi
+        jq -r '.instances[] | "instance|\(.name)|\(.main_pid)|\([.nodes[] | "\(.id):\(.bytes)"] | join(","))"' \
+                "$tmp/a.json" > "$tmp/got.instance"
+        jq -r '.findings[] | "finding|\(.code)|\(.severity)|\(.instance)|\(.nodes | map(tostring) | join(","))|\(.value)"' \
+                "$tmp/a.json" > "$tmp/got.finding"
+        compare "$name" instance
+        compare "$name" finding
+done
+[ $fails = 0 ]
