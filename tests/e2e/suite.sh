@@ -21,6 +21,7 @@ conf=$E2E_DIR/topologies/$topo.conf
 [ -f "$conf" ] || { echo "not ok $topo: no $conf"; exit 1; }
 # shellcheck source=/dev/null
 . "$conf"
+[ -z "${NUMAGUARD_E2E_CASES:-}" ] || read -ra CASES <<<"$NUMAGUARD_E2E_CASES"
 export E2E_TOPO=$topo BUILD=${BUILD:-build} E2E_DIR ROOT
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 cd "$ROOT" || exit 1

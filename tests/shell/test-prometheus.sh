@@ -8,6 +8,9 @@
 # Under CI a missing promtool is a failure, elsewhere a loud skip.
 # BUILD: build directory (default build).
 set -u
+# the plan: one metrics check per fixture tree, then the three rules checks
+trees=("$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"/tests/fixtures/trees/*/proc)
+echo "1..$((${#trees[@]} + 3))"
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac

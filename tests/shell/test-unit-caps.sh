@@ -9,6 +9,7 @@
 # the same findings as under full root. Needs root (hugepages, other users'
 # processes); under CI not being able to run is a failure.
 set -u
+echo 1..6
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
 CTL=$B/numaguardctl D=$B/numaguardd WL=$B/tests/helpers/ng-shm-workload
