@@ -44,7 +44,7 @@ endif
 # (its JSON renderers), inih (the config parser) and libnuma (move_pages);
 # only the programs call libsystemd (sd-event, sd-bus, sd-journal,
 # sd_notify). libcgroup is not used: cpuset writes go through the path layer
-# (see lib/act-cpuset.c), so it is neither linked nor named in numaguard.pc.
+# (see lib/4-act/act-cpuset.c), so it is neither linked nor named in numaguard.pc.
 LIB_PKGS := json-c inih
 LIB_LIBS := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS) 2>/dev/null) -lnuma
 PROG_PKGS := libsystemd
@@ -53,21 +53,30 @@ DEPS_LIBS := $(LIB_LIBS) $(shell $(PKG_CONFIG) --libs $(PROG_PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
+# lib/ holds one folder per pipeline stage, numbered so that `ls lib` lists
+# them in pipeline order. A stage sees its own headers and those of the
+# stages before it, never a later one: the include path enforces it.
+LIB_STAGES := 0-core 1-collect 2-analyze 3-report 4-act
+LIB_INC := $(addprefix -Ilib/,$(LIB_STAGES))
+stage_inc = $(addprefix -Ilib/,$(wordlist 1,$(1),$(LIB_STAGES)))
+$(foreach i,1 2 3 4 5,$(eval $$(BUILD)/lib/$(word $(i),$(LIB_STAGES))/%.o: STAGE_INC := $$(call stage_inc,$(i))))
+
 ALL_CFLAGS := $(WARNINGS) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -DNG_VERSION='"$(VERSION)"' \
-	-Ilib $(DEPS_CFLAGS)
+	$(DEPS_CFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
-LIB_SRCS := $(sort $(wildcard lib/*.c))
+LIB_SRCS := $(sort $(wildcard $(LIB_STAGES:%=lib/%/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
-LIB_HDRS := $(wildcard lib/*.h)
+LIB_HDRS := $(wildcard $(LIB_STAGES:%=lib/%/*.h))
 # *-internal.h stay private to lib/.
 LIB_PUBLIC_HDRS := $(filter-out %-internal.h,$(LIB_HDRS))
-CTL_SRCS := $(sort $(wildcard daemon/ctl-*.c)) daemon/numaguardctl.c
+CTL_SRCS := $(sort $(wildcard daemon/numaguardctl/*.c))
 CTL_OBJS := $(CTL_SRCS:%.c=$(BUILD)/%.o)
+CTL_HDRS := daemon/numaguardctl/ctl.h
 # numaguardd's modules; tests/unit/test-daemon-*.c link them without main().
-DAEMON_SRCS := $(sort $(wildcard daemon/daemon-*.c))
+DAEMON_SRCS := $(sort $(filter-out %/numaguardd.c,$(wildcard daemon/numaguardd/*.c)))
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
-DAEMON_HDRS := daemon/daemon.h
+DAEMON_HDRS := daemon/numaguardd/daemon.h
 UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
@@ -86,9 +95,12 @@ MANPAGES := man/numaguardctl.1 man/numaguard.conf.5 man/numaguardd.8
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(CTL) $(BUILD)/numaguard.pc $(DAEMON) $(UNIT)
 
+# Library objects see only their stage's include path (above); the
+# programs see every stage.
+STAGE_INC ?= $(LIB_INC)
 $(BUILD)/%.o: %.c $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(STAGE_INC) -fPIC -c -o $@ $<
 
 $(STATIC_LIB): $(LIB_OBJS)
 	@rm -f $@
@@ -102,10 +114,11 @@ $(SHARED_LIB): $(LIB_OBJS)
 $(CTL): $(CTL_OBJS) $(STATIC_LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CTL_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
 
-$(DAEMON_OBJS) $(BUILD)/daemon/numaguardd.o $(BUILD)/daemon/ctl-status.o: $(DAEMON_HDRS)
+$(CTL_OBJS): $(CTL_HDRS)
+$(DAEMON_OBJS) $(BUILD)/daemon/numaguardd/numaguardd.o: $(DAEMON_HDRS)
 
-$(DAEMON): $(DAEMON_OBJS) $(BUILD)/daemon/numaguardd.o $(STATIC_LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(DAEMON_OBJS) $(BUILD)/daemon/numaguardd.o $(STATIC_LIB) $(DEPS_LIBS)
+$(DAEMON): $(DAEMON_OBJS) $(BUILD)/daemon/numaguardd/numaguardd.o $(STATIC_LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(DAEMON_OBJS) $(BUILD)/daemon/numaguardd/numaguardd.o $(STATIC_LIB) $(DEPS_LIBS)
 
 $(UNIT): systemd/numaguard.service.in Makefile
 	@mkdir -p $(@D)
@@ -117,15 +130,15 @@ $(BUILD)/numaguard.pc: lib/numaguard.pc.in Makefile
 
 $(BUILD)/tests/%: tests/unit/%.c $(STATIC_LIB) tests/unit/ng-test.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/unit -o $@ $< $(STATIC_LIB) $(DEPS_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) $(CHECK_CFLAGS) -Itests/unit -o $@ $< $(STATIC_LIB) $(DEPS_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
 
 $(BUILD)/tests/test-daemon-%: tests/unit/test-daemon-%.c $(DAEMON_OBJS) $(STATIC_LIB) tests/unit/ng-test.h $(DAEMON_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/unit -Idaemon -o $@ $< $(DAEMON_OBJS) $(STATIC_LIB) $(DEPS_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) $(CHECK_CFLAGS) -Itests/unit -Idaemon/numaguardd -o $@ $< $(DAEMON_OBJS) $(STATIC_LIB) $(DEPS_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
 
 $(BUILD)/tests/helpers/%: tests/helpers/%.c $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(STATIC_LIB) $(DEPS_LIBS) $(ALL_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) -o $@ $< $(STATIC_LIB) $(DEPS_LIBS) $(ALL_LDFLAGS)
 
 # The unit and shell suites; the NUMA-guest stage follows when the host can
 # boot a guest (tests/e2e/run-e2e --can-boot). When it cannot (or NO_E2E=1)
@@ -144,7 +157,7 @@ check-e2e: all $(HELPER_BINS)
 	BUILD=$(BUILD) tests/e2e/run-e2e $(E2E_ARGS)
 
 # libFuzzer targets, one per parser; fuzz-smoke is the bounded CI run.
-FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib -fsanitize=fuzzer,address,undefined
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE $(LIB_INC) -fsanitize=fuzzer,address,undefined
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) $(DEPS_CFLAGS) -o $@ $< $(LIB_SRCS) $(LIB_LIBS)

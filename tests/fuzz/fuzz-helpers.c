@@ -1,4 +1,4 @@
-/* libFuzzer target for the small helpers of lib/parse.c. */
+/* libFuzzer target for the small helpers of lib/1-collect/parse.c. */
 
 #include <stdint.h>
 #include <stdlib.h>

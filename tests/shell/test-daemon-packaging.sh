@@ -66,7 +66,7 @@ if command -v journalctl > /dev/null; then
         out=$(journalctl --root="$D" --update-catalog 2>&1); rc=$?
         check catalog-compiles "exit $rc: $out" test "$rc" = 0
         journalctl --root="$D" --list-catalog > "$tmp/catalog.list" 2>&1
-        ids=$(grep -oE '"[0-9a-f]{32}"' "$SRC/daemon/daemon-sink.c" | tr -d '"' | sort -u)
+        ids=$(grep -oE '"[0-9a-f]{32}"' "$SRC/daemon/numaguardd/sink.c" | tr -d '"' | sort -u)
         nocat=""
         for id in $ids; do grep -q "^$id numaguard: " "$tmp/catalog.list" || nocat+=" $id"; done
         check catalog-complete "ids without entry:$nocat" test "$(wc -w <<<"$ids")" -ge 16 -a -z "$nocat"
@@ -93,7 +93,7 @@ else
 fi
 unknown=""
 for mname in $(grep -oE 'numaguard_[a-z_]+' "$rules" | sort -u); do
-        grep -q "\"${mname#numaguard_}\"" "$SRC/lib/metrics.c" || unknown+=" $mname"
+        grep -q "\"${mname#numaguard_}\"" "$SRC/lib/3-report/metrics.c" || unknown+=" $mname"
 done
 check rules-metrics "unknown metrics:$unknown" test -z "$unknown"
 for code in CYCLOPS REMOTE_MEMORY HUGEPAGE_FALLBACK HUGEPAGE_SHORTFALL HUGEPAGE_NODE_SHORTFALL HUGEPAGE_IDLE; do

@@ -1,4 +1,4 @@
-/* Unit tests for lib/bitmap.c: kernel list format and set operations. */
+/* Unit tests for lib/0-core/bitmap.c: kernel list format and set operations. */
 
 #include "ng-bitmap.h"
 #include "ng-test.h"

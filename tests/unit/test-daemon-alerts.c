@@ -1,5 +1,5 @@
-/* Unit tests for daemon/daemon-alerts.c (transitions, damping),
- * daemon-server.c's peer_allowed() and daemon-sink.c's message ids. */
+/* Unit tests for daemon/numaguardd/alerts.c (transitions, damping),
+ * server.c's peer_allowed() and sink.c's message ids. */
 
 #include "daemon.h"
 #include "ng-test.h"

@@ -1,4 +1,4 @@
-/* Unit tests for lib/metrics.c: Prometheus text from a literal snapshot and
+/* Unit tests for lib/3-report/metrics.c: Prometheus text from a literal snapshot and
  * a literal audit. Every sample line must be valid exposition format, every
  * family must have HELP and TYPE, and the numbers must be the snapshot's. */
 

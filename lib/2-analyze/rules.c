@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "audit-internal.h"
-#include "ng-report.h"
+#include "ng-format.h"
 
 /* REMOTE_MEMORY: resident share on nodes without the instance's CPUs. */
 #define REMOTE_SHARE_WARN 0.25

@@ -36,18 +36,21 @@ struct ctl_opts {
 };
 
 int ctl_snapshot(const struct ctl_opts *o);
-/* `status` and `reload`: requests to numaguardd's control socket (ctl-status.c). */
+/* `status` and `reload`: requests to numaguardd's control socket (status.c). */
 int ctl_status(const struct ctl_opts *o);
 int ctl_reload(const struct ctl_opts *o);
-/* `cpuset apply INSTANCE [--dry-run]` (ctl-cpuset.c). */
+/* `cpuset apply INSTANCE [--dry-run]` (cpuset.c). */
 int ctl_cpuset(const struct ctl_opts *o);
-/* `rebalance INSTANCE [--dry-run]` (ctl-rebalance.c). */
+/* `rebalance INSTANCE [--dry-run]` (rebalance.c). */
 int ctl_rebalance(const struct ctl_opts *o);
 /* Prints "numaguardctl: what: strerror" to stderr and returns NG_EXIT_UNKNOWN. */
 int ctl_fail(const char *what, int r);
 /* The same for a failed collection, naming --root when given. */
 int ctl_fail_read(const struct ctl_opts *o, int r);
 
+struct json_object;
+/* Prints o pretty and drops it; -ENOMEM when o is NULL, 0 or -errno. */
+int ctl_print_json(struct json_object *o, FILE *f);
 /* Renders what `topology` / `segments` print; 0 or -errno. */
 int ctl_render_topology(const struct ng_snapshot *s, bool json, FILE *f);
 int ctl_render_segments(const struct ng_snapshot *s, bool json, FILE *f);
@@ -76,7 +79,7 @@ int ctl_action_report(const struct ctl_opts *o, enum ctl_action_kind kind, const
                       const struct ng_action_result *res);
 
 /* `hugepages reserve --size --pages [--node]` and `hugepages apply`
- * (ctl-hugepages.c); [--dry-run]. Return the exit status. */
+ * (hugepages.c); [--dry-run]. Return the exit status. */
 int ctl_hugepages_reserve(const struct ctl_opts *o);
 int ctl_hugepages_apply(const struct ctl_opts *o);
 

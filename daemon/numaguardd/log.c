@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * numaguardd's own log lines (not alerts: those go through daemon-sink.c).
+ * numaguardd's own log lines (not alerts: those go through sink.c).
  * Under systemd stderr is a journal stream: a "<N>" prefix sets the priority
  * of each line (sd-daemon(3)). Elsewhere the line is printed as is.
  */

@@ -261,7 +261,8 @@ static int on_signal(sd_event_source *es, const struct signalfd_siginfo *si, voi
         return sd_event_exit(m->event, 0);
 }
 
-int server_exit_hint(const struct manager *m)
+/* 0, 1 or 2: the worst active alert (warning, critical), as `audit` exits. */
+static int exit_hint(const struct manager *m)
 {
         int worst = 0;
         for (size_t i = 0; i < m->alerts.n; i++)
@@ -284,8 +285,8 @@ static const struct {
         { "reload", ACCESS_WRITE, 2 },
 };
 
-static int on_request(struct manager *m, const struct peer *p, const char *request, FILE *out,
-                      char *why, size_t whylen)
+static int dispatch(struct manager *m, const struct peer *p, const char *request, FILE *out,
+                    char *why, size_t whylen)
 {
         for (size_t i = 0; i < ELEMENTSOF(requests); i++) {
                 if (strcmp(request, requests[i].request))
@@ -309,6 +310,13 @@ static int on_request(struct manager *m, const struct peer *p, const char *reque
         }
         snprintf(why, whylen, "unknown request (expected status, status json or reload)");
         return -EINVAL;
+}
+
+static int on_request(struct manager *m, const struct peer *p, const char *request, FILE *out,
+                      char *why, size_t whylen)
+{
+        int r = dispatch(m, p, request, out, why, whylen);
+        return r < 0 ? r : exit_hint(m);
 }
 
 static int setup_signals(struct manager *m)

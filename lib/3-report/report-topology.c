@@ -7,22 +7,6 @@
 
 #include "ng-report.h"
 
-void ng_format_kib(uint64_t kib, char *buf, size_t size)
-{
-        static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
-        size_t u = 0;
-        uint64_t whole = kib, rem = 0;
-        while (whole >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
-                rem = whole % 1024;
-                whole /= 1024;
-                u++;
-        }
-        if (whole < 10 && u > 0 && rem * 10 / 1024 > 0)
-                snprintf(buf, size, "%" PRIu64 ".%" PRIu64 " %s", whole, rem * 10 / 1024, units[u]);
-        else
-                snprintf(buf, size, "%" PRIu64 " %s", whole, units[u]);
-}
-
 static void max_distances(const struct ng_snapshot *s, uint64_t *ret_local, uint64_t *ret_max)
 {
         uint64_t local = 10, max = 0;
@@ -57,16 +41,6 @@ const char *ng_distance_class_name(enum ng_distance_class c)
         case NG_DIST_FAR: return "far";
         }
         return "unknown";
-}
-
-void ng_format_page_size(uint64_t page_kib, char *buf, size_t size)
-{
-        if (page_kib >= 1048576 && page_kib % 1048576 == 0)
-                snprintf(buf, size, "%" PRIu64 "G", page_kib / 1048576);
-        else if (page_kib >= 1024 && page_kib % 1024 == 0)
-                snprintf(buf, size, "%" PRIu64 "M", page_kib / 1024);
-        else
-                snprintf(buf, size, "%" PRIu64 "K", page_kib);
 }
 
 /* The union of page sizes over the host, ascending. */

@@ -8,27 +8,6 @@
 #include "ng-report.h"
 #include "ng-segments.h"
 
-/* Width of a placement bar in cells. */
-#define BAR_CELLS 20
-
-void ng_format_bar(uint64_t part, uint64_t whole, char *buf, size_t size)
-{
-        unsigned eighths = whole ? (unsigned) ((part * BAR_CELLS * 8 + whole / 2) / whole) : 0;
-        static const char *const partial[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
-        size_t o = 0;
-        buf[0] = '\0';
-        for (unsigned i = 0; i < BAR_CELLS && o + 4 < size; i++) {
-                const char *cell = eighths >= 8 ? "█" : partial[eighths];
-                if (!*cell)
-                        cell = " ";
-                size_t l = strlen(cell);
-                memcpy(buf + o, cell, l);
-                o += l;
-                eighths = eighths >= 8 ? eighths - 8 : 0;
-        }
-        buf[o] = '\0';
-}
-
 void ng_report_node_bars(const struct ng_snapshot *s, const struct ng_node_bytes *nb, size_t n, uint64_t whole,
                          const char *indent, FILE *f)
 {
@@ -38,7 +17,7 @@ void ng_report_node_bars(const struct ng_snapshot *s, const struct ng_node_bytes
                 for (size_t i = 0; i < n; i++)
                         if (nb[i].node == id)
                                 b = nb[i].bytes;
-                char bar[BAR_CELLS * 4 + 1], hb[24];
+                char bar[NG_FORMAT_BAR_CELLS * 4 + 1], hb[24];
                 ng_format_bar(b, whole, bar, sizeof(bar));
                 ng_format_kib(b / 1024, hb, sizeof(hb));
                 fprintf(f, "%sN%-3d %s %3" PRIu64 "%% %10s\n", indent, id, bar,

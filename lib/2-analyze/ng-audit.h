@@ -90,11 +90,6 @@ struct ng_audit {
         struct ng_instance_config default_cfg;  /* settings of discovered instances */
 };
 
-/* Collects what an audit under cfg needs (pidfiles, sampling size, the
- * processes whose private heaps count) with the given placement tier. */
-int ng_collect_for_config(const struct ng_path *p, const struct ng_config *cfg, enum ng_placement placement,
-                          struct ng_snapshot **ret);
-
 int ng_audit_run(const struct ng_snapshot *s, const struct ng_config *cfg, struct ng_audit **ret);
 void ng_audit_free(struct ng_audit *a);
 

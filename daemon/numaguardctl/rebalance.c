@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * numaguardctl rebalance INSTANCE [--dry-run]: spread the instance's shared
- * segments over its nodes (lib/act-rebalance.c says how and why through
+ * segments over its nodes (lib/4-act/act-rebalance.c says how and why through
  * the representative process). Per segment: plan from the audit, exact
  * count, supply check, then the move (or, with --dry-run, what would move
  * where), each reported and logged through ctl_action_report().

@@ -5,7 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "ng-audit.h"
+#include "ng-config.h"
+#include "ng-snapshot.h"
 
 int ng_collect_for_config(const struct ng_path *p, const struct ng_config *cfg, enum ng_placement placement,
                           struct ng_snapshot **ret)

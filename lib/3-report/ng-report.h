@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 #include <stdio.h>
 
+#include "ng-format.h"
 #include "ng-snapshot.h"
 
 /* Version of every JSON document numaguard prints ("schema" field). */
@@ -26,14 +27,7 @@ int ng_report_topology_text(const struct ng_snapshot *s, FILE *f);
 /* Returns a new JSON object or NULL on allocation failure. */
 struct json_object *ng_report_topology_json(const struct ng_snapshot *s);
 
-/* "2M", "1G", "64K" from a page size in KiB (size >= 32). */
-void ng_format_page_size(uint64_t page_kib, char *buf, size_t size);
-/* "1.5 GiB", "962 MiB", "512 KiB" from KiB. */
-void ng_format_kib(uint64_t kib, char *buf, size_t size);
-
 struct ng_segment;
-/* A bar of block characters: part of whole, BAR width 20 cells (UTF-8). */
-void ng_format_bar(uint64_t part, uint64_t whole, char *buf, size_t size);
 struct ng_node_bytes;
 /* One bar row per node of the host ("N0 ████ 98%  7.4 GiB"), part of whole. */
 void ng_report_node_bars(const struct ng_snapshot *s, const struct ng_node_bytes *nb, size_t n, uint64_t whole,

@@ -2,15 +2,18 @@
 #pragma once
 
 /*
- * numaguardd's modules share this header:
- *   daemon-manager.c  the Manager: sd-event loop, poll timer, signals, reload,
- *                     watchdog, sd_notify
- *   daemon-alerts.c   finding -> alert transitions (raise/clear, damping)
- *   daemon-sink.c     where alerts go: journald, syslog or a JSON-lines file
- *   daemon-server.c   the control socket (numaguardctl status/reload)
- *   daemon-status.c   what `status` answers, text and JSON
- *   daemon-metrics.c  the Prometheus textfile, written atomically
- *   daemon-log.c      the daemon's own log lines
+ * numaguardd's modules (daemon/numaguardd/) share this header:
+ *   manager.c  the Manager: sd-event loop, poll timer, signals, reload,
+ *              watchdog, sd_notify
+ *   alerts.c   finding -> alert transitions (raise/clear, damping)
+ *   enforce.c  corrections in enforce mode
+ *   sink.c     where alerts go: journald, syslog or a JSON-lines file
+ *   server.c   the control socket (numaguardctl status/reload)
+ *   status.c   what `status` answers, text and JSON
+ *   metrics.c  the Prometheus textfile, written atomically
+ *   log.c      the daemon's own log lines
+ * Calls go one way: manager.c calls the others; server.c reaches the
+ * Manager only through the handler it is given.
  * All state lives in struct manager; nothing here is a mutable global except
  * the log threshold.
  */
@@ -33,7 +36,7 @@
 #define USEC_PER_MSEC UINT64_C(1000)
 #define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
 
-/* ---- daemon-log.c ------------------------------------------------------ */
+/* ---- log.c -------------------------------------------------------------- */
 
 /* Lines go to stderr with a "<N>" priority prefix when stderr is the journal
  * (JOURNAL_STREAM), plain otherwise. Returns -abs(err) for `return log_...`. */
@@ -45,7 +48,7 @@ int log_full(int level, int err, const char *fmt, ...) __attribute__((format(pri
 #define log_info(...) log_full(LOG_INFO, 0, __VA_ARGS__)
 #define log_debug(...) log_full(LOG_DEBUG, 0, __VA_ARGS__)
 
-/* ---- daemon-alerts.c: transitions --------------------------------------- */
+/* ---- alerts.c: transitions ---------------------------------------------- */
 
 /*
  * An alert is keyed by (code, instance, nodes): one finding of the audit maps
@@ -108,7 +111,7 @@ size_t alerts_active(const struct alert_table *t);
 /* "0-1" for nodes, "" when empty. */
 void alert_nodes_format(const struct ng_bitmap *nodes, char *buf, size_t size);
 
-/* ---- daemon-sink.c: where alerts go ------------------------------------ */
+/* ---- sink.c: where alerts go -------------------------------------------- */
 
 enum sink_kind {
         SINK_JOURNAL,
@@ -141,7 +144,7 @@ void sink_action(const struct alert_sink *s, const char *message_id, const char 
 void sink_daemon_event(const struct alert_sink *s, enum daemon_event ev, int priority,
                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* ---- daemon-server.c: control socket ------------------------------------ */
+/* ---- server.c: control socket ------------------------------------------- */
 
 /* Requests: one line of at most SERVER_REQUEST_MAX bytes, newline included. */
 #define SERVER_REQUEST_MAX 4096
@@ -168,8 +171,9 @@ bool peer_allowed(const struct peer *p, enum request_access access, gid_t group_
 struct manager;
 struct server;
 
-/* Answers one request line (without the newline) into out: returns 0 for
- * "ok", or -errno with a one-line reason in why. */
+/* Answers one request line (without the newline) into out: returns the
+ * exit hint N >= 0 for "ok exit=N" (0, 1 or 2: the worst active alert, as
+ * `audit` exits), or -errno with a one-line reason in why. */
 typedef int (*server_handler_fn)(struct manager *m, const struct peer *p, const char *request,
                                  FILE *out, char *why, size_t whylen);
 
@@ -177,12 +181,10 @@ int server_new(sd_event *e, const char *path, const char *group, struct manager 
                server_handler_fn handler, struct server **ret);
 struct server *server_free(struct server *s);
 const char *server_path(const struct server *s);
-/* 0, 1 or 2: the worst active alert (warning, critical), as `audit` exits. */
-int server_exit_hint(const struct manager *m);
 /* Resolved status_group, (gid_t)-1 when none. */
 gid_t server_status_gid(const struct server *s);
 
-/* ---- daemon-enforce.c: corrections in enforce mode ------------------------ */
+/* ---- enforce.c: corrections in enforce mode ----------------------------- */
 
 /* Transient failures (EBUSY, EAGAIN, ENOMEM) of one correction retried on
  * later polls, after the cooldown, before the target is given up. */
@@ -216,19 +218,19 @@ struct manager;
 void enforce_run(struct manager *m, const struct ng_snapshot *s, const struct ng_audit *a);
 void enforce_table_free(struct enforce_table *t);
 
-/* ---- daemon-metrics.c ---------------------------------------------------- */
+/* ---- metrics.c ---------------------------------------------------------- */
 
 struct manager;
 /* Writes the metrics file of the last poll (temp file + rename). Empty path:
  * nothing. Returns 0 or -errno. */
 int metrics_write(const struct manager *m, const char *path);
 
-/* ---- daemon-status.c ----------------------------------------------------- */
+/* ---- status.c ----------------------------------------------------------- */
 
 int status_render_text(const struct manager *m, FILE *f);
 int status_render_json(const struct manager *m, FILE *f);
 
-/* ---- daemon-manager.c ----------------------------------------------------- */
+/* ---- manager.c ---------------------------------------------------------- */
 
 struct manager_opts {
         const char *root;

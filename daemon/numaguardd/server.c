@@ -109,11 +109,11 @@ static int read_peer(int fd, struct peer *ret)
         return 0;       /* no supplementary groups known: primary gid only */
 }
 
-static int conn_respond(struct conn *c, const char *reason, char *body, size_t body_len);
+static int conn_respond(struct conn *c, const char *reason, int exit_hint, char *body, size_t body_len);
 
 static void conn_error(struct conn *c, const char *reason)
 {
-        conn_respond(c, reason, NULL, 0);
+        conn_respond(c, reason, 0, NULL, 0);
 }
 
 static void handle_request(struct conn *c)
@@ -143,15 +143,15 @@ static void handle_request(struct conn *c)
                 conn_error(c, why[0] ? why : strerror(-r));
                 return;
         }
-        conn_respond(c, NULL, body, body_len);
+        conn_respond(c, NULL, r, body, body_len);
 }
 
-/* Queues "ok\n" + body or "error REASON\n"; takes body. */
-static int conn_respond(struct conn *c, const char *reason, char *body, size_t body_len)
+/* Queues "ok exit=N\n" + body or "error REASON\n"; takes body. */
+static int conn_respond(struct conn *c, const char *reason, int exit_hint, char *body, size_t body_len)
 {
         char head[600];
         int hl = reason ? snprintf(head, sizeof(head), "error %s\n", reason)
-                        : snprintf(head, sizeof(head), "ok exit=%d\n", server_exit_hint(c->srv->manager));
+                        : snprintf(head, sizeof(head), "ok exit=%d\n", exit_hint);
         if (hl >= (int) sizeof(head))
                 hl = sizeof(head) - 1;
         char *buf = malloc((size_t) hl + body_len);

@@ -55,7 +55,7 @@
 #include <time.h>
 
 #include "ng-act-rebalance.h"
-#include "ng-report.h"
+#include "ng-format.h"
 
 #define MAX_BATCH_PAGES 65536
 

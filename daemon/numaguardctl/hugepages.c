@@ -2,7 +2,7 @@
 /*
  * `numaguardctl hugepages reserve|apply`: size the hugepage pools per node,
  * dry-run first, checked against each node's free-memory floor, read back,
- * compacted and retried when the kernel grants fewer (lib/act-hugepages.c).
+ * compacted and retried when the kernel grants fewer (lib/4-act/act-hugepages.c).
  */
 
 #include <errno.h>

@@ -196,3 +196,9 @@ int ng_proc_rep_cmp(const struct ng_proc *a, const struct ng_proc *b);
 /* The tier-1 sample of the VMA at start in pid, or NULL. */
 const struct ng_sample *ng_snapshot_sample(const struct ng_snapshot *s, pid_t pid, uint64_t start);
 int ng_snapshot_distance(const struct ng_snapshot *s, int from, int to);
+
+struct ng_config;
+/* Collects what an audit under cfg needs (pidfiles, sampling size, the
+ * processes whose private heaps count) with the given placement tier. */
+int ng_collect_for_config(const struct ng_path *p, const struct ng_config *cfg, enum ng_placement placement,
+                          struct ng_snapshot **ret);

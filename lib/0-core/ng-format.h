@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Human-readable sizes and bars, used by every stage that writes text. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "2M", "1G", "64K" from a page size in KiB (size >= 32). */
+void ng_format_page_size(uint64_t page_kib, char *buf, size_t size);
+/* "1.5 GiB", "962 MiB", "512 KiB" from KiB. */
+void ng_format_kib(uint64_t kib, char *buf, size_t size);
+/* Width of a placement bar in cells; a cell is at most 4 bytes of UTF-8. */
+#define NG_FORMAT_BAR_CELLS 20
+
+/* A bar of block characters: part of whole, NG_FORMAT_BAR_CELLS wide (UTF-8). */
+void ng_format_bar(uint64_t part, uint64_t whole, char *buf, size_t size);

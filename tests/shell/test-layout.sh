@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The tree's shape, checked on the built objects (nm):
+#  - lib/ stages: an object of stage N calls only into stages 0..N (the
+#    include path enforces it for declarations; this checks the link);
+#  - no circle between the files of the library or of either program: the
+#    "file A calls a function defined in file B" graph sorts (tsort).
+# BUILD: build directory (default build).
+set -u
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+BUILD=${BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
+echo "1..6"
+command -v nm >/dev/null && command -v tsort >/dev/null || { echo "skip layout: nm or tsort missing"; exit 77; }
+
+stages=()
+for d in "$SRC"/lib/*/; do
+        d=${d%/}; [ -n "$(ls "$d"/*.c 2>/dev/null)" ] && stages+=("${d##*/}")
+done
+fails=0
+pass() { echo "ok layout-$1"; }
+fail() { echo "not ok layout-$1: $2"; fails=$((fails + 1)); }
+
+# edges OBJ...: "caller callee symbol" for every undefined symbol of one
+# object that another of the given objects defines.
+edges() {
+        { nm -A --defined-only "$@" | awk '$(NF - 1) ~ /^[TDBR]$/ { sub(/:.*/, "", $1); print "D", $1, $NF }'
+          nm -A -u "$@" | awk '{ sub(/:.*/, "", $1); print "U", $1, $NF }'; } |
+                awk '$1 == "D" { def[$3] = $2; next } { u[++n] = $2 " " $3 }
+                     END { for (i = 1; i <= n; i++) { split(u[i], f, " ");
+                                if ((f[2] in def) && def[f[2]] != f[1]) print f[1], def[f[2]], f[2] } }'
+}
+rel() { local p=$1; p=${p#"$B"/}; echo "${p%.o}.c"; }
+
+libobjs=()
+for st in "${stages[@]}"; do libobjs+=("$B/lib/$st/"*.o); done
+[ ${#stages[@]} -ge 5 ] && [ -e "${libobjs[0]}" ] || { echo "not ok layout: no staged objects under $B/lib"; exit 1; }
+libedges=$(edges "${libobjs[@]}")
+
+stage_of() {    # index of the stage folder of an object path
+        local i
+        for i in "${!stages[@]}"; do
+                case $1 in "$B/lib/${stages[$i]}/"*) echo "$i"; return ;; esac
+        done
+        echo -1
+}
+up=""
+while read -r a b s; do
+        [ -n "$a" ] || continue
+        [ "$(stage_of "$b")" -le "$(stage_of "$a")" ] || up+=" $(rel "$a")->$(rel "$b")($s)"
+done <<<"$libedges"
+if [ -z "$up" ]; then pass "lib-stages-call-down"; else fail "lib-stages-call-down" "calls into a later stage:$up"; fi
+
+# The pipeline order is the folder order.
+want="0-core 1-collect 2-analyze 3-report 4-act"
+if [ "${stages[*]}" = "$want" ]; then pass "lib-stage-order"; else fail "lib-stage-order" "ls lib: ${stages[*]}"; fi
+
+acyclic() {     # NAME EDGES: the file graph has no circle
+        local name=$1 out
+        out=$(awk 'NF == 3 { print $1, $2 }' <<<"$2" | sort -u | tsort 2>&1 >/dev/null)
+        if [ -z "$out" ]; then pass "$name-no-circle"
+        else fail "$name-no-circle" "$(sed "s|$B/||g" <<<"$out" | tr '\n' ' ')"; fi
+}
+acyclic lib "$libedges"
+for prog in numaguardctl numaguardd; do
+        objs=("$B/daemon/$prog/"*.o)
+        [ -e "${objs[0]}" ] || { fail "$prog-no-circle" "no objects under $B/daemon/$prog"; continue; }
+        acyclic "$prog" "$(edges "${objs[@]}")"
+done
+
+# The checks above can fail: a circle is reported.
+fake=$(printf 'a b f\nb a g\n')
+if [ -n "$(awk '{ print $1, $2 }' <<<"$fake" | tsort 2>&1 >/dev/null)" ]; then pass "tsort-reports-circle"
+else fail "tsort-reports-circle" "tsort accepted a->b->a"; fi
+[ $fails = 0 ]
