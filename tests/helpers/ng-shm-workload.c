@@ -23,6 +23,9 @@
  *                      hold the segment -- the silent fallback of databases
  *   -k, --key KEY      SysV key (default IPC_PRIVATE)
  *   -p, --procs N      attached child processes besides this one (default 2)
+ *       --child-touch  each child reads every page before the report line, so
+ *                      that it maps the whole segment in its own page tables
+ *                      (as database server processes do: real page-table cost)
  *   -r, --ready FILE   when everything is attached, write the report line to
  *                      FILE (atomically: FILE.tmp + rename)
  *   -S, --stop FILE    exit cleanly as soon as FILE exists
@@ -71,7 +74,7 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fputs("usage: ng-shm-workload sysv|file PATH|anon [-s MIB] [-H|--huge-1g|--huge-try] [-k KEY]\n"
-	      "       [-p N] [-r READY_FILE] [-S STOP_FILE] [--keep] [-v]\n", f);
+	      "       [-p N] [--child-touch] [-r READY_FILE] [-S STOP_FILE] [--keep] [-v]\n", f);
 }
 
 static int write_file_atomic(const char *path, const char *text)
@@ -124,13 +127,13 @@ static unsigned long mib = 32, page_kib = 4;
 static long nprocs = 2;
 static key_t key = IPC_PRIVATE;
 static const char *ready, *stop_file;
-static int keep, verbose, huge, huge_try;
+static int keep, verbose, huge, huge_try, child_touch;
 
 /* Options may come before and after the mode. Returns -1 to go on, else
  * the exit status. */
 static int parse_options(int argc, char **argv)
 {
-	enum { OPT_HUGE1G = 1000, OPT_KEEP, OPT_HUGETRY };
+	enum { OPT_HUGE1G = 1000, OPT_KEEP, OPT_HUGETRY, OPT_CHILD_TOUCH };
 	static const struct option opts[] = {
 		{ "size", required_argument, NULL, 's' },
 		{ "huge", no_argument, NULL, 'H' },
@@ -141,6 +144,7 @@ static int parse_options(int argc, char **argv)
 		{ "ready", required_argument, NULL, 'r' },
 		{ "stop", required_argument, NULL, 'S' },
 		{ "keep", no_argument, NULL, OPT_KEEP },
+		{ "child-touch", no_argument, NULL, OPT_CHILD_TOUCH },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -158,6 +162,7 @@ static int parse_options(int argc, char **argv)
 		case 'r': ready = optarg; break;
 		case 'S': stop_file = optarg; break;
 		case OPT_KEEP: keep = 1; break;
+		case OPT_CHILD_TOUCH: child_touch = 1; break;
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 1;
@@ -269,6 +274,12 @@ int main(int argc, char **argv)
 	for (size_t off = 0; off < bytes; off += step)
 		p[off] = (char)(off / step);
 
+	int touched[2] = { -1, -1 };
+	if (child_touch && pipe(touched) != 0) {
+		fprintf(stderr, "ng-shm-workload: pipe: %s\n", strerror(errno));
+		rc = 1;
+		goto out;
+	}
 	for (long i = 0; i < nprocs; i++) {
 		pid_t pid = fork();
 		if (pid < 0) {
@@ -276,11 +287,30 @@ int main(int argc, char **argv)
 			rc = 1;
 			goto out;
 		}
-		if (pid == 0)
+		if (pid == 0) {
+			if (child_touch) {
+				volatile char sum = 0;
+				for (size_t off = 0; off < bytes; off += step)
+					sum += p[off];
+				(void)sum;
+				if (write(touched[1], "t", 1) != 1)
+					_exit(1);
+			}
 			child_loop(stop_file);
+		}
 		children[nchildren++] = pid;
 		snprintf(kids + strlen(kids), sizeof kids - strlen(kids), "%s%d",
 			 i ? "," : "", (int)pid);
+	}
+
+	/* every child has mapped the whole segment before the report */
+	for (int i = 0; child_touch && i < nchildren; i++) {
+		char t;
+		if (read(touched[0], &t, 1) != 1) {
+			fprintf(stderr, "ng-shm-workload: a child did not touch the segment\n");
+			rc = 1;
+			goto out;
+		}
 	}
 
 	snprintf(report, sizeof report,
