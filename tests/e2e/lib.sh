@@ -169,6 +169,18 @@ numa_maps_diag() {
     while IFS= read -r l; do [[ $l =~ $2 ]] && printf '#   kernel numa_maps: %s\n' "$l"; done < "/proc/$1/numa_maps"
 }
 
+# kernel_nodes PID [REGEX]: the kernel's own placement of PID's mapping
+# matching REGEX (default SYSV), "N0=pages N1=pages ..." from its numa_maps:
+# an expectation that does not come from numaguard.
+kernel_nodes() {
+    local l w out=""
+    while IFS= read -r l; do
+        [[ $l =~ ${2:-SYSV} ]] || continue
+        for w in $l; do [[ $w == N[0-9]*=* ]] && out+="$w "; done
+    done < "/proc/$1/numa_maps"
+    echo "${out% }"
+}
+
 # ------------------------------------------------------- segment checks
 # seg_select JQ-FILTER: run `numaguardctl segments --json`; the one segment
 # matching FILTER (a jq boolean over a segment) is loaded into SEG_kind,
