@@ -26,6 +26,10 @@
  *       --child-touch  each child reads every page before the report line, so
  *                      that it maps the whole segment in its own page tables
  *                      (as database server processes do: real page-table cost)
+ *       --pin          pin the whole segment (io_uring fixed buffers, a long-term
+ *                      pin as RDMA registration makes) until exit: its pages
+ *                      cannot migrate (hugetlb segments: io_uring refuses other
+ *                      file-backed memory)
  *   -r, --ready FILE   when everything is attached, write the report line to
  *                      FILE (atomically: FILE.tmp + rename)
  *   -S, --stop FILE    exit cleanly as soon as FILE exists
@@ -50,9 +54,12 @@
 #include <sys/mman.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/io_uring.h>
 
 #ifndef SHM_HUGE_SHIFT
 #define SHM_HUGE_SHIFT 26
@@ -74,7 +81,7 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fputs("usage: ng-shm-workload sysv|file PATH|anon [-s MIB] [-H|--huge-1g|--huge-try] [-k KEY]\n"
-	      "       [-p N] [--child-touch] [-r READY_FILE] [-S STOP_FILE] [--keep] [-v]\n", f);
+	      "       [-p N] [--child-touch] [--pin] [-r READY_FILE] [-S STOP_FILE] [--keep] [-v]\n", f);
 }
 
 static int write_file_atomic(const char *path, const char *text)
@@ -127,13 +134,13 @@ static unsigned long mib = 32, page_kib = 4;
 static long nprocs = 2;
 static key_t key = IPC_PRIVATE;
 static const char *ready, *stop_file;
-static int keep, verbose, huge, huge_try, child_touch;
+static int keep, verbose, huge, huge_try, child_touch, pin;
 
 /* Options may come before and after the mode. Returns -1 to go on, else
  * the exit status. */
 static int parse_options(int argc, char **argv)
 {
-	enum { OPT_HUGE1G = 1000, OPT_KEEP, OPT_HUGETRY, OPT_CHILD_TOUCH };
+	enum { OPT_HUGE1G = 1000, OPT_KEEP, OPT_HUGETRY, OPT_CHILD_TOUCH, OPT_PIN };
 	static const struct option opts[] = {
 		{ "size", required_argument, NULL, 's' },
 		{ "huge", no_argument, NULL, 'H' },
@@ -145,6 +152,7 @@ static int parse_options(int argc, char **argv)
 		{ "stop", required_argument, NULL, 'S' },
 		{ "keep", no_argument, NULL, OPT_KEEP },
 		{ "child-touch", no_argument, NULL, OPT_CHILD_TOUCH },
+		{ "pin", no_argument, NULL, OPT_PIN },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -163,6 +171,7 @@ static int parse_options(int argc, char **argv)
 		case 'S': stop_file = optarg; break;
 		case OPT_KEEP: keep = 1; break;
 		case OPT_CHILD_TOUCH: child_touch = 1; break;
+		case OPT_PIN: pin = 1; break;
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 1;
@@ -308,6 +317,21 @@ int main(int argc, char **argv)
 		char t;
 		if (read(touched[0], &t, 1) != 1) {
 			fprintf(stderr, "ng-shm-workload: a child did not touch the segment\n");
+			rc = 1;
+			goto out;
+		}
+	}
+
+	/* A long-term pin of every page: io_uring_setup(2) with one entry, the
+	 * segment registered as one fixed buffer (IORING_REGISTER_BUFFERS = 0);
+	 * the ring stays open, so the pages stay pinned, until exit. */
+	if (pin) {
+		struct io_uring_params params;
+		struct iovec iov = { .iov_base = p, .iov_len = bytes };
+		memset(&params, 0, sizeof params);
+		long ring = syscall(SYS_io_uring_setup, 1, &params);
+		if (ring < 0 || syscall(SYS_io_uring_register, (int)ring, IORING_REGISTER_BUFFERS, &iov, 1) < 0) {
+			fprintf(stderr, "ng-shm-workload: --pin: io_uring: %s\n", strerror(errno));
 			rc = 1;
 			goto out;
 		}

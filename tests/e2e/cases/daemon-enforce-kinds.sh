@@ -14,8 +14,13 @@
 #   rebalance        the same with node_free_floor = 32M: the segment's pages
 #                    (per the workload's own numa_maps) end 1/4 on each node,
 #                    one done action, then nothing more
+#   transient-bound  a cyclops hugetlb segment whose pages are pinned (io_uring
+#                    fixed buffers, as an RDMA registration pins them) cannot
+#                    move: with cooldown = 0 the daemon tries on three polls
+#                    (each a transient error), then leaves the target
+#                    unmanaged with one warning and tries no more
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
-plan 4
+plan 5
 need_ctl
 D=$B/numaguardd
 [ -x "$D" ] || abort "$D not built (make)"
@@ -125,3 +130,29 @@ cleared() { grep '"NUMAGUARD_EVENT":"cleared"' "$ALERTS" | grep -q '"NUMAGUARD_C
 until_ok 30 cleared || fail "no cleared CYCLOPS entry for rb after the rebalance"
 stop_daemon rb
 result cyclops-cleared
+
+# ------------------------------------------ transient errors: pinned pages
+kill -TERM "$rb_pid"; wait "$rb_pid" 2> /dev/null
+echo 16 > "$(hp_file 0)"
+for n in 1 2 3; do echo 8 > "$(hp_file "$n")"; done
+for n in "${NODE_IDS[@]}"; do log "node $n pool: $(cat "$(hp_file "$n")")"; done
+cp "$WL" "$T/pindb" || abort "cp"
+WL_SAVE=$WL WL=$T/pindb; wl_start numactl --membind=0 -- sysv --huge -s 32 -p 1 --pin || abort "pinned workload"
+WL=$WL_SAVE pin_pid=$WL_PID
+[ "$(kernel_nodes "$pin_pid")" = N0=16 ] || abort "set-up: pinned workload at $(kernel_nodes "$pin_pid"), not N0=16"
+daemon tr "cooldown = 0
+node_free_floor = 0
+[instance pin]
+match_comm = pindb
+enforce = rebalance"
+until_ok 120 grep -q "unmanaged" "$T/tr.err" || fail "no 'unmanaged' warning within 120 s"
+target=$(( $(polls) + 5 ))
+until_ok 60 eval '[ "$(polls)" -ge "$target" ]' || fail "numaguardd stopped polling"
+grep '"NUMAGUARD_ACTION":"rebalance"' "$ALERTS" > "$T/tr.actions"
+logf "$T/tr.actions"
+expect "$(grep -c . "$T/tr.actions") attempts, expected 3 (the transient bound)" test "$(grep -c . "$T/tr.actions")" = 3
+expect "not every attempt a transient error" test "$(grep -c '"NUMAGUARD_OUTCOME":"transient-error"' "$T/tr.actions")" = 3
+expect "$(grep -c unmanaged "$T/tr.err") 'unmanaged' warnings, expected 1" test "$(grep -c unmanaged "$T/tr.err")" = 1
+expect "pinned pages moved: $(kernel_nodes "$pin_pid")" test "$(kernel_nodes "$pin_pid")" = N0=16
+stop_daemon tr
+result transient-bound
