@@ -37,7 +37,7 @@ for c in "${CASES[@]}"; do
     f=$E2E_DIR/cases/$c.sh
     t0=$(now)
     if [ -f "$f" ]; then
-        out=$(CASE=$c timeout -k 5 "${E2E_CASE_TIMEOUT:-300}" bash "$f" 2>&1 < /dev/null); rc=$?
+        out=$(CASE=$c timeout -k 5 "${E2E_CASE_TIMEOUT:-${CASE_TIMEOUT:-300}}" bash "$f" 2>&1 < /dev/null); rc=$?
     else
         out="# no such case script: $f"; rc=1
     fi
@@ -61,7 +61,7 @@ for c in "${CASES[@]}"; do
     nres=$((nok + nfail + nskip))
     extra=""
     if [ "$rc" != 0 ] && ((nfail == 0)); then
-        if [ "$rc" = 124 ]; then extra="not ok $topo/$c: timed out after ${E2E_CASE_TIMEOUT:-300} s"
+        if [ "$rc" = 124 ]; then extra="not ok $topo/$c: timed out after ${E2E_CASE_TIMEOUT:-${CASE_TIMEOUT:-300}} s"
         else extra="not ok $topo/$c: exit status $rc"; fi
     elif [ -z "$plan" ]; then
         extra="not ok $topo/$c: no plan (a case calls \`plan N\` before its first result)"
