@@ -51,9 +51,27 @@ static int mkdir_p(char *path)
         return 0;
 }
 
+/* A refused read is listed, so that --root on the tree is refused the same. */
+static int stage_denied(struct stage *st, const char *path)
+{
+        char full[PATH_MAX * 2];
+        snprintf(full, sizeof(full), "%s/numaguard", st->dir);
+        int r = mkdir_p(full);
+        if (r < 0)
+                return r;
+        snprintf(full, sizeof(full), "%s%s", st->dir, NG_PATH_DENIED_FILE);
+        FILE *f = fopen(full, "ae");
+        if (!f)
+                return -errno;
+        fprintf(f, "%s\n", path);
+        return fclose(f) < 0 ? -errno : 0;
+}
+
 static int stage_file(struct stage *st, char kind, const char *path, const char *buf, size_t len)
 {
         char full[PATH_MAX * 2];
+        if (kind == 'e')
+                return stage_denied(st, path);
         if (snprintf(full, sizeof(full), "%s%s", st->dir, path) >= (int) sizeof(full))
                 return -ENAMETOOLONG;
         if (kind == 'd')

@@ -499,6 +499,36 @@ static int parse_glob(const struct item *it, const char *value, void *field, cha
         return set_string(field, value);
 }
 
+/* Characters any name matching the fnmatch(3) glob has at least. */
+static size_t glob_min_length(const char *g)
+{
+        size_t n = 0;
+        while (*g) {
+                if (*g == '*') {
+                        g++;
+                        continue;
+                }
+                n++;
+                if (*g == '\\' && g[1]) {
+                        g += 2;
+                } else if (*g == '[') {
+                        const char *e = g + 1;
+                        if (*e == '!' || *e == '^')
+                                e++;
+                        if (*e == ']')
+                                e++;
+                        e = strchr(e, ']');
+                        g = e ? e + 1 : g + 1;
+                } else {
+                        g++;
+                }
+        }
+        return n;
+}
+
+/* Processes are matched on their full name (argv[0] where comm is its
+ * 15-character cut), so a longer glob is right for Oracle SIDs of 7 or
+ * more characters; say so, since it then depends on argv[0]. */
 static int parse_comm_glob(const struct item *it, const char *value, void *field, char *why,
                            size_t whylen)
 {
@@ -506,11 +536,11 @@ static int parse_comm_glob(const struct item *it, const char *value, void *field
 
         if (r < 0)
                 return r;
-        if (!strpbrk(value, "*?[") && strlen(value) > COMM_MAX) {
+        if (glob_min_length(value) > COMM_MAX) {
                 snprintf(why, whylen,
-                         "the kernel keeps only %d characters of a command name, "
-                         "\"%s\" can never match",
-                         COMM_MAX, value);
+                         "\"%s\" can never match a comm, which the kernel cuts to %d characters: "
+                         "it matches only the full name in argv[0] (/proc/PID/cmdline, as ps -ef shows it)",
+                         value, COMM_MAX);
                 return 1;
         }
         return 0;

@@ -24,6 +24,10 @@
                            "/usr/lib/x86_64-linux-gnu/libnuma.so", "/usr/lib/aarch64-linux-gnu/libnuma.so", \
                            "/usr/lib/libnuma.so" }
 
+/* In a tree: host paths (one a line) the live host refused to read; reads
+ * of them answer -EACCES under that root. */
+#define NG_PATH_DENIED_FILE "/numaguard/unreadable"
+
 /* Kernel text files are small; anything larger is not what we expect. */
 #define NG_PATH_MAX_FILE_BYTES (64u * 1024u * 1024u)
 
@@ -31,9 +35,10 @@ struct ng_path;
 
 /*
  * Called after every successful read (kind 'f': contents in buf/len), after
- * every stat of a regular file ('s': len is the file size, buf is NULL) and
- * for every directory listed ('d'). The snapshot tool uses it to copy exactly
- * what numaguard read.
+ * every stat of a regular file ('s': len is the file size, buf is NULL),
+ * for every directory listed ('d') and for every read refused with EACCES
+ * or EPERM ('e': len is the errno). The snapshot tool uses it to copy exactly
+ * what numaguard read, and lists the refused paths in NG_PATH_DENIED_FILE.
  */
 typedef void (*ng_path_recorder_t)(void *userdata, char kind, const char *path,
                                    const char *buf, size_t len);

@@ -82,11 +82,19 @@ struct ng_cgroup {
         size_t n_hugetlb_numa_stat;
 };
 
+/* The kernel keeps TASK_COMM_LEN - 1 characters of a command name. */
+#define NG_COMM_MAX 15
+
 struct ng_proc {
         pid_t pid;
         struct ng_pid_stat stat;
         struct ng_pid_status status;
         char *cmdline;
+        /* The name users know the process by (ng_proc_set_name). */
+        char name[128];
+        /* EACCES or EPERM when its maps could not be read (another user's
+         * process without CAP_SYS_PTRACE): its segments are unknown. */
+        int maps_errno;
         struct ng_pid_cgroup cgroup;
         struct ng_map *maps;
         size_t n_maps;
@@ -176,6 +184,13 @@ void ng_snapshot_free(struct ng_snapshot *s);
 
 const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id);
 const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid);
+
+/* Sets pr->name from pr->stat.comm and pr->cmdline: the kernel cuts comm
+ * (and status: Name) to 15 characters, databases put the whole name in
+ * argv[0] (ora_pmon_FINPROD01, oracleFINPROD01 (LOCAL=NO)). When comm is 15
+ * characters long and the first word of argv[0], after its last '/', starts
+ * with comm, that word is the name; otherwise comm is. */
+void ng_proc_set_name(struct ng_proc *pr);
 const struct ng_cgroup *ng_snapshot_cgroup(const struct ng_snapshot *s, const char *path);
 /* Node distance, or -1 when unknown. */
 /*

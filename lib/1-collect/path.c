@@ -18,7 +18,41 @@ struct ng_path {
         char root[PATH_MAX];    /* no trailing slash; "" = live host */
         ng_path_recorder_t recorder;
         void *recorder_data;
+        /* A tree's NG_PATH_DENIED_FILE: host paths, one a line, that the
+         * live host refused to read when the tree was taken. */
+        char *denied;
 };
+
+static int read_fd(int fd, char **ret_buf, size_t *ret_len);
+
+/* A tree answers EACCES where the live host did, so its audit says the
+ * same (AUDIT_INCOMPLETE). */
+static void load_denied(struct ng_path *p)
+{
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof(path), "%s%s", p->root, NG_PATH_DENIED_FILE);
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return;
+        struct stat st;
+        size_t len;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || read_fd(fd, &p->denied, &len) < 0)
+                p->denied = NULL;
+        close(fd);
+}
+
+static bool is_denied(const struct ng_path *p, const char *rel)
+{
+        size_t n = strlen(rel);
+        for (const char *l = p->denied; l && *l;) {
+                const char *e = strchr(l, '\n');
+                size_t ll = e ? (size_t) (e - l) : strlen(l);
+                if (ll == n && !memcmp(l, rel, n))
+                        return true;
+                l = e ? e + 1 : l + ll;
+        }
+        return false;
+}
 
 int ng_path_new(const char *root, struct ng_path **ret)
 {
@@ -41,6 +75,8 @@ int ng_path_new(const char *root, struct ng_path **ret)
                         free(p);
                         return e;
                 }
+                if (p->root[0])
+                        load_denied(p);
         }
         *ret = p;
         return 0;
@@ -48,6 +84,8 @@ int ng_path_new(const char *root, struct ng_path **ret)
 
 void ng_path_free(struct ng_path *p)
 {
+        if (p)
+                free(p->denied);
         free(p);
 }
 
@@ -155,9 +193,15 @@ int ng_path_vread(const struct ng_path *p, char **ret_buf, size_t *ret_len, cons
         int r = vresolve2(p, rel, abs, fmt, ap);
         if (r < 0)
                 return r;
+        if (is_denied(p, rel))
+                return -EACCES;
         int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return errno_absent(errno);
+        if (fd < 0) {
+                int e = errno;
+                if ((e == EACCES || e == EPERM) && p->recorder)
+                        p->recorder(p->recorder_data, 'e', rel, NULL, (size_t) e);
+                return errno_absent(e);
+        }
         struct stat st;
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
                 /* Never block on a FIFO or read a device planted in a tree. */

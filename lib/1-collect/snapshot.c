@@ -448,6 +448,7 @@ static int read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
                 if (r == -ENOMEM)
                         goto fail;
         }
+        ng_proc_set_name(pr);
         if (rd(c, &buf, NULL, NG_PROC_DIR "/%d/cgroup", pid) >= 0) {
                 r = ng_parse_pid_cgroup(buf, &pr->cgroup);
                 free(buf);
@@ -455,12 +456,15 @@ static int read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
                         goto fail;
         }
         /* maps lists VMAs without walking page tables: cheap, tier 0. */
-        if (rd(c, &buf, NULL, NG_PROC_DIR "/%d/maps", pid) >= 0) {
+        r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/maps", pid);
+        if (r == -EACCES || r == -EPERM)
+                pr->maps_errno = -r;
+        if (r >= 0) {
                 r = ng_parse_maps(buf, c->o.min_private_bytes, &pr->maps, &pr->n_maps);
                 free(buf);
                 if (r == -ENOMEM)
                         goto fail;
-                if (r >= 0 && !keeps_private_heaps(c, pr->stat.comm))
+                if (r >= 0 && !keeps_private_heaps(c, pr->name))
                         drop_private_maps(pr);
         }
         return 1;
@@ -712,7 +716,7 @@ static void collect_libnuma(struct collector *c)
         struct ng_snapshot *s = c->s;
         s->libnuma_so = -1;
         for (size_t i = 0; i < s->n_procs && s->libnuma_so < 0; i++)
-                if (!strncmp(s->procs[i].stat.comm, "ora_", 4))
+                if (!strncmp(s->procs[i].name, "ora_", 4) || !strncmp(s->procs[i].name, "asm_", 4))
                         s->libnuma_so = 0;
         for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && s->libnuma_so == 0; i++) {
                 uint64_t size;
@@ -941,6 +945,23 @@ const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id)
                 if (s->topo.nodes[i].id == id)
                         return &s->topo.nodes[i];
         return NULL;
+}
+
+void ng_proc_set_name(struct ng_proc *pr)
+{
+        const char *comm = pr->stat.comm;
+        size_t cl = strlen(comm);
+        snprintf(pr->name, sizeof(pr->name), "%s", comm);
+        if (cl != NG_COMM_MAX || !pr->cmdline)
+                return;
+        size_t wl = strcspn(pr->cmdline, " ");
+        const char *w = pr->cmdline;
+        for (const char *p = w; p < pr->cmdline + wl; p++)
+                if (*p == '/')
+                        w = p + 1;
+        wl -= (size_t) (w - pr->cmdline);
+        if (wl > cl && wl < sizeof(pr->name) && !strncmp(w, comm, cl))
+                snprintf(pr->name, sizeof(pr->name), "%.*s", (int) wl, w);
 }
 
 const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid)

@@ -27,6 +27,8 @@ static const char *const code_names[NG_CODE_MAX_] = {
         [NG_CODE_AUTONUMA_ON] = "AUTONUMA_ON",
         [NG_CODE_NUMAD_RUNNING] = "NUMAD_RUNNING",
         [NG_CODE_LIBNUMA_MISSING] = "LIBNUMA_MISSING",
+        [NG_CODE_INSTANCE_NOT_FOUND] = "INSTANCE_NOT_FOUND",
+        [NG_CODE_AUDIT_INCOMPLETE] = "AUDIT_INCOMPLETE",
 };
 
 const char *ng_code_name(enum ng_code c)
@@ -156,7 +158,7 @@ static bool has_process_matcher(const struct ng_instance_config *ic)
 
 static bool proc_matches(const struct ng_snapshot *s, const struct ng_instance_config *ic, const struct ng_proc *pr)
 {
-        if (ic->match_comm && fnmatch(ic->match_comm, pr->stat.comm, 0) != 0)
+        if (ic->match_comm && fnmatch(ic->match_comm, pr->name, 0) != 0)
                 return false;
         if (ic->match_cmdline && fnmatch(ic->match_cmdline, pr->cmdline ? pr->cmdline : "", 0) != 0)
                 return false;
@@ -223,30 +225,53 @@ static bool cmdline_arg(const char *cmdline, const char *shortopt, const char *l
 static bool comm_is(const struct ng_proc *pr, const char *const *names)
 {
         for (; *names; names++)
-                if (!strcmp(pr->stat.comm, *names))
+                if (!strcmp(pr->name, *names))
                         return true;
         return false;
 }
 
-static int discover_oracle(struct audit_ctx *ctx, const struct ng_proc *pmon)
+/* The SID of an Oracle background process ("ora_dbw0_FIN_PROD" -> "FIN_PROD",
+ * "asm_pmon_+ASM" -> "+ASM"): prefix, a name without '_', then the SID,
+ * which may itself hold '_'. NULL when name is not of that shape. */
+static const char *oracle_sid(const char *name, const char *prefix)
+{
+        size_t pl = strlen(prefix);
+        if (strncmp(name, prefix, pl))
+                return NULL;
+        const char *us = strchr(name + pl, '_');
+        return us && us > name + pl && us[1] ? us + 1 : NULL;
+}
+
+/* A dedicated server shows as "oracle<SID> (LOCAL=NO)" in argv[0] while
+ * its comm is "oracle", "oracle_<pid>_<sid>" (12c and later) or the cut
+ * "oracle<SID>": judge by the first word of argv[0]. */
+static bool is_dedicated_server(const struct ng_proc *pr, const char *sid)
+{
+        const char *a = pr->cmdline ? pr->cmdline : pr->name;
+        size_t n = strlen(sid);
+        return !strncmp(pr->stat.comm, "oracle", 6) && !strncmp(a, "oracle", 6) && !strncmp(a + 6, sid, n) &&
+               (a[6 + n] == '\0' || a[6 + n] == ' ');
+}
+
+/* Names are the full ones (ng_proc.name), so SIDs longer than the 15
+ * characters of comm, several instances and ASM (asm_pmon_+ASM) come out
+ * whole and distinct. Background processes are <prefix><name>_<SID>;
+ * dedicated servers are oracle<SID>. */
+static int discover_oracle(struct audit_ctx *ctx, const struct ng_proc *pmon, const char *prefix)
 {
         const struct ng_snapshot *s = ctx->s;
-        const char *sid = pmon->stat.comm + strlen("ora_pmon_");
-        char name[NG_INSTANCE_NAME_MAX + 1], glob[64], dedicated[32];
-        snprintf(name, sizeof(name), "oracle:%s", sid);
+        const char *sid = oracle_sid(pmon->name, prefix);
+        char name[NG_INSTANCE_NAME_MAX + 1];
+        snprintf(name, sizeof(name), "%s:%s", strcmp(prefix, "asm_") ? "oracle" : "asm", sid);
         struct ng_instance *in = new_instance(ctx, name, NG_INST_DISCOVERED, "oracle", &ctx->a->default_cfg);
         if (!in)
                 return -ENOMEM;
         in->main_pid = pmon->pid;
-        /* Background processes are ora_<name>_<SID>; dedicated servers are
-         * oracle<SID>, truncated like every comm to 15 characters. */
-        snprintf(glob, sizeof(glob), "ora_*_%s", sid);
-        snprintf(dedicated, sizeof(dedicated), "oracle%s", sid);
-        dedicated[15] = '\0';
         for (size_t k = 0; k < s->n_procs; k++) {
                 const struct ng_proc *pr = &s->procs[k];
-                if ((!fnmatch(glob, pr->stat.comm, 0) || !strcmp(pr->stat.comm, dedicated)) &&
-                    pr->status.uid == pmon->status.uid && pids_add(in, pr->pid) < 0)
+                const char *psid = oracle_sid(pr->name, prefix);
+                bool mine = (psid && !strcmp(psid, sid)) || is_dedicated_server(pr, sid);
+                if (mine && pr->status.uid == pmon->status.uid && pids_add(in, pr->pid) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -287,8 +312,10 @@ static int discover(struct audit_ctx *ctx)
                 const struct ng_proc *pr = &s->procs[k];
                 const struct ng_proc *parent = ng_snapshot_proc(s, pr->stat.ppid);
                 int r = 0;
-                if (!strncmp(pr->stat.comm, "ora_pmon_", 9) && pr->stat.comm[9])
-                        r = discover_oracle(ctx, pr);
+                if (!strncmp(pr->name, "ora_pmon_", 9) && pr->name[9])
+                        r = discover_oracle(ctx, pr, "ora_");
+                else if (!strncmp(pr->name, "asm_pmon_", 9) && pr->name[9])
+                        r = discover_oracle(ctx, pr, "asm_");
                 else if (comm_is(pr, pg) && !(parent && comm_is(parent, pg)))
                         r = discover_server(ctx, pr, "postgresql", pg, "-D", "--pgdata");
                 else if (comm_is(pr, my) && !(parent && comm_is(parent, my)))

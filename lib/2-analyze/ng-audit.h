@@ -35,6 +35,8 @@ enum ng_code {
         NG_CODE_AUTONUMA_ON,
         NG_CODE_NUMAD_RUNNING,
         NG_CODE_LIBNUMA_MISSING,
+        NG_CODE_INSTANCE_NOT_FOUND,
+        NG_CODE_AUDIT_INCOMPLETE,
         NG_CODE_MAX_,
 };
 

@@ -474,7 +474,7 @@ static int rule_host(struct audit_ctx *ctx)
                         "4 KiB shared pages toward whichever process touched them last",
                         s->knobs.numa_balancing);
         for (size_t i = 0; i < s->n_procs && r >= 0; i++)
-                if (!strcmp(s->procs[i].stat.comm, "numad"))
+                if (!strcmp(s->procs[i].name, "numad"))
                         r = add(ctx, NG_CODE_NUMAD_RUNNING, NG_SEV_INFO, NULL, NULL, NULL, s->procs[i].pid,
                                 "exclude database processes from numad (numad -x PID) or stop it",
                                 "numad (pid %d) moves whole processes between nodes and drags shared pages "
@@ -487,7 +487,7 @@ static bool is_oracle(const struct audit_ctx *ctx, const struct ng_instance *in)
         if (!strcmp(in->type, "oracle"))
                 return true;
         const struct ng_proc *pr = ng_snapshot_proc(ctx->s, in->main_pid);
-        return in->origin == NG_INST_CONFIGURED && pr && !strncmp(pr->stat.comm, "ora_", 4);
+        return in->origin == NG_INST_CONFIGURED && pr && !strncmp(pr->name, "ora_", 4);
 }
 
 /* Oracle dlopen()s the unversioned libnuma.so for _enable_NUMA_support and
@@ -500,6 +500,70 @@ static int rule_libnuma(struct audit_ctx *ctx, const struct ng_instance *in)
                    "install the development symlink (libnuma-dev / numactl-devel) if the instance sets "
                    "_enable_NUMA_support",
                    "no unversioned libnuma.so on this host: Oracle's NUMA support falls back to off silently");
+}
+
+/* A configured instance that matches no process: the database is down or
+ * the matcher has a typo. Either way its placement is unknown, not fine. */
+static int rule_not_found(struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        const struct ng_instance_config *ic = in->cfg;
+        if (in->origin != NG_INST_CONFIGURED || in->n_pids > 0 ||
+            !(ic->match_comm || ic->match_cmdline || ic->cgroup || ic->pidfile))
+                return 0;
+        char what[320];
+        int n = snprintf(what, sizeof(what), "%s%s%s%s%s%s%s%s", ic->match_comm ? " match_comm=" : "",
+                         ic->match_comm ? ic->match_comm : "", ic->match_cmdline ? " match_cmdline=" : "",
+                         ic->match_cmdline ? ic->match_cmdline : "", ic->cgroup ? " cgroup=" : "",
+                         ic->cgroup ? ic->cgroup : "", ic->pidfile ? " pidfile=" : "",
+                         ic->pidfile ? ic->pidfile : "");
+        if (n >= (int) sizeof(what))
+                strcpy(what + sizeof(what) - 4, "...");
+        return add(ctx, NG_CODE_INSTANCE_NOT_FOUND, NG_SEV_WARNING, in, NULL, NULL, 0,
+                   "start the database, or correct the matcher (names are matched in full: argv[0] where "
+                   "comm is its 15-character cut; see numaguard.conf(5))",
+                   "no process matches%s: the instance is down or the matcher is wrong; its placement "
+                   "is unknown", what);
+}
+
+static int cmp_uid(const void *x, const void *y)
+{
+        uint32_t a = *(const uint32_t *) x, b = *(const uint32_t *) y;
+        return a < b ? -1 : a > b;
+}
+
+/* Processes whose maps could not be read (another user's, no
+ * CAP_SYS_PTRACE): the segments they attach are unknown, so no all-clear. */
+static int rule_incomplete(struct audit_ctx *ctx)
+{
+        const struct ng_snapshot *s = ctx->s;
+        uint32_t uids[8];
+        size_t n = 0, n_uids = 0, more = 0;
+        for (size_t i = 0; i < s->n_procs; i++) {
+                const struct ng_proc *pr = &s->procs[i];
+                if (!pr->maps_errno)
+                        continue;
+                n++;
+                bool seen = false;
+                for (size_t k = 0; k < n_uids; k++)
+                        seen |= uids[k] == pr->status.uid;
+                if (!seen && n_uids < sizeof(uids) / sizeof(uids[0]))
+                        uids[n_uids++] = pr->status.uid;
+                else if (!seen)
+                        more++;
+        }
+        if (!n)
+                return 0;
+        qsort(uids, n_uids, sizeof(uids[0]), cmp_uid);
+        char who[160] = "";
+        size_t w = 0;
+        for (size_t k = 0; k < n_uids && w < sizeof(who); k++)
+                w += (size_t) snprintf(who + w, sizeof(who) - w, "%s%" PRIu32, k ? ", " : "", uids[k]);
+        if (more && w < sizeof(who))
+                snprintf(who + w, sizeof(who) - w, " and %zu more", more);
+        return add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, NULL, NULL, (double) n,
+                   "run as root (or with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH, as numaguardd's unit does)",
+                   "could not read the memory maps of %zu process%s (permission denied), of uid %s: the "
+                   "segments they attach and their placement are unknown", n, n == 1 ? "" : "es", who);
 }
 
 static int cmp_findings(const void *x, const void *y)
@@ -516,10 +580,11 @@ static int cmp_findings(const void *x, const void *y)
 int audit_rules(struct audit_ctx *ctx)
 {
         static int (*const per_instance[])(struct audit_ctx *, const struct ng_instance *) = {
-                rule_cyclops, rule_remote, rule_cpuset_drift, rule_fallback, rule_libnuma,
+                rule_cyclops, rule_remote, rule_cpuset_drift, rule_fallback, rule_libnuma, rule_not_found,
         };
         static int (*const host[])(struct audit_ctx *) = {
                 rule_shortfall, rule_idle, rule_pagetables, rule_pressure, rule_orphans, rule_host,
+                rule_incomplete,
         };
         int r = 0;
         for (size_t i = 0; i < ctx->a->n_instances && r >= 0; i++)

@@ -95,8 +95,10 @@ static inline struct ng_proc *snap_proc(struct ng_snapshot *s, pid_t pid, pid_t 
         pr->pid = pid;
         pr->stat.pid = pid;
         pr->stat.ppid = ppid;
-        snprintf(pr->stat.comm, sizeof(pr->stat.comm), "%s", comm);
+        /* comm as the kernel keeps it, the whole name in argv[0]. */
+        snprintf(pr->stat.comm, sizeof(pr->stat.comm), "%.*s", NG_COMM_MAX, comm);
         pr->cmdline = strdup(comm);
+        ng_proc_set_name(pr);
         pr->status.has_cpus_allowed = pr->status.has_mems_allowed = true;
         bm(&pr->status.cpus_allowed, cpus);
         bm(&pr->status.mems_allowed, mems);

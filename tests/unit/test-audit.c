@@ -529,13 +529,134 @@ START_TEST(libnuma_missing_only_for_oracle)
 }
 END_TEST
 
+START_TEST(long_sids_asm_and_several_instances)
+{
+        struct ng_snapshot *s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
+        /* SIDs of 10 and 8 characters: comm keeps 15, argv[0] the whole name. */
+        snap_proc(s, 100, 1, "ora_pmon_FINPROD012", "0-1", "0-1");
+        snap_proc(s, 101, 1, "ora_dbw0_FINPROD012", "0-1", "0-1");
+        snap_proc(s, 102, 1, "oracleFINPROD012 (LOCAL=NO)", "0-1", "0-1");
+        snap_proc(s, 110, 1, "ora_pmon_FINPROD0", "0-1", "0-1");
+        snap_proc(s, 111, 1, "ora_lg00_FINPROD0", "0-1", "0-1");
+        snap_proc(s, 120, 1, "ora_pmon_HR_PROD", "0-1", "0-1");
+        snap_proc(s, 121, 1, "ora_ckpt_HR_PROD", "0-1", "0-1");
+        snap_proc(s, 130, 1, "asm_pmon_+ASM", "0-1", "0-1");
+        snap_proc(s, 131, 1, "asm_rbal_+ASM", "0-1", "0-1");
+        snap_proc(s, 132, 1, "oracle+ASM (LOCAL=NO)", "0-1", "0-1");
+        ck_assert_str_eq(s->procs[0].stat.comm, "ora_pmon_FINPRO");
+        ck_assert_str_eq(s->procs[0].name, "ora_pmon_FINPROD012");
+        ck_assert_str_eq(s->procs[2].name, "oracleFINPROD012");
+        struct ng_config *c = conf("");
+        struct ng_audit *a = run(s, c);
+        ck_assert_uint_eq(a->n_instances, 4);
+        const struct ng_instance *in = ng_audit_instance(a, "oracle:FINPROD012");
+        ck_assert_ptr_nonnull(in);
+        ck_assert_uint_eq(in->n_pids, 3);
+        in = ng_audit_instance(a, "oracle:FINPROD0");
+        ck_assert_ptr_nonnull(in);
+        ck_assert_uint_eq(in->n_pids, 2);
+        in = ng_audit_instance(a, "oracle:HR_PROD");
+        ck_assert_ptr_nonnull(in);
+        ck_assert_uint_eq(in->n_pids, 2);
+        in = ng_audit_instance(a, "asm:+ASM");
+        ck_assert_ptr_nonnull(in);
+        ck_assert_uint_eq(in->n_pids, 3);
+        ng_audit_free(a);
+        ng_config_free(c);
+        /* A configured glob on the full name matches, and only its SID. */
+        c = conf("[instance FIN]\nmatch_comm = ora_*_FINPROD012\n");
+        a = run(s, c);
+        in = ng_audit_instance(a, "FIN");
+        ck_assert_ptr_nonnull(in);
+        ck_assert_uint_eq(in->n_pids, 2);
+        ck_assert_uint_eq(count(a, NG_CODE_INSTANCE_NOT_FOUND), 0);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(proc_name_rule)
+{
+        struct ng_proc pr;
+        memset(&pr, 0, sizeof(pr));
+        /* comm shorter than 15: never replaced (postgres rewrites argv[0]). */
+        snprintf(pr.stat.comm, sizeof(pr.stat.comm), "postgres");
+        pr.cmdline = (char *) "postgres: checkpointer";
+        ng_proc_set_name(&pr);
+        ck_assert_str_eq(pr.name, "postgres");
+        /* A path in argv[0]: its last component. */
+        snprintf(pr.stat.comm, sizeof(pr.stat.comm), "hdbindexserver_");
+        pr.cmdline = (char *) "/usr/sap/HDB/exe/hdbindexserver_long -port 30003";
+        ng_proc_set_name(&pr);
+        ck_assert_str_eq(pr.name, "hdbindexserver_long");
+        /* argv[0] that does not extend comm (prctl(PR_SET_NAME)): comm. */
+        snprintf(pr.stat.comm, sizeof(pr.stat.comm), "ora_pmon_FINPRO");
+        pr.cmdline = (char *) "something_else_entirely";
+        ng_proc_set_name(&pr);
+        ck_assert_str_eq(pr.name, "ora_pmon_FINPRO");
+        pr.cmdline = NULL;
+        ng_proc_set_name(&pr);
+        ck_assert_str_eq(pr.name, "ora_pmon_FINPRO");
+}
+END_TEST
+
+START_TEST(instance_not_found)
+{
+        struct ng_snapshot *s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
+        snap_proc(s, 100, 1, "ora_pmon_ORCL", "0-1", "0-1");
+        struct ng_config *c = conf("[instance ORCL]\nmatch_comm = ora_*_ORCL\n"
+                                   "[instance TYPO]\nmatch_comm = ora_*_ORCLX\n");
+        struct ng_audit *a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_INSTANCE_NOT_FOUND), 1);
+        const struct ng_finding *f = find(a, NG_CODE_INSTANCE_NOT_FOUND);
+        ck_assert_str_eq(f->instance, "TYPO");
+        ck_assert_int_eq(f->severity, NG_SEV_WARNING);
+        ck_assert_msg(strstr(f->message, "match_comm=ora_*_ORCLX") != NULL, "%s", f->message);
+        ck_assert_int_eq(ng_audit_exit_status(a), 1);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(audit_incomplete_without_permission)
+{
+        struct ng_snapshot *s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
+        snap_proc(s, 100, 1, "ora_pmon_ORCL", "0-1", "0-1");
+        struct ng_config *c = conf("");
+        struct ng_audit *a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_AUDIT_INCOMPLETE), 0);
+        ck_assert_int_eq(ng_audit_exit_status(a), 0);
+        ng_audit_free(a);
+        struct ng_proc *p = snap_proc(s, 200, 1, "postgres", "0-1", "0-1");
+        p->status.uid = 116;
+        p->maps_errno = EACCES;
+        p = snap_proc(s, 201, 200, "postgres", "0-1", "0-1");
+        p->status.uid = 116;
+        p->maps_errno = EACCES;
+        p = snap_proc(s, 300, 1, "sshd", "0-1", "0-1");
+        p->maps_errno = EACCES;
+        a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_AUDIT_INCOMPLETE), 1);
+        const struct ng_finding *f = find(a, NG_CODE_AUDIT_INCOMPLETE);
+        ck_assert_int_eq(f->severity, NG_SEV_WARNING);
+        ck_assert_msg(strstr(f->message, "3 processes") && strstr(f->message, "uid 0, 116"), "%s", f->message);
+        ck_assert_int_eq(ng_audit_exit_status(a), 1);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 START_TEST(codes_are_stable)
 {
         static const char *const names[] = { "CYCLOPS", "REMOTE_MEMORY", "HUGEPAGE_FALLBACK", "HUGEPAGE_SHORTFALL",
                                              "HUGEPAGE_NODE_SHORTFALL", "HUGEPAGE_IDLE", "PAGETABLE_BLOAT",
                                              "NODE_PRESSURE", "ORPHAN_SEGMENT", "CPUSET_DRIFT", "AUTONUMA_ON",
-                                             "NUMAD_RUNNING", "LIBNUMA_MISSING" };
-        ck_assert_int_eq(NG_CODE_MAX_, 13);
+                                             "NUMAD_RUNNING", "LIBNUMA_MISSING", "INSTANCE_NOT_FOUND",
+                                             "AUDIT_INCOMPLETE" };
+        ck_assert_int_eq(NG_CODE_MAX_, 15);
         for (int i = 0; i < NG_CODE_MAX_; i++) {
                 enum ng_code c;
                 ck_assert_str_eq(ng_code_name((enum ng_code) i), names[i]);
@@ -570,6 +691,10 @@ int main(void)
         tcase_add_test(tc, discovery);
         tcase_add_test(tc, unclaimed_segment_is_audited);
         tcase_add_test(tc, libnuma_missing_only_for_oracle);
+        tcase_add_test(tc, long_sids_asm_and_several_instances);
+        tcase_add_test(tc, proc_name_rule);
+        tcase_add_test(tc, instance_not_found);
+        tcase_add_test(tc, audit_incomplete_without_permission);
         tcase_add_test(tc, codes_are_stable);
         suite_add_tcase(s, tc);
         return ng_test_run(s);

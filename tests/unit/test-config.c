@@ -757,9 +757,21 @@ START_TEST(test_comm_too_long_warns)
 
         c = load_str("[instance o]\nmatch_comm = ora_pmon_VERYLONGSID\n", 0, &ds);
         ck_assert_uint_eq(ds.n, 1);
-        expect_diag(&ds, 0, LOG_WARNING, 2, "can never match");
+        expect_diag(&ds, 0, LOG_WARNING, 2, "can never match a comm");
+        expect_diag(&ds, 0, LOG_WARNING, 2, "argv[0]");
         ng_config_free(c);
-        c = load_str("[instance o]\nmatch_comm = ora_pmon_VERYLONG*\n", 0, &ds);
+        /* A glob is judged by the shortest name it can match. */
+        c = load_str("[instance o]\nmatch_comm = ora_*_FINPROD0123\n", 0, &ds);
+        ck_assert_uint_eq(ds.n, 1);
+        expect_diag(&ds, 0, LOG_WARNING, 2, "ora_*_FINPROD0123");
+        ng_config_free(c);
+        c = load_str("[instance o]\nmatch_comm = ora_*_[A-Z]?LONGER\\*x\n", 0, &ds);
+        ck_assert_uint_eq(ds.n, 0);
+        ng_config_free(c);
+        c = load_str("[instance o]\nmatch_comm = ora_*_[A-Z]?LONGER\\*xy\n", 0, &ds);
+        ck_assert_uint_eq(ds.n, 1);
+        ng_config_free(c);
+        c = load_str("[instance o]\nmatch_comm = ora_*_ORCL\n", 0, &ds);
         ck_assert_uint_eq(ds.n, 0);
         ng_config_free(c);
 }
