@@ -216,15 +216,15 @@ uninstall:
 		if ls $(DESTDIR)$(CATALOGDIR)/*.catalog $(DESTDIR)$(SYSCONFDIR)/systemd/catalog/*.catalog 2>/dev/null | grep -q .; \
 		then journalctl $(if $(DESTDIR),--root=$(DESTDIR)) --update-catalog; else rm -f $$db; fi; fi
 
-# The Debian packages (debian/): numaguard, libnumaguard0, libnumaguard-dev.
-# dpkg-buildpackage writes into the parent directory; the results are moved
-# to $(DEBDIR).
-DEBDIR ?= build-deb/packages
+# The Debian packages (debian/): numaguard, libnumaguard0, libnumaguard-dev,
+# with their .buildinfo and .changes, all in build-deb/packages/ (debian/rules
+# puts the .debs there): nothing is written to the parent directory.
+DEBDIR := build-deb/packages
+DEB_ARCH = $(shell dpkg --print-architecture)
 deb:
-	dpkg-buildpackage -us -uc -b
-	mkdir -p $(DEBDIR)
-	mv ../numaguard_$(VERSION)_*.buildinfo ../numaguard_$(VERSION)_*.changes \
-		../*numaguard*_$(VERSION)_*.deb $(DEBDIR)/
+	dpkg-buildpackage -us -uc -b --buildinfo-option=-u$(DEBDIR) --changes-option=-u$(DEBDIR) \
+		--buildinfo-file=$(DEBDIR)/numaguard_$(VERSION)_$(DEB_ARCH).buildinfo \
+		--changes-file=$(DEBDIR)/numaguard_$(VERSION)_$(DEB_ARCH).changes
 	@ls -1 $(DEBDIR)
 
 clean:
