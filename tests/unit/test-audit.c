@@ -333,14 +333,15 @@ START_TEST(pagetable_bloat_boundary)
         struct ng_snapshot *s = snap_new(2, 1, 2, 21, 8 * GiB / 1024);
         struct ng_proc *p = snap_proc(s, 100, 1, "ora_pmon_ORCL", "0-1", "0-1");
         struct ng_config *c = conf(ORA);
-        /* 16 GiB of memory: 2% is 335544 KiB. */
+        /* 16 GiB of memory: 2% is 335544.32 KiB, so 335545 KiB is the first
+         * whole KiB at or above the edge and 335544 the last below it. */
         mi_set(&s->meminfo, "PageTables", 335545);
         p->status.vm_pte_kib = 335545;
         struct ng_audit *a = run(s, c);
         ck_assert_uint_eq(count(a, NG_CODE_PAGETABLE_BLOAT), 2);
         ng_audit_free(a);
-        mi_set(&s->meminfo, "PageTables", 335000);
-        p->status.vm_pte_kib = 335000;
+        mi_set(&s->meminfo, "PageTables", 335544);
+        p->status.vm_pte_kib = 335544;
         a = run(s, c);
         ck_assert_uint_eq(count(a, NG_CODE_PAGETABLE_BLOAT), 0);
         ng_audit_free(a);
