@@ -17,6 +17,9 @@ SYSTEMDSYSTEMUNITDIR ?= $(or $(shell $(PKG_CONFIG) --variable=systemdsystemunitd
 CATALOGDIR ?= $(or $(shell $(PKG_CONFIG) --variable=catalogdir systemd 2>/dev/null),/usr/lib/systemd/catalog)
 TMPFILESDIR ?= $(or $(shell $(PKG_CONFIG) --variable=tmpfilesdir systemd 2>/dev/null),/usr/lib/tmpfiles.d)
 DATADIR ?= $(PREFIX)/share
+BASHCOMPLETIONDIR ?= $(or $(shell $(PKG_CONFIG) --variable=completionsdir bash-completion 2>/dev/null),$(DATADIR)/bash-completion/completions)
+# Debian's zsh looks there; Fedora's in $(DATADIR)/zsh/site-functions.
+ZSHCOMPLETIONDIR ?= $(DATADIR)/zsh/vendor-completions
 DESTDIR ?=
 
 CC ?= cc
@@ -195,6 +198,9 @@ install: all
 	[ -e $(DESTDIR)$(SYSCONFDIR)/numaguard/numaguard.conf ] || \
 		install -m 0644 conf/numaguard.conf $(DESTDIR)$(SYSCONFDIR)/numaguard/numaguard.conf
 	for m in $(MANPAGES); do install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/; done
+	install -d $(DESTDIR)$(BASHCOMPLETIONDIR) $(DESTDIR)$(ZSHCOMPLETIONDIR)
+	install -m 0644 completion/numaguardctl.bash $(DESTDIR)$(BASHCOMPLETIONDIR)/numaguardctl
+	install -m 0644 completion/_numaguardctl $(DESTDIR)$(ZSHCOMPLETIONDIR)/_numaguardctl
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/numaguardctl $(DESTDIR)$(LIBDIR)/libnumaguard.*
@@ -208,6 +214,7 @@ uninstall:
 	rmdir $(DESTDIR)$(SYSCONFDIR)/numaguard 2>/dev/null || true
 	rm -rf $(DESTDIR)$(DATADIR)/numaguard
 	for m in $(MANPAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done
+	rm -f $(DESTDIR)$(BASHCOMPLETIONDIR)/numaguardctl $(DESTDIR)$(ZSHCOMPLETIONDIR)/_numaguardctl
 	@# journalctl -x reads a compiled catalog database: drop numaguard's
 	@# entries from it, or it keeps explaining ids nothing sends any more.
 	@# With no catalog left journalctl keeps the old database: remove it.

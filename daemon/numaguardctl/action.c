@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,26 +89,17 @@ static void log_action(enum ctl_action_kind kind, const char *target, const stru
         }
 }
 
-int ctl_action_report(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target,
-                      const struct ng_action_result *res)
+void ctl_tree_path(const struct ctl_opts *o, const char *path, char *buf, size_t size)
 {
-        bool dry = res->outcome == NG_OUTCOME_DRY_RUN;
-        for (size_t i = 0; i < res->n_writes; i++) {
-                const struct ng_write *w = &res->writes[i];
-                if (dry)
-                        printf("would write %s to %s (now: %s)\n", w->value, w->path, w->before[0] ? w->before : "-");
-                else if (w->error < 0)
-                        printf("write %s to %s failed: %s (read back: %s)\n", w->value, w->path, strerror(-w->error),
-                               w->after[0] ? w->after : "-");
-                else
-                        printf("wrote %s to %s (was: %s, read back: %s)\n", w->value, w->path,
-                               w->before[0] ? w->before : "-", w->after[0] ? w->after : "-");
-        }
-        printf("%s %s: %s: %s\n", kind_name(kind), target, ng_outcome_name(res->outcome), res->summary);
-        /* A dry run changes nothing, whatever it found: nothing to log. */
-        if (!dry && !o->dry_run && !o->root)
-                log_action(kind, target, res);
-        switch (res->outcome) {
+        size_t n = o->root ? strlen(o->root) : 0;
+        while (n > 0 && o->root[n - 1] == '/')
+                n--;
+        snprintf(buf, size, "%.*s%s", (int) n, o->root ? o->root : "", path);
+}
+
+static int outcome_exit_status(enum ng_outcome outcome)
+{
+        switch (outcome) {
         case NG_OUTCOME_DRY_RUN:
         case NG_OUTCOME_NOOP:
         case NG_OUTCOME_DONE:
@@ -119,4 +111,100 @@ int ctl_action_report(const struct ctl_opts *o, enum ctl_action_kind kind, const
         default:
                 return NG_EXIT_UNKNOWN;
         }
+}
+
+static struct json_object *string_or_null(const char *s)
+{
+        return s && s[0] ? json_object_new_string(s) : NULL;
+}
+
+static struct json_object *write_json(const struct ctl_opts *o, const struct ng_write *w, bool dry)
+{
+        struct json_object *j = json_object_new_object();
+        char path[PATH_MAX + 256];
+        if (!j)
+                return NULL;
+        ctl_tree_path(o, w->path, path, sizeof(path));
+        json_object_object_add(j, "path", json_object_new_string(path));
+        json_object_object_add(j, "host_path", json_object_new_string(w->path));
+        json_object_object_add(j, "before", string_or_null(w->before));
+        json_object_object_add(j, "asked", json_object_new_string(w->value));
+        json_object_object_add(j, "read_back", dry ? NULL : string_or_null(w->after));
+        json_object_object_add(j, "written", json_object_new_boolean(!dry && w->error == 0));
+        json_object_object_add(j, "error", w->error < 0 ? json_object_new_string(strerror(-w->error)) : NULL);
+        return j;
+}
+
+struct json_object *ctl_action_json(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target,
+                                    struct json_object *plan, const struct ng_action_result *res, bool with_schema)
+{
+        bool dry = res->outcome == NG_OUTCOME_DRY_RUN;
+        struct json_object *j = json_object_new_object(), *writes = json_object_new_array();
+        if (!j || !writes) {
+                json_object_put(j);
+                json_object_put(writes);
+                json_object_put(plan);
+                return NULL;
+        }
+        if (with_schema)
+                json_object_object_add(j, "schema", json_object_new_int(1));
+        json_object_object_add(j, "action", json_object_new_string(kind_name(kind)));
+        json_object_object_add(j, "target", json_object_new_string(target));
+        json_object_object_add(j, "dry_run", json_object_new_boolean(dry || o->dry_run));
+        if (plan)
+                json_object_object_add(j, "plan", plan);
+        for (size_t i = 0; i < res->n_writes; i++)
+                json_object_array_add(writes, write_json(o, &res->writes[i], dry));
+        json_object_object_add(j, "writes", writes);
+        json_object_object_add(j, "outcome", json_object_new_string(ng_outcome_name(res->outcome)));
+        json_object_object_add(j, "summary", json_object_new_string(res->summary));
+        json_object_object_add(j, "exit_status", json_object_new_int(outcome_exit_status(res->outcome)));
+        return j;
+}
+
+static void report_text(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target,
+                        const struct ng_action_result *res)
+{
+        bool dry = res->outcome == NG_OUTCOME_DRY_RUN;
+        char path[PATH_MAX + 256];
+        for (size_t i = 0; i < res->n_writes; i++) {
+                const struct ng_write *w = &res->writes[i];
+                ctl_tree_path(o, w->path, path, sizeof(path));
+                if (dry)
+                        printf("would write %s to %s (now: %s)\n", w->value, path, w->before[0] ? w->before : "-");
+                else if (w->error < 0)
+                        printf("write %s to %s failed: %s (read back: %s)\n", w->value, path, strerror(-w->error),
+                               w->after[0] ? w->after : "-");
+                else
+                        printf("wrote %s to %s (was: %s, read back: %s)\n", w->value, path,
+                               w->before[0] ? w->before : "-", w->after[0] ? w->after : "-");
+        }
+        printf("%s %s: %s: %s\n", kind_name(kind), target, ng_outcome_name(res->outcome), res->summary);
+}
+
+int ctl_action_emit(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target, struct json_object *plan,
+                    const struct ng_action_result *res, struct json_object *collect)
+{
+        bool dry = res->outcome == NG_OUTCOME_DRY_RUN;
+        int status = outcome_exit_status(res->outcome);
+        if (o->json) {
+                struct json_object *j = ctl_action_json(o, kind, target, plan, res, !collect);
+                if (collect)
+                        json_object_array_add(collect, j);
+                else if (ctl_print_json(j, stdout) < 0)
+                        status = ctl_fail("writing output", -EIO);
+        } else {
+                json_object_put(plan);
+                report_text(o, kind, target, res);
+        }
+        /* A dry run changes nothing, whatever it found: nothing to log. */
+        if (!dry && !o->dry_run && !o->root)
+                log_action(kind, target, res);
+        return status;
+}
+
+int ctl_action_report(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target,
+                      const struct ng_action_result *res)
+{
+        return ctl_action_emit(o, kind, target, NULL, res, NULL);
 }

@@ -3,6 +3,7 @@
  * configuration, collecting and auditing, printing JSON. */
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,22 @@
 #include "ng-config.h"
 #include "ng-report.h"
 #include "ng-segments.h"
+
+int ctl_usage_error(const char *command, const char *fmt, ...)
+{
+        va_list ap;
+        fputs("numaguardctl: ", stderr);
+        if (command)
+                fprintf(stderr, "%s: ", command);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        if (command)
+                fprintf(stderr, " (see 'numaguardctl help %s')\n", command);
+        else
+                fputs(" (see 'numaguardctl --help')\n", stderr);
+        return NG_EXIT_UNKNOWN;
+}
 
 int ctl_fail(const char *what, int r)
 {
@@ -85,7 +102,24 @@ int ctl_load_config(const struct ctl_opts *o, struct ng_config **ret)
         return r;
 }
 
-/* Collects what an audit needs: the pidfiles the configuration names. */
+struct counting {
+        ng_path_recorder_t inner;
+        void *userdata;
+        struct ctl_progress *progress;
+};
+
+static void count_read(void *userdata, char kind, const char *path, const char *buf, size_t len)
+{
+        struct counting *c = userdata;
+        if (kind == 'f')
+                ctl_progress_file(c->progress);
+        if (c->inner)
+                c->inner(c->userdata, kind, path, buf, len);
+}
+
+/* Collects what an audit needs: the pidfiles the configuration names.
+ * --exact reads one numa_maps per segment: seconds on a large host, so it
+ * shows progress (files read) on a terminal. */
 int ctl_collect_for_audit_recorded(const struct ctl_opts *o, const struct ng_config *cfg,
                                    ng_path_recorder_t recorder, void *userdata, struct ng_snapshot **ret)
 {
@@ -93,8 +127,13 @@ int ctl_collect_for_audit_recorded(const struct ctl_opts *o, const struct ng_con
         int r = ng_path_new(o->root, &p);
         if (r < 0)
                 return r;
-        ng_path_set_recorder(p, recorder, userdata);
+        struct counting c = { recorder, userdata, o->exact ? ctl_progress_start(o->term, "reading numa_maps") : NULL };
+        if (c.progress)
+                ng_path_set_recorder(p, count_read, &c);
+        else
+                ng_path_set_recorder(p, recorder, userdata);
         r = ng_collect_for_config(p, cfg, o->exact ? NG_PLACEMENT_EXACT : NG_PLACEMENT_AUTO, ret);
+        ctl_progress_stop(c.progress);
         ng_path_free(p);
         return r;
 }

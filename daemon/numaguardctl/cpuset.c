@@ -7,6 +7,8 @@
  */
 
 #include <errno.h>
+#include <json-c/json.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,11 +17,29 @@
 #include "ng-audit.h"
 #include "ng-config.h"
 
-static int usage_fail(void)
+static struct json_object *plan_json(const struct ctl_opts *o, const struct ng_cpuset_plan *plan)
 {
-        fprintf(stderr, "numaguardctl: usage: numaguardctl cpuset apply INSTANCE [--dry-run] [--root DIR] "
-                "[--config FILE]\n");
-        return NG_EXIT_UNKNOWN;
+        struct json_object *j = json_object_new_object();
+        char buf[PATH_MAX + 256];
+        if (!j)
+                return NULL;
+        json_object_object_add(j, "cgroup", json_object_new_string(plan->cgroup));
+        ctl_tree_path(o, plan->dir, buf, sizeof(buf));
+        json_object_object_add(j, "dir", json_object_new_string(buf));
+        json_object_object_add(j, "cgroup_version", json_object_new_int(plan->version));
+        ng_bitmap_format_list(&plan->old_cpus, buf, sizeof(buf));
+        json_object_object_add(j, "cpus_before", json_object_new_string(buf));
+        ng_bitmap_format_list(&plan->old_mems, buf, sizeof(buf));
+        json_object_object_add(j, "mems_before", json_object_new_string(buf));
+        ng_bitmap_format_list(&plan->cpus, buf, sizeof(buf));
+        json_object_object_add(j, "cpus", json_object_new_string(buf));
+        ng_bitmap_format_list(&plan->mems, buf, sizeof(buf));
+        json_object_object_add(j, "mems", json_object_new_string(buf));
+        json_object_object_add(j, "write_cpus", json_object_new_boolean(plan->write_cpus));
+        json_object_object_add(j, "write_mems", json_object_new_boolean(plan->write_mems));
+        json_object_object_add(j, "refused", json_object_new_boolean(plan->refused));
+        json_object_object_add(j, "reason", json_object_new_string(plan->reason));
+        return j;
 }
 
 /* Plans against what the parent cgroup allows, read now, and carries it out. */
@@ -40,7 +60,7 @@ static int apply(const struct ctl_opts *o, const struct ng_snapshot *s, const st
         ng_path_free(p);
         if (r < 0)
                 return ctl_fail("cpuset apply", r);
-        r = ctl_action_report(o, CTL_ACTION_CPUSET, in->name, &res);
+        r = ctl_action_emit(o, CTL_ACTION_CPUSET, in->name, o->json ? plan_json(o, &plan) : NULL, &res, NULL);
         if (fflush(stdout) != 0)
                 return ctl_fail("writing output", -EIO);
         return r;
@@ -48,13 +68,11 @@ static int apply(const struct ctl_opts *o, const struct ng_snapshot *s, const st
 
 int ctl_cpuset(const struct ctl_opts *o)
 {
-        if (o->n_args != 2 || strcmp(o->args[0], "apply") != 0)
-                return usage_fail();
         struct ng_config *cfg;
         struct ng_snapshot *s;
         struct ng_audit *a;
         const struct ng_instance *in;
-        int r = ctl_audit_instance(o, o->args[1], &cfg, &s, &a, &in);
+        int r = ctl_audit_instance(o, o->args[0], &cfg, &s, &a, &in);
         if (r != 0)
                 return r;
         r = apply(o, s, in);

@@ -20,6 +20,35 @@ enum {
         NG_EXIT_UNKNOWN = 3,    /* could not audit; also usage and I/O errors */
 };
 
+/* --color=WHEN */
+enum ctl_color {
+        CTL_COLOR_AUTO,         /* on a terminal, unless NO_COLOR is set */
+        CTL_COLOR_ALWAYS,
+        CTL_COLOR_NEVER,
+};
+
+/* What the terminals numaguardctl writes to can show (term.c). */
+struct ctl_term {
+        bool utf8;              /* stdout: a terminal with a UTF-8 locale: block bars */
+        bool color;             /* severities in colour */
+        bool progress;          /* stderr: a terminal: progress for long work */
+};
+
+int ctl_color_parse(const char *s, enum ctl_color *ret);
+void ctl_term_init(struct ctl_term *t, enum ctl_color color);
+/* A stream to use as stdout that adapts the library's text to t (ASCII bars,
+ * coloured severities), writing into stdout; NULL when the text goes out as
+ * it is (or on ENOMEM). fclose() it to flush. */
+FILE *ctl_term_stdout(const struct ctl_term *t);
+
+/* Progress on stderr for work that may take seconds: nothing unless stderr
+ * is a terminal, and nothing for the first second; cleared when stopped.
+ * NULL (no progress) is fine to pass around. */
+struct ctl_progress;
+struct ctl_progress *ctl_progress_start(const struct ctl_term *t, const char *what);
+void ctl_progress_file(struct ctl_progress *p);
+void ctl_progress_stop(struct ctl_progress *p);
+
 struct ctl_opts {
         const char *root;
         const char *output;
@@ -31,10 +60,17 @@ struct ctl_opts {
         const char *size;       /* hugepages reserve --size 2M|1G */
         long pages;             /* hugepages reserve --pages P (-1 unset) */
         int node;               /* --node N (-1: unset) */
+        const char *command;    /* "audit", "hugepages reserve": for messages */
+        const struct ctl_term *term;
         char **args;            /* positional arguments after the command */
         int n_args;
 };
 
+/* The reporting commands (report.c). */
+int ctl_audit(const struct ctl_opts *o);
+int ctl_topology(const struct ctl_opts *o);
+int ctl_segments(const struct ctl_opts *o);
+int ctl_hugepages_plan(const struct ctl_opts *o);
 int ctl_snapshot(const struct ctl_opts *o);
 /* `status` and `reload`: requests to numaguardd's control socket (status.c). */
 int ctl_status(const struct ctl_opts *o);
@@ -43,6 +79,9 @@ int ctl_reload(const struct ctl_opts *o);
 int ctl_cpuset(const struct ctl_opts *o);
 /* `rebalance INSTANCE [--dry-run]` (rebalance.c). */
 int ctl_rebalance(const struct ctl_opts *o);
+/* Prints "numaguardctl: COMMAND: what was wrong (see 'numaguardctl help
+ * COMMAND')" to stderr and returns NG_EXIT_UNKNOWN: a usage error. */
+int ctl_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "numaguardctl: what: strerror" to stderr and returns NG_EXIT_UNKNOWN. */
 int ctl_fail(const char *what, int r);
 /* The same for a failed collection, naming --root when given. */
@@ -77,6 +116,17 @@ const char *ctl_action_message_id(enum ctl_action_kind kind);
  * 0 done / no-op / dry run, 1 partial, 2 refused, 3 failed. */
 int ctl_action_report(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target,
                       const struct ng_action_result *res);
+/* The same with --json: one document (schema 1) with the action, its plan
+ * (taken over; may be NULL), every write with before / asked / read back,
+ * the outcome and exit status; appended to collect instead of printed when
+ * collect is not NULL (rebalance: one entry per segment). */
+int ctl_action_emit(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target, struct json_object *plan,
+                    const struct ng_action_result *res, struct json_object *collect);
+/* That entry alone (with "schema" first when with_schema); NULL on ENOMEM. */
+struct json_object *ctl_action_json(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target,
+                                    struct json_object *plan, const struct ng_action_result *res, bool with_schema);
+/* The file a host path names: under --root, inside the tree. */
+void ctl_tree_path(const struct ctl_opts *o, const char *path, char *buf, size_t size);
 
 /* `hugepages reserve --size --pages [--node]` and `hugepages apply`
  * (hugepages.c); [--dry-run]. Return the exit status. */

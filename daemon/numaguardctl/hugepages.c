@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,38 @@ static int collect_topology(const struct ctl_opts *o, struct ng_snapshot **ret)
         return r;
 }
 
+static struct json_object *plan_json(const struct ng_act_hugepages *a)
+{
+        struct json_object *j = json_object_new_object(), *nodes = json_object_new_array();
+        char size[16];
+        if (!j || !nodes) {
+                json_object_put(j);
+                json_object_put(nodes);
+                return NULL;
+        }
+        ng_hugepage_size_format(a->page_kib, size, sizeof(size));
+        json_object_object_add(j, "page_size", json_object_new_string(size));
+        json_object_object_add(j, "page_kib", json_object_new_uint64(a->page_kib));
+        json_object_object_add(j, "node_free_floor_bytes", json_object_new_uint64(a->floor_bytes));
+        for (size_t i = 0; i < a->n_nodes; i++) {
+                const struct ng_act_hugepages_node *n = &a->nodes[i];
+                struct json_object *no = json_object_new_object();
+                json_object_object_add(no, "id", json_object_new_int(n->id));
+                json_object_object_add(no, "nr_pages", json_object_new_uint64(n->nr_pages));
+                json_object_object_add(no, "free_pages", json_object_new_uint64(n->free_pages));
+                json_object_object_add(no, "in_use_pages", json_object_new_uint64(n->in_use_pages));
+                json_object_object_add(no, "mem_free_bytes", json_object_new_uint64(n->mem_free_bytes));
+                json_object_object_add(no, "asked_pages", json_object_new_uint64(n->asked_pages));
+                json_object_object_add(no, "target_pages", json_object_new_uint64(n->target_pages));
+                json_object_array_add(nodes, no);
+        }
+        json_object_object_add(j, "nodes", nodes);
+        json_object_object_add(j, "refused", json_object_new_boolean(a->refused));
+        json_object_object_add(j, "note", json_object_new_string(a->note));
+        json_object_object_add(j, "reason", json_object_new_string(a->reason));
+        return j;
+}
+
 /* Carries the plan out through the path layer (--root writes into the
  * tree) and reports it; returns the exit status. */
 static int run_and_report(const struct ctl_opts *o, const struct ng_act_hugepages *a, const char *target)
@@ -81,7 +114,7 @@ static int run_and_report(const struct ctl_opts *o, const struct ng_act_hugepage
         if (r < 0 && r != -E2BIG)
                 r = ctl_fail("hugepages", r);
         else
-                r = ctl_action_report(o, CTL_ACTION_HUGEPAGES, target, res);
+                r = ctl_action_emit(o, CTL_ACTION_HUGEPAGES, target, o->json ? plan_json(a) : NULL, res, NULL);
         ng_path_free(p);
         free(res);
         return r;
@@ -137,15 +170,8 @@ static int reserve_with(const struct ctl_opts *o, const struct ng_config *cfg, c
 int ctl_hugepages_reserve(const struct ctl_opts *o)
 {
         uint64_t page_kib;
-        if (!o->size || o->pages < 0) {
-                fprintf(stderr, "numaguardctl: usage: numaguardctl hugepages reserve --size 2M|1G --pages P "
-                        "[--node N] [--dry-run]\n");
-                return NG_EXIT_UNKNOWN;
-        }
-        if (ng_hugepage_size_parse(o->size, &page_kib) < 0) {
-                fprintf(stderr, "numaguardctl: --size '%s': not a page size (2M, 1G, 2048kB, ...)\n", o->size);
-                return NG_EXIT_UNKNOWN;
-        }
+        if (ng_hugepage_size_parse(o->size, &page_kib) < 0)
+                return ctl_usage_error(o->command, "--size '%s': not a page size (2M, 1G, 2048kB, ...)", o->size);
         struct ng_config *cfg;
         if (ctl_load_config(o, &cfg) < 0)
                 return NG_EXIT_UNKNOWN;
@@ -183,11 +209,6 @@ static int apply_with(const struct ctl_opts *o, const struct ng_config *cfg, con
 
 int ctl_hugepages_apply(const struct ctl_opts *o)
 {
-        if (o->size || o->pages >= 0 || o->node >= 0) {
-                fprintf(stderr, "numaguardctl: hugepages apply takes its targets from `hugepages plan`; "
-                        "--size, --pages and --node are for reserve\n");
-                return NG_EXIT_UNKNOWN;
-        }
         struct ng_config *cfg;
         if (ctl_load_config(o, &cfg) < 0)
                 return NG_EXIT_UNKNOWN;

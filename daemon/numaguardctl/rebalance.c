@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,9 +87,49 @@ static void print_plan(const struct ng_rebalance_plan *p)
                        dest, p->n_dest);
 }
 
+static struct json_object *plan_json(const struct ng_rebalance_plan *p)
+{
+        struct json_object *j = json_object_new_object(), *dest = json_object_new_array(),
+                           *nodes = json_object_new_array();
+        if (!j || !dest || !nodes) {
+                json_object_put(j);
+                json_object_put(dest);
+                json_object_put(nodes);
+                return NULL;
+        }
+        json_object_object_add(j, "segment", json_object_new_string(p->label));
+        json_object_object_add(j, "pid", json_object_new_int((int) p->pid));
+        json_object_object_add(j, "page_bytes", json_object_new_uint64(p->page_bytes));
+        json_object_object_add(j, "huge", json_object_new_boolean(p->huge));
+        json_object_object_add(j, "resident_pages", json_object_new_uint64(p->resident_pages));
+        json_object_object_add(j, "move_pages", json_object_new_uint64(p->move_pages));
+        for (size_t i = 0; i < p->n_dest; i++)
+                json_object_array_add(dest, json_object_new_int(p->dest[i]));
+        json_object_object_add(j, "dest", dest);
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                const struct ng_rebalance_node *n = &p->nodes[i];
+                struct json_object *no = json_object_new_object();
+                json_object_object_add(no, "id", json_object_new_int(n->node));
+                json_object_object_add(no, "dest", json_object_new_boolean(n->dest));
+                json_object_object_add(no, "before_pages", json_object_new_uint64(n->before_pages));
+                json_object_object_add(no, "target_pages", json_object_new_uint64(n->target_pages));
+                json_object_object_add(no, "in_pages", json_object_new_uint64(n->in_pages));
+                json_object_object_add(no, "out_pages", json_object_new_uint64(n->out_pages));
+                json_object_object_add(no, "avail_pages", json_object_new_uint64(n->avail_pages));
+                json_object_object_add(no, "moved_in_pages", json_object_new_uint64(n->moved_in_pages));
+                json_object_object_add(no, "moved_out_pages", json_object_new_uint64(n->moved_out_pages));
+                json_object_array_add(nodes, no);
+        }
+        json_object_object_add(j, "nodes", nodes);
+        json_object_object_add(j, "verdict", json_object_new_string(ng_outcome_name(p->verdict)));
+        json_object_object_add(j, "reason", json_object_new_string(p->reason));
+        return j;
+}
+
 /* One segment: plan, count, move (or not), report. Returns the exit status. */
 static int rebalance_segment(const struct ctl_opts *o, const struct ng_snapshot *s, const struct ng_config *cfg,
-                             const struct ng_instance *in, const struct ng_segment *seg, uint64_t rate)
+                             const struct ng_instance *in, const struct ng_segment *seg, uint64_t rate,
+                             struct json_object *collect)
 {
         struct ng_rebalance_plan *p = calloc(1, sizeof(*p));
         struct ng_action_result *res = calloc(1, sizeof(*res));
@@ -108,11 +149,17 @@ static int rebalance_segment(const struct ctl_opts *o, const struct ng_snapshot 
                         snprintf(res->summary, sizeof(res->summary), "%s: %s", p->label,
                                  p->verdict == NG_OUTCOME_DRY_RUN ? "would move pages (estimated from the tree)"
                                                                   : p->reason);
-                } else
+                } else {
+                        char what[sizeof(p->label) + 32];
+                        snprintf(what, sizeof(what), "%s %s", o->dry_run ? "counting pages of" : "moving pages of",
+                                 p->label);
+                        struct ctl_progress *prog = ctl_progress_start(o->term, what);
                         r = ng_rebalance_run(p, &opts, &ops, NULL, res);
+                        ctl_progress_stop(prog);
+                }
         }
         if (r >= 0) {
-                if (p->n_dest > 0 && p->resident_pages > 0)
+                if (p->n_dest > 0 && p->resident_pages > 0 && !o->json)
                         print_plan(p);
                 /* A dry run changes and logs nothing, also when nothing would move. */
                 if (o->dry_run && res->outcome == NG_OUTCOME_NOOP) {
@@ -121,7 +168,7 @@ static int rebalance_segment(const struct ctl_opts *o, const struct ng_snapshot 
                         memcpy(was, res->summary, sizeof(was));
                         snprintf(res->summary, sizeof(res->summary), "nothing would move: %.480s", was);
                 }
-                r = ctl_action_report(o, CTL_ACTION_REBALANCE, in->name, res);
+                r = ctl_action_emit(o, CTL_ACTION_REBALANCE, in->name, o->json ? plan_json(p) : NULL, res, collect);
         } else
                 r = ctl_fail("rebalance", r);
         ng_path_free(path);
@@ -130,38 +177,49 @@ static int rebalance_segment(const struct ctl_opts *o, const struct ng_snapshot 
         return r;
 }
 
+/* With --json, one document: the instance and one entry per segment. */
 static int rebalance_instance(const struct ctl_opts *o, const struct ng_snapshot *s, const struct ng_config *cfg,
                               const struct ng_audit *a, const struct ng_instance *in, uint64_t rate)
 {
         int worst = NG_EXIT_OK;
         size_t done = 0;
+        struct json_object *segs = o->json ? json_object_new_array() : NULL;
+        if (o->json && !segs)
+                return ctl_fail("rebalance", -ENOMEM);
         for (size_t i = 0; i < in->n_segs; i++) {
                 const struct ng_segment *seg = &a->segments[in->segs[i]];
                 if (seg->kind == NG_SEG_PRIVATE)
                         continue;
-                int r = rebalance_segment(o, s, cfg, in, seg, rate);
+                int r = rebalance_segment(o, s, cfg, in, seg, rate, segs);
                 worst = r > worst ? r : worst;
                 done++;
         }
         if (done == 0) {
                 struct ng_action_result res = { .outcome = o->dry_run ? NG_OUTCOME_DRY_RUN : NG_OUTCOME_NOOP };
                 snprintf(res.summary, sizeof(res.summary), "no shared segment to rebalance");
-                worst = ctl_action_report(o, CTL_ACTION_REBALANCE, in->name, &res);
+                worst = ctl_action_emit(o, CTL_ACTION_REBALANCE, in->name, NULL, &res, segs);
         }
-        return worst;
+        if (!o->json)
+                return worst;
+        struct json_object *j = json_object_new_object();
+        if (!j) {
+                json_object_put(segs);
+                return ctl_fail("rebalance", -ENOMEM);
+        }
+        json_object_object_add(j, "schema", json_object_new_int(1));
+        json_object_object_add(j, "action", json_object_new_string("rebalance"));
+        json_object_object_add(j, "target", json_object_new_string(in->name));
+        json_object_object_add(j, "dry_run", json_object_new_boolean(o->dry_run));
+        json_object_object_add(j, "segments", segs);
+        json_object_object_add(j, "exit_status", json_object_new_int(worst));
+        return ctl_print_json(j, stdout) < 0 ? ctl_fail("writing output", -EIO) : worst;
 }
 
 int ctl_rebalance(const struct ctl_opts *o)
 {
         uint64_t rate = NG_REBALANCE_OPTS_DEFAULT.rate_bytes_per_sec;
-        if (o->n_args != 1) {
-                fprintf(stderr, "numaguardctl: usage: numaguardctl rebalance INSTANCE [--dry-run]\n");
-                return NG_EXIT_UNKNOWN;
-        }
-        if (o->root && !o->dry_run) {
-                fprintf(stderr, "numaguardctl: rebalance moves pages of live processes: --root only with --dry-run\n");
-                return NG_EXIT_UNKNOWN;
-        }
+        if (o->root && !o->dry_run)
+                return ctl_usage_error(o->command, "moves pages of live processes: --root only with --dry-run");
         if (rate_from_env(&rate) < 0)
                 return NG_EXIT_UNKNOWN;
         struct ng_config *cfg;

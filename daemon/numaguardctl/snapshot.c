@@ -33,6 +33,7 @@ extern char **environ;
 struct stage {
         char dir[PATH_MAX];
         int error;              /* first -errno met while staging */
+        struct ctl_progress *progress;
 };
 
 static int mkdir_p(char *path)
@@ -102,6 +103,8 @@ static int stage_file(struct stage *st, char kind, const char *path, const char 
 static void recorder(void *userdata, char kind, const char *path, const char *buf, size_t len)
 {
         struct stage *st = userdata;
+        if (kind == 'f')
+                ctl_progress_file(st->progress);
         int r = stage_file(st, kind, path, buf, len);
         if (r < 0 && st->error == 0)
                 st->error = r;
@@ -201,6 +204,7 @@ static int collect_staged(const struct ctl_opts *o, const struct ng_config *cfg,
          * move_pages(2) answers cannot be replayed from files. */
         struct ctl_opts exact = *o;
         exact.exact = true;
+        exact.term = NULL;      /* the snapshot's own progress counts the files */
         struct ng_snapshot *s;
         int r = ctl_collect_for_audit_recorded(&exact, cfg, recorder, st, &s);
         if (r < 0)
@@ -237,12 +241,17 @@ int ctl_snapshot(const struct ctl_opts *o)
                 rmdir(st.dir);
                 return NG_EXIT_UNKNOWN;
         }
+        st.progress = ctl_progress_start(o->term, "capturing the host");
         int r = collect_staged(o, cfg, &st);
+        const char *what = "capturing the host";
         ng_config_free(cfg);
+        if (r >= 0) {
+                what = "packing with tar";
+                r = run_tar(out, st.dir);
+        }
+        ctl_progress_stop(st.progress);
         if (r < 0)
-                r = ctl_fail("capturing the host", r);
-        else if ((r = run_tar(out, st.dir)) < 0)
-                r = ctl_fail("packing with tar", r);
+                r = ctl_fail(what, r);
         else {
                 fprintf(stderr, "numaguardctl: snapshot written to %s\n", out);
                 r = NG_EXIT_OK;

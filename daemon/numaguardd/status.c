@@ -71,9 +71,12 @@ static void text_topology(const struct ng_snapshot *s, FILE *f)
                 ng_format_kib(ng_meminfo_value(&nd->meminfo, "MemTotal"), tot, sizeof(tot));
                 ng_format_kib(ng_meminfo_value(&nd->meminfo, "MemFree"), fr, sizeof(fr));
                 fprintf(f, "  node %-3d %4u CPUs %10s, %10s free", nd->id, ng_bitmap_count(&nd->cpus), tot, fr);
-                for (size_t j = 0; j < nd->n_pools; j++)
-                        fprintf(f, "; %" PRIu64 " kB pages %" PRIu64 "/%" PRIu64 " free", nd->pools[j].page_kib,
-                                nd->pools[j].free_pages, nd->pools[j].nr_pages);
+                for (size_t j = 0; j < nd->n_pools; j++) {
+                        char pg[16];
+                        ng_format_page_size(nd->pools[j].page_kib, pg, sizeof(pg));
+                        fprintf(f, "; %s pages %" PRIu64 "/%" PRIu64 " free", pg, nd->pools[j].free_pages,
+                                nd->pools[j].nr_pages);
+                }
                 fputc('\n', f);
         }
 }

@@ -48,8 +48,11 @@ static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a
                 char sz[24];
                 ng_format_kib(seg->bytes / 1024, sz, sizeof(sz));
                 fprintf(f, "  %s %s: %s", ng_seg_kind_name(seg->kind), seg->name, sz);
-                if (seg->page_kib)
-                        fprintf(f, " in %" PRIu64 " KiB pages", seg->page_kib);
+                if (seg->page_kib) {
+                        char pg[16];
+                        ng_format_page_size(seg->page_kib, pg, sizeof(pg));
+                        fprintf(f, " in %s pages", pg);
+                }
                 fprintf(f, ", placement %s", ng_method_name(seg->method));
                 if (seg->rep_pid)
                         fprintf(f, " via pid %d", (int) seg->rep_pid);

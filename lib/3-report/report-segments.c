@@ -50,8 +50,11 @@ int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment
                 if (seg->kind == NG_SEG_SYSV)
                         fprintf(f, " shmid %" PRId32, seg->shmid);
                 fprintf(f, ": %s, %s resident, ", sz, res);
-                if (seg->page_kib)
-                        fprintf(f, "%" PRIu64 " KiB pages, ", seg->page_kib);
+                if (seg->page_kib) {
+                        char pg[16];
+                        ng_format_page_size(seg->page_kib, pg, sizeof(pg));
+                        fprintf(f, "%s pages, ", pg);
+                }
                 fprintf(f, "%" PRIu64 " attached%s%s, placement %s", seg->nattch, seg->dest ? ", removed (dest)" : "",
                         seg->locked ? ", locked" : "", ng_method_name(seg->method));
                 if (seg->rep_pid)

@@ -28,25 +28,35 @@ tree=$TREES/guest4-v2
 # An empty regex means "must be empty"; "." means "anything non-empty";
 # "*" means "not checked".
 cases=(
-        "help%--help%0%^Usage: numaguardctl%"
-        "help-short%-h%0%^Usage: numaguardctl%"
-        "help-with-command%topology --help%0%^Usage: numaguardctl%"
+        "help%--help%0%^Usage: numaguardctl \[OPTIONS\] COMMAND%"
+        "help-short%-h%0%^Usage: numaguardctl \[OPTIONS\] COMMAND%"
+        "help-command%help%0%^Usage: numaguardctl \[OPTIONS\] COMMAND%"
+        "help-with-command%topology --help%0%^Usage: numaguardctl topology \[%"
+        "help-word-with-subcommands%help hugepages%0%^Usage: numaguardctl hugepages apply%"
+        "help-unknown%help frobnicate%3%%^numaguardctl: help: no command 'frobnicate' \(see 'numaguardctl --help'\)$"
         "version%--version%0%^numaguardctl [0-9]+\.[0-9]+\.[0-9]+$%"
-        "no-command%%3%%^Usage: numaguardctl"
-        "unknown-command%frobnicate%3%%unknown command 'frobnicate'"
-        "unknown-option%--frobnicate topology%3%%unrecognized option '--frobnicate'"
-        "unknown-short-option%-Z topology%3%%invalid option -- 'Z'"
-        "missing-option-argument%topology --root%3%%requires an argument"
-        "extra-argument%topology extra%3%%unexpected argument 'extra'"
+        "no-command%%3%%^numaguardctl: no command given \(see 'numaguardctl --help'\)$"
+        "unknown-command%frobnicate%3%%^numaguardctl: unknown command 'frobnicate' \(see 'numaguardctl --help'\)$"
+        "unknown-option%--frobnicate topology%3%%^numaguardctl: topology: unrecognized option '--frobnicate' \(see 'numaguardctl help topology'\)$"
+        "unknown-short-option%-Z topology%3%%^numaguardctl: topology: invalid option -- 'Z' \(see 'numaguardctl help topology'\)$"
+        "unknown-option-no-command%--frobnicate%3%%^numaguardctl: unrecognized option '--frobnicate' \(see 'numaguardctl --help'\)$"
+        "missing-option-argument%topology --root%3%%^numaguardctl: topology: option '--root' requires an argument"
+        "extra-argument%topology extra%3%%^numaguardctl: topology: unexpected argument 'extra'"
         "two-commands%topology segments%3%%unexpected argument 'segments'"
+        "missing-instance%rebalance%3%%^numaguardctl: rebalance: missing INSTANCE \(see 'numaguardctl help rebalance'\)$"
+        "missing-instance-cpuset%cpuset apply --dry-run%3%%^numaguardctl: cpuset apply: missing INSTANCE"
+        "reserve-without-pages%hugepages reserve --size 2M%3%%^numaguardctl: hugepages reserve: --pages P is required"
+        "reserve-bad-pages%hugepages reserve --size 2M --pages -1%3%%^numaguardctl: hugepages reserve: --pages: invalid value '-1'"
+        "reserve-bad-node%hugepages reserve --size 2M --pages 1 --node x%3%%^numaguardctl: hugepages reserve: --node: invalid value 'x'"
+        "version-with-command%topology --version%3%%^numaguardctl: topology: --version"
         "root-nonexistent-topology%topology --root $tmp/nonexistent%3%%^numaguardctl: .*(No such file or directory|$tmp/nonexistent)"
         "root-nonexistent-segments%segments --root $tmp/nonexistent%3%%^numaguardctl: .*(No such file or directory|$tmp/nonexistent)"
         "root-nonexistent-json%topology --json --root $tmp/nonexistent%3%%^numaguardctl: "
         "root-nonexistent-snapshot%snapshot -o $tmp/x.tar.gz --root $tmp/nonexistent%3%%^numaguardctl: "
         "root-empty-dir%topology --root $tmp/empty%3%%^numaguardctl: --root $tmp/empty: no proc/ or sys/ under it"
         "root-empty-dir-audit%audit --root $tmp/empty%3%%no proc/ or sys/"
-        "hugepages-without-plan%hugepages%3%%usage: numaguardctl hugepages plan"
-        "hugepages-unknown%hugepages frob%3%%usage: numaguardctl hugepages plan"
+        "hugepages-without-subcommand%hugepages%3%%^numaguardctl: hugepages: which one: plan, reserve or apply\? \(see 'numaguardctl help hugepages'\)$"
+        "hugepages-unknown%hugepages frob%3%%^numaguardctl: hugepages: no subcommand 'frob' \(plan, reserve or apply\)"
         "config-missing%audit --config $tmp/nonexistent.conf%3%%configuration $tmp/nonexistent.conf is not usable"
         "root-is-a-file%topology --root /etc/hostname%3%%^numaguardctl: .*(Not a directory|/etc/hostname)"
         "snapshot-output-unwritable%snapshot -o $tmp/no/such/dir/x.tar.gz --root ${tree:-/}%3%*%^numaguardctl: "
@@ -58,9 +68,69 @@ cases+=(
         "root-tree-segments%segments --root $tree%0%^sysv SYSV%"
 )
 
-# the plan: the table, help-lists-* (3), the tree's topology JSON (shape
-# and values), the live topology and segments JSON
-echo "1..$((${#cases[@]} + 3 + 2 + 2))"
+# Every command with the options it takes besides --help: its help must list
+# exactly these, and every other option is a usage error naming the command.
+commands=(
+        "audit%--root --config --exact --json --color"
+        "topology%--root --json --color"
+        "segments%--root --exact --json --color"
+        "hugepages plan%--root --config --exact --json --color"
+        "hugepages reserve%--root --config --dry-run --json --size --pages --node --color"
+        "hugepages apply%--root --config --exact --dry-run --json --color"
+        "cpuset apply%--root --config --dry-run --json --color"
+        "rebalance%--root --config --exact --dry-run --json --color"
+        "snapshot%--root --config --exact --output"
+        "status%--config --socket --json --color"
+        "reload%--config --socket"
+)
+all_options="--root --config --exact --json --output --dry-run --size --pages --node --socket --color"
+
+# JSON of every reporting command, corrections included, on the committed
+# tree (corrections on a copy): NAME % ARGS % EXIT % numaguardctl(1) section
+# documenting its fields % jq assertion on values. Every key in the output
+# must be named in that section.
+cp -a "$tree" "$tmp/tree"
+printf '[global]\nmin_segment_size = 1M\nnode_free_floor = 0\n' > "$tmp/ng.conf"
+R="--root $tmp/tree -c $tmp/ng.conf"
+jsons=(
+        "audit%audit --json $R%2%audit \\-\\-json%.schema == 1 and (.instances | length) == 6 and .summary.exit_status == 2"
+        "topology%topology --json --root $tmp/tree%0%audit \\-\\-json%.schema == 1 and (.nodes | length) == 4"
+        "segments%segments --json --root $tmp/tree%0%segments \\-\\-json%.schema == 1 and (.segments | map(select(.kind == \"sysv\")) | length) == 4"
+        "hugepages-plan%hugepages plan --json $R%1%hugepages plan \\-\\-json%.schema == 1 and .page_kib == 2048 and .changes and (.instances | length) == 6 and ([.writes[].value] == [9, 5, 10]) and .sysctl_nr_hugepages == 32"
+        "apply-dry-run%hugepages apply --dry-run --json $R%0%Corrections \\-\\-json%.action == \"hugepages\" and .target == \"2M plan\" and .outcome == \"dry-run\" and ([.writes[].asked] == [\"9\", \"5\", \"10\"])"
+        "reserve-dry-run%hugepages reserve --size 2M --pages 8 --dry-run --json $R%0%Corrections \\-\\-json%.schema == 1 and .action == \"hugepages\" and .dry_run and .outcome == \"dry-run\" and .plan.page_size == \"2M\" and (.writes | length) == 1 and .writes[0].before == \"8\" and .writes[0].asked == \"4\" and .writes[0].read_back == null and (.writes[0].written | not) and .writes[0].path == \"$tmp/tree\" + .writes[0].host_path"
+        "reserve-written%hugepages reserve --size 2M --pages 8 --json $R%0%Corrections \\-\\-json%.outcome == \"done\" and .writes[0].written and .writes[0].read_back == \"4\" and .writes[0].error == null and .exit_status == 0"
+        "cpuset-apply%cpuset apply unclaimed:shmid-0 --dry-run --json $R%2%Corrections \\-\\-json%.action == \"cpuset\" and .outcome == \"refused\" and .plan.refused and .plan.cgroup == \"/\" and .exit_status == 2"
+        "rebalance%rebalance unclaimed:shmid-0 --dry-run --json $R%0%Corrections \\-\\-json%.action == \"rebalance\" and (.segments | length) == 1 and .segments[0].plan.move_pages == 1536 and .segments[0].outcome == \"dry-run\""
+)
+
+# the plan: the JSON table, the table, 3 per command (help, --help, strict options),
+# help-lists-* (one per command), the tree's topology JSON (shape and
+# values), the live topology and segments JSON
+echo "1..$((${#jsons[@]} + ${#cases[@]} + 4 * ${#commands[@]} + 2 + 2))"
+
+man_fields() {  # SECTION: the bold words of that .SS section of numaguardctl(1), and schema
+        echo schema
+        awk -v t="$1" '/^\.SS /{ on = (index($0, t) > 0); next } /^\.SH /{ on = 0 } on && /^\.(B|BR|RB) /' \
+                "$SRC/man/numaguardctl.1" | sed -E 's/^\.[A-Z]+ //' | grep -oE '[a-z_]+'
+}
+grep -q '^\.B schema$' "$SRC/man/numaguardctl.1" || echo "not ok cli-json-schema-documented: numaguardctl(1) does not name schema"
+for j in "${jsons[@]}"; do
+        IFS='%' read -r name args want_rc section test <<<"$j"
+        # shellcheck disable=SC2086
+        "$CTL" $args > "$tmp/j.json" 2> "$tmp/err" < /dev/null; rc=$?
+        why=""
+        [ "$rc" = "$want_rc" ] || why="exit $rc, expected $want_rc: $(head -c 200 "$tmp/err")"
+        if ! command -v jq > /dev/null; then echo "skip cli-json-$name: jq not installed"; continue; fi
+        if ! jq -e . "$tmp/j.json" > /dev/null 2>&1; then
+                fail "json-$name" "not JSON: $(head -c 200 "$tmp/j.json")"; continue
+        fi
+        undocumented=$(comm -23 <(jq -r '[paths | .[] | strings] | unique[]' "$tmp/j.json") \
+                <(man_fields "$section" | sort -u) | tr '\n' ' ')
+        [ -z "$undocumented" ] || why="${why:+$why; }fields not in numaguardctl(1) '$section': $undocumented"
+        jq -e "$test" "$tmp/j.json" > /dev/null || why="${why:+$why; }false: $test"
+        if [ -z "$why" ]; then pass "json-$name"; else fail "json-$name" "$why"; fi
+done
 [ -d "$tree/sys" ] || echo "# committed fixture tree $tree is missing: its cases fail"
 
 for c in "${cases[@]}"; do
@@ -82,12 +152,49 @@ for c in "${cases[@]}"; do
         if [ -z "$why" ]; then pass "$name"; else fail "$name" "numaguardctl $args: $why"; fi
 done
 
-# Usage goes to stdout with --help (success) and to stderr on a usage error,
-# and both list every command.
+# The global --help lists every command on one line each.
 "$CTL" --help > "$tmp/help" 2>&1
-for cmd in topology segments snapshot; do
-        if grep -qE "^  $cmd " "$tmp/help"; then pass "help-lists-$cmd"
-        else fail "help-lists-$cmd" "--help does not list '$cmd'"; fi
+for c in "${commands[@]}"; do
+        cmd=${c%%%*}
+        if grep -qE "^  $cmd( [A-Z]+)? +[a-z]" "$tmp/help"; then pass "help-lists-${cmd// /-}"
+        else fail "help-lists-${cmd// /-}" "--help does not list '$cmd'"; fi
+done
+
+# Per command: `help CMD` has the synopsis, exactly the command's options,
+# every exit status 0..3 the command can return with a meaning, one example;
+# `CMD --help` prints the same; each other option is refused with exit 3.
+for c in "${commands[@]}"; do
+        IFS='%' read -r cmd takes <<<"$c"
+        id=${cmd// /-}
+        # shellcheck disable=SC2086
+        "$CTL" help $cmd > "$tmp/h" 2> "$tmp/herr"; rc=$?
+        listed=$(grep -oE '^ +(-[a-z], )?--[a-z-]+' "$tmp/h" | sed 's/.*--/--/' | grep -vx -- --help | sort | tr '\n' ' ')
+        want=$(tr ' ' '\n' <<<"$takes" | sort | tr '\n' ' ')
+        why=""
+        [ $rc = 0 ] || why="exit $rc"
+        head -1 "$tmp/h" | grep -qE "^Usage: numaguardctl $cmd( |$)" || why="$why; first line: $(head -1 "$tmp/h")"
+        [ "$listed" = "$want" ] || why="$why; options listed: '$listed', expected '$want'"
+        grep -qE '^  -h, --help +[a-z]' "$tmp/h" || why="$why; --help not listed"
+        sed -n '/^Exit status:$/,/^$/p' "$tmp/h" | grep -qE '^  3  [a-z]' || why="$why; no exit status 3 line"
+        sed -n '/^Exit status:$/,/^$/p' "$tmp/h" | grep -qE '^  0  [a-z]' || why="$why; no exit status 0 line"
+        [ "$(sed -n '/^Example:$/{n;p}' "$tmp/h" | grep -cE 'numaguard(ctl)?')" = 1 ] || why="$why; no example"
+        [ ! -s "$tmp/herr" ] || why="$why; stderr: $(head -c 200 "$tmp/herr")"
+        if [ -z "$why" ]; then pass "help-$id"; else fail "help-$id" "${why#; }"; fi
+        # shellcheck disable=SC2086
+        if "$CTL" $cmd --help 2>&1 | cmp -s - "$tmp/h"; then pass "dash-help-$id"
+        else fail "dash-help-$id" "'$cmd --help' differs from 'help $cmd'"; fi
+        why=""
+        for opt in $all_options; do
+                case " $takes " in *" $opt "*) continue ;; esac
+                arg=""; case $opt in --root | --config | --output | --size | --pages | --node | --socket | --color) arg=x ;; esac
+                # shellcheck disable=SC2086
+                "$CTL" $cmd $opt $arg > "$tmp/out" 2> "$tmp/err"; rc=$?
+                [ $rc = 3 ] || why="$why; $opt: exit $rc"
+                grep -qxF "numaguardctl: $cmd: $opt does not apply to this command (see 'numaguardctl help $cmd')" "$tmp/err" ||
+                        why="$why; $opt: stderr $(head -c 200 "$tmp/err")"
+                [ ! -s "$tmp/out" ] || why="$why; $opt: stdout not empty"
+        done
+        if [ -z "$why" ]; then pass "strict-options-$id"; else fail "strict-options-$id" "${why#; }"; fi
 done
 
 # topology --json: valid JSON, schema 1, nodes[] with id/cpus/distances, one

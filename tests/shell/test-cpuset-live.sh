@@ -128,8 +128,8 @@ if [ $ver = 1 ] && [ "$(nproc)" -ge 2 ] && command -v unshare >/dev/null; then
         printf '[instance live]\ncgroup = /%s\npolicy = bind\nnodes = 0\n' "$name" > "$T/bind0.conf"
         unshare -m sh -c 'mount --make-rprivate / && mount --bind /proc "$1/proc" && mount --bind "$2" "$1$2" &&
                 "$3" --root "$1" -c "$4" cpuset apply live' sh "$R" "$base" "$CTL" "$T/bind0.conf" > "$T/out" 2>&1; rc=$?
-        if [ $rc = 0 ] && grep -q "^wrote 0-1 to $CG/cpuset.cpus (was: 1, read back: 0-1)" "$T/out" &&
-           grep -q "^wrote 0 to $CG/cpuset.cpus (was: 0-1, read back: 0)" "$T/out" &&
+        if [ $rc = 0 ] && grep -q "^wrote 0-1 to $R$CG/cpuset.cpus (was: 1, read back: 0-1)" "$T/out" &&
+           grep -q "^wrote 0 to $R$CG/cpuset.cpus (was: 0-1, read back: 0)" "$T/out" &&
            [ "$(cat "$CG/cpuset.cpus")" = 0 ] && grep -q "^Cpus_allowed_list:[[:space:]]*0\$" /proc/${pids[0]}/status; then
                 ok kernel-writes
         else

@@ -99,13 +99,13 @@ check metrics-values "values differ from the tree" eval '
 check metrics-atomic "temporary files left: $(ls "$tmp"/numaguard.prom.* 2>/dev/null)" \
         eval '! ls "$tmp"/numaguard.prom.?????? > /dev/null 2>&1'
 
-# ---- status over the socket
+# ---- status over the socket (piped: ASCII bars)
 out=$("$CTL" status --socket "$SOCK"); rc=$?
 check status-exit "exit $rc, expected 2 (a critical REMOTE_MEMORY is active)" test "$rc" = 2
 check status-text "text: $out" eval 'grep -q "^Last poll: .* ms wall" <<<"$out" &&
         grep -q "^Topology: 4 node(s)" <<<"$out" &&
         grep -qE "^  $INST \(unclaimed, pid $CPID\)" <<<"$out" &&
-        grep -qE "^    N$CNODE +█{20} 100%" <<<"$out" &&
+        grep -qE "^    N$CNODE +#{20} 100%" <<<"$out" &&
         grep -qE "^  warning +CYCLOPS $INST nodes $CNODE since [0-9-]+ [0-9:]+ " <<<"$out"'
 "$CTL" status --json --socket "$SOCK" > "$tmp/status.json"
 check status-json "$(head -c 300 "$tmp/status.json")" jqe '.schema == 1 and (.findings | length > 0) and

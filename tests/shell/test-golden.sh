@@ -40,10 +40,18 @@ fails=0
 # norm OUTPUT: topology and segments are compared byte for byte. An audit
 # differs by design in two places: the first text line names the --root
 # directory, and the JSON "cost" object measures each run; both are masked.
+# The captures hold the UTF-8 bars; piped (not a terminal), numaguardctl
+# prints each cell as one ASCII character (numaguardctl(1), TERMINALS):
+# full '#', half or more '+', less '-'.
+ascii_bars() {
+        LC_ALL=C sed -e 's/\xe2\x96\x88/#/g' -e 's/\xe2\x96\x89/+/g' -e 's/\xe2\x96\x8a/+/g' -e 's/\xe2\x96\x8b/+/g' \
+                -e 's/\xe2\x96\x8c/+/g' -e 's/\xe2\x96\x8d/-/g' -e 's/\xe2\x96\x8e/-/g' -e 's/\xe2\x96\x8f/-/g'
+}
 norm() {
         case $1 in
         audit.json) jq 'del(.cost)' ;;
-        audit.txt) sed -E '1s/^numaguard audit of .*: ([0-9]+ nodes?, )/numaguard audit: \1/' ;;
+        audit.txt) sed -E '1s/^numaguard audit of .*: ([0-9]+ nodes?, )/numaguard audit: \1/' | ascii_bars ;;
+        *.txt) ascii_bars ;;
         *) cat ;;
         esac
 }

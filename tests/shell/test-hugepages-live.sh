@@ -45,7 +45,7 @@ printf '[global]\nnode_free_floor = 0\n' > "$T/floor0.conf"
 cp -a tests/fixtures/trees/guest4-v2 "$T/tree"
 NR2=$T/tree/sys/devices/system/node/node2/hugepages/hugepages-2048kB/nr_hugepages
 run 0 hugepages reserve --size 2M --pages 64 --node 2 --dry-run --root "$T/tree" -c "$T/floor0.conf"
-has "would write 64 to /sys/devices/system/node/node2/hugepages/hugepages-2048kB/nr_hugepages (now: 2)"
+has "would write 64 to $T/tree/sys/devices/system/node/node2/hugepages/hugepages-2048kB/nr_hugepages (now: 2)"
 reads "$NR2" 2
 verdict hugepages-root-dry-run
 run 2 hugepages reserve --size 2M --pages 64 --node 2 --root "$T/tree" -c /dev/null

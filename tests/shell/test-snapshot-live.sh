@@ -83,18 +83,23 @@ else
         pass staging-removed
 fi
 
-# 3. byte for byte
+# 3. byte for byte; the snapshot holds the UTF-8 bars, numaguardctl piped
+# prints them in ASCII (numaguardctl(1), TERMINALS)
+ascii_bars() {
+        LC_ALL=C sed -e 's/\xe2\x96\x88/#/g' -e 's/\xe2\x96\x89/+/g' -e 's/\xe2\x96\x8a/+/g' -e 's/\xe2\x96\x8b/+/g' \
+                -e 's/\xe2\x96\x8c/+/g' -e 's/\xe2\x96\x8d/-/g' -e 's/\xe2\x96\x8e/-/g' -e 's/\xe2\x96\x8f/-/g'
+}
 for cmd in topology segments; do
         for fmt in txt json; do
                 args=("$cmd" --root "$tmp/tree")
                 [ $fmt = json ] && args+=(--json)
                 if ! "$CTL" "${args[@]}" > "$tmp/out" 2> "$tmp/err"; then
                         fail "roundtrip-$cmd.$fmt" "numaguardctl ${args[*]} exited $?: $(head -c 300 "$tmp/err")"
-                elif cmp -s "$tmp/tree/numaguard/$cmd.$fmt" "$tmp/out"; then
+                elif cmp -s <(ascii_bars < "$tmp/tree/numaguard/$cmd.$fmt") "$tmp/out"; then
                         pass "roundtrip-$cmd.$fmt"
                 else
                         fail "roundtrip-$cmd.$fmt" "--root output differs from the snapshot's numaguard/$cmd.$fmt"
-                        diff -u "$tmp/tree/numaguard/$cmd.$fmt" "$tmp/out" | head -n 40 | sed 's/^/#   /'
+                        diff -u <(ascii_bars < "$tmp/tree/numaguard/$cmd.$fmt") "$tmp/out" | head -n 40 | sed 's/^/#   /'
                 fi
         done
 done
@@ -105,7 +110,7 @@ done
 # JSON "cost" object measures each run.
 norm_audit() {
         if [ "$1" = json ]; then jq 'del(.cost)'
-        else sed -E '1s/^numaguard audit of .*: ([0-9]+ nodes?, )/numaguard audit: \1/'; fi
+        else sed -E '1s/^numaguard audit of .*: ([0-9]+ nodes?, )/numaguard audit: \1/' | ascii_bars; fi
 }
 for fmt in txt json; do
         [ -f "$tmp/tree/numaguard/audit.$fmt" ] || continue

@@ -1,0 +1,100 @@
+# bash completion for numaguardctl(1)                  -*- shell-script -*-
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Commands and each command's options come from numaguardctl itself
+# (`numaguardctl --help`, `numaguardctl help COMMAND`), so a new command or
+# option completes without changing this file. Instance names come from the
+# [instance NAME] sections of the configuration (--config, or the default);
+# --node from the host's (or --root tree's) NUMA nodes; --size from its
+# hugepage sizes, spelled as numaguardctl spells them (2M, 1G).
+
+_numaguardctl_words() {         # the command words typed so far (no options)
+        local i w skip=0
+        _ng_cmd=() _ng_conf=/etc/numaguard/numaguard.conf _ng_root=""
+        for ((i = 1; i < COMP_CWORD; i++)); do
+                w=${COMP_WORDS[i]}
+                if ((skip)); then skip=0; continue; fi
+                case $w in
+                -c | --config) skip=1; _ng_conf=${COMP_WORDS[i + 1]} ;;
+                --config=*) _ng_conf=${w#--config=} ;;
+                -r | --root) skip=1; _ng_root=${COMP_WORDS[i + 1]} ;;
+                --root=*) _ng_root=${w#--root=} ;;
+                -o | --output | --size | --pages | --node | --socket | --color) skip=1 ;;
+                -*) ;;
+                *) _ng_cmd+=("$w") ;;
+                esac
+        done
+}
+
+_numaguardctl_instances() {
+        [ -r "$1" ] || return
+        sed -nE 's/^[[:space:]]*\[instance[[:space:]]+([^]]+)\][[:space:]]*$/\1/p' "$1"
+}
+
+_numaguardctl_nodes() {
+        local d
+        for d in "$1"/sys/devices/system/node/node[0-9]*; do
+                [ -d "$d" ] && echo "${d##*/node}"
+        done
+}
+
+_numaguardctl_sizes() {
+        local d kb
+        for d in "$1"/sys/kernel/mm/hugepages/hugepages-*kB; do
+                [ -d "$d" ] || continue
+                kb=${d##*hugepages-}; kb=${kb%kB}
+                if ((kb % 1048576 == 0)); then echo "$((kb / 1048576))G"
+                elif ((kb % 1024 == 0)); then echo "$((kb / 1024))M"
+                else echo "${kb}K"; fi
+        done
+}
+
+_numaguardctl() {
+        local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} ctl=${COMP_WORDS[0]}
+        local _ng_cmd _ng_conf _ng_root
+        _numaguardctl_words
+        case $prev in
+        -r | --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        -c | --config | -o | --output | --socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+        --node) COMPREPLY=($(compgen -W "$(_numaguardctl_nodes "$_ng_root")" -- "$cur")); return ;;
+        --size) COMPREPLY=($(compgen -W "$(_numaguardctl_sizes "$_ng_root")" -- "$cur")); return ;;
+        --pages) return ;;
+        esac
+        local n=${#_ng_cmd[@]} cmds
+        cmds=$("$ctl" --help 2>/dev/null | sed -nE 's/^  ([a-z]+)( [a-z]+)?( [A-Z]+)? .*/\1/p' | sort -u)
+        if [[ $cur == -* ]]; then
+                local opts
+                if ((n == 0)); then opts="--help --version"
+                else opts=$("$ctl" help "${_ng_cmd[@]:0:2}" 2>/dev/null | grep -oE '^ +(-[a-z], )?--[a-z-]+' | grep -oE -- '--[a-z-]+' | sort -u)
+                fi
+                COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+                return
+        fi
+        if ((n == 0)); then
+                COMPREPLY=($(compgen -W "$cmds help" -- "$cur"))
+                return
+        fi
+        local subs
+        subs=$("$ctl" --help 2>/dev/null | sed -nE "s/^  ${_ng_cmd[0]} ([a-z]+)( [A-Z]+)? .*/\\1/p")
+        if [ "${_ng_cmd[0]}" = help ]; then
+                if ((n == 1)); then COMPREPLY=($(compgen -W "$cmds" -- "$cur"))
+                elif ((n == 2)); then COMPREPLY=($(compgen -W "$("$ctl" --help 2>/dev/null | sed -nE "s/^  ${_ng_cmd[1]} ([a-z]+)( [A-Z]+)? .*/\\1/p")" -- "$cur"))
+                fi
+                return
+        fi
+        if [ -n "$subs" ] && ((n == 1)); then
+                COMPREPLY=($(compgen -W "$subs" -- "$cur"))
+                return
+        fi
+        # the command's INSTANCE argument: cpuset apply INSTANCE, rebalance INSTANCE
+        local syn
+        syn=$("$ctl" help "${_ng_cmd[@]:0:2}" 2>/dev/null | head -1)
+        local words_in_name=1
+        [ -n "$subs" ] && words_in_name=2
+        if [[ $syn == *" INSTANCE"* ]] && ((n == words_in_name)); then
+                local IFS=$'\n'
+                COMPREPLY=($(compgen -W "$(_numaguardctl_instances "$_ng_conf")" -- "$cur"))
+        fi
+}
+complete -F _numaguardctl numaguardctl

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What numaguardctl prints fits the terminal it lands on.
+ *
+ * libnumaguard renders one canonical text (UTF-8 block bars; the golden
+ * outputs and numaguardd's status are that text). On its way to stdout the
+ * text passes through a filter (fopencookie(3)) that, unless stdout is a
+ * terminal with a UTF-8 locale, turns each bar cell into one ASCII
+ * character, and, on a terminal with colour on, colours the severity that
+ * starts a finding or alert line. Progress for long work goes to stderr,
+ * only when stderr is a terminal, from a thread that speaks after a second
+ * ($NUMAGUARD_PROGRESS_DELAY_MS) and then four times a second.
+ */
+
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl.h"
+
+int ctl_color_parse(const char *s, enum ctl_color *ret)
+{
+        if (strcmp(s, "auto") == 0)
+                *ret = CTL_COLOR_AUTO;
+        else if (strcmp(s, "always") == 0)
+                *ret = CTL_COLOR_ALWAYS;
+        else if (strcmp(s, "never") == 0)
+                *ret = CTL_COLOR_NEVER;
+        else
+                return -EINVAL;
+        return 0;
+}
+
+static bool locale_utf8(void)
+{
+        const char *cs = nl_langinfo(CODESET);
+        return cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+}
+
+void ctl_term_init(struct ctl_term *t, enum ctl_color color)
+{
+        setlocale(LC_CTYPE, "");
+        bool tty = isatty(STDOUT_FILENO) == 1;
+        const char *term = getenv("TERM");
+        bool dumb = !term || !*term || strcmp(term, "dumb") == 0;
+        const char *no_color = getenv("NO_COLOR");
+        *t = (struct ctl_term) {
+                .utf8 = tty && !dumb && locale_utf8(),
+                .progress = isatty(STDERR_FILENO) == 1 && !dumb,
+        };
+        switch (color) {
+        case CTL_COLOR_ALWAYS: t->color = true; break;
+        case CTL_COLOR_NEVER: t->color = false; break;
+        case CTL_COLOR_AUTO: t->color = tty && !dumb && !(no_color && *no_color); break;
+        }
+        /* LC_CTYPE only decided the bars; messages and numbers stay "C". */
+        setlocale(LC_CTYPE, "C");
+}
+
+/* ------------------------------------------------------------ the filter */
+
+struct filter {
+        FILE *out;
+        const struct ctl_term *t;
+        bool line_start;
+        char held[64];          /* the start of a line, until its first word is known */
+        size_t n_held;
+        unsigned char utf[2];   /* a bar glyph cut by a buffer boundary */
+        size_t n_utf;
+};
+
+static const struct {
+        const char *word;       /* with its trailing space */
+        const char *sgr;
+} severities[] = {
+        { "critical ", "\033[1;31m" },
+        { "warning ", "\033[33m" },
+        { "info ", "\033[36m" },
+};
+
+/* The held start of a line: coloured when it begins with a severity. */
+static void flush_held(struct filter *f)
+{
+        size_t sp = 0;
+        while (sp < f->n_held && f->held[sp] == ' ')
+                sp++;
+        for (size_t i = 0; f->t->color && i < sizeof(severities) / sizeof(severities[0]); i++) {
+                size_t n = strlen(severities[i].word);
+                if (f->n_held - sp >= n && memcmp(f->held + sp, severities[i].word, n) == 0) {
+                        fprintf(f->out, "%.*s%s%.*s\033[0m%.*s", (int) sp, f->held, severities[i].sgr,
+                                (int) n - 1, f->held + sp, (int) (f->n_held - sp - n + 1), f->held + sp + n - 1);
+                        f->n_held = 0;
+                        return;
+                }
+        }
+        fwrite(f->held, 1, f->n_held, f->out);
+        f->n_held = 0;
+}
+
+static void put(struct filter *f, char c)
+{
+        if (f->line_start) {
+                f->held[f->n_held++] = c;
+                bool word_done = c == '\n' || f->n_held == sizeof(f->held) ||
+                                 (c == ' ' && f->n_held > 1 && f->held[f->n_held - 2] != ' ');
+                if (word_done) {
+                        f->line_start = false;
+                        flush_held(f);
+                }
+                if (c == '\n')
+                        f->line_start = true;
+                return;
+        }
+        fputc(c, f->out);
+        if (c == '\n')
+                f->line_start = true;
+}
+
+/* U+2588..U+258F (full block to one eighth): E2 96 88..8F. */
+static char ascii_cell(unsigned char last)
+{
+        return last == 0x88 ? '#' : last <= 0x8c ? '+' : '-';
+}
+
+static ssize_t filter_write(void *cookie, const char *buf, size_t size)
+{
+        struct filter *f = cookie;
+        for (size_t i = 0; i < size; i++) {
+                unsigned char c = (unsigned char) buf[i];
+                if (!f->t->utf8 && (f->n_utf > 0 || c == 0xe2)) {
+                        if (f->n_utf < 2) {
+                                f->utf[f->n_utf++] = c;
+                                bool prefix = f->utf[0] == 0xe2 && (f->n_utf == 1 || f->utf[1] == 0x96);
+                                if (prefix)
+                                        continue;
+                        } else if (c >= 0x88 && c <= 0x8f) {
+                                f->n_utf = 0;
+                                put(f, ascii_cell(c));
+                                continue;
+                        }
+                        /* not a bar: the bytes as they were */
+                        size_t n = f->n_utf;
+                        f->n_utf = 0;
+                        for (size_t k = 0; k < n; k++)
+                                put(f, (char) f->utf[k]);
+                        if (n == 2 && f->utf[1] == 0x96)
+                                put(f, (char) c);
+                        continue;
+                }
+                put(f, (char) c);
+        }
+        return ferror(f->out) ? -1 : (ssize_t) size;
+}
+
+static int filter_close(void *cookie)
+{
+        struct filter *f = cookie;
+        for (size_t k = 0; k < f->n_utf; k++)
+                put(f, (char) f->utf[k]);
+        flush_held(f);
+        int r = fflush(f->out) == 0 && !ferror(f->out) ? 0 : EOF;
+        free(f);
+        return r;
+}
+
+FILE *ctl_term_stdout(const struct ctl_term *t)
+{
+        if (t->utf8 && !t->color)
+                return NULL;
+        struct filter *f = calloc(1, sizeof(*f));
+        if (!f)
+                return NULL;
+        *f = (struct filter) { .out = stdout, .t = t, .line_start = true };
+        FILE *w = fopencookie(f, "w", (cookie_io_functions_t) { .write = filter_write, .close = filter_close });
+        if (!w)
+                free(f);
+        return w;
+}
+
+/* ------------------------------------------------------------ progress */
+
+struct ctl_progress {
+        pthread_t thread;
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+        bool stop, shown;
+        const char *what;
+        uint64_t delay_ms;
+        atomic_ulong files;
+};
+
+static void show(struct ctl_progress *p, time_t secs)
+{
+        unsigned long n = atomic_load(&p->files);
+        fprintf(stderr, "\rnumaguardctl: %s... %ld s", p->what, (long) secs);
+        if (n)
+                fprintf(stderr, ", %lu files read", n);
+        fputs("\033[K", stderr);
+        p->shown = true;
+}
+
+static void *progress_thread(void *userdata)
+{
+        struct ctl_progress *p = userdata;
+        struct timespec start, until, now;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        pthread_mutex_lock(&p->lock);
+        for (unsigned tick = p->shown ? 1 : 0; !p->stop; tick++) {
+                uint64_t at_ms = p->delay_ms + (uint64_t) tick * 250;
+                until.tv_sec = start.tv_sec + (time_t) (at_ms / 1000);
+                until.tv_nsec = start.tv_nsec + (long) (at_ms % 1000) * 1000000L;
+                if (until.tv_nsec >= 1000000000L) {
+                        until.tv_sec++;
+                        until.tv_nsec -= 1000000000L;
+                }
+                while (!p->stop && pthread_cond_timedwait(&p->cond, &p->lock, &until) != ETIMEDOUT)
+                        ;
+                if (p->stop)
+                        break;
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                show(p, now.tv_sec - start.tv_sec);
+        }
+        pthread_mutex_unlock(&p->lock);
+        return NULL;
+}
+
+struct ctl_progress *ctl_progress_start(const struct ctl_term *t, const char *what)
+{
+        if (!t || !t->progress)
+                return NULL;
+        struct ctl_progress *p = calloc(1, sizeof(*p));
+        if (!p)
+                return NULL;
+        p->what = what;
+        p->delay_ms = 1000;
+        const char *d = getenv("NUMAGUARD_PROGRESS_DELAY_MS");
+        if (d && *d) {
+                char *end;
+                unsigned long v = strtoul(d, &end, 10);
+                if (!*end && v <= 3600000)
+                        p->delay_ms = v;
+        }
+        pthread_mutex_init(&p->lock, NULL);
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&p->cond, &ca);
+        pthread_condattr_destroy(&ca);
+        if (p->delay_ms == 0)   /* at once: before the work, not racing it */
+                show(p, 0);
+        if (pthread_create(&p->thread, NULL, progress_thread, p) != 0) {
+                pthread_cond_destroy(&p->cond);
+                pthread_mutex_destroy(&p->lock);
+                free(p);
+                return NULL;
+        }
+        return p;
+}
+
+void ctl_progress_file(struct ctl_progress *p)
+{
+        if (p)
+                atomic_fetch_add(&p->files, 1);
+}
+
+void ctl_progress_stop(struct ctl_progress *p)
+{
+        if (!p)
+                return;
+        pthread_mutex_lock(&p->lock);
+        p->stop = true;
+        pthread_cond_signal(&p->cond);
+        pthread_mutex_unlock(&p->lock);
+        pthread_join(p->thread, NULL);
+        if (p->shown)
+                fputs("\r\033[K", stderr);
+        pthread_cond_destroy(&p->cond);
+        pthread_mutex_destroy(&p->lock);
+        free(p);
+}
