@@ -55,7 +55,8 @@ echo "1..$((3 + ${#cases[@]} + 2 + ${#zcases[@]}))"
 
 # ---- make install puts both files where bash-completion and zsh look
 D=$tmp/inst
-if make -s -C "$SRC" BUILD="$BUILD" PREFIX=/usr DESTDIR="$D" install > "$tmp/make.out" 2>&1 &&
+san=0; case $BUILD in *san*) san=1 ;; esac
+if make -s -C "$SRC" BUILD="$BUILD" SANITIZE=$san PREFIX=/usr DESTDIR="$D" install > "$tmp/make.out" 2>&1 &&
    [ -f "$D/usr/share/bash-completion/completions/numaguardctl" ] &&
    [ -f "$D/usr/share/zsh/vendor-completions/_numaguardctl" ]; then
         pass install
