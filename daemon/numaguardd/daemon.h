@@ -18,6 +18,7 @@
  * the log threshold.
  */
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -136,6 +137,7 @@ const char *sink_message_id(enum alert_event_kind kind, enum ng_code code);
 enum daemon_event {
         DAEMON_EVENT_RELOAD_FAILED,
         DAEMON_EVENT_POLL_FAILED,
+        DAEMON_EVENT_POLL_STUCK,
 };
 struct ng_action_result;
 /* One correction carried out by the daemon: NOTICE with its MESSAGE_ID. */
@@ -240,9 +242,41 @@ struct manager_opts {
         bool once;
 };
 
+/* One collection, run by the collecting thread. The loop sets the inputs
+ * before it starts the thread and reads the results after joining it;
+ * progress and pid are written by the thread as it goes (atomics). */
+struct poll_job {
+        /* inputs */
+        const struct ng_config *config;
+        bool sample;
+        uint64_t started_usec;          /* CLOCK_MONOTONIC */
+        /* results */
+        struct ng_snapshot *snapshot;
+        int error;
+        uint64_t cpu_start_usec, cpu_usec;      /* the collecting thread's */
+        /* progress: reads started, and whose */
+        uint64_t progress;
+        pid_t pid;
+        /* the loop's watch */
+        uint64_t progress_seen, progress_usec;
+        bool stuck_reported;
+        pid_t stuck_pid;
+};
+
 struct manager {
         sd_event *event;
         sd_event_source *timer;
+        sd_event_source *watch;         /* stuck polls and the watchdog */
+        sd_event_source *worker_io;     /* the collecting thread is done */
+        int worker_fd;                  /* eventfd it writes */
+        pthread_t worker;
+        bool worker_busy;
+        struct poll_job job;
+        struct ng_picture *picture;     /* processes kept between polls */
+        struct ng_picture_stats last_picture;
+        struct ng_config *retired_config;       /* replaced while a poll read it */
+        uint64_t polls_stuck;
+        uint64_t watchdog_usec;         /* 0: no watchdog */
         struct manager_opts opts;
         char *config_path;
         bool config_required;           /* --config given: a missing file is an error */
@@ -274,9 +308,14 @@ int manager_run(struct manager *m);
 /* Parses the config file into a new config, validates it and swaps it in.
  * On error keeps the old one, logs once, puts "file:line: reason" in why. */
 int manager_reload(struct manager *m, char *why, size_t whylen);
+/* One poll on the calling thread (collect, audit, alerts, metrics). The
+ * loop runs the collection on a thread of its own instead. */
 int manager_poll(struct manager *m);
+/* How long the running poll has read nothing, 0 when none runs. */
+uint64_t manager_stalled_usec(const struct manager *m);
 
 /* Wall clock in microseconds (CLOCK_REALTIME) and monotonic. */
 uint64_t now_realtime_usec(void);
 uint64_t now_monotonic_usec(void);
 uint64_t now_cpu_usec(void);
+uint64_t now_thread_cpu_usec(void);

@@ -69,3 +69,10 @@ uint64_t now_cpu_usec(void)
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
         return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
 }
+
+uint64_t now_thread_cpu_usec(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}

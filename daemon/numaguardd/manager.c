@@ -10,9 +10,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
 
@@ -108,8 +111,6 @@ static void poll_failed(struct manager *m, const char *what, int r)
         m->last_poll_error = r;
 }
 
-/* What numaguardctl audit collects: placement sampled on the live host
- * (tier 1), exact from a tree; the pidfiles the config names. */
 /* A segment with attachers but no placement carried over: new, or its
  * representative changed. */
 static int unplaced_segments(const struct ng_snapshot *s)
@@ -126,18 +127,40 @@ static int unplaced_segments(const struct ng_snapshot *s)
         return unplaced;
 }
 
-/* Tier 1 (move_pages sampling) every sample_every polls and whenever a
+/* Called by the collecting thread before every read: the loop watches the
+ * count move and names the pid when it stops. */
+static void on_progress(void *userdata, pid_t pid)
+{
+        struct manager *m = userdata;
+        __atomic_store_n(&m->job.pid, pid, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&m->job.progress, 1, __ATOMIC_RELAXED);
+}
+
+static int collect_with(struct manager *m, enum ng_placement placement, struct ng_snapshot **ret)
+{
+        struct ng_collect_opts o = NG_COLLECT_OPTS_DEFAULT;
+        o.placement = placement;
+        o.picture = m->picture;
+        o.progress = on_progress;
+        o.progress_data = m;
+        return ng_collect_for_config_opts(m->path, m->job.config, &o, ret);
+}
+
+/*
+ * One collection, in the collecting thread: it reads m->job, m->path,
+ * m->picture and m->snapshot (the last poll's, which the loop replaces only
+ * after this returns) and writes m->job's results.
+ *
+ * Tier 1 (move_pages sampling) every sample_every polls and whenever a
  * segment changed; in between, counters only with the last placement of
- * each unchanged segment carried over (DESIGN.md section 4). */
+ * each unchanged segment carried over (DESIGN.md section 4).
+ */
 static int collect(struct manager *m, struct ng_snapshot **ret)
 {
-        const struct ng_config *cfg = m->config;
-        bool sample = !m->snapshot || !ng_path_is_live(m->path) || cfg->sample_every <= 1 ||
-                      m->polls % cfg->sample_every == 1;
-        if (sample)
-                return ng_collect_for_config(m->path, cfg, NG_PLACEMENT_AUTO, ret);
+        if (m->job.sample)
+                return collect_with(m, NG_PLACEMENT_AUTO, ret);
         struct ng_snapshot *s;
-        int r = ng_collect_for_config(m->path, cfg, NG_PLACEMENT_COUNTERS, &s);
+        int r = collect_with(m, NG_PLACEMENT_COUNTERS, &s);
         if (r < 0)
                 return r;
         r = ng_snapshot_carry_placement(s, m->snapshot);
@@ -148,16 +171,58 @@ static int collect(struct manager *m, struct ng_snapshot **ret)
                 return 0;
         }
         ng_snapshot_free(s);
-        return r < 0 ? r : ng_collect_for_config(m->path, cfg, NG_PLACEMENT_AUTO, ret);
+        return r < 0 ? r : collect_with(m, NG_PLACEMENT_AUTO, ret);
 }
 
-int manager_poll(struct manager *m)
+static void job_run(struct manager *m)
 {
-        uint64_t t0 = now_monotonic_usec(), c0 = now_cpu_usec();
-        struct ng_snapshot *s = NULL;
-        struct ng_audit *a = NULL;
+        m->job.snapshot = NULL;
+        m->job.error = collect(m, &m->job.snapshot);
+        m->job.cpu_usec = now_thread_cpu_usec() - m->job.cpu_start_usec;
+}
+
+static void *worker_main(void *userdata)
+{
+        struct manager *m = userdata;
+        m->job.cpu_start_usec = now_thread_cpu_usec();
+        job_run(m);
+        uint64_t one = 1;
+        (void) !write(m->worker_fd, &one, sizeof(one));
+        return NULL;
+}
+
+static void job_prepare(struct manager *m)
+{
+        const struct ng_config *cfg = m->config;
         m->polls++;
-        int r = collect(m, &s);
+        m->job.sample = !m->snapshot || !ng_path_is_live(m->path) || cfg->sample_every <= 1 ||
+                        m->polls % cfg->sample_every == 1;
+        m->job.config = m->config;
+        m->job.started_usec = now_monotonic_usec();
+        m->job.progress_seen = __atomic_load_n(&m->job.progress, __ATOMIC_RELAXED);
+        m->job.progress_usec = m->job.started_usec;
+        m->job.stuck_reported = false;
+        ng_picture_set_full_scan_every(m->picture, cfg->full_scan_every);
+}
+
+/* The rest of a poll, on the loop: audit, alerts, corrections, metrics.
+ * Pure or cheap, no /proc read. */
+static int poll_finish(struct manager *m)
+{
+        uint64_t c0 = now_thread_cpu_usec();
+        struct ng_snapshot *s = m->job.snapshot;
+        struct ng_audit *a = NULL;
+        int r = m->job.error;
+        m->job.snapshot = NULL;
+        if (m->retired_config) {
+                ng_config_free(m->retired_config);
+                m->retired_config = NULL;
+        }
+        m->job.config = NULL;
+        if (m->job.stuck_reported)
+                log_notice("The poll stuck on pid %d went on and finished after %.1f s",
+                           (int) m->job.stuck_pid, (double) (now_monotonic_usec() - m->job.started_usec) / 1e6);
+        m->job.stuck_reported = false;
         if (r < 0) {
                 poll_failed(m, "reading the host", r);
                 return r;
@@ -180,9 +245,10 @@ int manager_poll(struct manager *m)
         ng_snapshot_free(m->snapshot);
         m->snapshot = s;
         m->audit = a;
+        ng_picture_get_stats(m->picture, &m->last_picture);
         m->last_poll_usec = now;
-        m->last_poll_wall_usec = now_monotonic_usec() - t0;
-        m->last_poll_cpu_usec = now_cpu_usec() - c0;
+        m->last_poll_wall_usec = now_monotonic_usec() - m->job.started_usec;
+        m->last_poll_cpu_usec = m->job.cpu_usec + (now_thread_cpu_usec() - c0);
         r = metrics_write(m, m->config->metrics_file);
         if (r < 0 && r != m->metrics_error)
                 log_error_errno(r, "Writing %s, ignoring", m->config->metrics_file);
@@ -191,21 +257,122 @@ int manager_poll(struct manager *m)
         return 0;
 }
 
-static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
+int manager_poll(struct manager *m)
 {
-        struct manager *m = userdata;
-        (void) usec;
-        (void) manager_poll(m);
-        if (m->opts.once)
-                return sd_event_exit(m->event, m->last_poll_error ? 1 : 0);
-        int r = sd_event_source_set_time_relative(es, m->config->interval_usec);
+        job_prepare(m);
+        m->job.cpu_start_usec = now_thread_cpu_usec();
+        job_run(m);
+        return poll_finish(m);
+}
+
+static int arm_timer(struct manager *m)
+{
+        int r = sd_event_source_set_time_relative(m->timer, m->config->interval_usec);
         if (r >= 0)
-                r = sd_event_source_set_enabled(es, SD_EVENT_ONESHOT);
+                r = sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT);
         if (r < 0) {
                 log_error_errno(r, "Re-arming the poll timer");
                 return sd_event_exit(m->event, 1);
         }
         return 0;
+}
+
+static int on_worker_done(sd_event_source *es, int fd, uint32_t revents, void *userdata)
+{
+        struct manager *m = userdata;
+        uint64_t v;
+        (void) es;
+        (void) revents;
+        if (read(fd, &v, sizeof(v)) < 0 || !m->worker_busy)
+                return 0;
+        pthread_join(m->worker, NULL);
+        m->worker_busy = false;
+        (void) poll_finish(m);
+        if (m->opts.once)
+                return sd_event_exit(m->event, m->last_poll_error ? 1 : 0);
+        return arm_timer(m);
+}
+
+static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+        (void) es;
+        (void) usec;
+        if (m->worker_busy)
+                return 0;       /* re-armed when it finishes */
+        job_prepare(m);
+        int r = pthread_create(&m->worker, NULL, worker_main, m);
+        if (r != 0) {
+                /* No thread to be had: collect here rather than not at all. */
+                log_error_errno(-r, "Starting the collecting thread, polling on the loop");
+                m->job.cpu_start_usec = now_thread_cpu_usec();
+                job_run(m);
+                (void) poll_finish(m);
+                return m->opts.once ? sd_event_exit(m->event, m->last_poll_error ? 1 : 0) : arm_timer(m);
+        }
+        m->worker_busy = true;
+        return 0;
+}
+
+/* How long the running poll has made no progress, 0 when none runs. */
+uint64_t manager_stalled_usec(const struct manager *m)
+{
+        if (!m->worker_busy)
+                return 0;
+        uint64_t now = now_monotonic_usec();
+        return now > m->job.progress_usec ? now - m->job.progress_usec : 0;
+}
+
+/*
+ * Every second while a poll runs, and at watchdog time: notes progress;
+ * a poll with none for stuck_after is reported once (status, metrics, one
+ * warning naming the process it waits on). The service manager's watchdog
+ * is fed only while no poll runs or the running one moved within half the
+ * watchdog period: a collection stuck for good ends in a restart, a slow
+ * one never does.
+ */
+static void watch_worker(struct manager *m)
+{
+        uint64_t now = now_monotonic_usec();
+        if (!m->worker_busy)
+                return;
+        uint64_t p = __atomic_load_n(&m->job.progress, __ATOMIC_RELAXED);
+        if (p != m->job.progress_seen) {
+                m->job.progress_seen = p;
+                m->job.progress_usec = now;
+                return;
+        }
+        if (m->job.stuck_reported || now - m->job.progress_usec < m->config->stuck_after_usec)
+                return;
+        m->job.stuck_reported = true;
+        m->job.stuck_pid = __atomic_load_n(&m->job.pid, __ATOMIC_RELAXED);
+        m->polls_stuck++;
+        char what[64] = "a host file";
+        if (m->job.stuck_pid > 0)
+                snprintf(what, sizeof(what), "process %d", (int) m->job.stuck_pid);
+        if (m->sink.kind == SINK_JOURNAL)
+                sink_daemon_event(&m->sink, DAEMON_EVENT_POLL_STUCK, LOG_WARNING,
+                                  "Poll stuck for %.0f s reading %s (its mmap lock is held?); status answers "
+                                  "from the last complete poll", (double) (now - m->job.progress_usec) / 1e6, what);
+        else
+                log_warning("Poll stuck for %.0f s reading %s (its mmap lock is held?); status answers from the "
+                            "last complete poll", (double) (now - m->job.progress_usec) / 1e6, what);
+        int r = metrics_write(m, m->config->metrics_file);
+        if (r < 0 && r != m->metrics_error)
+                log_error_errno(r, "Writing %s, ignoring", m->config->metrics_file);
+}
+
+static int on_watch(sd_event_source *es, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+        watch_worker(m);
+        if (m->watchdog_usec && (!m->worker_busy || manager_stalled_usec(m) < m->watchdog_usec / 2))
+                sd_notify(0, "WATCHDOG=1");
+        uint64_t step = m->watchdog_usec ? m->watchdog_usec / 4 : USEC_PER_SEC;
+        if (step > USEC_PER_SEC)
+                step = USEC_PER_SEC;
+        int r = sd_event_source_set_time(es, usec + step);
+        return r < 0 ? r : sd_event_source_set_enabled(es, SD_EVENT_ON);
 }
 
 int manager_reload(struct manager *m, char *why, size_t whylen)
@@ -235,7 +402,11 @@ int manager_reload(struct manager *m, char *why, size_t whylen)
                 a = NULL;
         ng_audit_free(m->audit);
         m->audit = a;
-        ng_config_free(m->config);
+        /* A running poll reads the old config until it finishes. */
+        if (m->worker_busy && m->job.config == m->config)
+                m->retired_config = m->config;
+        else
+                ng_config_free(m->config);
         m->config = c;
         m->reloads++;
         m->last_reload_error[0] = '\0';
@@ -344,6 +515,7 @@ int manager_new(const struct manager_opts *o, struct manager **ret, bool *ret_co
         char why[600] = "";
         if (!m)
                 return -ENOMEM;
+        m->worker_fd = -1;
         m->opts = *o;
         m->started_usec = now_realtime_usec();
         m->config_required = o->config_path != NULL;
@@ -371,13 +543,25 @@ int manager_new(const struct manager_opts *o, struct manager **ret, bool *ret_co
         if (r >= 0 && (r = sd_event_add_time_relative(m->event, &m->timer, CLOCK_MONOTONIC, 0, 0,
                                                        on_timer, m)) < 0)
                 log_error_errno(r, "Creating the poll timer");
-        if (r >= 0 && (r = sd_event_set_watchdog(m->event, true)) < 0)
-                log_error_errno(r, "Enabling the watchdog");
+        if (r >= 0 && (r = ng_picture_new(m->config->full_scan_every, &m->picture)) < 0)
+                log_error_errno(r, "Creating the process picture");
+        if (r >= 0 && (m->worker_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+                r = log_error_errno(-errno, "Creating the collecting thread's eventfd");
+        if (r >= 0 && (r = sd_event_add_io(m->event, &m->worker_io, m->worker_fd, EPOLLIN, on_worker_done, m)) < 0)
+                log_error_errno(r, "Watching the collecting thread");
+        /* The watchdog is fed by on_watch, not by sd-event on its own: only
+         * while collection moves. */
+        if (r >= 0 && (r = sd_watchdog_enabled(0, &m->watchdog_usec)) < 0)
+                log_error_errno(r, "Reading WATCHDOG_USEC");
+        if (r >= 0 && (r = sd_event_add_time_relative(m->event, &m->watch, CLOCK_MONOTONIC, 0, 0, on_watch, m)) < 0)
+                log_error_errno(r, "Creating the watch timer");
         if (r < 0) {
                 manager_free(m);
                 return r;
         }
-        m->watchdog = r > 0;
+        if (!m->watchdog_usec || r == 0)
+                m->watchdog_usec = 0;
+        m->watchdog = m->watchdog_usec > 0;
         *ret = m;
         return 0;
 }
@@ -388,7 +572,25 @@ struct manager *manager_free(struct manager *m)
                 return NULL;
         m->server = server_free(m->server);
         sd_event_source_disable_unref(m->timer);
+        sd_event_source_disable_unref(m->watch);
+        sd_event_source_disable_unref(m->worker_io);
         sd_event_unref(m->event);
+        if (m->worker_busy) {
+                /* A collection still runs: wait a little, and if it is stuck
+                 * leave what it reads allocated; the process is ending. */
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_sec += 2;
+                if (pthread_timedjoin_np(m->worker, NULL, &ts) != 0) {
+                        log_warning("Exiting with a poll still stuck on pid %d", (int) m->job.pid);
+                        return NULL;
+                }
+                ng_snapshot_free(m->job.snapshot);
+        }
+        if (m->worker_fd >= 0)
+                close(m->worker_fd);
+        ng_picture_free(m->picture);
+        ng_config_free(m->retired_config);
         ng_audit_free(m->audit);
         ng_snapshot_free(m->snapshot);
         alerts_done(&m->alerts);

@@ -27,6 +27,10 @@ static void fill_poll(const struct manager *m, struct ng_metrics_poll *p)
                 .alerts_raised_total = m->alerts.raised_total,
                 .alerts_cleared_total = m->alerts.cleared_total,
                 .alerts_active = alerts_active(&m->alerts),
+                .stalled_usec = m->job.stuck_reported ? manager_stalled_usec(m) : 0,
+                .polls_stuck_total = m->polls_stuck,
+                .full_scan = m->last_picture.full,
+                .procs_held = m->last_picture.procs,
         };
 }
 

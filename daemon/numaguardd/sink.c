@@ -43,8 +43,15 @@ static const char *const raised_ids[NG_CODE_MAX_] = {
         [NG_CODE_AUDIT_INCOMPLETE] = "6879fca9347a4ea1b58dd51be68857e5",
 };
 #define CLEARED_ID "4491951522f942d38dd118ae985ee4f0"
-#define RELOAD_FAILED_ID "3b5b3cc2892c4d27a840cdf367b9cd23"
-#define POLL_FAILED_ID "885c5dd9fafb4519a7853ed8fd25f888"
+/* MESSAGE_ID and NUMAGUARD_EVENT of the daemon's own events, in
+ * enum daemon_event order (systemd/numaguard.catalog). */
+static const struct {
+        const char *message_id, *name;
+} daemon_events[] = {
+        [DAEMON_EVENT_RELOAD_FAILED] = { "3b5b3cc2892c4d27a840cdf367b9cd23", "reload_failed" },
+        [DAEMON_EVENT_POLL_FAILED] = { "885c5dd9fafb4519a7853ed8fd25f888", "poll_failed" },
+        [DAEMON_EVENT_POLL_STUCK] = { "cec973d627a34add8c462e8b3a1dec34", "poll_stuck" },
+};
 
 struct fields {
         char kv[MAX_FIELDS][640];
@@ -223,9 +230,9 @@ void sink_daemon_event(const struct alert_sink *s, enum daemon_event ev, int pri
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
         field(&fl, "MESSAGE", "%s", msg);
-        field(&fl, "MESSAGE_ID", "%s", ev == DAEMON_EVENT_RELOAD_FAILED ? RELOAD_FAILED_ID : POLL_FAILED_ID);
+        field(&fl, "MESSAGE_ID", "%s", daemon_events[ev].message_id);
         field(&fl, "PRIORITY", "%d", priority);
         field(&fl, "SYSLOG_IDENTIFIER", "numaguardd");
-        field(&fl, "NUMAGUARD_EVENT", "%s", ev == DAEMON_EVENT_RELOAD_FAILED ? "reload_failed" : "poll_failed");
+        field(&fl, "NUMAGUARD_EVENT", "%s", daemon_events[ev].name);
         send_fields(s, priority, &fl);
 }

@@ -37,6 +37,17 @@ static void format_span(uint64_t usec, char *buf, size_t size)
                 snprintf(buf, size, "%" PRIu64 " d", s / 86400);
 }
 
+/* A poll that reads nothing for longer than stuck_after: shown whether or
+ * not an earlier one completed. */
+static void text_stuck(const struct manager *m, FILE *f)
+{
+        if (!m->job.stuck_reported)
+                return;
+        fprintf(f, "Poll stuck: nothing read for %.1f s, waiting on %s %d; status shows the last complete poll\n",
+                (double) manager_stalled_usec(m) / 1e6, m->job.stuck_pid > 0 ? "process" : "a host file, pid",
+                (int) m->job.stuck_pid);
+}
+
 static void text_daemon(const struct manager *m, FILE *f, uint64_t now)
 {
         char when[64], ago[32], up[32];
@@ -45,6 +56,7 @@ static void text_daemon(const struct manager *m, FILE *f, uint64_t now)
                 NG_VERSION, (int) getpid(), up, m->config_path, m->reloads, m->reload_failures);
         if (m->last_reload_error[0])
                 fprintf(f, "Last reload error: %s\n", m->last_reload_error);
+        text_stuck(m, f);
         if (!m->snapshot) {
                 fprintf(f, "Last poll: none yet%s%s\n", m->last_poll_error ? ", failed: " : "",
                         m->last_poll_error ? strerror(-m->last_poll_error) : "");
@@ -60,7 +72,12 @@ static void text_daemon(const struct manager *m, FILE *f, uint64_t now)
         if (m->last_poll_error)
                 fprintf(f, "The latest poll failed (%s); showing the last good one.\n",
                         strerror(-m->last_poll_error));
+        fprintf(f, "Processes: %" PRIu64 " held, the last poll %s (%" PRIu64 " new, %" PRIu64 " gone, %" PRIu64
+                " reread, %" PRIu64 " counters reread)\n", m->last_picture.procs,
+                m->last_picture.full ? "read every one" : "read what changed", m->last_picture.procs_new,
+                m->last_picture.procs_gone, m->last_picture.procs_reread, m->last_picture.status_reread);
 }
+
 
 static void text_topology(const struct ng_snapshot *s, FILE *f)
 {
@@ -185,6 +202,12 @@ static struct json_object *json_last_poll(const struct manager *m)
                 json_object_object_add(o, "bytes_read", json_u64(c->bytes_read));
                 json_object_object_add(o, "procs_scanned", json_u64(c->procs_scanned));
                 json_object_object_add(o, "numa_maps_read", json_u64(c->numa_maps_read));
+                json_object_object_add(o, "full_scan", json_object_new_boolean(m->last_picture.full));
+                json_object_object_add(o, "procs_held", json_u64(m->last_picture.procs));
+                json_object_object_add(o, "procs_new", json_u64(m->last_picture.procs_new));
+                json_object_object_add(o, "procs_gone", json_u64(m->last_picture.procs_gone));
+                json_object_object_add(o, "procs_reread", json_u64(m->last_picture.procs_reread));
+                json_object_object_add(o, "status_reread", json_u64(m->last_picture.status_reread));
         }
         json_object_object_add(o, "error", m->last_poll_error ?
                                json_object_new_string(strerror(-m->last_poll_error)) : NULL);
@@ -207,6 +230,13 @@ static struct json_object *json_daemon(const struct manager *m)
         json_object_object_add(o, "polls", json_u64(m->polls));
         json_object_object_add(o, "poll_failures", json_u64(m->poll_failures));
         json_object_object_add(o, "last_poll", json_last_poll(m));
+        json_object_object_add(o, "polls_stuck", json_u64(m->polls_stuck));
+        struct json_object *st = NULL;
+        if (m->job.stuck_reported && (st = json_object_new_object())) {
+                json_object_object_add(st, "pid", json_object_new_int((int) m->job.stuck_pid));
+                json_object_object_add(st, "stalled_usec", json_u64(manager_stalled_usec(m)));
+        }
+        json_object_object_add(o, "poll_stuck", st);
         json_object_object_add(o, "reloads", json_u64(m->reloads));
         json_object_object_add(o, "reload_failures", json_u64(m->reload_failures));
         json_object_object_add(o, "last_reload_error", m->last_reload_error[0] ?

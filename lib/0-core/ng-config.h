@@ -76,6 +76,8 @@ struct ng_config {
         uint64_t min_segment_size_bytes;
         unsigned sample_every;  /* polls between tier-1 samplings */
         unsigned sample_pages;  /* pages asked per tier-1 sampling */
+        unsigned full_scan_every;       /* polls between reads of every process */
+        uint64_t stuck_after_usec;      /* a poll reading nothing this long is reported */
         bool autodiscover;
         enum ng_mode mode;
         uint64_t cooldown_usec;

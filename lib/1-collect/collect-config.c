@@ -11,6 +11,14 @@
 int ng_collect_for_config(const struct ng_path *p, const struct ng_config *cfg, enum ng_placement placement,
                           struct ng_snapshot **ret)
 {
+        struct ng_collect_opts base = NG_COLLECT_OPTS_DEFAULT;
+        base.placement = placement;
+        return ng_collect_for_config_opts(p, cfg, &base, ret);
+}
+
+int ng_collect_for_config_opts(const struct ng_path *p, const struct ng_config *cfg,
+                               const struct ng_collect_opts *base, struct ng_snapshot **ret)
+{
         const char **pidfiles = calloc(cfg->n_instances + 1, sizeof(*pidfiles));
         const char **comms = calloc(cfg->n_instances + 3, sizeof(*comms));
         if (!pidfiles || !comms) {
@@ -19,7 +27,10 @@ int ng_collect_for_config(const struct ng_path *p, const struct ng_config *cfg, 
                 return -ENOMEM;
         }
         struct ng_collect_opts co = NG_COLLECT_OPTS_DEFAULT;
-        co.placement = placement;
+        co.placement = base->placement;
+        co.picture = base->picture;
+        co.progress = base->progress;
+        co.progress_data = base->progress_data;
         co.sample_pages = cfg->sample_pages;
         co.min_private_bytes = cfg->min_segment_size_bytes;
         /* InnoDB's buffer pool, and whatever configured instances run. */

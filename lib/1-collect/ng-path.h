@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define NG_PROC_DIR "/proc"
 #define NG_SYS_DIR "/sys"
@@ -74,6 +75,21 @@ int ng_path_read_u64(const struct ng_path *p, uint64_t *ret, const char *fmt, ..
 /* Size in bytes of a regular file (stat, contents never read). */
 int ng_path_file_size(const struct ng_path *p, uint64_t *ret_bytes, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
+
+/* A numeric entry of a /proc listing: the pid and the inode of its
+ * directory, which changes when the pid is reused by a new process. */
+struct ng_pid_entry {
+        pid_t pid;
+        uint64_t ino;
+};
+/* Far above any pid_max (4194304): a hostile tree cannot make us allocate
+ * without bound. */
+#define NG_PATH_MAX_PIDS (1u << 23)
+
+/* The numeric entries of dir (NG_PROC_DIR) in pid order, without a
+ * string per entry: the cheap listing an incremental poll diffs against its
+ * picture. Returns 0, -ENOENT when absent, -E2BIG, -ENOMEM. */
+int ng_path_list_pids(const struct ng_path *p, struct ng_pid_entry **ret, size_t *ret_n, const char *dir);
 
 /* Live host only (-EOPNOTSUPP under a root prefix, where the tree's files are
  * copies): st_blksize of what a path resolves to. On

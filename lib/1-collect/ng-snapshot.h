@@ -128,6 +128,8 @@ struct ng_pidfile {
         pid_t pid;              /* 0 when absent or unreadable */
 };
 
+struct ng_picture;
+
 struct ng_collect_opts {
         enum ng_placement placement;
         unsigned sample_pages;          /* tier 1 K */
@@ -139,6 +141,15 @@ struct ng_collect_opts {
         bool skip_procs;                /* topology only */
         const char *const *pidfiles;    /* read into ng_snapshot.pidfiles */
         size_t n_pidfiles;
+        /* The processes kept between collections (ng_picture_new): only
+         * what may have changed is read. NULL reads every process. */
+        struct ng_picture *picture;
+        /* Called before every file read and move_pages(2) call with the
+         * process concerned (0: a host file), from the collecting thread:
+         * tells a watcher that the collection moves, and on whom it waits
+         * when it does not. */
+        void (*progress)(void *userdata, pid_t pid);
+        void *progress_data;
 };
 
 #define NG_COLLECT_OPTS_DEFAULT ((struct ng_collect_opts) { \
@@ -217,3 +228,40 @@ struct ng_config;
  * processes whose private heaps count) with the given placement tier. */
 int ng_collect_for_config(const struct ng_path *p, const struct ng_config *cfg, enum ng_placement placement,
                           struct ng_snapshot **ret);
+/* The same with placement, picture and progress taken from base. */
+int ng_collect_for_config_opts(const struct ng_path *p, const struct ng_config *cfg,
+                               const struct ng_collect_opts *base, struct ng_snapshot **ret);
+
+/*
+ * The process picture a daemon keeps between polls (DESIGN.md section 4: a
+ * poll reads only what changed). A collection through a picture lists
+ * /proc (pids and the inodes of their directories, no file read) and reads:
+ *   - new processes in full (stat, status, cmdline, cgroup, maps), and a
+ *     known pid whose directory inode changed when its start time did too
+ *     (pid reuse);
+ *   - the last attacher (lpid) and creator of every SysV segment whose
+ *     nattch, lpid, atime or dtime changed, or that is new;
+ *   - the maps of every process already mapping a segment when the
+ *     /dev/shm and hugetlbfs file list changed;
+ *   - the status counters (RssShmem, VmPTE) of processes mapping a segment
+ *     of small pages; never of processes whose shared memory is all
+ *     hugetlb (its placement and counters need no per-process read).
+ * Processes that vanished from the listing are dropped. Every
+ * full_scan_every-th collection (the first one too) reads every process and
+ * bounds what an incremental one can miss: a process that maps a segment
+ * later while another attach hides it, a process that exec()s into a
+ * database, counters of hugetlb attachers.
+ */
+struct ng_picture_stats {
+        bool full;                      /* the last collection read every process */
+        uint64_t procs;                 /* user processes held */
+        uint64_t procs_new, procs_gone, procs_reread, status_reread;
+        uint64_t collections, full_scans;
+};
+int ng_picture_new(unsigned full_scan_every, struct ng_picture **ret);
+void ng_picture_free(struct ng_picture *pic);
+/* 1 makes every collection a full one. */
+void ng_picture_set_full_scan_every(struct ng_picture *pic, unsigned full_scan_every);
+/* The next collection reads every process. */
+void ng_picture_invalidate(struct ng_picture *pic);
+void ng_picture_get_stats(const struct ng_picture *pic, struct ng_picture_stats *ret);

@@ -347,6 +347,52 @@ oom:
         return -ENOMEM;
 }
 
+static int cmp_pid_ent(const void *a, const void *b)
+{
+        const struct ng_pid_entry *x = a, *y = b;
+        return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+int ng_path_list_pids(const struct ng_path *p, struct ng_pid_entry **ret, size_t *ret_n, const char *dir)
+{
+        char rel[PATH_MAX], abs[PATH_MAX];
+        if (snprintf(rel, sizeof(rel), "%s", dir) >= (int) sizeof(rel) ||
+            snprintf(abs, sizeof(abs), "%s%s", p->root, rel) >= (int) sizeof(abs))
+                return -ENAMETOOLONG;
+        DIR *d = opendir(abs);
+        if (!d)
+                return errno_absent(errno);
+        size_t n = 0, cap = 256;
+        struct ng_pid_entry *v = malloc(cap * sizeof(*v));
+        struct dirent *de;
+        while (v && (de = readdir(d))) {
+                char *end;
+                long pid = strtol(de->d_name, &end, 10);
+                if (*end || pid <= 0 || pid > INT32_MAX || de->d_name[0] == '+' || de->d_name[0] == '-')
+                        continue;
+                if (n == cap) {
+                        struct ng_pid_entry *nv = n < NG_PATH_MAX_PIDS ? realloc(v, cap * 2 * sizeof(*v)) : NULL;
+                        if (!nv) {
+                                free(v);
+                                closedir(d);
+                                return n < NG_PATH_MAX_PIDS ? -ENOMEM : -E2BIG;
+                        }
+                        v = nv;
+                        cap *= 2;
+                }
+                v[n++] = (struct ng_pid_entry) { .pid = (pid_t) pid, .ino = de->d_ino };
+        }
+        closedir(d);
+        if (!v)
+                return -ENOMEM;
+        qsort(v, n, sizeof(*v), cmp_pid_ent);
+        if (p->recorder)
+                p->recorder(p->recorder_data, 'd', rel, NULL, n);
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
 int ng_path_write(const struct ng_path *p, const char *buf, const char *fmt, ...)
 {
         char rel[PATH_MAX], abs[PATH_MAX];

@@ -11,18 +11,12 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "collect-internal.h"
 #include "ng-snapshot.h"
 
 /* Bounds against hostile or absurd trees. */
-#define MAX_PROCS 1000000
 #define MAX_SHM_FILES 100000
 #define MAX_SHM_DIR_DEPTH 4
-
-struct collector {
-        const struct ng_path *p;
-        struct ng_collect_opts o;
-        struct ng_snapshot *s;
-};
 
 static uint64_t now_usec(clockid_t clk)
 {
@@ -37,6 +31,8 @@ static int vrd(struct collector *c, char **ret_buf, size_t *ret_len, const char 
 static int vrd(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)
 {
         size_t len = 0;
+        if (c->o.progress)
+                c->o.progress(c->o.progress_data, c->current_pid);
         int r = ng_path_vread(c->p, ret_buf, &len, fmt, ap);
         if (r < 0)
                 return r;
@@ -381,7 +377,7 @@ static int collect_files(struct collector *c)
 
 /* ---- processes ---- */
 
-static void proc_done(struct ng_proc *pr)
+void ng_proc_done(struct ng_proc *pr)
 {
         free(pr->cmdline);
         ng_pid_cgroup_done(&pr->cgroup);
@@ -416,9 +412,35 @@ static void drop_private_maps(struct ng_proc *pr)
         pr->n_maps = k;
 }
 
-/* Returns 1 when the process was read, 0 when it is a kernel thread or went
- * away mid-read, <0 on a real error. */
-static int read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
+int ng_collect_read_stat(struct collector *c, pid_t pid, struct ng_pid_stat *ret)
+{
+        char *buf;
+        c->current_pid = pid;
+        int r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/stat", pid);
+        if (r < 0)
+                return r;
+        r = ng_parse_pid_stat(buf, ret);
+        free(buf);
+        return r;
+}
+
+int ng_collect_read_status(struct collector *c, struct ng_proc *pr)
+{
+        char *buf;
+        struct ng_pid_status st;
+        c->current_pid = pr->pid;
+        int r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/status", pr->pid);
+        if (r < 0)
+                return r == -ENOENT || r == -EACCES ? 0 : r;
+        r = ng_parse_pid_status(buf, &st);
+        free(buf);
+        if (r < 0)
+                return 0;
+        pr->status = st;
+        return 1;
+}
+
+int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
 {
         char *buf;
         size_t len;
@@ -426,6 +448,7 @@ static int read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
 
         memset(pr, 0, sizeof(*pr));
         pr->pid = pid;
+        c->current_pid = pid;
         r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/stat", pid);
         if (r < 0)
                 return r == -ENOENT || r == -EACCES ? 0 : r;
@@ -469,48 +492,50 @@ static int read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
         }
         return 1;
 fail:
-        proc_done(pr);
+        ng_proc_done(pr);
         return -ENOMEM;
 }
 
+int ng_collect_add_proc(struct ng_snapshot *s, size_t *cap, const struct ng_proc *pr)
+{
+        if (s->n_procs == *cap) {
+                size_t ncap = *cap ? *cap * 2 : 64;
+                struct ng_proc *np = realloc(s->procs, ncap * sizeof(*np));
+                if (!np)
+                        return -ENOMEM;
+                s->procs = np;
+                *cap = ncap;
+        }
+        s->procs[s->n_procs++] = *pr;
+        return 0;
+}
+
+/* Every process of the listing, read in full; kept in the picture when
+ * the options carry one. */
 static int collect_procs(struct collector *c)
 {
         struct ng_snapshot *s = c->s;
-        char **names;
-        size_t n;
-        int r = ng_path_list(c->p, &names, &n, NG_PROC_DIR);
+        if (c->o.picture)
+                return ng_picture_collect_procs(c->o.picture, c);
+        struct ng_pid_entry *pids;
+        size_t n, cap = 0;
+        int r = ng_path_list_pids(c->p, &pids, &n, NG_PROC_DIR);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
-        size_t cap = 0;
-        for (size_t i = 0; i < n && s->n_procs < MAX_PROCS; i++) {
-                char *end;
-                long pid = strtol(names[i], &end, 10);
-                if (*end || pid <= 0 || pid > INT32_MAX)
-                        continue;
-                if (s->n_procs == cap) {
-                        size_t ncap = cap ? cap * 2 : 64;
-                        struct ng_proc *np = realloc(s->procs, ncap * sizeof(*np));
-                        if (!np) {
-                                r = -ENOMEM;
-                                break;
-                        }
-                        s->procs = np;
-                        cap = ncap;
-                }
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                struct ng_proc pr;
                 s->cost.procs_scanned++;
-                r = read_proc(c, (pid_t) pid, &s->procs[s->n_procs]);
-                if (r < 0)
-                        break;
-                if (r > 0)
-                        s->n_procs++;
-                r = 0;
+                r = ng_collect_read_proc(c, pids[i].pid, &pr);
+                if (r > 0 && (r = ng_collect_add_proc(s, &cap, &pr)) < 0)
+                        ng_proc_done(&pr);
         }
-        ng_strv_free(names);
-        return r;
+        free(pids);
+        c->current_pid = 0;
+        return r < 0 ? r : 0;
 }
 
 /* Identity of a shared mapping: SysV by shmid, others by device and inode. */
-static bool map_is_segment(const struct ng_map *m)
+bool ng_map_is_segment(const struct ng_map *m)
 {
         return m->kind == NG_MAP_SYSV || m->kind == NG_MAP_FILE_SHARED ||
                m->kind == NG_MAP_ANON_SHARED || m->kind == NG_MAP_ANON_PRIVATE;
@@ -592,21 +617,26 @@ static int for_each_representative(struct collector *c,
                 struct ng_proc *pr = order[i];
                 bool needed = false;
                 for (size_t j = 0; j < pr->n_maps && !needed; j++)
-                        needed = map_is_segment(&pr->maps[j]) && !id_seen(seen.v, seen.n, map_id(pr, &pr->maps[j]));
+                        needed = ng_map_is_segment(&pr->maps[j]) && !id_seen(seen.v, seen.n, map_id(pr, &pr->maps[j]));
                 if (!needed)
                         continue;
+                /* move_pages(2) reads no file: say whom we wait on first. */
+                c->current_pid = pr->pid;
+                if (c->o.progress)
+                        c->o.progress(c->o.progress_data, pr->pid);
                 r = fn(c, pr, &seen);
                 if (r <= 0)
                         continue;
                 r = 0;
                 for (size_t j = 0; j < pr->n_maps && r >= 0; j++) {
                         struct seg_id id = map_id(pr, &pr->maps[j]);
-                        if (map_is_segment(&pr->maps[j]) && !id_seen(seen.v, seen.n, id))
+                        if (ng_map_is_segment(&pr->maps[j]) && !id_seen(seen.v, seen.n, id))
                                 r = id_set_add(&seen, id);
                 }
         }
         free(order);
         free(seen.v);
+        c->current_pid = 0;
         return r;
 }
 
@@ -635,7 +665,7 @@ static int read_page_sizes(struct collector *c, struct ng_proc *pr, const struct
         for (size_t j = 0; j < pr->n_maps; j++) {
                 struct ng_map *m = &pr->maps[j];
                 uint64_t bytes;
-                if (!map_is_segment(m) || id_seen(seen->v, seen->n, map_id(pr, m)))
+                if (!ng_map_is_segment(m) || id_seen(seen->v, seen->n, map_id(pr, m)))
                         continue;
                 if (ng_path_blksize(c->p, &bytes, NG_PROC_DIR "/%d/map_files/%" PRIx64 "-%" PRIx64,
                                     pr->pid, m->start, m->end) < 0)
@@ -666,7 +696,7 @@ static int sample_proc(struct collector *c, struct ng_proc *pr, const struct id_
         for (size_t j = 0; j < pr->n_maps; j++) {
                 const struct ng_map *m = &pr->maps[j];
                 struct ng_sample smp;
-                if (!map_is_segment(m) || id_seen(seen->v, seen->n, map_id(pr, m)))
+                if (!ng_map_is_segment(m) || id_seen(seen->v, seen->n, map_id(pr, m)))
                         continue;
                 int r = ng_sample_range(pr->pid, m->start, m->end - m->start, m->page_kib * 1024,
                                         c->o.sample_pages, NULL, &smp);
@@ -920,7 +950,7 @@ void ng_snapshot_free(struct ng_snapshot *s)
                 free(s->files[i].path);
         free(s->files);
         for (size_t i = 0; i < s->n_procs; i++)
-                proc_done(&s->procs[i]);
+                ng_proc_done(&s->procs[i]);
         free(s->procs);
         for (size_t i = 0; i < s->n_cgroups; i++) {
                 free(s->cgroups[i].path);
@@ -1006,7 +1036,7 @@ int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot 
                 for (size_t j = 0; j < pr->n_maps; j++) {
                         struct ng_map *m = &pr->maps[j];
                         const struct ng_map *om = same_map(old, m->start, m->end);
-                        if (!om || !map_is_segment(m) || om->kind != m->kind || om->inode != m->inode)
+                        if (!om || !ng_map_is_segment(m) || om->kind != m->kind || om->inode != m->inode)
                                 continue;
                         if (!m->page_kib)
                                 m->page_kib = om->page_kib;

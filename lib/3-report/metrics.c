@@ -170,6 +170,18 @@ static void poll_cost(FILE *f, const struct ng_snapshot *s, const struct ng_metr
               "numa_maps files read by the last poll (tier 2, one per segment at most).", c->numa_maps_read);
         gauge(f, "poll_pages_sampled", "gauge", "Pages sampled with move_pages() by the last poll.",
               c->pages_sampled);
+        gauge(f, "poll_full_scan", "gauge",
+              "1 when the last poll read every process, 0 when it read only what changed (full_scan_every).",
+              p->full_scan);
+        gauge(f, "poll_processes_held", "gauge", "User processes in the daemon's picture after the last poll.",
+              p->procs_held);
+        gauge(f, "poll_stuck", "gauge",
+              "1 while a poll has read nothing for longer than stuck_after (status names the process).",
+              p->stalled_usec > 0);
+        seconds(f, "poll_stalled_seconds", "How long the stuck poll has read nothing, 0 when none is stuck.",
+                p->stalled_usec);
+        gauge(f, "polls_stuck_total", "counter", "Polls reported stuck since the daemon started.",
+              p->polls_stuck_total);
         gauge(f, "polls_total", "counter", "Polls since the daemon started.", p->polls_total);
         gauge(f, "poll_failures_total", "counter", "Polls that could not read the host.", p->poll_failures_total);
         gauge(f, "alerts_raised_total", "counter", "Alerts raised since the daemon started.", p->alerts_raised_total);

@@ -22,6 +22,13 @@ struct ng_metrics_poll {
         uint64_t polls_total, poll_failures_total;
         uint64_t alerts_raised_total, alerts_cleared_total;
         uint64_t alerts_active;
+        /* The collection in flight, when it has read nothing for longer
+         * than stuck_after (numaguard.conf(5)); 0 otherwise. */
+        uint64_t stalled_usec;
+        uint64_t polls_stuck_total;
+        /* The last poll's process picture (see ng_picture_new). */
+        bool full_scan;
+        uint64_t procs_held;
 };
 
 /* Writes the exposition text. a may be NULL (then no instance or finding

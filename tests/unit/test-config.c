@@ -213,6 +213,8 @@ START_TEST(test_defaults)
         ck_assert_uint_eq(c->min_segment_size_bytes, UINT64_C(64) << 20);
         ck_assert_uint_eq(c->sample_every, 10);
         ck_assert_uint_eq(c->sample_pages, 4096);
+        ck_assert_uint_eq(c->full_scan_every, 20);
+        ck_assert_uint_eq(c->stuck_after_usec, 10000000);
         ck_assert(c->autodiscover);
         ck_assert_int_eq(c->mode, NG_MODE_AUDIT);
         ck_assert_uint_eq(c->cooldown_usec, UINT64_C(600000000));
@@ -361,6 +363,12 @@ START_TEST(test_other_global_keys)
         ck_assert_ptr_null(global_kv("sample_every", "100001", false));
         ck_assert_ptr_null(global_kv("sample_every", "99999999999999999999", false));
         ck_assert_ptr_null(global_kv("sample_pages", "63", false));
+        c = global_kv("full_scan_every", "1", true);
+        ck_assert_uint_eq(c->full_scan_every, 1);
+        ng_config_free(c);
+        ck_assert_ptr_null(global_kv("full_scan_every", "0", false));
+        ck_assert_ptr_null(global_kv("full_scan_every", "100001", false));
+        ck_assert_ptr_null(global_kv("stuck_after", "500ms", false));
         c = global_kv("cooldown", "0", true);
         ck_assert_uint_eq(c->cooldown_usec, 0);
         ng_config_free(c);
@@ -597,6 +605,8 @@ START_TEST(test_full_file)
         ck_assert_uint_eq(c->min_segment_size_bytes, UINT64_C(128) << 20);
         ck_assert_uint_eq(c->sample_every, 5);
         ck_assert_uint_eq(c->sample_pages, 8192);
+        ck_assert_uint_eq(c->full_scan_every, 3);
+        ck_assert_uint_eq(c->stuck_after_usec, 30000000);
         ck_assert(!c->autodiscover);
         ck_assert_int_eq(c->mode, NG_MODE_ENFORCE);
         ck_assert_uint_eq(c->cooldown_usec, UINT64_C(3600000000));
@@ -607,7 +617,7 @@ START_TEST(test_full_file)
 
         o = &c->instances[0];
         ck_assert_str_eq(o->name, "ORCL");
-        ck_assert_uint_eq(o->line, 18);
+        ck_assert_uint_eq(o->line, 20);
         ck_assert_str_eq(o->match_comm, "ora_*_ORCL");
         ck_assert_ptr_null(o->match_cmdline);
         ck_assert_ptr_null(o->pidfile);

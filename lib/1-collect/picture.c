@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * collect: the process picture kept between polls (ng-snapshot.h). A
+ * collection through it costs the /proc listing plus reads of what may have
+ * changed, instead of five files per process (DESIGN.md section 4).
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect-internal.h"
+
+struct pic_ent {
+        struct ng_proc pr;      /* pr.pid and pr.stat set for every entry */
+        uint64_t ino;           /* of /proc/PID at the last listing */
+        bool kept;              /* a user process; else a kernel thread or unreadable */
+        bool fresh;             /* read in full by this collection */
+};
+
+/* What /proc/sysvipc/shm said of a segment at the last collection. */
+struct pic_seg {
+        int32_t shmid;
+        uint64_t nattch;
+        pid_t lpid;
+        int64_t atime, dtime;
+        /* nattch minus the attachments the picture's maps show, as of the
+         * last full scan: attachers in other pid namespaces or unreadable. */
+        int64_t hidden;
+};
+
+struct ng_picture {
+        struct pic_ent *v;      /* pid order */
+        size_t n;
+        struct pic_seg *segs;   /* shmid order */
+        size_t n_segs;
+        uint64_t files_sig;
+        unsigned full_scan_every, since_full;
+        bool valid;
+        struct ng_picture_stats stats;
+};
+
+int ng_picture_new(unsigned full_scan_every, struct ng_picture **ret)
+{
+        struct ng_picture *pic = calloc(1, sizeof(*pic));
+        if (!pic)
+                return -ENOMEM;
+        pic->full_scan_every = full_scan_every ? full_scan_every : 1;
+        *ret = pic;
+        return 0;
+}
+
+static void drop_entries(struct pic_ent *v, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                ng_proc_done(&v[i].pr);
+        free(v);
+}
+
+void ng_picture_free(struct ng_picture *pic)
+{
+        if (!pic)
+                return;
+        drop_entries(pic->v, pic->n);
+        free(pic->segs);
+        free(pic);
+}
+
+void ng_picture_set_full_scan_every(struct ng_picture *pic, unsigned full_scan_every)
+{
+        pic->full_scan_every = full_scan_every ? full_scan_every : 1;
+}
+
+void ng_picture_invalidate(struct ng_picture *pic)
+{
+        pic->valid = false;
+}
+
+void ng_picture_get_stats(const struct ng_picture *pic, struct ng_picture_stats *ret)
+{
+        *ret = pic->stats;
+}
+
+/* ---- copies handed to the snapshot ---- */
+
+static int copy_cgroup(const struct ng_pid_cgroup *src, struct ng_pid_cgroup *dst)
+{
+        *dst = (struct ng_pid_cgroup) {0};
+        if (!src->n)
+                return 0;
+        if (!(dst->e = calloc(src->n, sizeof(*dst->e))))
+                return -ENOMEM;
+        for (size_t i = 0; i < src->n; i++) {
+                struct ng_cgroup_entry *e = &dst->e[dst->n++];
+                e->hierarchy_id = src->e[i].hierarchy_id;
+                e->controllers = strdup(src->e[i].controllers);
+                e->path = strdup(src->e[i].path);
+                if (!e->controllers || !e->path)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static int copy_maps(const struct ng_proc *src, struct ng_proc *dst)
+{
+        if (!src->n_maps)
+                return 0;
+        if (!(dst->maps = calloc(src->n_maps, sizeof(*dst->maps))))
+                return -ENOMEM;
+        for (size_t j = 0; j < src->n_maps; j++) {
+                dst->maps[dst->n_maps] = src->maps[j];
+                dst->maps[dst->n_maps].path = strdup(src->maps[j].path);
+                if (!dst->maps[dst->n_maps++].path)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* A deep copy without numa_maps (those belong to one collection). */
+static int proc_copy(const struct ng_proc *src, struct ng_proc *dst)
+{
+        *dst = *src;
+        dst->cmdline = NULL;
+        dst->maps = NULL;
+        dst->n_maps = 0;
+        dst->numa_maps = NULL;
+        dst->n_numa_maps = 0;
+        dst->has_numa_maps = false;
+        int r = src->cmdline && !(dst->cmdline = strdup(src->cmdline)) ? -ENOMEM : 0;
+        if (r >= 0)
+                r = copy_cgroup(&src->cgroup, &dst->cgroup);
+        else
+                dst->cgroup = (struct ng_pid_cgroup) {0};
+        if (r >= 0)
+                r = copy_maps(src, dst);
+        if (r < 0)
+                ng_proc_done(dst);
+        return r;
+}
+
+/* ---- change detection ---- */
+
+static int seg_cmp(const void *a, const void *b)
+{
+        const struct pic_seg *x = a, *y = b;
+        return (x->shmid > y->shmid) - (x->shmid < y->shmid);
+}
+
+static struct pic_seg *seg_find(struct pic_seg *v, size_t n, int32_t shmid)
+{
+        struct pic_seg key = { .shmid = shmid };
+        return v ? bsearch(&key, v, n, sizeof(*v), seg_cmp) : NULL;
+}
+
+/* FNV-1a over the names of the /dev/shm and hugetlbfs files. */
+static uint64_t files_signature(const struct ng_snapshot *s)
+{
+        uint64_t h = UINT64_C(14695981039346656037);
+        for (size_t i = 0; i < s->n_files; i++)
+                for (const unsigned char *q = (const unsigned char *) s->files[i].path;; q++) {
+                        h = (h ^ *q) * UINT64_C(1099511628211);
+                        if (!*q)
+                                break;
+                }
+        return h;
+}
+
+static bool maps_segment(const struct ng_proc *pr)
+{
+        for (size_t j = 0; j < pr->n_maps; j++)
+                if (ng_map_is_segment(&pr->maps[j]))
+                        return true;
+        return false;
+}
+
+/* RssShmem and VmPTE of small-page attachers move as they touch the
+ * segment; a process whose shared memory is all hugetlb needs no reread. */
+static bool counters_move(const struct ng_proc *pr)
+{
+        return maps_segment(pr) && !(pr->status.hugetlb_kib > 0 && pr->status.rss_shmem_kib == 0);
+}
+
+static bool pid_in(const pid_t *v, size_t n, pid_t pid)
+{
+        for (size_t i = 0; i < n; i++)
+                if (v[i] == pid)
+                        return true;
+        return false;
+}
+
+/* The segments of s, each with the pids worth rereading when it changed:
+ * its last attacher or detacher, and its creator when it is new. */
+static int diff_segments(struct ng_picture *pic, const struct ng_snapshot *s, bool full,
+                         struct pic_seg **ret, pid_t **ret_want, size_t *ret_n_want)
+{
+        struct pic_seg *nv = calloc(s->n_shm + 1, sizeof(*nv));
+        pid_t *want = calloc(2 * s->n_shm + 1, sizeof(*want));
+        size_t n_want = 0;
+        if (!nv || !want) {
+                free(nv);
+                free(want);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < s->n_shm; i++) {
+                const struct ng_shm_seg *g = &s->shm[i];
+                const struct pic_seg *old = seg_find(pic->segs, pic->n_segs, g->shmid);
+                nv[i] = (struct pic_seg) { .shmid = g->shmid, .nattch = g->nattch, .lpid = g->lpid,
+                                           .atime = g->atime, .dtime = g->dtime, .hidden = old ? old->hidden : 0 };
+                if (full || (old && old->nattch == g->nattch && old->lpid == g->lpid && old->atime == g->atime &&
+                             old->dtime == g->dtime))
+                        continue;
+                if (g->lpid > 0)
+                        want[n_want++] = g->lpid;
+                if (!old && g->cpid > 0)
+                        want[n_want++] = g->cpid;
+        }
+        qsort(nv, s->n_shm, sizeof(*nv), seg_cmp);
+        *ret = nv;
+        *ret_want = want;
+        *ret_n_want = n_want;
+        return 0;
+}
+
+/* Attachments the picture sees per segment (one per VMA, as nattch counts
+ * them) against nattch: after a full scan the difference is recorded;
+ * after an incremental one a new difference means an attach the picture
+ * missed (two processes attached in one interval): the next collection
+ * rescans. */
+static bool attachments_match(struct pic_seg *segs, size_t n_segs, const struct pic_ent *v, size_t n, bool full)
+{
+        int64_t *seen = calloc(n_segs + 1, sizeof(*seen));
+        bool match = true;
+        if (!seen)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                for (size_t j = 0; v[i].kept && j < v[i].pr.n_maps; j++) {
+                        const struct ng_map *m = &v[i].pr.maps[j];
+                        struct pic_seg *g = m->kind == NG_MAP_SYSV && m->inode <= INT32_MAX ?
+                                            seg_find(segs, n_segs, (int32_t) m->inode) : NULL;
+                        if (g)
+                                seen[g - segs]++;
+                }
+        for (size_t k = 0; k < n_segs; k++) {
+                int64_t hidden = (int64_t) segs[k].nattch - seen[k];
+                if (full)
+                        segs[k].hidden = hidden;
+                else if (hidden != segs[k].hidden)
+                        match = false;
+        }
+        free(seen);
+        return match;
+}
+
+/* ---- one collection ---- */
+
+/* Whether the known entry old is still the process at its pid: the
+ * directory inode is the same, or the start time is. */
+static bool same_process(struct collector *c, const struct pic_ent *old, uint64_t ino)
+{
+        struct ng_pid_stat st;
+        if (old->ino == ino)
+                return true;
+        return ng_collect_read_stat(c, old->pr.pid, &st) >= 0 && st.starttime_ticks == old->pr.stat.starttime_ticks;
+}
+
+static int read_entry(struct collector *c, pid_t pid, struct pic_ent *e)
+{
+        c->s->cost.procs_scanned++;
+        int r = ng_collect_read_proc(c, pid, &e->pr);
+        if (r < 0)
+                return r;
+        e->kept = r > 0;
+        e->fresh = true;
+        return 0;
+}
+
+/* Merges the listing with the picture into nv: known processes moved over,
+ * new ones (and every one when full) read. */
+static int merge_listing(struct ng_picture *pic, struct collector *c, const struct ng_pid_entry *pids, size_t n,
+                         bool full, struct pic_ent *nv, size_t *ret_n)
+{
+        size_t j = 0, k = 0;
+        int r = 0;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                while (j < pic->n && pic->v[j].pr.pid < pids[i].pid) {
+                        pic->stats.procs_gone += pic->v[j].kept;
+                        ng_proc_done(&pic->v[j++].pr);
+                }
+                struct pic_ent *old = j < pic->n && pic->v[j].pr.pid == pids[i].pid ? &pic->v[j++] : NULL;
+                struct pic_ent *e = &nv[k];
+                if (old && !full && same_process(c, old, pids[i].ino)) {
+                        *e = *old;
+                        e->fresh = false;
+                        memset(&old->pr, 0, sizeof(old->pr));
+                } else {
+                        if (old)
+                                ng_proc_done(&old->pr);
+                        *e = (struct pic_ent) {0};
+                        r = read_entry(c, pids[i].pid, e);
+                        if (r < 0)
+                                break;
+                        pic->stats.procs_new += !old && e->kept;
+                }
+                e->ino = pids[i].ino;
+                k++;
+        }
+        for (; j < pic->n; j++) {
+                pic->stats.procs_gone += pic->v[j].kept;
+                ng_proc_done(&pic->v[j].pr);
+        }
+        free(pic->v);
+        pic->v = NULL;
+        pic->n = 0;
+        *ret_n = k;
+        return r;
+}
+
+/* Rereads what the segment and file changes point at, and the counters
+ * that move. */
+static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *v, size_t n,
+                   const pid_t *want, size_t n_want, bool files_changed)
+{
+        for (size_t i = 0; i < n; i++) {
+                struct pic_ent *e = &v[i];
+                if (!e->kept || e->fresh)
+                        continue;
+                int r;
+                if (pid_in(want, n_want, e->pr.pid) || (files_changed && maps_segment(&e->pr))) {
+                        struct ng_proc pr;
+                        c->s->cost.procs_scanned++;
+                        pic->stats.procs_reread++;
+                        r = ng_collect_read_proc(c, e->pr.pid, &pr);
+                        if (r < 0)
+                                return r;
+                        ng_proc_done(&e->pr);
+                        e->pr = r > 0 ? pr : (struct ng_proc) { .pid = pr.pid, .stat = pr.stat };
+                } else if (counters_move(&e->pr)) {
+                        pic->stats.status_reread++;
+                        r = ng_collect_read_status(c, &e->pr);
+                        if (r < 0)
+                                return r;
+                } else {
+                        continue;
+                }
+                if (r == 0) {   /* gone since the listing */
+                        e->kept = false;
+                        pic->stats.procs_gone++;
+                }
+        }
+        return 0;
+}
+
+static int hand_over(const struct pic_ent *v, size_t n, struct ng_snapshot *s)
+{
+        size_t cap = 0;
+        for (size_t i = 0; i < n; i++) {
+                struct ng_proc pr;
+                if (!v[i].kept)
+                        continue;
+                int r = proc_copy(&v[i].pr, &pr);
+                if (r >= 0 && (r = ng_collect_add_proc(s, &cap, &pr)) < 0)
+                        ng_proc_done(&pr);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int update(struct ng_picture *pic, struct collector *c, bool full)
+{
+        struct ng_snapshot *s = c->s;
+        struct ng_pid_entry *pids;
+        struct pic_seg *segs = NULL;
+        pid_t *want = NULL;
+        size_t n, n_v = 0, n_want = 0;
+        int r = ng_path_list_pids(c->p, &pids, &n, NG_PROC_DIR);
+        if (r == -ENOENT) {
+                pids = NULL;
+                n = 0;
+        } else if (r < 0) {
+                return r;
+        }
+        struct pic_ent *nv = calloc(n + 1, sizeof(*nv));
+        r = nv ? merge_listing(pic, c, pids, n, full, nv, &n_v) : -ENOMEM;
+        free(pids);
+        uint64_t sig = files_signature(s);
+        if (r >= 0)
+                r = diff_segments(pic, s, full, &segs, &want, &n_want);
+        if (r >= 0 && !full)
+                r = refresh(pic, c, nv, n_v, want, n_want, sig != pic->files_sig);
+        free(want);
+        if (r < 0) {
+                drop_entries(nv, n_v);
+                free(segs);
+                return r;
+        }
+        pic->v = nv;
+        pic->n = n_v;
+        free(pic->segs);
+        pic->segs = segs;
+        pic->n_segs = s->n_shm;
+        pic->files_sig = sig;
+        if (!attachments_match(segs, s->n_shm, nv, n_v, full))
+                pic->since_full = pic->full_scan_every;         /* rescan next time */
+        return 0;
+}
+
+int ng_picture_collect_procs(struct ng_picture *pic, struct collector *c)
+{
+        bool full = !pic->valid || pic->full_scan_every <= 1 || pic->since_full + 1 >= pic->full_scan_every;
+        pic->stats.procs_new = pic->stats.procs_gone = pic->stats.procs_reread = pic->stats.status_reread = 0;
+        int r = update(pic, c, full);
+        c->current_pid = 0;
+        if (r < 0) {
+                /* Whatever was merged is gone: start over next time. */
+                pic->valid = false;
+                return r;
+        }
+        pic->valid = true;
+        if (full)
+                pic->since_full = 0;
+        else if (pic->since_full < pic->full_scan_every)
+                pic->since_full++;
+        pic->stats.full = full;
+        pic->stats.collections++;
+        pic->stats.full_scans += full;
+        pic->stats.procs = 0;
+        for (size_t i = 0; i < pic->n; i++)
+                pic->stats.procs += pic->v[i].kept;
+        return hand_over(pic->v, pic->n, c->s);
+}

@@ -1,0 +1,261 @@
+/* The process picture (incremental collection) against a full collection
+ * on the same changing workload, on this live host: children of the test
+ * attach, detach, map a /dev/shm file, start and exit between
+ * collections; after every step the incremental snapshot shows the
+ * children and the segment exactly as a full scan does. */
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ng-test.h"
+#include "ng-segments.h"
+#include "ng-snapshot.h"
+
+#define KIDS 4
+#define SEG_BYTES (4u << 20)
+
+struct kid {
+        pid_t pid;
+        int cmd, ack;
+};
+
+static int shmid = -1;
+static char shm_file[64];
+static struct kid kids[KIDS + 1];
+static int incremental_steps;
+
+/* A child doing what its pipe says: a attach, d detach, m map the file,
+ * q exit. */
+static void kid_loop(int cmd, int ack)
+{
+        void *seg = NULL;
+        char c;
+        while (read(cmd, &c, 1) == 1) {
+                if (c == 'a')
+                        seg = shmat(shmid, NULL, 0);
+                else if (c == 'd' && seg)
+                        shmdt(seg);
+                else if (c == 'm') {
+                        int fd = open(shm_file, O_RDWR);
+                        if (fd >= 0)
+                                (void) !mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+                } else if (c == 'q')
+                        _exit(0);
+                (void) !write(ack, &c, 1);
+        }
+        _exit(0);
+}
+
+static void kid_do(int i, char c);
+
+static void kid_start(int i, bool attached)
+{
+        int c[2], a[2];
+        ck_assert_int_eq(pipe(c), 0);
+        ck_assert_int_eq(pipe(a), 0);
+        pid_t p = fork();
+        ck_assert_int_ge(p, 0);
+        if (p == 0) {
+                close(c[1]);
+                close(a[0]);
+                kid_loop(c[0], a[1]);
+        }
+        close(c[0]);
+        close(a[1]);
+        kids[i] = (struct kid) { .pid = p, .cmd = c[1], .ack = a[0] };
+        if (attached)
+                kid_do(i, 'a');
+}
+
+static void kid_do(int i, char c)
+{
+        ck_assert_int_eq(write(kids[i].cmd, &c, 1), 1);
+        if (c == 'q') {
+                waitpid(kids[i].pid, NULL, 0);
+                kids[i].pid = 0;
+                return;
+        }
+        ck_assert_int_eq(read(kids[i].ack, &c, 1), 1);
+}
+
+static void same_proc(const struct ng_snapshot *si, const struct ng_snapshot *sf, pid_t pid)
+{
+        const struct ng_proc *a = ng_snapshot_proc(si, pid), *b = ng_snapshot_proc(sf, pid);
+        ck_assert_msg((a == NULL) == (b == NULL), "pid %d: %s in the incremental snapshot, %s in the full one",
+                      (int) pid, a ? "present" : "absent", b ? "present" : "absent");
+        if (!a)
+                return;
+        ck_assert_uint_eq(a->stat.starttime_ticks, b->stat.starttime_ticks);
+        ck_assert_str_eq(a->stat.comm, b->stat.comm);
+        ck_assert_uint_eq(a->n_maps, b->n_maps);
+        for (size_t j = 0; j < a->n_maps; j++) {
+                ck_assert_uint_eq(a->maps[j].start, b->maps[j].start);
+                ck_assert_uint_eq(a->maps[j].end, b->maps[j].end);
+                ck_assert_uint_eq(a->maps[j].inode, b->maps[j].inode);
+                ck_assert_int_eq(a->maps[j].kind, b->maps[j].kind);
+        }
+}
+
+static const struct ng_segment *find_seg(const struct ng_segment *v, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (v[i].kind == NG_SEG_SYSV && v[i].shmid == shmid)
+                        return &v[i];
+        return NULL;
+}
+
+/* The children and the segment, incremental against full. */
+static void compare(struct ng_picture *pic, const struct ng_path *p, const char *step, bool want_incremental)
+{
+        struct ng_collect_opts o = NG_COLLECT_OPTS_DEFAULT, fo = NG_COLLECT_OPTS_DEFAULT;
+        struct ng_snapshot *si, *sf;
+        struct ng_picture_stats st;
+        o.placement = fo.placement = NG_PLACEMENT_COUNTERS;
+        o.picture = pic;
+        ck_assert_int_eq(ng_snapshot_collect(p, &o, &si), 0);
+        ck_assert_int_eq(ng_snapshot_collect(p, &fo, &sf), 0);
+        ng_picture_get_stats(pic, &st);
+        /* Other work on the host can make a step rescan (two attaches to
+         * one of its segments in one interval): counted, not failed. */
+        if (!want_incremental)
+                ck_assert_msg(st.full, "%s: not a full collection", step);
+        incremental_steps += !st.full;
+        if (!st.full)
+                ck_assert_msg(si->cost.procs_scanned < sf->cost.procs_scanned,
+                              "%s: the incremental collection read %llu processes, the full one %llu", step,
+                              (unsigned long long) si->cost.procs_scanned, (unsigned long long) sf->cost.procs_scanned);
+        for (int i = 0; i <= KIDS; i++)
+                if (kids[i].pid)
+                        same_proc(si, sf, kids[i].pid);
+        struct ng_segment *vi, *vf;
+        size_t ni, nf;
+        ck_assert_int_eq(ng_segments_build(si, &vi, &ni), 0);
+        ck_assert_int_eq(ng_segments_build(sf, &vf, &nf), 0);
+        const struct ng_segment *gi = find_seg(vi, ni), *gf = find_seg(vf, nf);
+        ck_assert_msg(gi && gf, "%s: shmid %d missing", step, shmid);
+        ck_assert_msg(gi->n_pids == gf->n_pids, "%s: %zu attachers incrementally, %zu in full", step, gi->n_pids,
+                      gf->n_pids);
+        for (size_t k = 0; k < gi->n_pids; k++)
+                ck_assert_int_eq(gi->pids[k], gf->pids[k]);
+        ng_segments_free(vi, ni);
+        ng_segments_free(vf, nf);
+        ng_snapshot_free(si);
+        ng_snapshot_free(sf);
+}
+
+static size_t attachers_seen(struct ng_picture *pic, const struct ng_path *p)
+{
+        struct ng_collect_opts o = NG_COLLECT_OPTS_DEFAULT;
+        struct ng_snapshot *s;
+        struct ng_segment *v;
+        size_t n;
+        o.placement = NG_PLACEMENT_COUNTERS;
+        o.picture = pic;
+        ck_assert_int_eq(ng_snapshot_collect(p, &o, &s), 0);
+        ck_assert_int_eq(ng_segments_build(s, &v, &n), 0);
+        const struct ng_segment *g = find_seg(v, n);
+        size_t k = g ? g->n_pids : 0;
+        ng_segments_free(v, n);
+        ng_snapshot_free(s);
+        return k;
+}
+
+START_TEST(incremental_equals_full)
+{
+        struct ng_path *p;
+        struct ng_picture *pic;
+        shmid = shmget(IPC_PRIVATE, SEG_BYTES, IPC_CREAT | 0600);
+        ck_assert_int_ge(shmid, 0);
+        snprintf(shm_file, sizeof(shm_file), "/dev/shm/ng-test-picture.%d", (int) getpid());
+        ck_assert_int_eq(ng_path_new(NULL, &p), 0);
+        ck_assert_int_eq(ng_picture_new(1000, &pic), 0);
+
+        kid_start(0, true);
+        kid_start(1, false);
+        kid_start(2, true);
+        compare(pic, p, "first (full)", false);
+
+        kid_start(3, true);                     /* a new attacher */
+        compare(pic, p, "new attacher", true);
+        kid_do(1, 'a');                         /* a known idle process attaches */
+        compare(pic, p, "late attach", true);
+        kid_do(0, 'q');                         /* an attacher exits */
+        compare(pic, p, "exit", true);
+        kid_do(2, 'd');                         /* an attacher detaches */
+        compare(pic, p, "detach", true);
+        int fd = open(shm_file, O_RDWR | O_CREAT | O_EXCL, 0600);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(ftruncate(fd, 4096), 0);
+        close(fd);
+        kid_do(3, 'm');                         /* a segment mapper maps a new /dev/shm file */
+        compare(pic, p, "new file", true);
+
+        /* Two known processes attach in one interval: the picture sees one
+         * (the last attacher), knows it missed one, and the next
+         * collection rescans. */
+        kid_start(4, false);
+        compare(pic, p, "idle child", true);
+        kid_do(2, 'a');
+        kid_do(4, 'a');
+        (void) attachers_seen(pic, p);
+        compare(pic, p, "rescan after a missed attach", false);
+
+        ck_assert_msg(incremental_steps >= 4, "only %d of 6 steps were incremental", incremental_steps);
+        for (int i = 0; i <= KIDS; i++)
+                if (kids[i].pid)
+                        kid_do(i, 'q');
+        unlink(shm_file);
+        shmctl(shmid, IPC_RMID, NULL);
+        ng_picture_free(pic);
+        ng_path_free(p);
+}
+END_TEST
+
+/* On a captured tree, which does not change. */
+START_TEST(every_collection_full_when_asked)
+{
+        struct ng_path *p;
+        struct ng_picture *pic;
+        struct ng_picture_stats st;
+        struct ng_collect_opts o = NG_COLLECT_OPTS_DEFAULT;
+        struct ng_snapshot *s;
+        ck_assert_int_eq(ng_path_new(NG_FIXTURES "/trees/guest4-v2", &p), 0);
+        ck_assert_int_eq(ng_picture_new(3, &pic), 0);
+        o.placement = NG_PLACEMENT_COUNTERS;
+        o.picture = pic;
+        bool full[7];
+        for (int i = 0; i < 7; i++) {
+                ck_assert_int_eq(ng_snapshot_collect(p, &o, &s), 0);
+                ng_snapshot_free(s);
+                ng_picture_get_stats(pic, &st);
+                full[i] = st.full;
+                ck_assert_uint_gt(st.procs, 0);
+                if (!st.full)
+                        ck_assert_uint_eq(st.procs_new + st.procs_gone + st.procs_reread, 0);
+        }
+        /* the first, then every third */
+        ck_assert(full[0] && !full[1] && !full[2] && full[3] && !full[4] && !full[5] && full[6]);
+        ck_assert_uint_eq(st.full_scans, 3);
+        ng_picture_invalidate(pic);
+        ck_assert_int_eq(ng_snapshot_collect(p, &o, &s), 0);
+        ng_snapshot_free(s);
+        ng_picture_get_stats(pic, &st);
+        ck_assert(st.full);
+        ng_picture_free(pic);
+        ng_path_free(p);
+}
+END_TEST
+
+int main(void)
+{
+        Suite *s = suite_create("picture");
+        TCase *tc = tcase_create("picture");
+        tcase_add_test(tc, incremental_equals_full);
+        tcase_add_test(tc, every_collection_full_when_asked);
+        suite_add_tcase(s, tc);
+        return ng_test_run(s);
+}
