@@ -152,6 +152,7 @@ void sink_daemon_event(const struct alert_sink *s, enum daemon_event ev, int pri
 #define SERVER_REQUEST_MAX 4096
 #define SERVER_TIMEOUT_USEC (2 * USEC_PER_SEC)
 #define SERVER_MAX_CONNECTIONS 32
+#define SERVER_MAX_PER_UID 8            /* for every user but root */
 
 struct peer {
         pid_t pid;

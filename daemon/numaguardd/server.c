@@ -8,8 +8,9 @@
  *
  * Nothing here blocks the loop: the sockets are non-blocking, every
  * connection has a deadline (SERVER_TIMEOUT_USEC from accept to the last byte
- * written) and a bounded request buffer, and connections beyond
- * SERVER_MAX_CONNECTIONS are closed at once.
+ * written) and a bounded request buffer; beyond SERVER_MAX_CONNECTIONS (or
+ * SERVER_MAX_PER_UID for one user other than root) a connection is closed
+ * at once (admit()).
  */
 
 #include <errno.h>
@@ -34,6 +35,10 @@ struct conn {
         size_t req_len;
         char *resp;
         size_t resp_len, resp_off;
+        /* A request too large: its rest is read and dropped until the
+         * client closes, so that it reads the answer and an end of file,
+         * not a reset (closing with unread data resets the peer). */
+        bool drain, answered;
 };
 
 struct server {
@@ -168,7 +173,8 @@ static int conn_respond(struct conn *c, const char *reason, int exit_hint, char 
         c->resp = buf;
         c->resp_len = (size_t) hl + body_len;
         c->resp_off = 0;
-        shutdown(c->fd, SHUT_RD);
+        if (!c->drain)
+                shutdown(c->fd, SHUT_RD);
         int r = sd_event_source_set_io_events(c->io, EPOLLOUT);
         if (r < 0) {
                 conn_free(c);
@@ -189,7 +195,29 @@ static void conn_write(struct conn *c)
                 }
                 c->resp_off += (size_t) k;
         }
+        if (c->drain && c->resp_off == c->resp_len) {
+                c->answered = true;
+                shutdown(c->fd, SHUT_WR);
+                if (sd_event_source_set_io_events(c->io, EPOLLIN) >= 0)
+                        return;
+        }
         conn_free(c);
+}
+
+/* Reads and drops what a client sends after its too-large request, until
+ * it closes (or the connection's deadline). */
+static void conn_drain(struct conn *c)
+{
+        char buf[4096];
+        for (;;) {
+                ssize_t k = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+                if (k > 0)
+                        continue;
+                if (k < 0 && (errno == EAGAIN || errno == EINTR))
+                        return;
+                conn_free(c);
+                return;
+        }
 }
 
 static void conn_read(struct conn *c)
@@ -218,6 +246,7 @@ static void conn_read(struct conn *c)
                         return;
                 }
                 if (c->req_len >= SERVER_REQUEST_MAX) {
+                        c->drain = true;
                         conn_error(c, "request too large");
                         return;
                 }
@@ -229,7 +258,9 @@ static int on_conn_io(sd_event_source *es, int fd, uint32_t revents, void *userd
         struct conn *c = userdata;
         (void) es;
         (void) fd;
-        if (c->resp)
+        if (c->answered)
+                conn_drain(c);
+        else if (c->resp)
                 conn_write(c);
         else if (revents & (EPOLLIN | EPOLLHUP | EPOLLERR))
                 conn_read(c);
@@ -249,6 +280,8 @@ static int on_conn_deadline(sd_event_source *es, uint64_t usec, void *userdata)
         conn_free(c);
         return 0;
 }
+
+static bool admit(struct server *s, struct conn *c);
 
 static int conn_new(struct server *s, int fd)
 {
@@ -274,22 +307,75 @@ static int conn_new(struct server *s, int fd)
                 conn_free(c);
                 return r;
         }
+        /* Full: idle clients must not lock everyone else out until their
+         * deadline, nor one user another. */
+        (void) admit(s, c);
         return 0;
 }
 
-static void evict_oldest(struct server *s)
+static size_t conns_of(const struct server *s, uid_t uid)
 {
-        struct conn *c = s->conns;
-        while (c && c->next)
-                c = c->next;
-        if (!c)
-                return;
-        log_debug("Too many control connections, dropping the one of pid %d", (int) c->peer.pid);
+        size_t n = 0;
+        for (const struct conn *c = s->conns; c; c = c->next)
+                n += c->peer.uid == uid;
+        return n;
+}
+
+/* The oldest connection of uid (the list is newest first). */
+static struct conn *oldest_of(const struct server *s, uid_t uid)
+{
+        struct conn *found = NULL;
+        for (struct conn *c = s->conns; c; c = c->next)
+                if (c->peer.uid == uid)
+                        found = c;
+        return found;
+}
+
+static void drop_busy(struct conn *c)
+{
+        log_debug("Too many control connections, dropping the one of pid %d (uid %u)", (int) c->peer.pid,
+                  (unsigned) c->peer.uid);
         if (!c->resp) {
                 static const char msg[] = "error busy\n";
                 (void) !send(c->fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
         }
         conn_free(c);
+}
+
+/*
+ * Makes room for the new connection c when its uid or the server is full.
+ * A user other than root never pushes out anyone but itself: at
+ * SERVER_MAX_PER_UID connections, or with the server full, its own oldest
+ * goes, or the new one when it holds none. Root, with the server full,
+ * pushes out the oldest connection of whoever holds the most. Returns false
+ * when c itself was dropped.
+ */
+static bool admit(struct server *s, struct conn *c)
+{
+        uid_t uid = c->peer.uid;
+        size_t mine = conns_of(s, uid) - 1;     /* c is in the list */
+        if (uid != 0 && mine >= SERVER_MAX_PER_UID) {
+                drop_busy(oldest_of(s, uid));
+                return true;
+        }
+        if (s->n_conns <= SERVER_MAX_CONNECTIONS)
+                return true;
+        if (uid != 0) {
+                struct conn *own = mine ? oldest_of(s, uid) : c;
+                drop_busy(own);
+                return own != c;
+        }
+        uid_t top = 0;
+        size_t most = 0;
+        for (const struct conn *k = s->conns; k; k = k->next) {
+                size_t n = conns_of(s, k->peer.uid);
+                if (n > most || (n == most && k->peer.uid != 0)) {
+                        most = n;
+                        top = k->peer.uid;
+                }
+        }
+        drop_busy(oldest_of(s, top));
+        return true;
 }
 
 static int on_accept(sd_event_source *es, int fd, uint32_t revents, void *userdata)
@@ -304,10 +390,6 @@ static int on_accept(sd_event_source *es, int fd, uint32_t revents, void *userda
                                 log_error_errno(errno, "accepting on the control socket, ignoring");
                         return 0;
                 }
-                /* Full: the oldest connection goes, so that idle clients
-                 * cannot lock everyone else out until their deadline. */
-                if (s->n_conns >= SERVER_MAX_CONNECTIONS)
-                        evict_oldest(s);
                 int r = conn_new(s, cfd);
                 if (r < 0)
                         log_error_errno(r, "setting up a control connection, ignoring");

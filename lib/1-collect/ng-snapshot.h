@@ -243,9 +243,11 @@ int ng_collect_for_config_opts(const struct ng_path *p, const struct ng_config *
  *     nattch, lpid, atime or dtime changed, or that is new;
  *   - the maps of every process already mapping a segment when the
  *     /dev/shm and hugetlbfs file list changed;
- *   - the status counters (RssShmem, VmPTE) of processes mapping a segment
- *     of small pages; never of processes whose shared memory is all
- *     hugetlb (its placement and counters need no per-process read).
+ *   - on collections that place segments (placement other than
+ *     NG_PLACEMENT_COUNTERS: numaguardd's sampling polls), the status
+ *     counters (RssShmem, VmPTE) of processes mapping a small-page segment
+ *     of at least min_private_bytes; never of processes whose shared memory
+ *     is all hugetlb (its placement and counters need no per-process read).
  * Processes that vanished from the listing are dropped. Every
  * full_scan_every-th collection (the first one too) reads every process and
  * bounds what an incremental one can miss: a process that maps a segment

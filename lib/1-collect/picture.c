@@ -174,10 +174,16 @@ static bool maps_segment(const struct ng_proc *pr)
 }
 
 /* RssShmem and VmPTE of small-page attachers move as they touch the
- * segment; a process whose shared memory is all hugetlb needs no reread. */
-static bool counters_move(const struct ng_proc *pr)
+ * segment; a process whose shared memory is all hugetlb needs no reread,
+ * nor one whose segments are all below the size that counts. */
+static bool counters_move(const struct ng_proc *pr, uint64_t min_bytes)
 {
-        return maps_segment(pr) && !(pr->status.hugetlb_kib > 0 && pr->status.rss_shmem_kib == 0);
+        if (pr->status.hugetlb_kib > 0 && pr->status.rss_shmem_kib == 0)
+                return false;
+        for (size_t j = 0; j < pr->n_maps; j++)
+                if (ng_map_is_segment(&pr->maps[j]) && pr->maps[j].end - pr->maps[j].start >= min_bytes)
+                        return true;
+        return false;
 }
 
 static bool pid_in(const pid_t *v, size_t n, pid_t pid)
@@ -315,11 +321,13 @@ static int merge_listing(struct ng_picture *pic, struct collector *c, const stru
         return r;
 }
 
-/* Rereads what the segment and file changes point at, and the counters
+/* Rereads what the segment and file changes point at and, when the
+ * collection places segments (not on a counters-only poll), the counters
  * that move. */
 static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *v, size_t n,
                    const pid_t *want, size_t n_want, bool files_changed)
 {
+        bool counters = c->o.placement != NG_PLACEMENT_COUNTERS;
         for (size_t i = 0; i < n; i++) {
                 struct pic_ent *e = &v[i];
                 if (!e->kept || e->fresh)
@@ -334,7 +342,7 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
                                 return r;
                         ng_proc_done(&e->pr);
                         e->pr = r > 0 ? pr : (struct ng_proc) { .pid = pr.pid, .stat = pr.stat };
-                } else if (counters_move(&e->pr)) {
+                } else if (counters && counters_move(&e->pr, c->o.min_private_bytes)) {
                         pic->stats.status_reread++;
                         r = ng_collect_read_status(c, &e->pr);
                         if (r < 0)
