@@ -312,11 +312,19 @@ int manager_reload(struct manager *m, char *why, size_t whylen);
 /* One poll on the calling thread (collect, audit, alerts, metrics). The
  * loop runs the collection on a thread of its own instead. */
 int manager_poll(struct manager *m);
-/* How long the running poll has read nothing, 0 when none runs. */
-uint64_t manager_stalled_usec(const struct manager *m);
 
 /* Wall clock in microseconds (CLOCK_REALTIME) and monotonic. */
 uint64_t now_realtime_usec(void);
 uint64_t now_monotonic_usec(void);
 uint64_t now_cpu_usec(void);
 uint64_t now_thread_cpu_usec(void);
+
+/* How long the running poll has read nothing, 0 when none runs. Inline:
+ * status.c and metrics.c read it, and manager.c calls them. */
+static inline uint64_t manager_stalled_usec(const struct manager *m)
+{
+        if (!m->worker_busy)
+                return 0;
+        uint64_t now = now_monotonic_usec();
+        return now > m->job.progress_usec ? now - m->job.progress_usec : 0;
+}

@@ -314,15 +314,6 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
         return 0;
 }
 
-/* How long the running poll has made no progress, 0 when none runs. */
-uint64_t manager_stalled_usec(const struct manager *m)
-{
-        if (!m->worker_busy)
-                return 0;
-        uint64_t now = now_monotonic_usec();
-        return now > m->job.progress_usec ? now - m->job.progress_usec : 0;
-}
-
 /*
  * Every second while a poll runs, and at watchdog time: notes progress;
  * a poll with none for stuck_after is reported once (status, metrics, one

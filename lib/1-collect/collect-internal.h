@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Shared by snapshot.c and picture.c. Not installed. */
+/* Shared by snapshot.c, picture.c and collect-proc.c. Not installed. */
+
+#include <stdarg.h>
 
 #include "ng-snapshot.h"
 
@@ -12,6 +14,10 @@ struct collector {
         pid_t current_pid;      /* whose files are being read, 0 for the host's */
 };
 
+/* Reads a file through the path layer and counts it in the snapshot's
+ * cost; calls the progress hook first. */
+int ng_collect_vread(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)
+        __attribute__((format(printf, 4, 0)));
 /* 1 when the process was read, 0 when it is a kernel thread or went away
  * mid-read, <0 on a real error. */
 int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr);

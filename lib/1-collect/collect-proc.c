@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* collect: reading one process, for a full scan (snapshot.c) and for the
+ * picture kept between polls (picture.c). */
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect-internal.h"
+
+/* Every read goes through here so that the snapshot can say what it cost. */
+int ng_collect_vread(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)
+{
+        size_t len = 0;
+        if (c->o.progress)
+                c->o.progress(c->o.progress_data, c->current_pid);
+        int r = ng_path_vread(c->p, ret_buf, &len, fmt, ap);
+        if (r < 0)
+                return r;
+        c->s->cost.files_read++;
+        c->s->cost.bytes_read += len;
+        if (ret_len)
+                *ret_len = len;
+        return 0;
+}
+
+static int rd(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+static int rd(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        int r = ng_collect_vread(c, ret_buf, ret_len, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+void ng_proc_done(struct ng_proc *pr)
+{
+        free(pr->cmdline);
+        ng_pid_cgroup_done(&pr->cgroup);
+        ng_maps_free(pr->maps, pr->n_maps);
+        ng_numa_maps_free(pr->numa_maps, pr->n_numa_maps);
+        memset(pr, 0, sizeof(*pr));
+}
+
+static bool keeps_private_heaps(const struct collector *c, const char *comm)
+{
+        static const char *const defaults[] = { "mysqld", "mariadbd" };
+        const char *const *globs = c->o.private_comms ? c->o.private_comms : defaults;
+        size_t n = c->o.private_comms ? c->o.n_private_comms : sizeof(defaults) / sizeof(defaults[0]);
+        for (size_t i = 0; i < n; i++)
+                if (fnmatch(globs[i], comm, 0) == 0)
+                        return true;
+        return false;
+}
+
+/* Private anonymous mappings are segments only for the buffer-pool
+ * holders: every other process's heap would cost a sample each. */
+static void drop_private_maps(struct ng_proc *pr)
+{
+        size_t k = 0;
+        for (size_t j = 0; j < pr->n_maps; j++) {
+                if (pr->maps[j].kind == NG_MAP_ANON_PRIVATE) {
+                        free(pr->maps[j].path);
+                        continue;
+                }
+                pr->maps[k++] = pr->maps[j];
+        }
+        pr->n_maps = k;
+}
+
+int ng_collect_read_stat(struct collector *c, pid_t pid, struct ng_pid_stat *ret)
+{
+        char *buf;
+        c->current_pid = pid;
+        int r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/stat", pid);
+        if (r < 0)
+                return r;
+        r = ng_parse_pid_stat(buf, ret);
+        free(buf);
+        return r;
+}
+
+int ng_collect_read_status(struct collector *c, struct ng_proc *pr)
+{
+        char *buf;
+        struct ng_pid_status st;
+        c->current_pid = pr->pid;
+        int r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/status", pr->pid);
+        if (r < 0)
+                return r == -ENOENT || r == -EACCES ? 0 : r;
+        r = ng_parse_pid_status(buf, &st);
+        free(buf);
+        if (r < 0)
+                return 0;
+        pr->status = st;
+        return 1;
+}
+
+int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
+{
+        char *buf;
+        size_t len;
+        int r;
+
+        memset(pr, 0, sizeof(*pr));
+        pr->pid = pid;
+        c->current_pid = pid;
+        r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/stat", pid);
+        if (r < 0)
+                return r == -ENOENT || r == -EACCES ? 0 : r;
+        r = ng_parse_pid_stat(buf, &pr->stat);
+        free(buf);
+        if (r < 0 || (pr->stat.flags & NG_PF_KTHREAD))
+                return 0;
+
+        r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/status", pid);
+        if (r < 0)
+                return r == -ENOENT || r == -EACCES ? 0 : r;
+        r = ng_parse_pid_status(buf, &pr->status);
+        free(buf);
+        if (r < 0)
+                return 0;
+
+        if (rd(c, &buf, &len, NG_PROC_DIR "/%d/cmdline", pid) >= 0) {
+                r = ng_parse_cmdline(buf, len, &pr->cmdline);
+                free(buf);
+                if (r == -ENOMEM)
+                        goto fail;
+        }
+        ng_proc_set_name(pr);
+        if (rd(c, &buf, NULL, NG_PROC_DIR "/%d/cgroup", pid) >= 0) {
+                r = ng_parse_pid_cgroup(buf, &pr->cgroup);
+                free(buf);
+                if (r == -ENOMEM)
+                        goto fail;
+        }
+        /* maps lists VMAs without walking page tables: cheap, tier 0. */
+        r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/maps", pid);
+        if (r == -EACCES || r == -EPERM)
+                pr->maps_errno = -r;
+        if (r >= 0) {
+                r = ng_parse_maps(buf, c->o.min_private_bytes, &pr->maps, &pr->n_maps);
+                free(buf);
+                if (r == -ENOMEM)
+                        goto fail;
+                if (r >= 0 && !keeps_private_heaps(c, pr->name))
+                        drop_private_maps(pr);
+        }
+        return 1;
+fail:
+        ng_proc_done(pr);
+        return -ENOMEM;
+}
+
+int ng_collect_add_proc(struct ng_snapshot *s, size_t *cap, const struct ng_proc *pr)
+{
+        if (s->n_procs == *cap) {
+                size_t ncap = *cap ? *cap * 2 : 64;
+                struct ng_proc *np = realloc(s->procs, ncap * sizeof(*np));
+                if (!np)
+                        return -ENOMEM;
+                s->procs = np;
+                *cap = ncap;
+        }
+        s->procs[s->n_procs++] = *pr;
+        return 0;
+}
+
+/* Every process of the listing, read in full; kept in the picture when
+ * the options carry one. */
+/* Identity of a shared mapping: SysV by shmid, others by device and inode. */
+bool ng_map_is_segment(const struct ng_map *m)
+{
+        return m->kind == NG_MAP_SYSV || m->kind == NG_MAP_FILE_SHARED ||
+               m->kind == NG_MAP_ANON_SHARED || m->kind == NG_MAP_ANON_PRIVATE;
+}
