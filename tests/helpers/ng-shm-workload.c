@@ -23,6 +23,9 @@
  *                      hold the segment -- the silent fallback of databases
  *   -k, --key KEY      SysV key (default IPC_PRIVATE)
  *   -p, --procs N      attached child processes besides this one (default 2)
+ *       --split A,B    bind the first three quarters of the segment to node A
+ *                      and the last quarter to node B (mbind(2) MPOL_BIND
+ *                      before the first touch): a known 3:1 placement
  *       --child-touch  each child reads every page before the report line, so
  *                      that it maps the whole segment in its own page tables
  *                      (as database server processes do: real page-table cost)
@@ -50,6 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <numaif.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
@@ -81,7 +85,7 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fputs("usage: ng-shm-workload sysv|file PATH|anon [-s MIB] [-H|--huge-1g|--huge-try] [-k KEY]\n"
-	      "       [-p N] [--child-touch] [--pin] [-r READY_FILE] [-S STOP_FILE] [--keep] [-v]\n", f);
+	      "       [-p N] [--split A,B] [--child-touch] [--pin] [-r READY_FILE] [-S STOP_FILE] [--keep] [-v]\n", f);
 }
 
 static int write_file_atomic(const char *path, const char *text)
@@ -135,12 +139,13 @@ static long nprocs = 2;
 static key_t key = IPC_PRIVATE;
 static const char *ready, *stop_file;
 static int keep, verbose, huge, huge_try, child_touch, pin;
+static int split_a = -1, split_b = -1;
 
 /* Options may come before and after the mode. Returns -1 to go on, else
  * the exit status. */
 static int parse_options(int argc, char **argv)
 {
-	enum { OPT_HUGE1G = 1000, OPT_KEEP, OPT_HUGETRY, OPT_CHILD_TOUCH, OPT_PIN };
+	enum { OPT_HUGE1G = 1000, OPT_KEEP, OPT_HUGETRY, OPT_CHILD_TOUCH, OPT_PIN, OPT_SPLIT };
 	static const struct option opts[] = {
 		{ "size", required_argument, NULL, 's' },
 		{ "huge", no_argument, NULL, 'H' },
@@ -153,6 +158,7 @@ static int parse_options(int argc, char **argv)
 		{ "keep", no_argument, NULL, OPT_KEEP },
 		{ "child-touch", no_argument, NULL, OPT_CHILD_TOUCH },
 		{ "pin", no_argument, NULL, OPT_PIN },
+		{ "split", required_argument, NULL, OPT_SPLIT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -172,6 +178,13 @@ static int parse_options(int argc, char **argv)
 		case OPT_KEEP: keep = 1; break;
 		case OPT_CHILD_TOUCH: child_touch = 1; break;
 		case OPT_PIN: pin = 1; break;
+		case OPT_SPLIT:
+			if (sscanf(optarg, "%d,%d", &split_a, &split_b) != 2 || split_a < 0 || split_b < 0 ||
+			    split_a >= 64 || split_b >= 64) {
+				fprintf(stderr, "ng-shm-workload: --split A,B: two node numbers below 64\n");
+				return 1;
+			}
+			break;
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 1;
@@ -275,6 +288,16 @@ int main(int argc, char **argv)
 		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
 		if (p == MAP_FAILED) {
 			fprintf(stderr, "ng-shm-workload: mmap anonymous shared: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+
+	if (split_a >= 0) {
+		size_t first = bytes / 4 * 3 / (page_kib * 1024) * (page_kib * 1024);
+		unsigned long ma = 1UL << split_a, mb = 1UL << split_b;
+		if (mbind(p, first, MPOL_BIND, &ma, 64, 0) != 0 ||
+		    mbind(p + first, bytes - first, MPOL_BIND, &mb, 64, 0) != 0) {
+			fprintf(stderr, "ng-shm-workload: mbind --split %d,%d: %s\n", split_a, split_b, strerror(errno));
 			return 1;
 		}
 	}
