@@ -318,46 +318,51 @@ static int place_exact(struct ng_segment *seg, const struct ng_proc *pr)
         return any;
 }
 
-/* Tier 1: scales the sampled shares to the resident size -- the kernel's
- * own counter for SysV, else the present fraction of the mapped length. */
+/* Tier 1: every VMA of the segment in the representative is sampled on
+ * its own (mbind(2) or mprotect(2) on part of a segment splits it: Oracle's
+ * NUMA support binds parts of the SGA to nodes). Each VMA's shares are
+ * scaled to its own resident estimate, the present fraction of its length,
+ * before they are added: equal sample counts from a 192 MiB and a 64 MiB
+ * VMA must not weigh the same. */
 static int place_sampled(const struct ng_snapshot *s, struct ng_segment *seg, const struct ng_proc *pr)
 {
         struct vma_walk w = {0};
-        uint64_t asked = 0, present = 0, len = 0, first = 0;
-        struct ng_node_pages counts[64];
-        size_t n_counts = 0;
+        uint64_t first = 0;
+        bool any = false;
+        struct { int node; double bytes; } acc[64];
+        size_t n_acc = 0;
 
         for (size_t j = 0; j < pr->n_maps; j++) {
                 const struct ng_map *m = &pr->maps[j];
                 if (!ng_segment_maps(seg, pr, m) || !vma_first_time(&w, m))
                         continue;
                 const struct ng_sample *smp = ng_snapshot_sample(s, pr->pid, m->start);
-                if (!smp)
+                if (!smp || !smp->asked)
                         continue;
-                if (!len)
+                if (!any)
                         first = m->start;
-                asked += smp->asked;
-                present += smp->present;
-                len += smp->len;
-                for (size_t k = 0; k < smp->n_np; k++) {
+                any = true;
+                for (size_t k = 0; k < smp->n_np && smp->present; k++) {
+                        /* len * present / asked resident, np / present of it on the node */
+                        double bytes = (double) smp->len * (double) smp->np[k].pages / (double) smp->asked;
                         size_t i = 0;
-                        while (i < n_counts && counts[i].node != smp->np[k].node)
+                        while (i < n_acc && acc[i].node != smp->np[k].node)
                                 i++;
-                        if (i == n_counts) {
-                                if (n_counts == 64)
+                        if (i == n_acc) {
+                                if (n_acc == 64)
                                         continue;
-                                counts[n_counts++] = (struct ng_node_pages) { .node = smp->np[k].node };
+                                acc[n_acc].node = smp->np[k].node;
+                                acc[n_acc++].bytes = 0;
                         }
-                        counts[i].pages += smp->np[k].pages;
+                        acc[i].bytes += bytes;
                 }
         }
-        if (!asked)
+        if (!any)
                 return 0;
-        uint64_t resident = (uint64_t) ((double) len * present / asked);
         seg->resident_bytes = 0;
-        for (size_t i = 0; i < n_counts && present; i++) {
-                uint64_t bytes = (uint64_t) ((double) resident * counts[i].pages / present);
-                if (ng_node_bytes_add(&seg->nodes, &seg->n_nodes, counts[i].node, bytes) < 0)
+        for (size_t i = 0; i < n_acc; i++) {
+                uint64_t bytes = (uint64_t) acc[i].bytes;
+                if (ng_node_bytes_add(&seg->nodes, &seg->n_nodes, acc[i].node, bytes) < 0)
                         return -ENOMEM;
                 seg->resident_bytes += bytes;
         }

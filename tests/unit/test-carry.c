@@ -85,6 +85,40 @@ START_TEST(carried_sample_with_nothing_resident)
 }
 END_TEST
 
+/* mbind(2) on part of a segment splits its VMA: a 768 MiB VMA all on
+ * node 1 and a 256 MiB one all on node 0, each sampled with the same
+ * number of addresses, hold the segment 3:1, not 1:1. */
+START_TEST(split_vmas_weighted_by_length)
+{
+        struct ng_snapshot *s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
+        s->placement = NG_PLACEMENT_SAMPLED;
+        snap_shm(s, 7, GiB, 1, 0);
+        struct ng_proc *p = snap_proc(s, 100, 1, "ora_pmon_ORCL", "0-1", "0-1");
+        snap_map_sysv(p, 7, ADDR, GiB / 4 * 3, 4, NULL, 0);
+        snap_map_sysv(p, 7, ADDR + GiB / 4 * 3, GiB / 4, 4, NULL, 0);
+        p->maps[1].offset = GiB / 4 * 3;        /* the rest of the same segment */
+        s->samples = xcalloc(2, sizeof(*s->samples));
+        for (int i = 0; i < 2; i++) {
+                struct ng_sample *smp = &s->samples[i];
+                *smp = (struct ng_sample) { .pid = 100, .start = p->maps[i].start,
+                                            .len = p->maps[i].end - p->maps[i].start, .asked = 4096, .present = 4096 };
+                smp->np = xcalloc(1, sizeof(struct ng_node_pages));
+                smp->np[0] = (struct ng_node_pages) { i == 0 ? 1 : 0, 4096 };
+                smp->n_np = 1;
+        }
+        s->n_samples = 2;
+        struct ng_segment *v;
+        size_t n;
+        ck_assert_int_eq(ng_segments_build(s, &v, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_int_eq(v[0].method, NG_METHOD_SAMPLED);
+        ck_assert_uint_eq(ng_segment_node_bytes(&v[0], 1), GiB / 4 * 3);
+        ck_assert_uint_eq(ng_segment_node_bytes(&v[0], 0), GiB / 4);
+        ng_segments_free(v, n);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("carry");
@@ -92,6 +126,7 @@ int main(void)
         tcase_add_test(tc, carried_when_unchanged);
         tcase_add_test(tc, not_carried_across_pid_reuse_or_remap);
         tcase_add_test(tc, carried_sample_with_nothing_resident);
+        tcase_add_test(tc, split_vmas_weighted_by_length);
         suite_add_tcase(s, tc);
         return ng_test_run(s);
 }

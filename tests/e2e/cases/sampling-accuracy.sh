@@ -37,12 +37,16 @@ check_shares() {
     log "$1: largest share error $((worst / 100)).$(printf '%02d' $((worst % 100))) points (bound 2)"
 }
 
+# `audit` reads the configuration (sample_pages); it exits 1 or 2 when it
+# finds something (a 3:1 segment may well be a finding), 3 when it cannot.
 select_seg() {
-    ctl_json "$T/segments.json" segments --config "$T/ng.conf" || return 1
-    SEG_method=$(jq -r --argjson id "$WL_SHMID" '.segments[] | select(.kind == "sysv" and .shmid == $id) | .method' "$T/segments.json")
-    SEG_nodes=$(jq -r --argjson id "$WL_SHMID" '.segments[] | select(.kind == "sysv" and .shmid == $id)
-        | [.nodes[]? | "\(.id):\(.bytes)"] | join(" ")' "$T/segments.json")
-    [ -n "$SEG_method" ] || { fail "segment shmid=$WL_SHMID not in segments --json"; return 1; }
+    local rc=0 q
+    "$CTL" audit --config "$T/ng.conf" --json > "$T/audit.json" 2> "$T/audit.err" || rc=$?
+    ((rc <= 2)) || { fail "numaguardctl audit --json exited $rc"; logf "$T/audit.err"; return 1; }
+    q='[.. | objects | select(has("shmid") and .kind == "sysv" and .shmid == $id)][0] // empty'
+    SEG_method=$(jq -r --argjson id "$WL_SHMID" "$q | .method" "$T/audit.json")
+    SEG_nodes=$(jq -r --argjson id "$WL_SHMID" "$q | [.nodes[]? | \"\\(.id):\\(.bytes)\"] | join(\" \")" "$T/audit.json")
+    [ -n "$SEG_method" ] || { fail "segment shmid=$WL_SHMID not in audit --json"; return 1; }
 }
 
 wl_start numactl --interleave=all -- sysv -s 256 -p 1 || abort "interleaved workload"
