@@ -31,7 +31,9 @@ metric() { awk -v m="$1" '$1 == m { print $2 }' "$tmp/ng.prom"; }
 status_json() { "$CTL" status --json --socket "$tmp/sock" 2>/dev/null; }
 
 cp -a "$TREE" "$tmp/root"
-printf '[global]\ninterval = 200ms\nstuck_after = 1s\nfull_scan_every = 1000\nmetrics_file = %s/ng.prom\nsocket = %s/sock\n' \
+# full_scan_every = 2: a poll that lists the new directory before the mount
+# lands on it finds it empty and, incremental, would not read it again.
+printf '[global]\ninterval = 200ms\nstuck_after = 1s\nfull_scan_every = 2\nmetrics_file = %s/ng.prom\nsocket = %s/sock\n' \
         "$tmp" "$tmp" > "$tmp/ng.conf"
 "$D" --foreground --root "$tmp/root" --config "$tmp/ng.conf" --alert-log "$tmp/alerts" 2> "$tmp/stderr" &
 dpid=$!
@@ -46,7 +48,7 @@ mkfifo "$tmp/fs.out"
 fspid=$!
 read -r -t 10 line < "$tmp/fs.out" || line=""
 [ "${line%% *}" = mounted ] || { echo "not ok stuck-mount: $(cat "$tmp/fs.err")"; exit 1; }
-for _ in $(seq 60); do [ "$(metric numaguard_poll_stuck)" = 1 ] && break; sleep 0.1; done
+for _ in $(seq 150); do [ "$(metric numaguard_poll_stuck)" = 1 ] && break; sleep 0.1; done
 check metric '[ "$(metric numaguard_poll_stuck)" = 1 ]' "numaguard_poll_stuck is '$(metric numaguard_poll_stuck)', not 1"
 
 t0=$(date +%s%N)
