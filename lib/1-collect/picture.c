@@ -30,7 +30,7 @@ struct pic_seg {
 };
 
 struct ng_picture {
-        struct pic_ent *v;      /* pid order */
+        struct pic_ent **v;     /* pid order; entries move between polls, not copied */
         size_t n;
         struct pic_seg *segs;   /* shmid order */
         size_t n_segs;
@@ -50,10 +50,18 @@ int ng_picture_new(unsigned full_scan_every, struct ng_picture **ret)
         return 0;
 }
 
-static void drop_entries(struct pic_ent *v, size_t n)
+static void drop_entry(struct pic_ent *e)
+{
+        if (!e)
+                return;
+        ng_proc_done(&e->pr);
+        free(e);
+}
+
+static void drop_entries(struct pic_ent **v, size_t n)
 {
         for (size_t i = 0; i < n; i++)
-                ng_proc_done(&v[i].pr);
+                drop_entry(v[i]);
         free(v);
 }
 
@@ -232,15 +240,15 @@ static int diff_segments(struct ng_picture *pic, const struct ng_snapshot *s, bo
  * after an incremental one a new difference means an attach the picture
  * missed (two processes attached in one interval): the next collection
  * rescans. */
-static bool attachments_match(struct pic_seg *segs, size_t n_segs, const struct pic_ent *v, size_t n, bool full)
+static bool attachments_match(struct pic_seg *segs, size_t n_segs, struct pic_ent *const *v, size_t n, bool full)
 {
         int64_t *seen = calloc(n_segs + 1, sizeof(*seen));
         bool match = true;
         if (!seen)
                 return false;
         for (size_t i = 0; i < n; i++)
-                for (size_t j = 0; v[i].kept && j < v[i].pr.n_maps; j++) {
-                        const struct ng_map *m = &v[i].pr.maps[j];
+                for (size_t j = 0; v[i]->kept && j < v[i]->pr.n_maps; j++) {
+                        const struct ng_map *m = &v[i]->pr.maps[j];
                         struct pic_seg *g = m->kind == NG_MAP_SYSV && m->inode <= INT32_MAX ?
                                             seg_find(segs, n_segs, (int32_t) m->inode) : NULL;
                         if (g)
@@ -283,36 +291,41 @@ static int read_entry(struct collector *c, pid_t pid, struct pic_ent *e)
 /* Merges the listing with the picture into nv: known processes moved over,
  * new ones (and every one when full) read. */
 static int merge_listing(struct ng_picture *pic, struct collector *c, const struct ng_pid_entry *pids, size_t n,
-                         bool full, struct pic_ent *nv, size_t *ret_n)
+                         bool full, struct pic_ent **nv, size_t *ret_n)
 {
         size_t j = 0, k = 0;
         int r = 0;
         for (size_t i = 0; i < n && r >= 0; i++) {
-                while (j < pic->n && pic->v[j].pr.pid < pids[i].pid) {
-                        pic->stats.procs_gone += pic->v[j].kept;
-                        ng_proc_done(&pic->v[j++].pr);
+                while (j < pic->n && pic->v[j]->pr.pid < pids[i].pid) {
+                        pic->stats.procs_gone += pic->v[j]->kept;
+                        drop_entry(pic->v[j++]);
                 }
-                struct pic_ent *old = j < pic->n && pic->v[j].pr.pid == pids[i].pid ? &pic->v[j++] : NULL;
-                struct pic_ent *e = &nv[k];
+                struct pic_ent *old = j < pic->n && pic->v[j]->pr.pid == pids[i].pid ? pic->v[j++] : NULL;
+                struct pic_ent *e;
                 if (old && !full && same_process(c, old, pids[i].ino)) {
-                        *e = *old;
+                        e = old;
                         e->fresh = false;
-                        memset(&old->pr, 0, sizeof(old->pr));
                 } else {
-                        if (old)
-                                ng_proc_done(&old->pr);
-                        *e = (struct pic_ent) {0};
-                        r = read_entry(c, pids[i].pid, e);
-                        if (r < 0)
+                        pic->stats.procs_new += !old;
+                        drop_entry(old);
+                        if (!(e = calloc(1, sizeof(*e)))) {
+                                r = -ENOMEM;
                                 break;
-                        pic->stats.procs_new += !old && e->kept;
+                        }
+                        r = read_entry(c, pids[i].pid, e);
+                        if (r < 0) {
+                                free(e);
+                                break;
+                        }
+                        if (!e->kept)
+                                pic->stats.procs_new -= !old;
                 }
                 e->ino = pids[i].ino;
-                k++;
+                nv[k++] = e;
         }
         for (; j < pic->n; j++) {
-                pic->stats.procs_gone += pic->v[j].kept;
-                ng_proc_done(&pic->v[j].pr);
+                pic->stats.procs_gone += pic->v[j]->kept;
+                drop_entry(pic->v[j]);
         }
         free(pic->v);
         pic->v = NULL;
@@ -324,12 +337,12 @@ static int merge_listing(struct ng_picture *pic, struct collector *c, const stru
 /* Rereads what the segment and file changes point at and, when the
  * collection places segments (not on a counters-only poll), the counters
  * that move. */
-static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *v, size_t n,
+static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent **v, size_t n,
                    const pid_t *want, size_t n_want, bool files_changed)
 {
         bool counters = c->o.placement != NG_PLACEMENT_COUNTERS;
         for (size_t i = 0; i < n; i++) {
-                struct pic_ent *e = &v[i];
+                struct pic_ent *e = v[i];
                 if (!e->kept || e->fresh)
                         continue;
                 int r;
@@ -358,14 +371,14 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
         return 0;
 }
 
-static int hand_over(const struct pic_ent *v, size_t n, struct ng_snapshot *s)
+static int hand_over(struct pic_ent *const *v, size_t n, struct ng_snapshot *s)
 {
         size_t cap = 0;
         for (size_t i = 0; i < n; i++) {
                 struct ng_proc pr;
-                if (!v[i].kept)
+                if (!v[i]->kept)
                         continue;
-                int r = proc_copy(&v[i].pr, &pr);
+                int r = proc_copy(&v[i]->pr, &pr);
                 if (r >= 0 && (r = ng_collect_add_proc(s, &cap, &pr)) < 0)
                         ng_proc_done(&pr);
                 if (r < 0)
@@ -388,7 +401,7 @@ static int update(struct ng_picture *pic, struct collector *c, bool full)
         } else if (r < 0) {
                 return r;
         }
-        struct pic_ent *nv = calloc(n + 1, sizeof(*nv));
+        struct pic_ent **nv = calloc(n + 1, sizeof(*nv));
         r = nv ? merge_listing(pic, c, pids, n, full, nv, &n_v) : -ENOMEM;
         free(pids);
         uint64_t sig = files_signature(s);
@@ -434,6 +447,6 @@ int ng_picture_collect_procs(struct ng_picture *pic, struct collector *c)
         pic->stats.full_scans += full;
         pic->stats.procs = 0;
         for (size_t i = 0; i < pic->n; i++)
-                pic->stats.procs += pic->v[i].kept;
+                pic->stats.procs += pic->v[i]->kept;
         return hand_over(pic->v, pic->n, c->s);
 }
