@@ -38,6 +38,23 @@ static int rd(struct collector *c, char **ret_buf, size_t *ret_len, const char *
         return r;
 }
 
+void ng_proc_set_name(struct ng_proc *pr)
+{
+        const char *comm = pr->stat.comm;
+        size_t cl = strlen(comm);
+        snprintf(pr->name, sizeof(pr->name), "%s", comm);
+        if (cl != NG_COMM_MAX || !pr->cmdline)
+                return;
+        size_t wl = strcspn(pr->cmdline, " ");
+        const char *w = pr->cmdline;
+        for (const char *p = w; p < pr->cmdline + wl; p++)
+                if (*p == '/')
+                        w = p + 1;
+        wl -= (size_t) (w - pr->cmdline);
+        if (wl > cl && wl < sizeof(pr->name) && !strncmp(w, comm, cl))
+                snprintf(pr->name, sizeof(pr->name), "%.*s", (int) wl, w);
+}
+
 void ng_proc_done(struct ng_proc *pr)
 {
         free(pr->cmdline);

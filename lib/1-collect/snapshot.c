@@ -826,23 +826,6 @@ const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id)
         return NULL;
 }
 
-void ng_proc_set_name(struct ng_proc *pr)
-{
-        const char *comm = pr->stat.comm;
-        size_t cl = strlen(comm);
-        snprintf(pr->name, sizeof(pr->name), "%s", comm);
-        if (cl != NG_COMM_MAX || !pr->cmdline)
-                return;
-        size_t wl = strcspn(pr->cmdline, " ");
-        const char *w = pr->cmdline;
-        for (const char *p = w; p < pr->cmdline + wl; p++)
-                if (*p == '/')
-                        w = p + 1;
-        wl -= (size_t) (w - pr->cmdline);
-        if (wl > cl && wl < sizeof(pr->name) && !strncmp(w, comm, cl))
-                snprintf(pr->name, sizeof(pr->name), "%.*s", (int) wl, w);
-}
-
 const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid)
 {
         size_t lo = 0, hi = s->n_procs;
