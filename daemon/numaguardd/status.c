@@ -87,6 +87,10 @@ static void text_topology(const struct ng_snapshot *s, FILE *f)
                 const struct ng_node *nd = &s->topo.nodes[i];
                 ng_format_kib(ng_meminfo_value(&nd->meminfo, "MemTotal"), tot, sizeof(tot));
                 ng_format_kib(ng_meminfo_value(&nd->meminfo, "MemFree"), fr, sizeof(fr));
+                if (!nd->has_meminfo) {
+                        snprintf(tot, sizeof(tot), "unknown");
+                        snprintf(fr, sizeof(fr), "unknown");
+                }
                 fprintf(f, "  node %-3d %4u CPUs %10s, %10s free", nd->id, ng_bitmap_count(&nd->cpus), tot, fr);
                 for (size_t j = 0; j < nd->n_pools; j++) {
                         char pg[16];

@@ -155,6 +155,15 @@ struct ng_collect_opts {
 #define NG_COLLECT_OPTS_DEFAULT ((struct ng_collect_opts) { \
         .placement = NG_PLACEMENT_AUTO, .sample_pages = 4096, .min_private_bytes = 64u << 20 })
 
+/* A file numaguard read and could not use: what it holds cannot be true,
+ * or it is missing where the rest of the tree says it must exist. What
+ * depends on it is unknown (never 0), and the audit says so. */
+struct ng_problem {
+        char path[256];         /* as read, root prefix included */
+        char reason[256];
+};
+#define NG_MAX_PROBLEMS 16
+
 struct ng_snapshot {
         uint64_t taken_usec;    /* CLOCK_REALTIME */
         char root[4096];        /* "" for the live host */
@@ -184,6 +193,8 @@ struct ng_snapshot {
         struct ng_sample *samples;      /* tier 1 results, one per sampled VMA */
         size_t n_samples;
         struct ng_collect_cost cost;
+        struct ng_problem problems[NG_MAX_PROBLEMS];
+        size_t n_problems;      /* all of them; the first NG_MAX_PROBLEMS kept */
 };
 
 /* Returns 0 or -errno; a missing feature is recorded as absent, a process

@@ -13,6 +13,7 @@
 
 #include "collect-internal.h"
 #include "ng-snapshot.h"
+#include "ng-units.h"
 
 /* Bounds against hostile or absurd trees. */
 #define MAX_SHM_FILES 100000
@@ -44,16 +45,110 @@ static int rd(struct collector *c, char **ret_buf, size_t *ret_len, const char *
         return r;
 }
 
-/* Reads a list file ("0-3"); an absent file leaves *ret empty. */
+static void problem(struct collector *c, const char *path, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+static void problem(struct collector *c, const char *path, const char *fmt, ...)
+{
+        struct ng_snapshot *s = c->s;
+        if (s->n_problems++ >= NG_MAX_PROBLEMS)
+                return;
+        struct ng_problem *pb = &s->problems[s->n_problems - 1];
+        /* A long root is cut from its start: the kernel path matters most. */
+        size_t rl = strlen(s->root), keep = sizeof(pb->path) / 2;
+        const char *root = rl > keep ? s->root + rl - keep : s->root;
+        int n = snprintf(pb->path, sizeof(pb->path), "%.*s%s", (int) strnlen(root, keep), root, path);
+        if (n >= (int) sizeof(pb->path))
+                strcpy(pb->path + sizeof(pb->path) - 4, "...");
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(pb->reason, sizeof(pb->reason), fmt, ap);
+        va_end(ap);
+}
+
+/* Reads a list file ("0-3"); an absent file leaves *ret empty, one that
+ * does not parse too, with a problem naming it. */
 static int rd_list(struct collector *c, struct ng_bitmap *ret, const char *path)
 {
         char *buf;
         int r = rd(c, &buf, NULL, "%s", path);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
-        r = ng_bitmap_parse_list(buf, ret);
+        struct ng_bitmap b = {0};
+        r = ng_bitmap_parse_list(buf, &b);
         free(buf);
-        return r;
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                problem(c, path, "not a list of ids (%s)", strerror(-r));
+                return 0;
+        }
+        *ret = b;
+        return 0;
+}
+
+/* Fields of a meminfo that are parts of MemTotal. */
+static bool part_of_total(const char *key)
+{
+        static const char *const keys[] = { "MemFree", "MemUsed", "MemAvailable", "FilePages", "Shmem",
+                                            "PageTables", "AnonPages", "Mapped", "Active", "Inactive",
+                                            "Slab", "KernelStack" };
+        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+                if (!strcmp(key, keys[i]))
+                        return true;
+        return false;
+}
+
+/* A meminfo that cannot be true is unknown as a whole: a MemFree of 2^64-1
+ * kB would otherwise plan hugepages on memory the node does not have. */
+static bool meminfo_plausible(struct collector *c, const char *path, const struct ng_meminfo *m)
+{
+        uint64_t total;
+        if (ng_meminfo_get(m, "MemTotal", &total) < 0) {
+                problem(c, path, "no MemTotal line: the memory is unknown");
+                return false;
+        }
+        for (size_t i = 0; i < m->n; i++) {
+                const struct ng_meminfo_field *f = &m->f[i];
+                if (!f->kib)
+                        continue;
+                if (f->value > NG_PLAUSIBLE_MAX_KIB) {
+                        problem(c, path, "%s %" PRIu64 " kB is more than any machine holds (4 PiB): the memory "
+                                "is unknown", f->key, f->value);
+                        return false;
+                }
+                if (part_of_total(f->key) && f->value > total) {
+                        problem(c, path, "%s %" PRIu64 " kB exceeds MemTotal %" PRIu64 " kB: the memory is "
+                                "unknown", f->key, f->value, total);
+                        return false;
+                }
+        }
+        return true;
+}
+
+/* Reads a meminfo; has set when it exists, parses and can be true. */
+static void rd_meminfo(struct collector *c, struct ng_meminfo *m, bool *has, bool must_exist, const char *fmt, ...)
+        __attribute__((format(printf, 5, 6)));
+static void rd_meminfo(struct collector *c, struct ng_meminfo *m, bool *has, bool must_exist, const char *fmt, ...)
+{
+        char path[128], *buf;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(path, sizeof(path), fmt, ap);
+        va_end(ap);
+        *has = false;
+        int r = rd(c, &buf, NULL, "%s", path);
+        if (r < 0) {
+                if (r != -ENOENT || must_exist)
+                        problem(c, path, "%s: the memory is unknown",
+                                r == -ENOENT ? "missing" : strerror(-r));
+                return;
+        }
+        r = ng_parse_meminfo(buf, m);
+        free(buf);
+        if (r < 0)
+                problem(c, path, "no meminfo line parses: the memory is unknown");
+        else
+                *has = meminfo_plausible(c, path, m);
 }
 
 static int rd_u64(struct collector *c, uint64_t *ret, const char *fmt, ...)
@@ -99,6 +194,16 @@ static int read_pools(struct collector *c, const char *dir, bool global,
                         rd_u64(c, &hp.resv_pages, "%s/%s/resv_hugepages", dir, names[i]);
                         rd_u64(c, &hp.overcommit_pages, "%s/%s/nr_overcommit_hugepages", dir, names[i]);
                 }
+                uint64_t bytes, all;
+                if (!ng_add_u64(hp.nr_pages, hp.surplus_pages, &all) || !ng_units_bytes(all, hp.page_kib, &bytes) ||
+                    hp.free_pages > all) {
+                        char path[192];
+                        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+                        problem(c, path, "nr_hugepages %" PRIu64 ", free %" PRIu64 ", surplus %" PRIu64
+                                " of %" PRIu64 " kB cannot be true: the pool is unknown", hp.nr_pages,
+                                hp.free_pages, hp.surplus_pages, hp.page_kib);
+                        continue;
+                }
                 pools[k++] = hp;
         }
         ng_strv_free(names);
@@ -135,10 +240,9 @@ static int read_node(struct collector *c, struct ng_node *nd, const struct ng_to
                 }
         }
 
-        if (rd(c, &buf, NULL, NG_SYS_NODE_DIR "/node%d/meminfo", nd->id) >= 0) {
-                nd->has_meminfo = ng_parse_meminfo(buf, &nd->meminfo) >= 0;
-                free(buf);
-        }
+        /* Every online node has one; without it the node's memory is
+         * unknown, never 0. */
+        rd_meminfo(c, &nd->meminfo, &nd->has_meminfo, true, NG_SYS_NODE_DIR "/node%d/meminfo", nd->id);
 
         snprintf(path, sizeof(path), NG_SYS_NODE_DIR "/node%d/hugepages", nd->id);
         return read_pools(c, path, false, nd->pools, &nd->n_pools);
@@ -173,6 +277,25 @@ static int synthesize_node0(struct collector *c, struct ng_topology *t)
         return 0;
 }
 
+static int nodes_from_dirs(struct collector *c, struct ng_bitmap *ret)
+{
+        char **names;
+        size_t n;
+        int r = ng_path_list(c->p, &names, &n, NG_SYS_NODE_DIR);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        for (size_t i = 0; i < n; i++) {
+                char *end;
+                if (strncmp(names[i], "node", 4) || !names[i][4])
+                        continue;
+                unsigned long id = strtoul(names[i] + 4, &end, 10);
+                if (!*end && id < NG_BITMAP_BITS)
+                        ng_bitmap_set(ret, (unsigned) id);
+        }
+        ng_strv_free(names);
+        return 0;
+}
+
 static int collect_topology(struct collector *c)
 {
         struct ng_topology *t = &c->s->topo;
@@ -182,14 +305,32 @@ static int collect_topology(struct collector *c)
 
         char *buf;
         r = rd(c, &buf, NULL, NG_SYS_NODE_DIR "/online");
-        if (r == -ENOENT)
-                return synthesize_node0(c, t);
-        if (r < 0)
+        if (r < 0 && r != -ENOENT)
                 return r;
-        r = ng_bitmap_parse_list(buf, &t->online);
-        free(buf);
-        if (r < 0)
-                return r;
+        bool missing = r == -ENOENT;
+        if (r >= 0) {
+                r = ng_bitmap_parse_list(buf, &t->online);
+                free(buf);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0 || ng_bitmap_empty(&t->online)) {
+                        problem(c, NG_SYS_NODE_DIR "/online", "not a list of node ids: nodes taken from the "
+                                "node directories");
+                        memset(&t->online, 0, sizeof(t->online));
+                }
+        }
+        /* A tree that lost node/online but has nodeN directories is not a
+         * one-node host: take the nodes from the directories, and say so. */
+        if (ng_bitmap_empty(&t->online)) {
+                r = nodes_from_dirs(c, &t->online);
+                if (r < 0)
+                        return r;
+                if (ng_bitmap_empty(&t->online))
+                        return synthesize_node0(c, t);
+                if (missing)
+                        problem(c, NG_SYS_NODE_DIR "/online", "missing while node directories exist: nodes "
+                                "taken from them");
+        }
         t->numa_sysfs = true;
 
         static const struct {
@@ -226,11 +367,7 @@ static int collect_topology(struct collector *c)
 static int collect_memory(struct collector *c)
 {
         struct ng_snapshot *s = c->s;
-        char *buf;
-        if (rd(c, &buf, NULL, NG_PROC_DIR "/meminfo") >= 0) {
-                s->has_meminfo = ng_parse_meminfo(buf, &s->meminfo) >= 0;
-                free(buf);
-        }
+        rd_meminfo(c, &s->meminfo, &s->has_meminfo, false, NG_PROC_DIR "/meminfo");
         return read_pools(c, NG_SYS_HUGEPAGES_DIR, true, s->pools, &s->n_pools);
 }
 
@@ -502,6 +639,26 @@ static int read_numa_maps(struct collector *c, struct ng_proc *pr, const struct 
         free(buf);
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
+        /* Page counts whose bytes overflow or exceed any machine: the
+         * placement of this process's segments is unknown. */
+        for (size_t i = 0; i < pr->n_numa_maps; i++) {
+                const struct ng_numa_map *nm = &pr->numa_maps[i];
+                uint64_t sum = 0, bytes;
+                for (size_t k = 0; k < nm->n_np; k++) {
+                        if (ng_add_u64(sum, nm->np[k].pages, &sum) &&
+                            ng_units_bytes(sum, nm->kernelpagesize_kib ? nm->kernelpagesize_kib : 4, &bytes))
+                                continue;
+                        char path[64];
+                        snprintf(path, sizeof(path), NG_PROC_DIR "/%d/numa_maps", (int) pr->pid);
+                        problem(c, path, "N%d=%" PRIu64 " pages at %" PRIx64 " is more memory than any machine "
+                                "holds: this process's placement is unknown", nm->np[k].node, nm->np[k].pages,
+                                nm->start);
+                        ng_numa_maps_free(pr->numa_maps, pr->n_numa_maps);
+                        pr->numa_maps = NULL;
+                        pr->n_numa_maps = 0;
+                        return 0;
+                }
+        }
         pr->has_numa_maps = true;
         return 1;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ng-plan.h"
+#include "ng-units.h"
 
 static uint64_t default_page_kib(const struct ng_snapshot *s)
 {
@@ -112,14 +113,17 @@ int ng_plan_hugepages(const struct ng_snapshot *s, const struct ng_config *cfg, 
                         pn->nr_pages = hp->nr_pages;
                         pn->free_pages = hp->free_pages;
                 }
-                uint64_t free_b = ng_meminfo_value(&nd->meminfo, "MemFree") * 1024;
+                /* Unknown free memory gives no headroom: nothing is planned on it. */
+                uint64_t free_b = 0, page_b = ng_kib_bytes_sat(p->page_kib);
+                if (!nd->has_meminfo || !ng_kib_to_bytes(ng_meminfo_value(&nd->meminfo, "MemFree"), &free_b))
+                        free_b = 0;
                 uint64_t floor = cfg->node_free_floor_bytes;
-                pn->headroom_pages = free_b > floor ? (free_b - floor) / (p->page_kib * 1024) : 0;
+                pn->headroom_pages = free_b > floor && page_b ? (free_b - floor) / page_b : 0;
         }
         for (size_t i = 0; i < a->n_instances; i++) {
                 const struct ng_instance *in = &a->instances[i];
                 struct ng_plan_instance *pi = &p->instances[p->n_instances++];
-                fill_instance(a, in, p->page_kib * 1024, pi);
+                fill_instance(a, in, ng_kib_bytes_sat(p->page_kib), pi);
                 pi->nodes = plan_nodes(s, in);
                 spread(p, pi);
                 p->need_pages += pi->pages;

@@ -14,6 +14,7 @@
 
 #include "audit-internal.h"
 #include "ng-format.h"
+#include "ng-units.h"
 
 /* REMOTE_MEMORY: resident share on nodes without the instance's CPUs. */
 #define REMOTE_SHARE_WARN 0.25
@@ -242,7 +243,7 @@ static int rule_fallback(struct audit_ctx *ctx, const struct ng_instance *in)
                 const struct ng_segment *seg = &ctx->a->segments[in->segs[k]];
                 if (!in_small_pages(seg, ctx->cfg->min_segment_size_bytes))
                         continue;
-                uint64_t page_bytes = (hp ? hp->page_kib : 2048) * 1024;
+                uint64_t page_bytes = ng_kib_bytes_sat(hp ? hp->page_kib : 2048);
                 uint64_t need = (seg->bytes + page_bytes - 1) / page_bytes;
                 char label[128];
                 ng_segment_label(seg, label, sizeof(label));
@@ -280,7 +281,7 @@ static int rule_idle(struct audit_ctx *ctx)
                             "(pool one page short, permissions, memlock) or release the pages",
                             "%" PRIu64 " of %" PRIu64 " %s hugepages (%s) are free and unreserved while %s of "
                             "shared memory in %" PRIu64 " segment%s sits in 4 KiB pages",
-                            idle, hp->nr_pages, bytes_h(hp->page_kib * 1024).s, bytes_h(idle * hp->page_kib * 1024).s,
+                            idle, hp->nr_pages, bytes_h(ng_kib_bytes_sat(hp->page_kib)).s, bytes_h(ng_kib_bytes_sat(ng_mul_sat(idle, hp->page_kib))).s,
                             bytes_h(small_bytes).s, n_small, n_small == 1 ? "" : "s");
                 if (r < 0)
                         return r;
@@ -326,7 +327,7 @@ static uint64_t node_free_pages(const struct ng_snapshot *s, const struct ng_bit
 static int rule_shortfall(struct audit_ctx *ctx)
 {
         const struct ng_hugepool *hp = default_pool(ctx->s);
-        uint64_t remaining = hp ? pool_available(hp) : 0, page_bytes = (hp ? hp->page_kib : 2048) * 1024;
+        uint64_t remaining = hp ? pool_available(hp) : 0, page_bytes = ng_kib_bytes_sat(hp ? hp->page_kib : 2048);
         for (size_t i = 0; i < ctx->a->n_instances; i++) {
                 const struct ng_instance *in = &ctx->a->instances[i];
                 bool required = in->cfg->hugepages == NG_HUGEPAGES_REQUIRED;
@@ -344,7 +345,7 @@ static int rule_shortfall(struct audit_ctx *ctx)
                         r = add(ctx, NG_CODE_HUGEPAGE_SHORTFALL, sev, in, NULL, NULL, (double) (need - remaining),
                                 advice, "needs %" PRIu64 " more %s pages (%s) but the pool has %" PRIu64
                                 " free and unreserved of %" PRIu64,
-                                need, bytes_h(page_bytes).s, bytes_h(need * page_bytes).s, remaining,
+                                need, bytes_h(page_bytes).s, bytes_h(ng_mul_sat(need, page_bytes)).s, remaining,
                                 hp ? hp->nr_pages : 0);
                 else {
                         struct ng_bitmap nodes = ng_bitmap_empty(&in->cfg->nodes) ? in->mems : in->cfg->nodes;
@@ -384,7 +385,7 @@ static int rule_pagetables(struct audit_ctx *ctx)
                 int r = add(ctx, NG_CODE_PAGETABLE_BLOAT, NG_SEV_WARNING, in, NULL, NULL, share, advice,
                             "the instance's %zu processes hold %s of page tables (%" PRIu64 "%% of memory); with "
                             "2 MiB pages the shared part would need about %s",
-                            in->n_pids, bytes_h(in->vm_pte_kib * 1024).s, pct(share), bytes_h(in->vm_pte_kib * 2).s);
+                            in->n_pids, bytes_h(ng_kib_bytes_sat(in->vm_pte_kib)).s, pct(share), bytes_h(ng_mul_sat(in->vm_pte_kib, 2)).s);
                 if (r < 0)
                         return r;
         }
@@ -393,7 +394,7 @@ static int rule_pagetables(struct audit_ctx *ctx)
                 return 0;
         return add(ctx, NG_CODE_PAGETABLE_BLOAT, NG_SEV_WARNING, NULL, NULL, NULL, share, advice,
                    "page tables take %s, %" PRIu64 "%% of %s memory (threshold %" PRIu64 "%%)",
-                   bytes_h(pt_kib * 1024).s, pct(share), bytes_h(total_kib * 1024).s, pct(limit));
+                   bytes_h(ng_kib_bytes_sat(pt_kib)).s, pct(share), bytes_h(ng_kib_bytes_sat(total_kib)).s, pct(limit));
 }
 
 static int rule_pressure(struct audit_ctx *ctx)
@@ -401,9 +402,12 @@ static int rule_pressure(struct audit_ctx *ctx)
         const struct ng_snapshot *s = ctx->s;
         for (size_t i = 0; i < s->topo.n_nodes; i++) {
                 const struct ng_node *nd = &s->topo.nodes[i];
-                uint64_t total = ng_meminfo_value(&nd->meminfo, "MemTotal") * 1024;
-                uint64_t free_b = ng_meminfo_value(&nd->meminfo, "MemFree") * 1024;
-                if (!nd->has_meminfo || total == 0)
+                /* Unknown memory (AUDIT_INCOMPLETE says why) is no pressure. */
+                if (!nd->has_meminfo)
+                        continue;
+                uint64_t total = ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, "MemTotal"));
+                uint64_t free_b = ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, "MemFree"));
+                if (total == 0)
                         continue;
                 uint64_t floor = ctx->cfg->node_free_floor_bytes;
                 if (floor > (uint64_t) (total * PRESSURE_NODE_SHARE))
@@ -418,8 +422,8 @@ static int rule_pressure(struct audit_ctx *ctx)
                             "allocations there now fall back to remote nodes or reclaim",
                             "node %d has %s free of %s, below its floor of %s (shmem %s, page tables %s)",
                             nd->id, bytes_h(free_b).s, bytes_h(total).s, bytes_h(floor).s,
-                            bytes_h(ng_meminfo_value(&nd->meminfo, "Shmem") * 1024).s,
-                            bytes_h(ng_meminfo_value(&nd->meminfo, "PageTables") * 1024).s);
+                            bytes_h(ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, "Shmem"))).s,
+                            bytes_h(ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, "PageTables"))).s);
                 if (r < 0)
                         return r;
         }
@@ -531,6 +535,28 @@ static int cmp_uid(const void *x, const void *y)
         return a < b ? -1 : a > b;
 }
 
+/* Pages the kernel reports on a node the topology does not list: a tree
+ * (or kernel) that disagrees with itself; never dropped silently. */
+static int outside_topology(struct audit_ctx *ctx, const struct ng_segment *seg)
+{
+        for (size_t k = 0; k < seg->n_nodes; k++) {
+                if (ng_snapshot_node(ctx->s, seg->nodes[k].node) || !seg->nodes[k].bytes)
+                        continue;
+                struct ng_bitmap nodes = {0};
+                if (seg->nodes[k].node >= 0 && seg->nodes[k].node < NG_BITMAP_BITS)
+                        ng_bitmap_set(&nodes, (unsigned) seg->nodes[k].node);
+                int r = add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, seg->name, &nodes,
+                            (double) seg->nodes[k].bytes,
+                            "compare the node directories with node/online; the placement of this segment is "
+                            "not audited against them",
+                            "segment %s has %s on node %d, which is not in the topology", seg->name,
+                            bytes_h(seg->nodes[k].bytes).s, seg->nodes[k].node);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 /* Processes whose maps could not be read (another user's, no
  * CAP_SYS_PTRACE): the segments they attach are unknown, so no all-clear. */
 static int rule_incomplete(struct audit_ctx *ctx)
@@ -551,8 +577,19 @@ static int rule_incomplete(struct audit_ctx *ctx)
                 else if (!seen)
                         more++;
         }
-        if (!n)
-                return 0;
+        int r = 0;
+        for (size_t i = 0; i < s->n_problems && i < NG_MAX_PROBLEMS && r >= 0; i++)
+                r = add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, NULL, NULL, 0,
+                        "check the file (a broken kernel, a damaged or edited tree); what depends on it is not "
+                        "audited", "%s: %s", s->problems[i].path, s->problems[i].reason);
+        if (r >= 0 && s->n_problems > NG_MAX_PROBLEMS)
+                r = add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, NULL, NULL,
+                        (double) (s->n_problems - NG_MAX_PROBLEMS), "check the files named above",
+                        "%zu more files could not be used", s->n_problems - NG_MAX_PROBLEMS);
+        for (size_t i = 0; i < ctx->a->n_segments && r >= 0; i++)
+                r = outside_topology(ctx, &ctx->a->segments[i]);
+        if (r < 0 || !n)
+                return r;
         qsort(uids, n_uids, sizeof(uids[0]), cmp_uid);
         char who[160] = "";
         size_t w = 0;

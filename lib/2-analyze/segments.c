@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ng-segments.h"
+#include "ng-units.h"
 
 #define MAX_SEGMENTS 1000000
 
@@ -303,9 +304,9 @@ static int place_exact(struct ng_segment *seg, const struct ng_proc *pr)
                 if (nm->kernelpagesize_kib)
                         seg->page_kib = nm->kernelpagesize_kib;
                 seg->huge |= nm->huge;
-                uint64_t page_bytes = (nm->kernelpagesize_kib ? nm->kernelpagesize_kib : 4) * 1024;
+                uint64_t page_bytes = ng_kib_bytes_sat(nm->kernelpagesize_kib ? nm->kernelpagesize_kib : 4);
                 for (size_t k = 0; k < nm->n_np; k++) {
-                        uint64_t bytes = nm->np[k].pages * page_bytes;
+                        uint64_t bytes = ng_mul_sat(nm->np[k].pages, page_bytes);
                         if (ng_node_bytes_add(&seg->nodes, &seg->n_nodes, nm->np[k].node, bytes) < 0)
                                 return -ENOMEM;
                         seg->resident_bytes += bytes;
@@ -378,7 +379,7 @@ static int place_sampled(const struct ng_snapshot *s, struct ng_segment *seg, co
  * segment's size in whole pages (a 56-byte segment holds one 4 KiB page). */
 static void fix_sysv_rss(struct ng_segment *seg)
 {
-        uint64_t page = (seg->page_kib ? seg->page_kib : 4) * 1024;
+        uint64_t page = ng_kib_bytes_sat(seg->page_kib ? seg->page_kib : 4);
         uint64_t limit = (seg->bytes + page - 1) / page * page;
         if (seg->kind != NG_SEG_SYSV || seg->method != NG_METHOD_COUNTERS || seg->resident_bytes <= limit)
                 return;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ng-metrics.h"
+#include "ng-units.h"
 
 void ng_metrics_escape(const char *v, char *buf, size_t size)
 {
@@ -56,7 +57,7 @@ static void pools(FILE *f, const struct ng_snapshot *s)
                                 const struct ng_hugepool *hp = &nd->pools[j];
                                 uint64_t v = *(const uint64_t *) ((const char *) hp + kinds[k].off);
                                 fprintf(f, "numaguard_%s{node=\"%d\",page_size_bytes=\"%" PRIu64 "\"} %" PRIu64 "\n",
-                                        kinds[k].name, nd->id, hp->page_kib * 1024, v);
+                                        kinds[k].name, nd->id, ng_kib_bytes_sat(hp->page_kib), v);
                         }
                 }
         }
@@ -79,7 +80,7 @@ static void node_memory(FILE *f, const struct ng_snapshot *s)
                         if (!nd->has_meminfo)
                                 continue;
                         fprintf(f, "numaguard_%s{node=\"%d\"} %" PRIu64 "\n", kinds[k].name, nd->id,
-                                ng_meminfo_value(&nd->meminfo, kinds[k].key) * 1024);
+                                ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, kinds[k].key)));
                 }
         }
 }
@@ -108,7 +109,7 @@ static void instances(FILE *f, const struct ng_audit *a)
         for (size_t i = 0; i < a->n_instances; i++) {
                 ng_metrics_escape(a->instances[i].name, name, sizeof(name));
                 fprintf(f, "numaguard_instance_page_tables_bytes{db_instance=\"%s\"} %" PRIu64 "\n",
-                        name, a->instances[i].vm_pte_kib * 1024);
+                        name, ng_kib_bytes_sat(a->instances[i].vm_pte_kib));
         }
 }
 

@@ -85,6 +85,10 @@ static void print_node_rows(const struct ng_snapshot *s, FILE *f, const uint64_t
                         strcpy(cpus + sizeof(cpus) - 4, "...");
                 ng_format_kib(ng_meminfo_value(&nd->meminfo, "MemTotal"), tot, sizeof(tot));
                 ng_format_kib(ng_meminfo_value(&nd->meminfo, "MemFree"), fr, sizeof(fr));
+                if (!nd->has_meminfo) {
+                        snprintf(tot, sizeof(tot), "unknown");
+                        snprintf(fr, sizeof(fr), "unknown");
+                }
                 fprintf(f, "%4d  %-14s %10s %10s", nd->id, ng_bitmap_empty(&nd->cpus) ? "- (memory only)" : cpus, tot, fr);
                 for (size_t k = 0; k < n_sizes; k++) {
                         const struct ng_hugepool *hp = node_pool(nd, sizes[k]);
@@ -210,7 +214,8 @@ static struct json_object *node_json(const struct ng_snapshot *s, const struct n
                 { "anon_huge_kib", "AnonHugePages" },
         };
         for (size_t i = 0; i < sizeof(mem) / sizeof(mem[0]); i++)
-                json_object_object_add(o, mem[i].json, json_u64(ng_meminfo_value(&nd->meminfo, mem[i].key)));
+                json_object_object_add(o, mem[i].json,
+                                       nd->has_meminfo ? json_u64(ng_meminfo_value(&nd->meminfo, mem[i].key)) : NULL);
         for (size_t i = 0; i < nd->n_pools; i++)
                 json_object_array_add(pools, pool_json(&nd->pools[i], false));
         json_object_object_add(o, "hugepages", pools);

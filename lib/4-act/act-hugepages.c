@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "ng-act-hugepages.h"
+#include "ng-units.h"
 
 #define MIB (UINT64_C(1) << 20)
 /* Larger than any hugepage size a kernel offers (16 GiB on POWER). */
@@ -119,7 +120,8 @@ static void add_nodes(struct ng_act_hugepages *a, const struct ng_snapshot *s)
                 an->nr_pages = hp->nr_pages;
                 an->free_pages = hp->free_pages < hp->nr_pages ? hp->free_pages : hp->nr_pages;
                 an->in_use_pages = an->nr_pages - an->free_pages;
-                an->mem_free_bytes = ng_meminfo_value(&nd->meminfo, "MemFree") * 1024;
+                an->mem_unknown = !nd->has_meminfo ||
+                                  !ng_kib_to_bytes(ng_meminfo_value(&nd->meminfo, "MemFree"), &an->mem_free_bytes);
                 an->asked_pages = an->target_pages = an->nr_pages;
         }
 }
@@ -167,7 +169,7 @@ static int reserve_spread(struct ng_act_hugepages *a, const struct ng_snapshot *
 /* Never below the pages in use; growth must leave MemFree above the floor. */
 static void check_supply(struct ng_act_hugepages *a)
 {
-        uint64_t page_bytes = a->page_kib * 1024;
+        uint64_t page_bytes = ng_kib_bytes_sat(a->page_kib);
         char sz[16];
         ng_hugepage_size_format(a->page_kib, sz, sizeof(sz));
         for (size_t i = 0; i < a->n_nodes; i++) {
@@ -180,7 +182,15 @@ static void check_supply(struct ng_act_hugepages *a)
                 }
                 if (an->target_pages <= an->nr_pages)
                         continue;
-                uint64_t more = an->target_pages - an->nr_pages, need = more * page_bytes;
+                uint64_t more = an->target_pages - an->nr_pages, need = ng_mul_sat(more, page_bytes);
+                if (an->mem_unknown) {
+                        /* Never plan on supply nobody could read. */
+                        a->refused = true;
+                        appendf(a->reason, sizeof(a->reason), "%snode %d: %" PRIu64 " more %s pages, but the "
+                                "node's free memory is unknown (its meminfo is missing or cannot be true)",
+                                sep(a->reason), an->id, more, sz);
+                        continue;
+                }
                 uint64_t avail = an->mem_free_bytes > a->floor_bytes ? an->mem_free_bytes - a->floor_bytes : 0;
                 if (need <= avail)
                         continue;

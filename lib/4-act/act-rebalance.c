@@ -56,6 +56,7 @@
 
 #include "ng-act-rebalance.h"
 #include "ng-format.h"
+#include "ng-units.h"
 
 #define MAX_BATCH_PAGES 65536
 
@@ -141,7 +142,9 @@ static uint64_t node_avail_pages(const struct ng_node *nd, const struct ng_confi
         }
         if (!nd->has_meminfo)
                 return 0;
-        uint64_t free_bytes = ng_meminfo_value(&nd->meminfo, "MemFree") * 1024;
+        uint64_t free_bytes;
+        if (!ng_kib_to_bytes(ng_meminfo_value(&nd->meminfo, "MemFree"), &free_bytes))
+                return 0;
         return free_bytes > cfg->node_free_floor_bytes ? (free_bytes - cfg->node_free_floor_bytes) / page_bytes : 0;
 }
 
@@ -192,7 +195,7 @@ int ng_rebalance_plan_segment(const struct ng_snapshot *s, const struct ng_confi
         ng_segment_label(seg, p->label, sizeof(p->label));
         p->pid = seg->rep_pid;
         p->huge = seg->huge;
-        p->page_bytes = (seg->page_kib ? seg->page_kib : 4) * 1024;
+        p->page_bytes = ng_kib_bytes_sat(seg->page_kib ? seg->page_kib : 4);
         p->huge_free_pages = global_huge_free(s, seg);
         if (s->topo.n_nodes < 2)
                 return plan_refuse(p, NG_OUTCOME_NOOP, "one NUMA node: nothing to rebalance");

@@ -28,6 +28,7 @@ struct ng_act_hugepages_node {
         uint64_t nr_pages, free_pages;  /* the pool now */
         uint64_t in_use_pages;          /* nr - free: never shrunk below */
         uint64_t mem_free_bytes;        /* the node's MemFree */
+        bool mem_unknown;               /* no usable meminfo: growth refused */
         uint64_t asked_pages;           /* what the request wanted */
         uint64_t target_pages;          /* what will be written (asked, raised to in use) */
 };

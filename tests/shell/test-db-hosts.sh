@@ -11,8 +11,8 @@ SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
 CTL=$B/numaguardctl
-TREES=$SRC/tests/fixtures/trees
-echo 1..2
+HOSTILE=$SRC/tests/fixtures/hostile
+echo 1..13
 [ -x "$CTL" ] || { echo "not ok db-hosts: $CTL not built"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -39,3 +39,51 @@ if jq -e '[.findings[] | select(.code == "AUDIT_INCOMPLETE" and .severity == "wa
 else
         echo "not ok db-hosts-nonroot-incomplete-json"; head -c 600 "$tmp/nonroot.json"
 fi
+
+# ---- hostile trees: each is guest4-v2 with one file edited (README.md) ----
+# audit_incomplete TREE ERE: audit exits 1 (a warning, nothing else there)
+# with an AUDIT_INCOMPLETE finding whose message matches ERE.
+audit_incomplete() {
+        local t=$HOSTILE/$1 out rc
+        out=$("$CTL" audit --root "$t" --json 2>&1); rc=$?
+        if [ $rc = 1 ] && jq -e --arg re "$2" '[.findings[] | select(.code == "AUDIT_INCOMPLETE" and .severity == "warning"
+                        and (.message | test($re)))] | length == 1' <<<"$out" >/dev/null 2>&1; then
+                echo "ok db-hosts-$1"
+        else
+                echo "not ok db-hosts-$1: exit $rc, want 1 and AUDIT_INCOMPLETE /$2/"
+                jq -c '.findings' <<<"$out" 2>/dev/null | head -c 600; echo
+        fi
+}
+audit_incomplete memfree-max "/sys/devices/system/node/node1/meminfo: MemFree 18446744073709551615 kB is more than any machine holds"
+audit_incomplete node-meminfo-missing "/sys/devices/system/node/node2/meminfo: missing: the memory is unknown"
+audit_incomplete node-online-missing "/sys/devices/system/node/online: missing while node directories exist"
+audit_incomplete numa-maps-foreign-node "^segment SYSV00000000 has 8 MiB on node 7, which is not in the topology"
+audit_incomplete numa-maps-overflow "/proc/179/numa_maps: N3=18446744073709551615 pages"
+audit_incomplete hugepages-overflow "/node0/hugepages/hugepages-2048kB: nr_hugepages 18446744073709551615"
+
+# No correction is planned on supply nobody could read: refused (2), with why.
+out=$("$CTL" hugepages reserve --size 2M --pages 200 --node 1 --dry-run --root "$HOSTILE/memfree-max" 2>&1); rc=$?
+if [ $rc = 2 ] && grep -q "node 1: .*free memory is unknown" <<<"$out" && ! grep -q "would write" <<<"$out"; then
+        echo "ok db-hosts-memfree-max-reserve-refused"
+else
+        echo "not ok db-hosts-memfree-max-reserve-refused: exit $rc: $out"
+fi
+# Unknown is shown as unknown (text) and null (JSON), never 0.
+out=$("$CTL" topology --root "$HOSTILE/node-meminfo-missing" 2>&1)
+if grep -qE '^ +2  2 +unknown +unknown ' <<<"$out"; then echo "ok db-hosts-node-meminfo-missing-text"
+else echo "not ok db-hosts-node-meminfo-missing-text: $(head -6 <<<"$out")"; fi
+if "$CTL" topology --json --root "$HOSTILE/node-meminfo-missing" |
+        jq -e '[.nodes[] | select(.id == 2) | .mem_total_kib == null and .mem_free_kib == null] == [true]
+               and ([.nodes[] | select(.id != 2) | .mem_total_kib > 0] | all)' >/dev/null; then
+        echo "ok db-hosts-node-meminfo-missing-json"
+else
+        echo "not ok db-hosts-node-meminfo-missing-json"
+fi
+# A tree without node/online is still its 4 nodes.
+out=$("$CTL" topology --root "$HOSTILE/node-online-missing" 2>&1)
+if grep -q "^4 nodes online (0-3)" <<<"$out"; then echo "ok db-hosts-node-online-missing-nodes"
+else echo "not ok db-hosts-node-online-missing-nodes: $(head -1 <<<"$out")"; fi
+# An impossible page count is no placement, not 16383 PiB.
+out=$("$CTL" segments --root "$HOSTILE/numa-maps-overflow" 2>&1)
+if ! grep -q "PiB" <<<"$out" && grep -q "SYSV00000000" <<<"$out"; then echo "ok db-hosts-numa-maps-overflow-segments"
+else echo "not ok db-hosts-numa-maps-overflow-segments: $(grep -m2 PiB <<<"$out")"; fi
