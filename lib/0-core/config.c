@@ -242,6 +242,28 @@ static bool fmt_size(const struct item *it, const void *field, char *buf, size_t
         return true;
 }
 
+/* A size, or "auto" (NG_FREE_FLOOR_AUTO). */
+static int parse_floor(const struct item *it, const char *value, void *field, char *why, size_t whylen)
+{
+        if (!strcmp(value, "auto")) {
+                *(uint64_t *)field = NG_FREE_FLOOR_AUTO;
+                return 0;
+        }
+        int r = parse_size(it, value, field, why, whylen);
+        if (r == -EINVAL && !strncmp(why, "not a size", 10))
+                snprintf(why, whylen, "not a size (bytes, or with a K, M, G, T suffix) nor auto");
+        return r;
+}
+
+static bool fmt_floor(const struct item *it, const void *field, char *buf, size_t size)
+{
+        if (*(const uint64_t *)field == NG_FREE_FLOOR_AUTO) {
+                snprintf(buf, size, "auto");
+                return true;
+        }
+        return fmt_size(it, field, buf, size);
+}
+
 static void format_plain(uint64_t v, char *buf, size_t size)
 {
         snprintf(buf, size, "%" PRIu64, v);
@@ -716,8 +738,8 @@ static const struct item items[] = {
           .min = 0.5, .max = 1.0, .def = "0.9" },
         { G(pagetable_share), .key = "pagetable_share", FRACTION,
           .min = 0.001, .max = 0.5, .def = "0.02" },
-        { G(node_free_floor_bytes), .key = "node_free_floor", SIZE,
-          .min = 0, .max = PIB, .def = "1G" },
+        { G(node_free_floor_bytes), .key = "node_free_floor", .parse = parse_floor, .format = fmt_floor,
+          .min = 0, .max = PIB, .def = "auto" },
         { G(min_segment_size_bytes), .key = "min_segment_size", SIZE,
           .min = 0, .max = PIB, .def = "64M" },
         { G(sample_every), .key = "sample_every", UINT,

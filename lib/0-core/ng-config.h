@@ -68,11 +68,14 @@ struct ng_instance_config {
         unsigned enforce;             /* NG_ENFORCE_* bits, 0 = audit only */
 };
 
+/* node_free_floor = auto: each node's own (see ng_node_free_floor()). */
+#define NG_FREE_FLOOR_AUTO UINT64_MAX
+
 struct ng_config {
         uint64_t interval_usec;
         double cyclops_fraction;
         double pagetable_share;
-        uint64_t node_free_floor_bytes;
+        uint64_t node_free_floor_bytes; /* NG_FREE_FLOOR_AUTO: per node (ng_node_free_floor) */
         uint64_t min_segment_size_bytes;
         unsigned sample_every;  /* polls between tier-1 samplings */
         unsigned sample_pages;  /* pages asked per tier-1 sampling */

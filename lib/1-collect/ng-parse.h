@@ -57,6 +57,13 @@ int ng_meminfo_get(const struct ng_meminfo *m, const char *key, uint64_t *ret);
 /* Value or 0 when absent. */
 uint64_t ng_meminfo_value(const struct ng_meminfo *m, const char *key);
 
+/* ---- /proc/zoneinfo ---- */
+
+/* Sum of the "high" watermarks (pages) of the zones of node in a
+ * /proc/zoneinfo text; -ENOENT when no zone of that node has one, -ERANGE
+ * on overflow. */
+int ng_parse_zoneinfo_high(const char *buf, int node, uint64_t *ret_pages);
+
 /* ---- /proc/sysvipc/shm ---- */
 
 #define NG_SHM_DEST 01000   /* segment marked for destruction (ipcrm'd, still attached) */

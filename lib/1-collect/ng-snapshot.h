@@ -35,6 +35,9 @@ struct ng_node {
         struct ng_meminfo meminfo;
         struct ng_hugepool pools[NG_MAX_HUGE_SIZES];    /* ascending page size */
         size_t n_pools;
+        /* The kernel's high watermark: the "high" of the node's zones in
+         * /proc/zoneinfo, summed, in base (4 KiB) pages; 0 when unknown. */
+        uint64_t high_wmark_pages;
 };
 
 struct ng_topology {

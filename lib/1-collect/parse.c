@@ -2,6 +2,7 @@
 /* Small parsing helpers and /proc/meminfo (also node meminfo). */
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,6 +174,44 @@ void ng_unescape_octal(char *s)
                 *w++ = *r++;
         }
         *w = '\0';
+}
+
+/* ---- zoneinfo ---- */
+
+int ng_parse_zoneinfo_high(const char *buf, int node, uint64_t *ret_pages)
+{
+        uint64_t sum = 0;
+        bool mine = false, any = false;
+        if (!buf || !ret_pages)
+                return -EINVAL;
+        for (const char *p = buf; *p;) {
+                const char *end = strchrnul(p, '\n');
+                int id;
+                if (!strncmp(p, "Node ", 5)) {
+                        mine = sscanf(p, "Node %d, zone", &id) == 1 && id == node;
+                } else if (mine) {
+                        const char *q = p;
+                        while (q < end && is_blank(*q))
+                                q++;
+                        /* "high     18" -- not the per-cpu "high:  0". */
+                        if (end - q > 4 && !strncmp(q, "high", 4) && is_blank(q[4])) {
+                                uint64_t v;
+                                q += 4;
+                                while (q < end && is_blank(*q))
+                                        q++;
+                                if (ng_parse_u64(&q, &v) >= 0 && (q == end || is_space(*q))) {
+                                        if (__builtin_add_overflow(sum, v, &sum))
+                                                return -ERANGE;
+                                        any = true;
+                                }
+                        }
+                }
+                p = *end ? end + 1 : end;
+        }
+        if (!any)
+                return -ENOENT;
+        *ret_pages = sum;
+        return 0;
 }
 
 /* ---- meminfo ---- */

@@ -361,6 +361,16 @@ static int collect_topology(struct collector *c)
                 if (r < 0)
                         return r;
         }
+        /* Watermarks for node_free_floor = auto; absent is fine (old trees). */
+        if (rd(c, &buf, NULL, NG_PROC_DIR "/zoneinfo") >= 0) {
+                for (size_t i = 0; i < t->n_nodes; i++) {
+                        uint64_t pages;
+                        if (ng_parse_zoneinfo_high(buf, t->nodes[i].id, &pages) >= 0 &&
+                            pages <= NG_PLAUSIBLE_MAX_KIB / 4)
+                                t->nodes[i].high_wmark_pages = pages;
+                }
+                free(buf);
+        }
         return 0;
 }
 

@@ -92,6 +92,11 @@ struct ng_audit {
         struct ng_instance_config default_cfg;  /* settings of discovered instances */
 };
 
+/* The free-memory floor of a node: configured_bytes (node_free_floor), or
+ * for NG_FREE_FLOOR_AUTO the larger of the node's high watermark and 3 % of
+ * its MemTotal, at most 1 GiB (1 GiB when MemTotal is unknown). */
+uint64_t ng_node_free_floor(uint64_t configured_bytes, const struct ng_node *nd);
+
 int ng_audit_run(const struct ng_snapshot *s, const struct ng_config *cfg, struct ng_audit **ret);
 void ng_audit_free(struct ng_audit *a);
 

@@ -117,7 +117,7 @@ int ng_plan_hugepages(const struct ng_snapshot *s, const struct ng_config *cfg, 
                 uint64_t free_b = 0, page_b = ng_kib_bytes_sat(p->page_kib);
                 if (!nd->has_meminfo || !ng_kib_to_bytes(ng_meminfo_value(&nd->meminfo, "MemFree"), &free_b))
                         free_b = 0;
-                uint64_t floor = cfg->node_free_floor_bytes;
+                uint64_t floor = ng_node_free_floor(cfg->node_free_floor_bytes, nd);
                 pn->headroom_pages = free_b > floor && page_b ? (free_b - floor) / page_b : 0;
         }
         for (size_t i = 0; i < a->n_instances; i++) {

@@ -409,7 +409,7 @@ static int rule_pressure(struct audit_ctx *ctx)
                 uint64_t free_b = ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, "MemFree"));
                 if (total == 0)
                         continue;
-                uint64_t floor = ctx->cfg->node_free_floor_bytes;
+                uint64_t floor = ng_node_free_floor(ctx->cfg->node_free_floor_bytes, nd);
                 if (floor > (uint64_t) (total * PRESSURE_NODE_SHARE))
                         floor = (uint64_t) (total * PRESSURE_NODE_SHARE);
                 if (free_b >= floor)

@@ -120,6 +120,7 @@ static void add_nodes(struct ng_act_hugepages *a, const struct ng_snapshot *s)
                 an->nr_pages = hp->nr_pages;
                 an->free_pages = hp->free_pages < hp->nr_pages ? hp->free_pages : hp->nr_pages;
                 an->in_use_pages = an->nr_pages - an->free_pages;
+                an->floor_bytes = ng_node_free_floor(a->floor_bytes, nd);
                 an->mem_unknown = !nd->has_meminfo ||
                                   !ng_kib_to_bytes(ng_meminfo_value(&nd->meminfo, "MemFree"), &an->mem_free_bytes);
                 an->asked_pages = an->target_pages = an->nr_pages;
@@ -191,13 +192,13 @@ static void check_supply(struct ng_act_hugepages *a)
                                 sep(a->reason), an->id, more, sz);
                         continue;
                 }
-                uint64_t avail = an->mem_free_bytes > a->floor_bytes ? an->mem_free_bytes - a->floor_bytes : 0;
+                uint64_t avail = an->mem_free_bytes > an->floor_bytes ? an->mem_free_bytes - an->floor_bytes : 0;
                 if (need <= avail)
                         continue;
                 a->refused = true;
                 appendf(a->reason, sizeof(a->reason), "%snode %d: %" PRIu64 " more %s pages need %" PRIu64
                         " MiB, MemFree is %" PRIu64 " MiB, floor %" PRIu64 " MiB", sep(a->reason), an->id, more,
-                        sz, need / MIB, an->mem_free_bytes / MIB, a->floor_bytes / MIB);
+                        sz, need / MIB, an->mem_free_bytes / MIB, an->floor_bytes / MIB);
         }
 }
 

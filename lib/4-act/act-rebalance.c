@@ -145,7 +145,8 @@ static uint64_t node_avail_pages(const struct ng_node *nd, const struct ng_confi
         uint64_t free_bytes;
         if (!ng_kib_to_bytes(ng_meminfo_value(&nd->meminfo, "MemFree"), &free_bytes))
                 return 0;
-        return free_bytes > cfg->node_free_floor_bytes ? (free_bytes - cfg->node_free_floor_bytes) / page_bytes : 0;
+        uint64_t floor = ng_node_free_floor(cfg->node_free_floor_bytes, nd);
+        return free_bytes > floor ? (free_bytes - floor) / page_bytes : 0;
 }
 
 static uint64_t global_huge_free(const struct ng_snapshot *s, const struct ng_segment *seg)

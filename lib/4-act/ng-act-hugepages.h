@@ -29,13 +29,14 @@ struct ng_act_hugepages_node {
         uint64_t in_use_pages;          /* nr - free: never shrunk below */
         uint64_t mem_free_bytes;        /* the node's MemFree */
         bool mem_unknown;               /* no usable meminfo: growth refused */
+        uint64_t floor_bytes;           /* its node_free_floor (ng_node_free_floor) */
         uint64_t asked_pages;           /* what the request wanted */
         uint64_t target_pages;          /* what will be written (asked, raised to in use) */
 };
 
 struct ng_act_hugepages {
         uint64_t page_kib;
-        uint64_t floor_bytes;           /* node_free_floor */
+        uint64_t floor_bytes;           /* node_free_floor as configured (NG_FREE_FLOOR_AUTO: per node) */
         struct ng_act_hugepages_node *nodes;    /* nodes in scope, id order */
         size_t n_nodes;
         bool refused;                   /* a node would drop below its floor */

@@ -350,10 +350,32 @@ START_TEST(pagetable_bloat_boundary)
 }
 END_TEST
 
+START_TEST(node_pressure_auto_floor)
+{
+        /* 16 GiB nodes, no watermark known: auto is 3 % = 515396073 bytes. */
+        struct ng_snapshot *s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
+        struct ng_config *c = conf("");
+        mi_set(&s->topo.nodes[1].meminfo, "MemFree", 1024 * 1024 - 1);     /* 1 GiB - 1 KiB: fine */
+        struct ng_audit *a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_NODE_PRESSURE), 0);
+        ng_audit_free(a);
+        mi_set(&s->topo.nodes[1].meminfo, "MemFree", 515396073 / 1024);    /* 1 KiB under */
+        a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_NODE_PRESSURE), 1);
+        ng_audit_free(a);
+        mi_set(&s->topo.nodes[1].meminfo, "MemFree", 515396073 / 1024 + 1);
+        a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_NODE_PRESSURE), 0);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 START_TEST(node_pressure_floor)
 {
         struct ng_snapshot *s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
-        struct ng_config *c = conf("");
+        struct ng_config *c = conf("[global]\nnode_free_floor = 1G\n");
         mi_set(&s->topo.nodes[1].meminfo, "MemFree", 1024 * 1024 - 1);     /* 1 GiB - 1 KiB */
         struct ng_audit *a = run(s, c);
         const struct ng_finding *f = find(a, NG_CODE_NODE_PRESSURE);
@@ -650,6 +672,32 @@ START_TEST(audit_incomplete_without_permission)
 }
 END_TEST
 
+START_TEST(free_floor_fits_the_node)
+{
+        struct ng_node nd;
+        memset(&nd, 0, sizeof(nd));
+        /* Unknown MemTotal: the old fixed 1 GiB. */
+        ck_assert_uint_eq(ng_node_free_floor(NG_FREE_FLOOR_AUTO, &nd), GiB);
+        /* 458 MiB node (guest4-v2 node 0), watermark 1000 pages: 3 % wins. */
+        nd.has_meminfo = true;
+        nd.meminfo.n = 1;
+        snprintf(nd.meminfo.f[0].key, sizeof(nd.meminfo.f[0].key), "MemTotal");
+        nd.meminfo.f[0].value = 469504;
+        nd.meminfo.f[0].kib = true;
+        nd.high_wmark_pages = 1000;
+        ck_assert_uint_eq(ng_node_free_floor(NG_FREE_FLOOR_AUTO, &nd), UINT64_C(469504) * 1024 / 100 * 3);
+        /* A watermark above 3 % wins. */
+        nd.high_wmark_pages = 10000;
+        ck_assert_uint_eq(ng_node_free_floor(NG_FREE_FLOOR_AUTO, &nd), 10000 * 4096);
+        /* 64 GiB node: capped at 1 GiB. */
+        nd.meminfo.f[0].value = UINT64_C(64) << 20;
+        ck_assert_uint_eq(ng_node_free_floor(NG_FREE_FLOOR_AUTO, &nd), GiB);
+        /* An explicit value wins, whatever the node. */
+        ck_assert_uint_eq(ng_node_free_floor(256 * MiB, &nd), 256 * MiB);
+        ck_assert_uint_eq(ng_node_free_floor(0, &nd), 0);
+}
+END_TEST
+
 START_TEST(codes_are_stable)
 {
         static const char *const names[] = { "CYCLOPS", "REMOTE_MEMORY", "HUGEPAGE_FALLBACK", "HUGEPAGE_SHORTFALL",
@@ -686,6 +734,7 @@ int main(void)
         tcase_add_test(tc, hugepage_shortfall_global_and_per_node);
         tcase_add_test(tc, pagetable_bloat_boundary);
         tcase_add_test(tc, node_pressure_floor);
+        tcase_add_test(tc, node_pressure_auto_floor);
         tcase_add_test(tc, orphan_segments);
         tcase_add_test(tc, autonuma_and_numad);
         tcase_add_test(tc, cpuset_drift);
@@ -696,6 +745,7 @@ int main(void)
         tcase_add_test(tc, proc_name_rule);
         tcase_add_test(tc, instance_not_found);
         tcase_add_test(tc, audit_incomplete_without_permission);
+        tcase_add_test(tc, free_floor_fits_the_node);
         tcase_add_test(tc, codes_are_stable);
         suite_add_tcase(s, tc);
         return ng_test_run(s);

@@ -209,7 +209,7 @@ START_TEST(test_defaults)
         ck_assert_uint_eq(c->interval_usec, 30000000);
         ck_assert_double_eq(c->cyclops_fraction, 0.9);
         ck_assert_double_eq(c->pagetable_share, 0.02);
-        ck_assert_uint_eq(c->node_free_floor_bytes, UINT64_C(1) << 30);
+        ck_assert_uint_eq(c->node_free_floor_bytes, NG_FREE_FLOOR_AUTO);
         ck_assert_uint_eq(c->min_segment_size_bytes, UINT64_C(64) << 20);
         ck_assert_uint_eq(c->sample_every, 10);
         ck_assert_uint_eq(c->sample_pages, 4096);
@@ -331,6 +331,10 @@ START_TEST(test_sizes_in_config)
         c = global_kv("min_segment_size", "512MiB", true);
         ck_assert_uint_eq(c->min_segment_size_bytes, UINT64_C(512) << 20);
         ng_config_free(c);
+        c = global_kv("node_free_floor", "auto", true);
+        ck_assert_uint_eq(c->node_free_floor_bytes, NG_FREE_FLOOR_AUTO);
+        ng_config_free(c);
+        ck_assert_ptr_null(global_kv("node_free_floor", "automatic", false));
         c = global_kv("node_free_floor", "0", true);
         ck_assert_uint_eq(c->node_free_floor_bytes, 0);
         ng_config_free(c);

@@ -477,6 +477,28 @@ START_TEST(test_status_edge)
 }
 END_TEST
 
+/* ---- /proc/zoneinfo ---- */
+
+START_TEST(test_zoneinfo_high)
+{
+        size_t len;
+        char *buf = ng_test_read(FX "host-zoneinfo", &len);
+        uint64_t pages = 0;
+        /* high 38 + 7896 + 17407 + 32 + 0 over DMA, DMA32, Normal, Movable,
+         * Device; the per-cpu "high:" lines are not watermarks. */
+        ck_assert_int_eq(ng_parse_zoneinfo_high(buf, 0, &pages), 0);
+        ck_assert_uint_eq(pages, 25373);
+        ck_assert_int_eq(ng_parse_zoneinfo_high(buf, 1, &pages), -ENOENT);
+        free(buf);
+        ck_assert_int_eq(ng_parse_zoneinfo_high("Node 1, zone Normal\n  pages free 5\n        high     7\n"
+                                                "Node 2, zone Normal\n        high     9\n", 1, &pages), 0);
+        ck_assert_uint_eq(pages, 7);
+        ck_assert_int_eq(ng_parse_zoneinfo_high("Node 0, zone Normal\n high 18446744073709551615\n"
+                                                "Node 0, zone Movable\n high 1\n", 0, &pages), -ERANGE);
+        ck_assert_int_eq(ng_parse_zoneinfo_high("", 0, &pages), -ENOENT);
+}
+END_TEST
+
 /* ---- /proc/<pid>/cmdline ---- */
 
 START_TEST(test_cmdline)
@@ -604,6 +626,7 @@ static Suite *parse_suite(void)
         tcase_add_test(tc, test_status_host_and_weird);
         tcase_add_test(tc, test_status_edge);
         tcase_add_test(tc, test_cmdline);
+        tcase_add_test(tc, test_zoneinfo_high);
         tcase_add_test(tc, test_cgroup_v1);
         tcase_add_test(tc, test_cgroup_v2_and_hybrid);
         tcase_add_test(tc, test_cgroup_edge);
