@@ -56,6 +56,7 @@ struct ctl_opts {
         const char *socket;     /* status, reload: --socket PATH */
         bool json;
         bool exact;
+        bool verbose;           /* audit: every segment on its own line */
         bool dry_run;           /* corrections: show the writes, change nothing */
         const char *size;       /* hugepages reserve --size 2M|1G */
         long pages;             /* hugepages reserve --pages P (-1 unset) */

@@ -33,6 +33,7 @@ enum {
         CO_NODE = 1u << 8,
         CO_SOCKET = 1u << 9,
         CO_COLOR = 1u << 10,
+        CO_VERBOSE = 1u << 11,
         CO_TEXT = CO_COLOR,     /* what every command printing text takes */
 };
 
@@ -50,6 +51,8 @@ static const struct ctl_option {
         { CO_EXACT, "exact", OPT_EXACT, NULL,
           "read numa_maps of one process per segment instead of sampling with move_pages(2)" },
         { CO_JSON, "json", 'j', NULL, "machine-readable output (schema in numaguardctl(1))" },
+        { CO_VERBOSE, "verbose", 'v', NULL,
+          "every segment on its own line, also each Oracle AMM granule file and each small segment" },
         { CO_OUTPUT, "output", 'o', "FILE", "the archive to write (FILE.tar.gz)" },
         { CO_DRY_RUN, "dry-run", OPT_DRY_RUN, NULL, "show every write, change nothing" },
         { CO_SIZE, "size", OPT_SIZE, "SIZE", "the page size: 2M or 1G (also 2048kB, 1048576kB)" },
@@ -87,7 +90,7 @@ static const struct ctl_command {
         const char *example;
         int (*run)(const struct ctl_opts *o);
 } commands[] = {
-        { "audit", NULL, CO_ROOT | CO_CONFIG | CO_EXACT | CO_JSON | CO_TEXT, 0,
+        { "audit", NULL, CO_ROOT | CO_CONFIG | CO_EXACT | CO_VERBOSE | CO_JSON | CO_TEXT, 0,
           "instances, where their shared memory sits, findings", EXIT_AUDIT,
           PROG " audit --json | jq '.findings[] | select(.severity == \"critical\")'", ctl_audit },
         { "topology", NULL, CO_ROOT | CO_JSON | CO_TEXT, 0, "nodes, CPUs, memory, hugepage pools, distances", EXIT_REPORT,
@@ -326,6 +329,7 @@ static void parse(int argc, char **argv, struct ctl_opts *o, struct parsed *p)
                 case 'o': o->output = optarg; break;
                 case 'c': o->config = optarg; break;
                 case OPT_EXACT: o->exact = true; break;
+                case 'v': o->verbose = true; break;
                 case OPT_DRY_RUN: o->dry_run = true; break;
                 case OPT_SIZE: o->size = optarg; break;
                 case OPT_PAGES: p->pages = optarg; break;

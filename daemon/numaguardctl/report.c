@@ -64,7 +64,8 @@ int ctl_audit(const struct ctl_opts *o)
         else if ((r = ng_audit_run(s, cfg, &a)) < 0)
                 r = ctl_fail("auditing", r);
         else {
-                r = o->json ? ctl_print_json(ng_report_audit_json(s, a), stdout) : ng_report_audit_text(s, a, stdout);
+                r = o->json ? ctl_print_json(ng_report_audit_json(s, a), stdout)
+                           : ng_report_audit_text_flags(s, a, o->verbose ? NG_REPORT_VERBOSE : 0, stdout);
                 if (r >= 0 && fflush(stdout) != 0)
                         r = -errno;
                 r = r < 0 ? ctl_fail("writing output", r) : ng_audit_exit_status(a);

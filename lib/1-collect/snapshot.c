@@ -496,12 +496,26 @@ static int scan_files(struct collector *c, const char *dir, const struct ng_moun
 
 /* Files in /dev/shm (Oracle AMM granules, PostgreSQL DSM) and on every
  * hugetlbfs mount. Only names and sizes: contents are never read. */
+/* A mount stacked on the same mountpoint later in mountinfo hides this one
+ * (containers mount a fresh /dev/shm over the host's): its files are not
+ * the ones processes map, and scanning both would make every file an
+ * orphan once. */
+static bool shadowed(const struct ng_snapshot *s, size_t i)
+{
+        for (size_t k = i + 1; k < s->n_mounts; k++)
+                if (!strcmp(s->mounts[k].mountpoint, s->mounts[i].mountpoint))
+                        return true;
+        return false;
+}
+
 static int collect_files(struct collector *c)
 {
         struct ng_snapshot *s = c->s;
         for (size_t i = 0; i < s->n_mounts; i++) {
                 const struct ng_mount *m = &s->mounts[i];
                 int r = 0;
+                if (shadowed(s, i))
+                        continue;
                 if (!strcmp(m->fstype, "hugetlbfs"))
                         r = scan_files(c, m->mountpoint, m, NG_SHM_FILE_HUGETLBFS, hugetlbfs_page_kib(m, s), 0);
                 else if (!strcmp(m->fstype, "tmpfs") && !strcmp(m->mountpoint, NG_DEV_SHM_DIR))

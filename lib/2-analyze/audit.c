@@ -327,9 +327,10 @@ static int discover(struct audit_ctx *ctx)
                 const struct ng_proc *pr = &s->procs[k];
                 const struct ng_proc *parent = ng_snapshot_proc(s, pr->stat.ppid);
                 int r = 0;
-                if (!strncmp(pr->name, "ora_pmon_", 9) && pr->name[9])
+                bool fork_of_parent = parent && !strcmp(parent->name, pr->name);
+                if (!strncmp(pr->name, "ora_pmon_", 9) && pr->name[9] && !fork_of_parent)
                         r = discover_oracle(ctx, pr, "ora_");
-                else if (!strncmp(pr->name, "asm_pmon_", 9) && pr->name[9])
+                else if (!strncmp(pr->name, "asm_pmon_", 9) && pr->name[9] && !fork_of_parent)
                         r = discover_oracle(ctx, pr, "asm_");
                 else if (comm_is(pr, pg) && !(parent && comm_is(parent, pg)))
                         r = discover_server(ctx, pr, "postgresql", pg, "-D", "--pgdata");
@@ -487,6 +488,7 @@ int ng_audit_run(const struct ng_snapshot *s, const struct ng_config *cfg, struc
         if (!a)
                 return -ENOMEM;
         default_instance_cfg(&a->default_cfg);
+        a->min_segment_bytes = cfg->min_segment_size_bytes;
         struct audit_ctx ctx = { .s = s, .cfg = cfg, .a = a };
 
         int r = ng_segments_build(s, &a->segments, &a->n_segments);

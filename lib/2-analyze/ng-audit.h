@@ -90,6 +90,7 @@ struct ng_audit {
         struct ng_finding *findings;    /* most severe first */
         size_t n_findings;
         struct ng_instance_config default_cfg;  /* settings of discovered instances */
+        uint64_t min_segment_bytes;     /* min_segment_size: smaller segments of an instance are summed up */
 };
 
 /* The free-memory floor of a node: configured_bytes (node_free_floor), or

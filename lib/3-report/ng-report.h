@@ -41,6 +41,10 @@ struct json_object *ng_report_segments_json(const struct ng_segment *v, size_t n
 struct ng_audit;
 struct ng_finding;
 int ng_report_audit_text(const struct ng_snapshot *s, const struct ng_audit *a, FILE *f);
+/* Every segment on its own line, with its bars: no Oracle AMM SGA line, no
+ * summed-up small segments. */
+#define NG_REPORT_VERBOSE 1u
+int ng_report_audit_text_flags(const struct ng_snapshot *s, const struct ng_audit *a, unsigned flags, FILE *f);
 struct json_object *ng_finding_json(const struct ng_finding *fd);
 /* The audit document: schema, topology, instances (with their segments),
  * segments, findings, summary, cost. */

@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ng-audit.h"
 #include "ng-report.h"
+#include "ng-units.h"
 
 static const char *origin_name(enum ng_instance_origin o)
 {
@@ -25,7 +27,111 @@ static void count_severities(const struct ng_audit *a, size_t counts[3])
                 counts[a->findings[i].severity]++;
 }
 
-static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_instance *in, FILE *f)
+/* Oracle AMM (memory_target) keeps the SGA as granule files in /dev/shm,
+ * named ora_<SID>_<id>_<n>, 4 MiB to 512 MiB each: hundreds to thousands
+ * per instance. They are one logical segment, shown as one. */
+static bool is_amm_granule(const struct ng_segment *seg)
+{
+        static const char prefix[] = "/dev/shm/ora_";
+        return seg->kind == NG_SEG_FILE && !seg->huge && !strncmp(seg->name, prefix, sizeof(prefix) - 1);
+}
+
+/* Segments of a claimed instance below min_segment_size (PostgreSQL's
+ * dynamic shared memory, a few KiB each) are summed up in one line. */
+static bool is_small(const struct ng_audit *a, const struct ng_segment *seg)
+{
+        return seg->bytes < a->min_segment_bytes && !is_amm_granule(seg);
+}
+
+/* A group of an instance's segments as one: sizes, methods, bytes per node. */
+struct group {
+        size_t n;
+        uint64_t bytes, resident_bytes;
+        enum ng_method method;
+        bool mixed;
+        struct ng_node_bytes *nodes;
+        size_t n_nodes;
+        uint64_t page_kib;
+};
+
+static int group_of(const struct ng_audit *a, const struct ng_instance *in,
+                    bool (*member)(const struct ng_audit *, const struct ng_segment *), struct group *g)
+{
+        memset(g, 0, sizeof(*g));
+        for (size_t k = 0; k < in->n_segs; k++) {
+                const struct ng_segment *seg = &a->segments[in->segs[k]];
+                if (!member(a, seg))
+                        continue;
+                if (g->n++ == 0) {
+                        g->method = seg->method;
+                        g->page_kib = seg->page_kib;
+                }
+                g->mixed |= seg->method != g->method;
+                g->bytes = ng_add_u64(g->bytes, seg->bytes, &g->bytes) ? g->bytes : UINT64_MAX;
+                g->resident_bytes = ng_add_u64(g->resident_bytes, seg->resident_bytes, &g->resident_bytes)
+                                            ? g->resident_bytes : UINT64_MAX;
+                for (size_t j = 0; j < seg->n_nodes; j++)
+                        if (ng_node_bytes_add(&g->nodes, &g->n_nodes, seg->nodes[j].node, seg->nodes[j].bytes) < 0)
+                                return -ENOMEM;
+        }
+        return 0;
+}
+
+static bool amm_member(const struct ng_audit *a, const struct ng_segment *seg)
+{
+        (void) a;
+        return is_amm_granule(seg);
+}
+
+static void print_segment(const struct ng_snapshot *s, const struct ng_segment *seg, FILE *f)
+{
+        char sz[24];
+        ng_format_kib(seg->bytes / 1024, sz, sizeof(sz));
+        fprintf(f, "  %s %s: %s", ng_seg_kind_name(seg->kind), seg->name, sz);
+        if (seg->page_kib) {
+                char pg[16];
+                ng_format_page_size(seg->page_kib, pg, sizeof(pg));
+                fprintf(f, " in %s pages", pg);
+        }
+        fprintf(f, ", placement %s", ng_method_name(seg->method));
+        if (seg->rep_pid)
+                fprintf(f, " via pid %d", (int) seg->rep_pid);
+        fputc('\n', f);
+        if (seg->method == NG_METHOD_SAMPLED || seg->method == NG_METHOD_EXACT)
+                ng_report_node_bars(s, seg->nodes, seg->n_nodes, seg->resident_bytes, "    ", f);
+}
+
+static int print_groups(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_instance *in,
+                        FILE *f)
+{
+        struct group g;
+        char sz[24], res[24], min[24];
+        int r = group_of(a, in, amm_member, &g);
+        if (r >= 0 && g.n > 0) {
+                ng_format_kib(g.bytes / 1024, sz, sizeof(sz));
+                ng_format_kib(g.resident_bytes / 1024, res, sizeof(res));
+                fprintf(f, "  Oracle AMM SGA: %zu file%s in /dev/shm, %s, %s resident, placement %s "
+                        "(--verbose lists the files)\n", g.n, g.n == 1 ? "" : "s", sz, res,
+                        g.mixed ? "mixed" : ng_method_name(g.method));
+                if (g.n_nodes)
+                        ng_report_node_bars(s, g.nodes, g.n_nodes, g.resident_bytes, "    ", f);
+        }
+        free(g.nodes);
+        if (r < 0)
+                return r;
+        r = group_of(a, in, is_small, &g);
+        if (r >= 0 && g.n > 0) {
+                ng_format_kib(g.bytes / 1024, sz, sizeof(sz));
+                ng_format_kib(a->min_segment_bytes / 1024, min, sizeof(min));
+                fprintf(f, "  %zu small segment%s (each under %s): %s in all (--verbose lists them)\n", g.n,
+                        g.n == 1 ? "" : "s", min, sz);
+        }
+        free(g.nodes);
+        return r;
+}
+
+static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_instance *in,
+                           bool verbose, FILE *f)
 {
         char cpus[128], cpu_nodes[128], mems[128], sh[24], res[24], pte[24];
         ng_bitmap_format_list(&in->cpus, cpus, sizeof(cpus));
@@ -43,26 +149,23 @@ static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a
                 ng_bitmap_count(&in->mems) == 1 ? "" : "s", mems[0] ? mems : "-", in->cgroup ? ", cpuset " : "",
                 in->cgroup ? in->cgroup : "");
         fprintf(f, "  shared memory %s, %s resident; page tables %s\n", sh, res, pte);
+        /* An unclaimed pseudo-instance is its one segment: never grouped. */
+        bool group = !verbose && in->origin != NG_INST_UNCLAIMED;
         for (size_t k = 0; k < in->n_segs; k++) {
                 const struct ng_segment *seg = &a->segments[in->segs[k]];
-                char sz[24];
-                ng_format_kib(seg->bytes / 1024, sz, sizeof(sz));
-                fprintf(f, "  %s %s: %s", ng_seg_kind_name(seg->kind), seg->name, sz);
-                if (seg->page_kib) {
-                        char pg[16];
-                        ng_format_page_size(seg->page_kib, pg, sizeof(pg));
-                        fprintf(f, " in %s pages", pg);
-                }
-                fprintf(f, ", placement %s", ng_method_name(seg->method));
-                if (seg->rep_pid)
-                        fprintf(f, " via pid %d", (int) seg->rep_pid);
-                fputc('\n', f);
-                if (seg->method == NG_METHOD_SAMPLED || seg->method == NG_METHOD_EXACT)
-                        ng_report_node_bars(s, seg->nodes, seg->n_nodes, seg->resident_bytes, "    ", f);
+                if (!group || (!is_amm_granule(seg) && !is_small(a, seg)))
+                        print_segment(s, seg, f);
         }
+        if (group && print_groups(s, a, in, f) < 0)
+                fprintf(f, "  (out of memory summing up the small segments)\n");
 }
 
 int ng_report_audit_text(const struct ng_snapshot *s, const struct ng_audit *a, FILE *f)
+{
+        return ng_report_audit_text_flags(s, a, 0, f);
+}
+
+int ng_report_audit_text_flags(const struct ng_snapshot *s, const struct ng_audit *a, unsigned flags, FILE *f)
 {
         size_t c[3];
         count_severities(a, c);
@@ -71,7 +174,7 @@ int ng_report_audit_text(const struct ng_snapshot *s, const struct ng_audit *a, 
                 a->n_instances, a->n_instances == 1 ? "" : "s", a->n_segments, a->n_segments == 1 ? "" : "s",
                 c[NG_SEV_CRITICAL], c[NG_SEV_WARNING], c[NG_SEV_WARNING] == 1 ? "" : "s", c[NG_SEV_INFO]);
         for (size_t i = 0; i < a->n_instances; i++)
-                print_instance(s, a, &a->instances[i], f);
+                print_instance(s, a, &a->instances[i], flags & NG_REPORT_VERBOSE, f);
         if (a->n_instances == 0)
                 fprintf(f, "\nno database instance found\n");
         fprintf(f, "\n%s\n", a->n_findings ? "findings:" : "no findings");
@@ -102,6 +205,29 @@ static struct json_object *ids_json(const struct ng_bitmap *b)
         return arr;
 }
 
+/* {"count", "bytes", "resident_bytes", "nodes", "names"}, or null when the
+ * instance has none. */
+static struct json_object *group_json(const struct ng_audit *a, const struct ng_instance *in,
+                                      bool (*member)(const struct ng_audit *, const struct ng_segment *))
+{
+        struct group g;
+        if (group_of(a, in, member, &g) < 0 || g.n == 0) {
+                free(g.nodes);
+                return NULL;
+        }
+        struct json_object *o = json_object_new_object(), *names = json_object_new_array();
+        json_object_object_add(o, "count", json_object_new_uint64(g.n));
+        json_object_object_add(o, "bytes", json_object_new_uint64(g.bytes));
+        json_object_object_add(o, "resident_bytes", json_object_new_uint64(g.resident_bytes));
+        json_object_object_add(o, "nodes", ng_node_bytes_json(g.nodes, g.n_nodes));
+        for (size_t k = 0; k < in->n_segs; k++)
+                if (member(a, &a->segments[in->segs[k]]))
+                        json_object_array_add(names, json_object_new_string(a->segments[in->segs[k]].name));
+        json_object_object_add(o, "names", names);
+        free(g.nodes);
+        return o;
+}
+
 static struct json_object *instance_json(const struct ng_audit *a, const struct ng_instance *in)
 {
         struct json_object *o = json_object_new_object(), *pids = json_object_new_array(),
@@ -125,6 +251,10 @@ static struct json_object *instance_json(const struct ng_audit *a, const struct 
         for (size_t k = 0; k < in->n_segs; k++)
                 json_object_array_add(segs, ng_segment_json(&a->segments[in->segs[k]]));
         json_object_object_add(o, "segments", segs);
+        if (in->origin != NG_INST_UNCLAIMED) {
+                json_object_object_add(o, "amm_sga", group_json(a, in, amm_member));
+                json_object_object_add(o, "small_segments", group_json(a, in, is_small));
+        }
         return o;
 }
 

@@ -12,10 +12,18 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
 CTL=$B/numaguardctl
 HOSTILE=$SRC/tests/fixtures/hostile
-echo 1..13
+WL=$B/tests/helpers/ng-shm-workload
+echo 1..18
 [ -x "$CTL" ] || { echo "not ok db-hosts: $CTL not built"; exit 1; }
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+pids=()
+cleanup() {
+        for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+        wait 2>/dev/null
+        rm -f /dev/shm/ora_FINPROD0123_* 2>/dev/null
+        rm -rf "$tmp"
+}
+trap cleanup EXIT
 chmod 755 "$tmp"
 
 # ---- without root ----
@@ -87,3 +95,71 @@ else echo "not ok db-hosts-node-online-missing-nodes: $(head -1 <<<"$out")"; fi
 out=$("$CTL" segments --root "$HOSTILE/numa-maps-overflow" 2>&1)
 if ! grep -q "PiB" <<<"$out" && grep -q "SYSV00000000" <<<"$out"; then echo "ok db-hosts-numa-maps-overflow-segments"
 else echo "not ok db-hosts-numa-maps-overflow-segments: $(grep -m2 PiB <<<"$out")"; fi
+
+# ---- an Oracle-shaped instance with a 10-character SID on this host ----
+# Processes named as Oracle names them (the comm the kernel keeps is the
+# 15-character cut "ora_pmon_FINPRO"; argv[0] holds the whole name): a SysV
+# SGA attached by ora_pmon_FINPROD0123, and an AMM SGA of 24 granule files of
+# 4 MiB in /dev/shm, each mapped by an ora_<name>_FINPROD0123 process.
+# Needs root for nothing but a clean /proc view; runs as any user.
+sid=FINPROD0123 n_gran=24
+mkdir -p "$tmp/bin"
+# start NAME ARGS...: the workload under an Oracle-like name; waits for its report.
+start() {
+        local name=$1 f=$tmp/ready.$RANDOM$RANDOM; shift
+        ln -sf "$WL" "$tmp/bin/$name"
+        "$tmp/bin/$name" "$@" -r "$f" -S "$tmp/stop" > /dev/null 2>&1 &
+        pids+=($!)
+        for _ in $(seq 1 600); do [ -s "$f" ] && return 0; sleep 0.1; done
+        return 1
+}
+ok_wl=1
+start "ora_pmon_$sid" sysv -s 16 -p 1 || ok_wl=0
+for i in $(seq 1 $n_gran); do
+        start "ora_d$(printf %03d "$i")_$sid" file "/dev/shm/ora_${sid}_32768_$i" -s 4 -p 0 || { ok_wl=0; break; }
+done
+printf '[global]\nmin_segment_size = 1M\n' > "$tmp/amm.conf"
+if [ $ok_wl = 1 ]; then
+        "$CTL" audit --config "$tmp/amm.conf" > "$tmp/amm.txt" 2>&1
+        "$CTL" audit --config "$tmp/amm.conf" --verbose > "$tmp/amm-v.txt" 2>&1
+        "$CTL" audit --config "$tmp/amm.conf" --json > "$tmp/amm.json" 2>/dev/null
+        sed -n "/^instance oracle:$sid /,/^\$/p" "$tmp/amm.txt" > "$tmp/amm-inst.txt"
+fi
+if [ $ok_wl = 1 ] && grep -q "^instance oracle:$sid (oracle, discovered, $((n_gran + 2)) processes" "$tmp/amm-inst.txt"; then
+        echo "ok db-hosts-long-sid-instance"
+else
+        echo "not ok db-hosts-long-sid-instance: no instance oracle:$sid with $((n_gran + 2)) processes"
+        grep "^instance" "$tmp/amm.txt" 2>/dev/null | head -5
+fi
+if [ $ok_wl = 1 ] && grep -q "^  Oracle AMM SGA: $n_gran files in /dev/shm, 96 MiB, 96 MiB resident" "$tmp/amm-inst.txt" &&
+   [ "$(grep -c "/dev/shm/ora_${sid}_" "$tmp/amm-inst.txt")" = 0 ]; then
+        echo "ok db-hosts-amm-one-segment"
+else
+        echo "not ok db-hosts-amm-one-segment"; cat "$tmp/amm-inst.txt" 2>/dev/null | head -20
+fi
+if [ $ok_wl = 1 ] && [ "$(wc -l < "$tmp/amm-inst.txt")" -lt 20 ] &&
+   [ "$(grep -c "file /dev/shm/ora_${sid}_" "$tmp/amm-v.txt")" = $n_gran ]; then
+        echo "ok db-hosts-amm-short-and-verbose ($(wc -l < "$tmp/amm-inst.txt") lines, --verbose lists $n_gran files)"
+else
+        echo "not ok db-hosts-amm-short-and-verbose: $(wc -l < "$tmp/amm-inst.txt" 2>/dev/null) lines"
+fi
+if [ $ok_wl = 1 ] && jq -e --arg n "oracle:$sid" '[.instances[] | select(.name == $n)
+        | .amm_sga.count == '$n_gran' and .amm_sga.bytes == '$((n_gran * 4 * 1048576))'
+          and (.amm_sga.names | length) == '$n_gran'
+          and ([.segments[] | select(.kind == "sysv")] | length) == 1] == [true]' "$tmp/amm.json" > /dev/null; then
+        echo "ok db-hosts-amm-json"
+else
+        echo "not ok db-hosts-amm-json"
+fi
+# A configured glob on the whole name matches; a typo raises INSTANCE_NOT_FOUND.
+printf '[global]\nmin_segment_size = 1M\n[instance FIN]\nmatch_comm = ora_*_%s\n[instance TYPO]\nmatch_comm = ora_*_%sX\n' \
+        "$sid" "$sid" > "$tmp/cfg.conf"
+"$CTL" audit --config "$tmp/cfg.conf" --json > "$tmp/cfg.json" 2>/dev/null
+if [ $ok_wl = 1 ] && jq -e '([.instances[] | select(.name == "FIN") | (.pids | length)] == ['$((n_gran + 2))'])
+        and ([.findings[] | select(.code == "INSTANCE_NOT_FOUND") | .instance] == ["TYPO"])' "$tmp/cfg.json" > /dev/null; then
+        echo "ok db-hosts-long-sid-configured"
+else
+        echo "not ok db-hosts-long-sid-configured"; jq -c '[.instances[] | {name, n: (.pids | length)}], [.findings[] | .code]' "$tmp/cfg.json" 2>/dev/null
+fi
+touch "$tmp/stop"
+[ -n "${KEEP_AMM:-}" ] && cp "$tmp"/amm*.txt "$KEEP_AMM"/
