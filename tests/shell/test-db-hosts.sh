@@ -13,7 +13,7 @@ case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
 CTL=$B/numaguardctl
 HOSTILE=$SRC/tests/fixtures/hostile
 WL=$B/tests/helpers/ng-shm-workload
-echo 1..18
+echo 1..25
 [ -x "$CTL" ] || { echo "not ok db-hosts: $CTL not built"; exit 1; }
 tmp=$(mktemp -d)
 pids=()
@@ -95,6 +95,35 @@ else echo "not ok db-hosts-node-online-missing-nodes: $(head -1 <<<"$out")"; fi
 out=$("$CTL" segments --root "$HOSTILE/numa-maps-overflow" 2>&1)
 if ! grep -q "PiB" <<<"$out" && grep -q "SYSV00000000" <<<"$out"; then echo "ok db-hosts-numa-maps-overflow-segments"
 else echo "not ok db-hosts-numa-maps-overflow-segments: $(grep -m2 PiB <<<"$out")"; fi
+
+# ---- one exit-status contract for every correction, dry run or not ----
+# 0 done / would do, 1 partial, 2 refused, 3 failed: a dry run exits as the
+# real run would, up to the write itself (numaguardctl(1), EXIT STATUS).
+# On guest4-v2: shmid 0 (8 MiB, all on node 3) by the bind3 workload, cgroup
+# v2 /oracle (cpus 0, mems 3); nodes of 458-503 MiB, so the auto floor is
+# about 14 MiB and 1G refuses everything.
+G4=$SRC/tests/fixtures/trees/guest4-v2
+printf '[instance W]\nmatch_cmdline = *wl-sysv-bind3*\npolicy = interleave\n' > "$tmp/w.conf"
+printf '[global]\nnode_free_floor = 1G\n[instance W]\nmatch_cmdline = *wl-sysv-bind3*\npolicy = interleave\n' > "$tmp/w1g.conf"
+printf '[instance O]\ncgroup = /oracle\npolicy = bind\nnodes = 0\n' > "$tmp/o.conf"
+printf '[instance O]\ncgroup = /oracle\npolicy = bind\nnodes = 0-4\n' > "$tmp/o4.conf"
+# NAME % EXIT % ARGS (word-split)
+exits=(
+        "rebalance-would-move%0%rebalance W --dry-run --root $G4 --config $tmp/w.conf"
+        "rebalance-refused-floor%2%rebalance W --dry-run --root $G4 --config $tmp/w1g.conf"
+        "reserve-would-write%0%hugepages reserve --size 2M --pages 4 --node 1 --dry-run --root $G4"
+        "reserve-refused-supply%2%hugepages reserve --size 2M --pages 100000 --node 1 --dry-run --root $G4"
+        "apply-nothing-to-do%0%hugepages apply --dry-run --root $G4 --config $tmp/w.conf"
+        "cpuset-would-write%0%cpuset apply O --dry-run --root $G4 --config $tmp/o.conf"
+        "cpuset-refused-node%2%cpuset apply O --dry-run --root $G4 --config $tmp/o4.conf"
+)
+for e in "${exits[@]}"; do
+        IFS=% read -r name want args <<<"$e"
+        # shellcheck disable=SC2086
+        out=$("$CTL" $args 2>&1); rc=$?
+        if [ $rc = "$want" ]; then echo "ok db-hosts-exit-$name"
+        else echo "not ok db-hosts-exit-$name: exit $rc, want $want: $(tail -1 <<<"$out")"; fi
+done
 
 # ---- an Oracle-shaped instance with a 10-character SID on this host ----
 # Processes named as Oracle names them (the comm the kernel keeps is the
