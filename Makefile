@@ -165,6 +165,11 @@ build-fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) $(DEPS_CFLAGS) -o $@ $< $(LIB_SRCS) $(LIB_LIBS)
 
+# The control socket's framing lives in the daemon, without its sd-event parts.
+build-fuzz/fuzz-control-request: tests/fuzz/fuzz-control-request.c daemon/numaguardd/request.c daemon/numaguardd/daemon.h $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) -Idaemon/numaguardd $(DEPS_CFLAGS) -o $@ $< daemon/numaguardd/request.c
+
 fuzz: $(FUZZ_BINS)
 
 fuzz-smoke: $(FUZZ_BINS)

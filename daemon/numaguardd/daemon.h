@@ -150,6 +150,12 @@ void sink_daemon_event(const struct alert_sink *s, enum daemon_event ev, int pri
 
 /* Requests: one line of at most SERVER_REQUEST_MAX bytes, newline included. */
 #define SERVER_REQUEST_MAX 4096
+
+/* request.c: one request from the len bytes a client sent: up to the first
+ * newline (or all of them), a trailing CR dropped, printable ASCII only,
+ * copied NUL-terminated into ret (size bytes). Returns its length, -E2BIG
+ * beyond SERVER_REQUEST_MAX or size, -EBADMSG for other bytes. */
+int server_request_parse(const char *buf, size_t len, char *ret, size_t size);
 #define SERVER_TIMEOUT_USEC (2 * USEC_PER_SEC)
 #define SERVER_MAX_CONNECTIONS 32
 #define SERVER_MAX_PER_UID 8            /* for every user but root */

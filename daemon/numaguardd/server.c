@@ -123,22 +123,19 @@ static void conn_error(struct conn *c, const char *reason)
 
 static void handle_request(struct conn *c)
 {
-        char *body = NULL, why[512] = "";
+        char *body = NULL, why[512] = "", req[SERVER_REQUEST_MAX + 1];
         size_t body_len = 0;
-        if (c->req_len > 0 && c->req[c->req_len - 1] == '\r')
-                c->req_len--;
-        c->req[c->req_len] = '\0';
-        for (size_t i = 0; i < c->req_len; i++)
-                if ((unsigned char) c->req[i] < 0x20 || (unsigned char) c->req[i] > 0x7e) {
-                        conn_error(c, "malformed request (printable ASCII only)");
-                        return;
-                }
+        int n = server_request_parse(c->req, c->req_len, req, sizeof(req));
+        if (n < 0) {
+                conn_error(c, n == -E2BIG ? "request too large" : "malformed request (printable ASCII only)");
+                return;
+        }
         FILE *f = open_memstream(&body, &body_len);
         if (!f) {
                 conn_error(c, "out of memory");
                 return;
         }
-        int r = c->srv->handler(c->srv->manager, &c->peer, c->req, f, why, sizeof(why));
+        int r = c->srv->handler(c->srv->manager, &c->peer, req, f, why, sizeof(why));
         if (fclose(f) != 0 && r >= 0) {
                 r = -ENOMEM;
                 snprintf(why, sizeof(why), "out of memory");
