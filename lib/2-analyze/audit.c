@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "audit-internal.h"
-#include "ng-units.h"
 
 static const char *const code_names[NG_CODE_MAX_] = {
         [NG_CODE_CYCLOPS] = "CYCLOPS",
@@ -55,20 +54,6 @@ const char *ng_severity_name(enum ng_severity s)
         case NG_SEV_CRITICAL: return "critical";
         }
         return "unknown";
-}
-
-uint64_t ng_node_free_floor(uint64_t configured_bytes, const struct ng_node *nd)
-{
-        const uint64_t cap = UINT64_C(1) << 30;
-        uint64_t total_kib, wmark;
-        if (configured_bytes != NG_FREE_FLOOR_AUTO)
-                return configured_bytes;
-        if (!nd->has_meminfo || ng_meminfo_get(&nd->meminfo, "MemTotal", &total_kib) < 0)
-                return cap;
-        uint64_t floor = ng_kib_bytes_sat(total_kib) / 100 * 3;
-        if (ng_mul_u64(nd->high_wmark_pages, 4096, &wmark) && wmark > floor)
-                floor = wmark;
-        return floor < cap ? floor : cap;
 }
 
 /* ---- process sets ---- */

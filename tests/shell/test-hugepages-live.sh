@@ -40,6 +40,7 @@ reads() { [ "$(cat "$1")" = "$2" ] || fail_step "$1 reads $(cat "$1"), expected 
 echo 1..13
 [ -x "$CTL" ] || { echo "not ok hugepages-live: $CTL not built"; exit 1; }
 printf '[global]\nnode_free_floor = 0\n' > "$T/floor0.conf"
+printf '[global]\nnode_free_floor = 1G\n' > "$T/floor1g.conf"
 
 # ------------------------------------------------------ tree copy (--root)
 cp -a tests/fixtures/trees/guest4-v2 "$T/tree"
@@ -48,7 +49,7 @@ run 0 hugepages reserve --size 2M --pages 64 --node 2 --dry-run --root "$T/tree"
 has "would write 64 to $T/tree/sys/devices/system/node/node2/hugepages/hugepages-2048kB/nr_hugepages (now: 2)"
 reads "$NR2" 2
 verdict hugepages-root-dry-run
-run 2 hugepages reserve --size 2M --pages 64 --node 2 --root "$T/tree" -c /dev/null
+run 2 hugepages reserve --size 2M --pages 64 --node 2 --root "$T/tree" -c "$T/floor1g.conf"
 has "refused: 2M pages: would push a node below its free-memory floor: node 2: 62 more 2M pages need 124 MiB, MemFree is 478 MiB, floor 1024 MiB"
 reads "$NR2" 2
 verdict hugepages-root-refused
