@@ -8,7 +8,7 @@
 #                    pages on node 1 (sysfs reads back what its log says),
 #                    other nodes untouched, one action, no more while it polls
 #   cooldown         a cyclops instance with enforce = rebalance under the
-#                    default 1 GiB free-memory floor: every attempt refused,
+#                    1 GiB free-memory floor: every attempt refused,
 #                    the CYCLOPS stays; with cooldown = 3s, a second attempt
 #                    comes only after at least 3 s worth of polls
 #   rebalance        the same with node_free_floor = 32M: the segment's pages
@@ -89,6 +89,7 @@ rb_pid=$WL_PID
 [ "$(kernel_nodes "$rb_pid")" = N0=8192 ] || abort "set-up: workload placed $(kernel_nodes "$rb_pid"), not N0=8192"
 export NUMAGUARD_REBALANCE_RATE=256M
 daemon rbref "cooldown = 3s
+node_free_floor = 1G
 [instance rb]
 match_comm = rbdb
 enforce = rebalance"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # hugepages reserve on a real NUMA kernel: 64 pages on node 2 only (a dry
 # run first changes nothing; then node 2 reads back 64, the other nodes keep
-# their pools); the default 1 GiB floor refuses any growth on a 512 MiB node
+# their pools); a 1 GiB floor refuses any growth on a 512 MiB node
 # (exit 2, with the numbers); and asking node 3 for nearly all its free
 # memory (floor 0) is granted short -- the kernel keeps its min watermark
 # free, raised for the purpose -- so compaction and the bounded retries run
@@ -55,8 +55,10 @@ done
 grep -q '"NUMAGUARD_OUTCOME":"done"' "$NUMAGUARD_ACTION_LOG" || fail "no NOTICE entry with outcome done"
 result node2
 
-# The default floor (1 GiB) is above what a 512 MiB node has free.
-ctl 2 hugepages reserve --size 2M --pages 96 --node 1 --config /dev/null
+# A 1 GiB floor is above what a 512 MiB node has free (the default, auto,
+# fits the node: about 15 MiB here).
+printf '[global]\nnode_free_floor = 1G\n' > "$T/floor1g.conf"
+ctl 2 hugepages reserve --size 2M --pages 96 --node 1 --config "$T/floor1g.conf"
 has "refused: 2M pages: would push a node below its free-memory floor: node 1:"
 has "floor 1024 MiB"
 pools

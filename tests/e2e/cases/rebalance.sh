@@ -4,7 +4,7 @@
 # processes free to run on every node, are spread evenly over all nodes
 # (per `segments --json --exact`), with the attached processes still running
 # and every byte unchanged (ng-shm-check, read-only attach). Refusals: the
-# default 1 GiB free-memory floor on 512 MiB nodes, and node 3 without free
+# a 1 GiB free-memory floor on 512 MiB nodes, and node 3 without free
 # 2 MiB pages: exit 2, nothing moved.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
 plan 5
@@ -14,7 +14,7 @@ CHK=$B/tests/helpers/ng-shm-check
 ((${#NODE_IDS[@]} >= 2)) || skip_case "needs at least 2 nodes"
 src=${NODE_IDS[0]} last=${NODE_IDS[-1]}
 audit_conf "$T/ng.conf" "node_free_floor = 32M"$'\n'
-audit_conf "$T/floor.conf"              # the default floor: 1 GiB
+audit_conf "$T/floor.conf" "node_free_floor = 1G"$'\n'   # above what a 512 MiB node has free
 export NUMAGUARD_ACTION_LOG=$T/actions NUMAGUARD_REBALANCE_RATE=256M
 
 # seg_exact SHMID: SEG_method SEG_page_kib SEG_nattch SEG_nodes of the SysV
@@ -61,7 +61,7 @@ seg_exact "$shm" && expect_on_node "$src" "$WL_BYTES"
 contents "$shm" 4 before
 
 rebal "$T/floor.out" --config "$T/floor.conf" "$inst"
-expect "refused by the default floor: exit $RC, expected 2" test "$RC" = 2
+expect "refused by the 1 GiB floor: exit $RC, expected 2" test "$RC" = 2
 expect "refusal names the floor" grep -q "refused: .*above its free-memory floor" "$T/floor.out"
 rebal "$T/dry.out" --dry-run --config "$T/ng.conf" "$inst"
 expect "dry run: exit $RC, expected 0" test "$RC" = 0
