@@ -15,6 +15,7 @@ n=$FILE_NODE sid=FINPROD0123 gran=8
 audit_conf "$T/ng.conf"
 mkdir -p "$T/bin"
 at_exit "rm -f /dev/shm/ora_${sid}_*"
+jqe() { jq -e "$@" > /dev/null; }
 # oracle_wl NAME ARGS...: the workload started under an Oracle-like name.
 oracle_wl() {
     local name=$1; shift
@@ -33,12 +34,12 @@ sed -n "/^instance oracle:$sid /,/^\$/p" "$T/audit.txt" > "$T/inst.txt"
 logf "$T/inst.txt"
 expect "comm is the 15-character cut" test "$(cat "/proc/$pmon/comm")" = "ora_pmon_FINPRO"
 expect "instance oracle:$sid with main pid $pmon and $((gran + 1)) processes" \
-    jq -e --arg n "oracle:$sid" --argjson p "$pmon" '[.instances[] | select(.name == $n)
+    jqe --arg n "oracle:$sid" --argjson p "$pmon" '[.instances[] | select(.name == $n)
         | .type == "oracle" and .main_pid == $p and (.pids | length) == '$((gran + 1))'] == [true]' "$T/audit.json"
 expect "no instance named after the cut SID" \
-    jq -e '[.instances[] | select(.name | startswith("oracle:FINPRO") and (. != "oracle:FINPROD0123"))] == []' "$T/audit.json"
+    jqe '[.instances[] | select(.name | startswith("oracle:FINPRO") and (. != "oracle:FINPROD0123"))] == []' "$T/audit.json"
 expect "SysV SGA of 16 MiB and AMM SGA of $gran x 4 MiB, all on node $n" \
-    jq -e --arg n "oracle:$sid" --argjson node "$n" '[.instances[] | select(.name == $n)
+    jqe --arg n "oracle:$sid" --argjson node "$n" '[.instances[] | select(.name == $n)
         | ([.segments[] | select(.kind == "sysv") | .bytes] == [16777216])
           and .amm_sga.count == '$gran' and .amm_sga.bytes == '$((gran * 4194304))'
           and (.amm_sga.nodes | map(select(.bytes > 0) | .id)) == [$node]] == [true]' "$T/audit.json"
