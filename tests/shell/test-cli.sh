@@ -71,7 +71,7 @@ cases+=(
 # Every command with the options it takes besides --help: its help must list
 # exactly these, and every other option is a usage error naming the command.
 commands=(
-        "audit%--root --config --exact --json --color"
+        "audit%--root --config --exact --json --color --verbose"
         "topology%--root --json --color"
         "segments%--root --exact --json --color"
         "hugepages plan%--root --config --exact --json --color"
@@ -83,7 +83,7 @@ commands=(
         "status%--config --socket --json --color"
         "reload%--config --socket"
 )
-all_options="--root --config --exact --json --output --dry-run --size --pages --node --socket --color"
+all_options="--root --config --exact --json --output --dry-run --size --pages --node --socket --color --verbose"
 
 # JSON of every reporting command, corrections included, on the committed
 # tree (corrections on a copy): NAME % ARGS % EXIT % numaguardctl(1) section
