@@ -250,8 +250,8 @@ static int rule_fallback(struct audit_ctx *ctx, const struct ng_instance *in)
                 int r = add(ctx, NG_CODE_HUGEPAGE_FALLBACK, required ? NG_SEV_CRITICAL : NG_SEV_WARNING, in,
                             label, NULL, (double) seg->bytes,
                             "size the pool to the whole segment plus a margin (numaguardctl hugepages plan) "
-                            "and restart the instance; set the database to refuse 4 KiB pages",
-                            "%s (%s) sits in 4 KiB pages although the %s pool has %" PRIu64 " pages (%" PRIu64
+                            "and restart the instance; set the database to refuse 4K pages",
+                            "%s (%s) sits in 4K pages although the %s pool has %" PRIu64 " pages (%" PRIu64
                             " free, %" PRIu64 " reserved); it needs %" PRIu64 " pages",
                             label, bytes_h(seg->bytes).s, bytes_h(page_bytes).s, hp ? hp->nr_pages : 0,
                             hp ? hp->free_pages : 0, hp ? hp->resv_pages : 0, need);
@@ -277,10 +277,10 @@ static int rule_idle(struct audit_ctx *ctx)
                 if (idle == 0)
                         continue;
                 int r = add(ctx, NG_CODE_HUGEPAGE_IDLE, NG_SEV_WARNING, NULL, NULL, NULL, (double) idle,
-                            "the pool is sized but unused: find why the database fell back to 4 KiB pages "
+                            "the pool is sized but unused: find why the database fell back to 4K pages "
                             "(pool one page short, permissions, memlock) or release the pages",
                             "%" PRIu64 " of %" PRIu64 " %s hugepages (%s) are free and unreserved while %s of "
-                            "shared memory in %" PRIu64 " segment%s sits in 4 KiB pages",
+                            "shared memory in %" PRIu64 " segment%s sits in 4K pages",
                             idle, hp->nr_pages, bytes_h(ng_kib_bytes_sat(hp->page_kib)).s, bytes_h(ng_kib_bytes_sat(ng_mul_sat(idle, hp->page_kib))).s,
                             bytes_h(small_bytes).s, n_small, n_small == 1 ? "" : "s");
                 if (r < 0)
@@ -384,7 +384,7 @@ static int rule_pagetables(struct audit_ctx *ctx)
                         continue;
                 int r = add(ctx, NG_CODE_PAGETABLE_BLOAT, NG_SEV_WARNING, in, NULL, NULL, share, advice,
                             "the instance's %zu processes hold %s of page tables (%" PRIu64 "%% of memory); with "
-                            "2 MiB pages the shared part would need about %s",
+                            "2M pages the shared part would need about %s",
                             in->n_pids, bytes_h(ng_kib_bytes_sat(in->vm_pte_kib)).s, pct(share), bytes_h(ng_mul_sat(in->vm_pte_kib, 2)).s);
                 if (r < 0)
                         return r;
