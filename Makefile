@@ -44,11 +44,13 @@ SANFLAGS :=
 endif
 
 # Each library is linked only where it is called: the library uses json-c
-# (its JSON renderers), inih (the config parser) and libnuma (move_pages);
-# only the programs call libsystemd (sd-event, sd-bus, sd-journal,
-# sd_notify). libcgroup is not used: cpuset writes go through the path layer
-# (see lib/4-act/act-cpuset.c), so it is neither linked nor named in numaguard.pc.
-LIB_PKGS := json-c inih
+# (its JSON renderers), inih (the config parser), libnuma (move_pages) and
+# libsystemd's sd-bus (a cpuset's owner: a unit's properties, read and set
+# through the manager); the programs also call sd-event, sd-journal and
+# sd_notify. libcgroup is not used: cpuset writes go through the path layer
+# (see lib/4-act/act-cpuset.c) and cgconfig.conf is read and edited in place
+# (lib/1-collect/parse-owner.c), so it is neither linked nor named in numaguard.pc.
+LIB_PKGS := json-c inih libsystemd
 LIB_LIBS := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS) 2>/dev/null) -lnuma
 PROG_PKGS := libsystemd
 DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS) $(PROG_PKGS) 2>/dev/null)

@@ -118,13 +118,28 @@ static struct json_object *string_or_null(const char *s)
         return s && s[0] ? json_object_new_string(s) : NULL;
 }
 
+static const char *write_kind_name(enum ng_write_kind k)
+{
+        switch (k) {
+        case NG_WRITE_FILE: return "file";
+        case NG_WRITE_UNIT_PROPERTY: return "unit_property";
+        case NG_WRITE_CONFIG_LINE: return "config_line";
+        }
+        return "file";
+}
+
 static struct json_object *write_json(const struct ctl_opts *o, const struct ng_write *w, bool dry)
 {
         struct json_object *j = json_object_new_object();
         char path[PATH_MAX + 256];
         if (!j)
                 return NULL;
-        ctl_tree_path(o, w->path, path, sizeof(path));
+        /* a unit is no path: under --root, its name as it is */
+        if (w->kind == NG_WRITE_UNIT_PROPERTY)
+                snprintf(path, sizeof(path), "%s", w->path);
+        else
+                ctl_tree_path(o, w->path, path, sizeof(path));
+        json_object_object_add(j, "kind", json_object_new_string(write_kind_name(w->kind)));
         json_object_object_add(j, "path", json_object_new_string(path));
         json_object_object_add(j, "host_path", json_object_new_string(w->path));
         json_object_object_add(j, "before", string_or_null(w->before));
@@ -162,6 +177,21 @@ struct json_object *ctl_action_json(const struct ctl_opts *o, enum ctl_action_ki
         return j;
 }
 
+/* A unit property ("set AllowedMemoryNodes=0 on UNIT") or a config file
+ * line ("change FILE:LINE from ... to ..."). */
+static void print_owner_write(const struct ng_write *w, bool dry)
+{
+        if (w->kind == NG_WRITE_UNIT_PROPERTY)
+                printf("%s %s on systemd unit %s (runtime and persistent, as systemctl set-property; %s: %s%s%s)\n",
+                       dry ? "would set" : w->error < 0 ? "failed to set" : "set", w->value, w->path,
+                       dry ? "now" : "was", w->before, dry ? "" : ", read back: ", dry ? "" : w->after);
+        else if (!w->before[0])
+                printf("%s line to %s: %s%s%s%s\n", dry ? "would add a" : "added a", w->path, w->value,
+                       dry ? "" : " (read back: ", dry ? "" : w->after[0] ? w->after : "-", dry ? "" : ")");
+        else
+                printf("%s %s\n  from: %s\n    to: %s\n", dry ? "would change" : "changed", w->path, w->before, w->value);
+}
+
 static void report_text(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target,
                         const struct ng_action_result *res)
 {
@@ -169,6 +199,10 @@ static void report_text(const struct ctl_opts *o, enum ctl_action_kind kind, con
         char path[PATH_MAX + 256];
         for (size_t i = 0; i < res->n_writes; i++) {
                 const struct ng_write *w = &res->writes[i];
+                if (w->kind != NG_WRITE_FILE) {
+                        print_owner_write(w, dry || o->dry_run);
+                        continue;
+                }
                 ctl_tree_path(o, w->path, path, sizeof(path));
                 if (dry)
                         printf("would write %s to %s (now: %s)\n", w->value, path, w->before[0] ? w->before : "-");

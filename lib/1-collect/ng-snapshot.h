@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "ng-bitmap.h"
+#include "ng-owner.h"
 #include "ng-parse.h"
 #include "ng-path.h"
 #include "ng-sample.h"
@@ -83,6 +84,7 @@ struct ng_cgroup {
                 size_t n;
         } hugetlb_numa_stat[NG_MAX_HUGE_SIZES];
         size_t n_hugetlb_numa_stat;
+        struct ng_owner owner;  /* who restores its cpuset (ng-owner.h) */
 };
 
 /* The kernel keeps TASK_COMM_LEN - 1 characters of a command name. */

@@ -952,6 +952,8 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                 if (r >= 0)
                         r = collect_cgroups(&c);
                 if (r >= 0)
+                        r = ng_owners_collect(p, s);
+                if (r >= 0)
                         r = collect_placement(&c);
                 if (r >= 0)
                         r = collect_pidfiles(&c);

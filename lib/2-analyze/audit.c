@@ -29,6 +29,8 @@ static const char *const code_names[NG_CODE_MAX_] = {
         [NG_CODE_LIBNUMA_MISSING] = "LIBNUMA_MISSING",
         [NG_CODE_INSTANCE_NOT_FOUND] = "INSTANCE_NOT_FOUND",
         [NG_CODE_AUDIT_INCOMPLETE] = "AUDIT_INCOMPLETE",
+        [NG_CODE_CPUSET_NOT_PERSISTENT] = "CPUSET_NOT_PERSISTENT",
+        [NG_CODE_HUGEPAGE_NOT_PERSISTENT] = "HUGEPAGE_NOT_PERSISTENT",
 };
 
 const char *ng_code_name(enum ng_code c)
@@ -388,6 +390,9 @@ static int fill_instance(struct audit_ctx *ctx, struct ng_instance *in)
         const struct ng_proc *main = ng_snapshot_proc(s, in->main_pid);
         if (main)
                 in->cgroup = cpuset_cgroup_of(s, main);
+        const struct ng_cgroup *cg = in->cgroup ? ng_snapshot_cgroup(s, in->cgroup) : NULL;
+        /* The root cpuset is never rewritten: nobody's to name. */
+        in->owner = cg && strcmp(cg->path, "/") ? &cg->owner : NULL;
 
         for (size_t i = 0; i < ctx->a->n_segments; i++) {
                 const struct ng_segment *seg = &ctx->a->segments[i];

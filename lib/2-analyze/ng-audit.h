@@ -37,6 +37,8 @@ enum ng_code {
         NG_CODE_LIBNUMA_MISSING,
         NG_CODE_INSTANCE_NOT_FOUND,
         NG_CODE_AUDIT_INCOMPLETE,
+        NG_CODE_CPUSET_NOT_PERSISTENT,
+        NG_CODE_HUGEPAGE_NOT_PERSISTENT,
         NG_CODE_MAX_,
 };
 
@@ -74,6 +76,7 @@ struct ng_instance {
         struct ng_bitmap mems;          /* union of Mems_allowed_list */
         struct ng_bitmap cpu_nodes;     /* nodes holding any of cpus */
         const char *cgroup;             /* cpuset cgroup of main_pid, NULL if unknown */
+        const struct ng_owner *owner;   /* that cgroup's owner, NULL when no cgroup */
         size_t *segs;                   /* indices into ng_audit.segments */
         size_t n_segs;
         uint64_t shared_bytes, resident_bytes;

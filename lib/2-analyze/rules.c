@@ -206,6 +206,57 @@ static int rule_cpuset_drift(struct audit_ctx *ctx, const struct ng_instance *in
                    list_h(&ic->nodes).s);
 }
 
+/* What the owner writes back for one of the two sets: its declared value,
+ * or on systemd "" (the parent's) when the property is unset; false when it
+ * leaves the set alone (a cgconfig group without that key). */
+static bool owner_restores(const struct ng_owner *ow, bool mems, struct ng_bitmap *ret)
+{
+        bool has = mems ? ow->has_mems : ow->has_cpus;
+        if (!has && ow->kind != NG_OWNER_SYSTEMD)
+                return false;
+        *ret = has ? (mems ? ow->mems : ow->cpus) : (struct ng_bitmap) {0};
+        return true;
+}
+
+/* "cpuset.mems 6, its owner restores 0" for the sets that differ. */
+static void describe_restore(const struct ng_owner *ow, const struct ng_cgroup *cg, bool mems, char *buf, size_t size)
+{
+        struct ng_bitmap want;
+        const struct ng_bitmap *live = mems ? &cg->mems : &cg->cpus;
+        size_t n = strlen(buf);
+        if (!owner_restores(ow, mems, &want) || ng_bitmap_equal(&want, live))
+                return;
+        const char *prop = ow->kind == NG_OWNER_SYSTEMD ? (mems ? "AllowedMemoryNodes=" : "AllowedCPUs=")
+                                                        : (mems ? "cpuset.mems = " : "cpuset.cpus = ");
+        snprintf(buf + n, size - n, "%scpuset.%s is %s, %s%s%s", n ? "; " : "", mems ? "mems" : "cpus",
+                 ng_bitmap_empty(live) ? "empty (the parent's)" : list_h(live).s, prop,
+                 ng_bitmap_empty(&want) ? "" : list_h(&want).s, ng_bitmap_empty(&want) ? " (unset: the parent's)" : "");
+}
+
+/* The owner puts its own values back (systemd on daemon-reload or a restart
+ * of the unit, cgconfig at boot): a live cpuset that differs is undone. */
+static int rule_not_persistent(struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        const struct ng_owner *ow = in->owner;
+        const struct ng_cgroup *cg = in->cgroup ? ng_snapshot_cgroup(ctx->s, in->cgroup) : NULL;
+        if (!ow || !cg || !cg->has_cpuset || !ow->known ||
+            (ow->kind != NG_OWNER_SYSTEMD && ow->kind != NG_OWNER_CGCONFIG))
+                return 0;
+        char diff[384] = "";
+        describe_restore(ow, cg, true, diff, sizeof(diff));
+        describe_restore(ow, cg, false, diff, sizeof(diff));
+        if (!diff[0])
+                return 0;
+        bool sd = ow->kind == NG_OWNER_SYSTEMD;
+        return add(ctx, NG_CODE_CPUSET_NOT_PERSISTENT, NG_SEV_WARNING, in, NULL, &cg->mems, 1,
+                   sd ? "write through the unit (numaguardctl cpuset apply, or systemctl set-property UNIT "
+                        "AllowedCPUs=... AllowedMemoryNodes=...)"
+                      : "write the group's values in its cgconfig file too (numaguardctl cpuset apply)",
+                   "cpuset %s differs from what its owner %s %s (%s) restores%s: %s", cg->path,
+                   sd ? "systemd unit" : "cgconfig group", ow->name, ow->source,
+                   sd ? " on daemon-reload or a restart of the unit" : " at boot", diff);
+}
+
 /* ---- hugepages ---- */
 
 static const struct ng_hugepool *default_pool(const struct ng_snapshot *s)
@@ -617,7 +668,8 @@ static int cmp_findings(const void *x, const void *y)
 int audit_rules(struct audit_ctx *ctx)
 {
         static int (*const per_instance[])(struct audit_ctx *, const struct ng_instance *) = {
-                rule_cyclops, rule_remote, rule_cpuset_drift, rule_fallback, rule_libnuma, rule_not_found,
+                rule_cyclops, rule_remote, rule_cpuset_drift, rule_not_persistent, rule_fallback, rule_libnuma,
+                rule_not_found,
         };
         static int (*const host[])(struct audit_ctx *) = {
                 rule_shortfall, rule_idle, rule_pagetables, rule_pressure, rule_orphans, rule_host,

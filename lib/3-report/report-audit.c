@@ -130,6 +130,45 @@ static int print_groups(const struct ng_snapshot *s, const struct ng_audit *a, c
         return r;
 }
 
+/* "AllowedMemoryNodes=6" / "cpuset.mems 6" / "" when the owner leaves it. */
+static void owner_value(const struct ng_owner *ow, bool mems, char *buf, size_t size)
+{
+        bool has = mems ? ow->has_mems : ow->has_cpus;
+        char l[128];
+        ng_bitmap_format_list(mems ? &ow->mems : &ow->cpus, l, sizeof(l));
+        if (ow->kind == NG_OWNER_SYSTEMD)
+                snprintf(buf, size, "%s=%s", mems ? "AllowedMemoryNodes" : "AllowedCPUs", has ? l : "");
+        else if (has)
+                snprintf(buf, size, "%s %s", mems ? "cpuset.mems" : "cpuset.cpus", l);
+        else
+                buf[0] = '\0';
+}
+
+static void print_owner(const struct ng_owner *ow, FILE *f)
+{
+        char c[160], m[160];
+        switch (ow->kind) {
+        case NG_OWNER_NONE:
+                fprintf(f, "  cpuset owner: none (a live change lasts until the cgroup goes or the host reboots)\n");
+                return;
+        case NG_OWNER_UNKNOWN:
+                fprintf(f, "  cpuset owner: unknown (%s)\n", ow->error);
+                return;
+        case NG_OWNER_SYSTEMD:
+        case NG_OWNER_CGCONFIG:
+                break;
+        }
+        fprintf(f, "  cpuset owner: %s %s", ow->kind == NG_OWNER_SYSTEMD ? "systemd unit" : "cgconfig group", ow->name);
+        if (!ow->known) {
+                fprintf(f, " (what it restores is unknown: %s)\n", ow->source);
+                return;
+        }
+        owner_value(ow, false, c, sizeof(c));
+        owner_value(ow, true, m, sizeof(m));
+        fprintf(f, " (%s%s%s%s, from %s)\n", c, c[0] && m[0] ? ", " : "", m, !c[0] && !m[0] ? "no cpuset values" : "",
+                ow->source);
+}
+
 static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_instance *in,
                            bool verbose, FILE *f)
 {
@@ -148,6 +187,8 @@ static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a
                 ng_bitmap_count(&in->cpu_nodes) == 1 ? "" : "s", cpu_nodes[0] ? cpu_nodes : "-",
                 ng_bitmap_count(&in->mems) == 1 ? "" : "s", mems[0] ? mems : "-", in->cgroup ? ", cpuset " : "",
                 in->cgroup ? in->cgroup : "");
+        if (in->owner)
+                print_owner(in->owner, f);
         fprintf(f, "  shared memory %s, %s resident; page tables %s\n", sh, res, pte);
         /* An unclaimed pseudo-instance is its one segment: never grouped. */
         bool group = !verbose && in->origin != NG_INST_UNCLAIMED;
@@ -243,6 +284,10 @@ static struct json_object *instance_json(const struct ng_audit *a, const struct 
         json_object_object_add(o, "cpu_nodes", list_json(&in->cpu_nodes));
         json_object_object_add(o, "mems", list_json(&in->mems));
         json_object_object_add(o, "cgroup", in->cgroup ? json_object_new_string(in->cgroup) : NULL);
+        json_object_object_add(o, "cpuset_owner",
+                               json_object_new_string(ng_owner_kind_name(in->owner ? in->owner->kind : NG_OWNER_NONE)));
+        json_object_object_add(o, "cpuset_owner_name", in->owner && in->owner->name[0] ?
+                                                               json_object_new_string(in->owner->name) : NULL);
         json_object_object_add(o, "shared_bytes", json_object_new_uint64(in->shared_bytes));
         json_object_object_add(o, "resident_bytes", json_object_new_uint64(in->resident_bytes));
         json_object_object_add(o, "page_tables_kib", json_object_new_uint64(in->vm_pte_kib));

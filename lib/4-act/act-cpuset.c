@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ng-act-cpuset.h"
@@ -238,6 +239,12 @@ int ng_cpuset_plan(const struct ng_snapshot *s, const struct ng_instance *in, co
                 /* v2: an empty cpuset.cpus/mems means "the parent's": what is in effect. */
                 pl.old_cpus = ng_bitmap_empty(&cg->cpus) ? cg->effective_cpus : cg->cpus;
                 pl.old_mems = ng_bitmap_empty(&cg->mems) ? cg->effective_mems : cg->mems;
+                pl.cpus_inherited = cg->version == 2 && ng_bitmap_empty(&cg->cpus);
+                pl.mems_inherited = cg->version == 2 && ng_bitmap_empty(&cg->mems);
+                pl.owner = cg->owner;
+                if (!pl.refused && cg->owner.kind == NG_OWNER_UNKNOWN)
+                        refuse(&pl, "the owner of cpuset %s cannot be told (%s), so a fix could be silently undone: "
+                               "repair that, then retry", cg->path, cg->owner.error);
         }
         if (!pl.refused && !parent)
                 refuse(&pl, "what the parent of %s allows is unknown", pl.cgroup);
@@ -245,7 +252,7 @@ int ng_cpuset_plan(const struct ng_snapshot *s, const struct ng_instance *in, co
                 validate(s, parent, &pl);
         pl.write_cpus = !pl.refused && !ng_bitmap_equal(&pl.cpus, &pl.old_cpus);
         pl.write_mems = !pl.refused && !ng_bitmap_equal(&pl.mems, &pl.old_mems);
-        *ret = pl;
+        memcpy(ret, &pl, sizeof(pl));
         return 0;
 }
 
@@ -438,6 +445,192 @@ static void run_steps(struct exec *x)
         describe_memory(x);
 }
 
+/* ---- through the owner ---- */
+
+/* Whether the owner would put back another value than the target for one
+ * set. An inherited (empty) live set whose target is what it already has
+ * is left to inherit: pinning it would change what it means. */
+static bool owner_needs(const struct ng_cpuset_plan *pl, bool mems)
+{
+        const struct ng_owner *ow = &pl->owner;
+        const struct ng_bitmap *target = mems ? &pl->mems : &pl->cpus;
+        bool write = mems ? pl->write_mems : pl->write_cpus;
+        bool inherited = mems ? pl->mems_inherited : pl->cpus_inherited;
+        bool has = mems ? ow->has_mems : ow->has_cpus;
+        const struct ng_bitmap *declared = mems ? &ow->mems : &ow->cpus;
+        if (write)
+                return !has || !ng_bitmap_equal(declared, target);
+        if (ow->kind == NG_OWNER_SYSTEMD)
+                return inherited ? has : !has || !ng_bitmap_equal(declared, target);
+        return has && !ng_bitmap_equal(declared, target);
+}
+
+static void unit_prop(char *buf, size_t size, const char *prop, bool has, const struct ng_bitmap *set)
+{
+        char l[200] = "";
+        if (has)
+                ng_bitmap_format_list(set, l, sizeof(l));
+        snprintf(buf, size, "%s=%s", prop, l);
+}
+
+static void record_unit(struct ng_action_result *res, const struct ng_cpuset_plan *pl, bool mems)
+{
+        if (res->n_writes >= NG_ACTION_MAX_WRITES)
+                return;
+        const char *prop = mems ? "AllowedMemoryNodes" : "AllowedCPUs";
+        struct ng_write *w = &res->writes[res->n_writes++];
+        *w = (struct ng_write) { .kind = NG_WRITE_UNIT_PROPERTY };
+        snprintf(w->path, sizeof(w->path), "%s", pl->owner.name);
+        unit_prop(w->value, sizeof(w->value), prop, true, mems ? &pl->mems : &pl->cpus);
+        unit_prop(w->before, sizeof(w->before), prop, mems ? pl->owner.has_mems : pl->owner.has_cpus,
+                  mems ? &pl->owner.mems : &pl->owner.cpus);
+}
+
+/* systemd applies the properties to the cgroup from its event loop, after
+ * the call returned: read until the files show the targets (bounded). */
+static int wait_live(struct exec *x)
+{
+        int r = 0;
+        for (int i = 0; i < 50; i++) {
+                r = read_current(x->p, x->ops, x->plan, false, &x->now_cpus);
+                if (r >= 0)
+                        r = read_current(x->p, x->ops, x->plan, true, &x->now_mems);
+                if (r >= 0 && ng_bitmap_equal(&x->now_cpus, &x->plan->cpus) &&
+                    ng_bitmap_equal(&x->now_mems, &x->plan->mems))
+                        return 1;
+                x->ops->sleep_usec(x->ops->userdata, 100000);
+        }
+        return r;
+}
+
+static void apply_systemd(struct exec *x, const struct ng_action_ops *ops)
+{
+        const struct ng_cpuset_plan *pl = x->plan;
+        bool c = owner_needs(pl, false), m = owner_needs(pl, true);
+        if (c)
+                record_unit(x->res, pl, false);
+        if (m)
+                record_unit(x->res, pl, true);
+        if (x->dry_run) {
+                x->res->outcome = NG_OUTCOME_DRY_RUN;
+                summarize(x->res, "would set the properties on systemd unit %s (at runtime and persistently, as "
+                          "systemctl set-property), which sets ", pl->owner.name);
+                describe_change(x);
+                describe_memory(x);
+                return;
+        }
+        int r = ops->set_unit_cpuset(ops->userdata, x->p, pl->owner.name, pl->dir, c ? &pl->cpus : NULL,
+                                     m ? &pl->mems : NULL);
+        if (r < 0) {
+                x->res->outcome = ng_outcome_for_errno(r);
+                x->res->error = r;
+                summarize(x->res, "setting the properties of systemd unit %s failed: %s; nothing changed",
+                          pl->owner.name, strerror(-r));
+                return;
+        }
+        struct ng_unit_cpuset back = {0};
+        int rb = ops->get_unit_cpuset(ops->userdata, x->p, pl->owner.name, pl->cgroup, &back);
+        for (size_t i = 0; i < x->res->n_writes; i++) {
+                struct ng_write *w = &x->res->writes[i];
+                bool wm = strstr(w->value, "AllowedMemoryNodes") != NULL;
+                if (w->kind == NG_WRITE_UNIT_PROPERTY && rb >= 0)
+                        unit_prop(w->after, sizeof(w->after), wm ? "AllowedMemoryNodes" : "AllowedCPUs",
+                                  wm ? back.has_mems : back.has_cpus, wm ? &back.mems : &back.cpus);
+        }
+        bool unit_ok = rb >= 0 && (!c || ng_bitmap_equal(&back.cpus, &pl->cpus)) &&
+                       (!m || ng_bitmap_equal(&back.mems, &pl->mems));
+        int live = wait_live(x);
+        x->res->outcome = unit_ok && live > 0 ? NG_OUTCOME_DONE : NG_OUTCOME_PARTIAL;
+        if (!unit_ok)
+                summarize(x->res, "systemd unit %s reads back otherwise (%s); ", pl->owner.name,
+                          rb < 0 ? strerror(-rb) : "properties differ");
+        if (live <= 0)
+                summarize(x->res, "the cgroup does not show the targets yet (%s); ",
+                          live < 0 ? strerror(-live) : "cpuset.cpus/cpuset.mems differ");
+        summarize(x->res, "systemd unit %s set, persistently: ", pl->owner.name);
+        describe_change(x);
+        describe_memory(x);
+}
+
+/* The file parsed back: the group holds the targets. */
+static int verify_cgconfig(struct exec *x, const struct ng_action_ops *ops, bool c, bool m)
+{
+        const struct ng_cpuset_plan *pl = x->plan;
+        char *text = NULL;
+        struct ng_cgconfig_group *g = NULL;
+        size_t n = 0;
+        int r = ops->read_text(ops->userdata, x->p, pl->owner.source, &text);
+        if (r >= 0)
+                r = ng_parse_cgconfig(text, &g, &n, NULL);
+        const struct ng_cgconfig_group *found = NULL;
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                if (!strcmp(g[i].name, pl->owner.name))
+                        found = &g[i];
+        struct ng_bitmap bc = {0}, bm = {0};
+        bool ok = found && (!c || (found->cpus.present && ng_bitmap_parse_list(found->cpus.value, &bc) >= 0 &&
+                                   ng_bitmap_equal(&bc, &pl->cpus))) &&
+                  (!m || (found->mems.present && ng_bitmap_parse_list(found->mems.value, &bm) >= 0 &&
+                          ng_bitmap_equal(&bm, &pl->mems)));
+        for (size_t i = 0; i < x->res->n_writes && found; i++) {
+                struct ng_write *w = &x->res->writes[i];
+                const struct ng_cgconfig_value *v = strstr(w->value, "cpuset.mems") ? &found->mems : &found->cpus;
+                if (w->kind == NG_WRITE_CONFIG_LINE && v->present)
+                        snprintf(w->after, sizeof(w->after), "%s", v->value);
+        }
+        free(g);
+        free(text);
+        if (ok)
+                return 0;
+        x->res->outcome = NG_OUTCOME_PERMANENT;
+        x->res->error = r < 0 ? r : -EIO;
+        summarize(x->res, "%s reads back without the new values of group %s (%s); the live cpuset was not "
+                  "touched", pl->owner.source, pl->owner.name, r < 0 ? strerror(-r) : "values differ");
+        return -EIO;
+}
+
+/* The group's values in its file, then the live writes. */
+static void apply_cgconfig(struct exec *x, const struct ng_action_ops *ops)
+{
+        const struct ng_cpuset_plan *pl = x->plan;
+        const char *file = pl->owner.source;
+        bool c = owner_needs(pl, false), m = owner_needs(pl, true);
+        char *text = NULL, *edited = NULL;
+        int r = 0;
+        if (c || m) {
+                r = ops->read_text(ops->userdata, x->p, file, &text);
+                if (r >= 0)
+                        r = ng_cgconfig_edit(text, file, pl->owner.name, c ? &pl->cpus : NULL, m ? &pl->mems : NULL,
+                                             x->res, &edited);
+                if (r >= 0 && !x->dry_run)
+                        r = ops->replace_file(ops->userdata, x->p, file, edited);
+        }
+        if (r < 0) {
+                x->res->outcome = r == -ENOENT || r == -ENODATA || r == -EINVAL ? NG_OUTCOME_REFUSED
+                                                                               : ng_outcome_for_errno(r);
+                x->res->error = r;
+                summarize(x->res, "cannot write group %s in %s: %s; nothing changed", pl->owner.name, file,
+                          r == -ENODATA ? "it has no cpuset block" : r == -EINVAL ? "it does not parse" : strerror(-r));
+                free(text);
+                free(edited);
+                return;
+        }
+        if ((c || m) && !x->dry_run)
+                r = verify_cgconfig(x, ops, c, m);
+        free(text);
+        free(edited);
+        if (r < 0)
+                return;
+        summarize(x->res, "%scgconfig group %s in %s%s; ", x->dry_run ? "would write " : "wrote ", pl->owner.name,
+                  file, c || m ? "" : " (already as wanted)");
+        if (x->n_steps == 0) {
+                x->res->outcome = x->dry_run ? NG_OUTCOME_DRY_RUN : NG_OUTCOME_DONE;
+                summarize(x->res, "live cpuset already as wanted: ");
+                describe_change(x);
+                return;
+        }
+        run_steps(x);
+}
+
 int ng_cpuset_apply(const struct ng_path *p, const struct ng_action_ops *ops, const struct ng_cpuset_plan *plan,
                     bool dry_run, struct ng_action_result *res)
 {
@@ -446,7 +639,7 @@ int ng_cpuset_apply(const struct ng_path *p, const struct ng_action_ops *ops, co
         memset(res, 0, sizeof(*res));
         if (plan->refused) {
                 res->outcome = NG_OUTCOME_REFUSED;
-                snprintf(res->summary, sizeof(res->summary), "%s", plan->reason);
+                snprintf(res->summary, sizeof(res->summary), "%.*s", (int) sizeof(res->summary) - 1, plan->reason);
                 return 0;
         }
         struct exec x = { .p = p, .ops = ops, .plan = plan, .dry_run = dry_run, .res = res };
@@ -462,12 +655,26 @@ int ng_cpuset_apply(const struct ng_path *p, const struct ng_action_ops *ops, co
         x.now_cpus = x.cur_cpus;
         x.now_mems = x.cur_mems;
         plan_steps(&x);
-        if (x.n_steps == 0) {
+        struct ng_action_ops o = *ops;
+        ng_action_ops_fill_owner(&o);
+        const struct ng_owner *ow = &plan->owner;
+        bool owner_ok = (ow->kind != NG_OWNER_SYSTEMD && ow->kind != NG_OWNER_CGCONFIG) ||
+                        (!owner_needs(plan, false) && !owner_needs(plan, true));
+        if (x.n_steps == 0 && owner_ok) {
                 res->outcome = NG_OUTCOME_NOOP;
                 summarize(res, "already as wanted: ");
                 describe_change(&x);
                 return 0;
         }
-        run_steps(&x);
+        if (ow->kind == NG_OWNER_SYSTEMD)
+                apply_systemd(&x, &o);
+        else if (ow->kind == NG_OWNER_CGCONFIG)
+                apply_cgconfig(&x, &o);
+        else {
+                run_steps(&x);
+                if (res->outcome == NG_OUTCOME_DONE || res->outcome == NG_OUTCOME_DRY_RUN)
+                        summarize(res, "; no owner persists it (no systemd unit, no cgconfig group): it lasts until "
+                                  "the cgroup is removed or the host reboots");
+        }
         return 0;
 }

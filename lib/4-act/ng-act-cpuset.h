@@ -33,6 +33,28 @@
  * either set empty or outside what the tasks already had. Every write is
  * read back and compared as a set (the kernel prints "0,1" as "0-1").
  *
+ * Through the owner (ng-owner.h), so that the fix lasts:
+ *
+ *   systemd   the unit's AllowedCPUs=/AllowedMemoryNodes= set at runtime and
+ *             persistently (SetUnitProperties over sd-bus, as `systemctl
+ *             set-property` does); systemd writes the cgroup itself, read
+ *             back until it shows the targets. A property is set when it
+ *             changes, or when the unit would restore another value than
+ *             the target on daemon-reload or restart.
+ *   cgconfig  the group's cpuset.cpus/cpuset.mems values edited in place in
+ *             its file (everything else, comments included, kept as it
+ *             was; a missing key added to the group's cpuset block), the
+ *             file replaced atomically and parsed back, then the live
+ *             writes above.
+ *   none      the live writes above; the summary says the fix lasts only
+ *             until the cgroup is removed or the host reboots.
+ *   unknown   refused: a fix its owner may silently undo is no fix.
+ *
+ * --dry-run records each change as a write (ng-action.h): the unit
+ * property ("AllowedMemoryNodes=0", before "AllowedMemoryNodes=6"), the
+ * file line ("/etc/cgconfig.conf:15", the old and the new line), the live
+ * files.
+ *
  * Memory: on v1 the kernel moves pages already allocated only with
  * cpuset.memory_migrate=1; it is honoured as configured, never changed, and
  * the summary says what it means. On v2 the kernel migrates the tasks'
@@ -66,8 +88,24 @@ struct ng_cpuset_plan {
         struct ng_bitmap cpus, mems;            /* targets */
         bool write_cpus, write_mems;            /* the set differs from its target */
         bool refused;
-        char reason[256];               /* why refused */
+        char reason[PATH_MAX + 512];    /* why refused */
+        bool cpus_inherited, mems_inherited;    /* v2 file empty: the parent's */
+        struct ng_owner owner;          /* the write goes through it */
 };
+
+/* Fills the owner I/O of ops left NULL with the defaults (act-owner.c). */
+void ng_action_ops_fill_owner(struct ng_action_ops *ops);
+
+/*
+ * Pure: text with the cgconfig group's cpuset values set to cpus/mems (NULL:
+ * leave that one), everything else byte for byte as it was. Each change is
+ * recorded as an NG_WRITE_CONFIG_LINE in res (path "file:LINE") when res is
+ * not NULL. Returns 0 with *ret malloc'd, -ENOENT when the group is not in
+ * text, -ENODATA when it has no cpuset block, -EINVAL when text does not
+ * parse, -ENOMEM.
+ */
+int ng_cgconfig_edit(const char *text, const char *file, const char *group, const struct ng_bitmap *cpus,
+                     const struct ng_bitmap *mems, struct ng_action_result *res, char **ret);
 
 /*
  * Reads what the parent of the instance's cpuset cgroup allows (v2:

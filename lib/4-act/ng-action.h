@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ng-owner.h"
 #include "ng-path.h"
 
 /* journald MESSAGE_IDs of the corrections (systemd/numaguard.catalog), the
@@ -38,8 +39,16 @@ bool ng_errno_transient(int err);
 /* NG_OUTCOME_TRANSIENT or NG_OUTCOME_PERMANENT for a -errno. */
 enum ng_outcome ng_outcome_for_errno(int r);
 
+/* What a write goes to. */
+enum ng_write_kind {
+        NG_WRITE_FILE = 0,      /* a kernel file: path, value */
+        NG_WRITE_UNIT_PROPERTY, /* path: the unit; value, before, after: "AllowedMemoryNodes=0" */
+        NG_WRITE_CONFIG_LINE,   /* path: "FILE:LINE"; value, before, after: the whole line */
+};
+
 /* One write of an action, as shown by --dry-run and logged after. */
 struct ng_write {
+        enum ng_write_kind kind;
         char path[PATH_MAX];    /* host path ("/sys/fs/cgroup/oracle/cpuset.mems") */
         char value[256];        /* what is (or would be) written */
         char before[256];       /* what the file held before */
@@ -68,6 +77,17 @@ struct ng_action_ops {
         int (*read)(void *userdata, const struct ng_path *p, const char *path, char *buf, size_t size);
         void (*sleep_usec)(void *userdata, uint64_t usec);
         void *userdata;
+        /* The owners of a cpuset (ng-act-cpuset.h); NULL: the default.
+         * Sets a unit's AllowedCPUs= (cpus) and AllowedMemoryNodes= (mems),
+         * NULL leaving one alone, at runtime and persistently; reads them
+         * back. */
+        int (*set_unit_cpuset)(void *userdata, const struct ng_path *p, const char *unit, const char *cgroup_dir,
+                               const struct ng_bitmap *cpus, const struct ng_bitmap *mems);
+        int (*get_unit_cpuset)(void *userdata, const struct ng_path *p, const char *unit, const char *cgroup_path,
+                               struct ng_unit_cpuset *ret);
+        /* Reads a whole text file (malloc'd); replaces one atomically. */
+        int (*read_text)(void *userdata, const struct ng_path *p, const char *path, char **ret);
+        int (*replace_file)(void *userdata, const struct ng_path *p, const char *path, const char *content);
 };
 
 extern const struct ng_action_ops ng_action_ops_default;

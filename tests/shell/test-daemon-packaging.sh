@@ -104,9 +104,10 @@ check rules-codes "codes without a rule:$unknown" test -z "$unknown"
 # ---- the library names only what its users need, links only what it calls
 pc=$(PKG_CONFIG_PATH=$D/usr/lib/pkgconfig pkg-config --libs --static numaguard 2>&1); rc=$?
 check pc-resolves "pkg-config --libs --static numaguard: exit $rc: $pc" test "$rc" = 0
-check pc-no-unused "names a library numaguard does not call: $pc" eval '! grep -qE "cgroup|systemd" <<<"$pc"'
+# libsystemd: the library asks and sets a unit's cpuset properties over sd-bus.
+check pc-no-unused "names a library numaguard does not call: $pc" eval '! grep -qE "cgroup" <<<"$pc" && grep -q -- -lsystemd <<<"$pc"'
 needed=$(readelf -d "$D/usr/lib/libnumaguard.so" 2>&1 | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')
-check so-needed "libnumaguard.so needs: $needed" eval 'grep -q libjson-c <<<"$needed" && ! grep -qE "cgroup|systemd" <<<"$needed"'
+check so-needed "libnumaguard.so needs: $needed" eval 'grep -q libjson-c <<<"$needed" && grep -q libsystemd <<<"$needed" && ! grep -qE "cgroup" <<<"$needed"'
 
 # ---- uninstall removes what install put (the edited config stays) and
 # drops numaguard's entries from the compiled catalog

@@ -68,5 +68,5 @@ ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 so=$(readelf -d "$tmp/lib/usr/lib/$ma/libnumaguard.so.0" 2>&1 | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 check soname "SONAME '$so'" test "$so" = libnumaguard.so.0
 pc=$tmp/dev/usr/lib/$ma/pkgconfig/numaguard.pc
-check pc "$(cat "$pc" 2>&1)" eval 'grep -qx "libdir=/usr/lib/$ma" "$pc" && ! grep -qE "cgroup|libsystemd" "$pc"'
+check pc "$(cat "$pc" 2>&1)" eval 'grep -qx "libdir=/usr/lib/$ma" "$pc" && ! grep -qE "cgroup" "$pc" && grep -qx "Requires.private: inih libsystemd" "$pc"'
 exit $((fails > 0))

@@ -704,8 +704,9 @@ START_TEST(codes_are_stable)
                                              "HUGEPAGE_NODE_SHORTFALL", "HUGEPAGE_IDLE", "PAGETABLE_BLOAT",
                                              "NODE_PRESSURE", "ORPHAN_SEGMENT", "CPUSET_DRIFT", "AUTONUMA_ON",
                                              "NUMAD_RUNNING", "LIBNUMA_MISSING", "INSTANCE_NOT_FOUND",
-                                             "AUDIT_INCOMPLETE" };
-        ck_assert_int_eq(NG_CODE_MAX_, 15);
+                                             "AUDIT_INCOMPLETE", "CPUSET_NOT_PERSISTENT",
+                                             "HUGEPAGE_NOT_PERSISTENT" };
+        ck_assert_int_eq(NG_CODE_MAX_, 17);
         for (int i = 0; i < NG_CODE_MAX_; i++) {
                 enum ng_code c;
                 ck_assert_str_eq(ng_code_name((enum ng_code) i), names[i]);

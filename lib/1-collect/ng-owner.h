@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The owner of a cpuset cgroup: whoever puts its own values back.
+ *
+ *   systemd   a unit's cgroup on cgroup v2 (".../NAME.service", ".scope"):
+ *             systemd writes cpuset.cpus/cpuset.mems from AllowedCPUs=/
+ *             AllowedMemoryNodes= (empty when unset: the parent's) on
+ *             daemon-reload and on every start of the unit.
+ *   cgconfig  a group declared in libcgroup's /etc/cgconfig.conf or
+ *             /etc/cgconfig.d/NAME.conf: cgconfigparser (the cgconfig
+ *             service) re-creates it with the declared values at boot.
+ *   none      nobody: a live value lasts until reboot.
+ *
+ * What the owner restores comes, on the live host, from the manager over
+ * sd-bus (the unit's AllowedCPUs/AllowedMemoryNodes properties), else from
+ * the files it reads: unit files with their drop-ins, and the cgconfig
+ * files (all read through the path layer, so --root and snapshots see them).
+ */
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ng-bitmap.h"
+
+#define NG_CGCONFIG_FILE "/etc/cgconfig.conf"
+#define NG_CGCONFIG_DIR "/etc/cgconfig.d"
+/* systemd's unit search path, highest priority first (systemd.unit(5));
+ * /etc/systemd/system.control is where `systemctl set-property` persists. */
+#define NG_SYSTEMD_UNIT_DIRS { "/etc/systemd/system.control", "/run/systemd/system.control", \
+                               "/run/systemd/transient", "/etc/systemd/system", "/run/systemd/system", \
+                               "/usr/lib/systemd/system", "/lib/systemd/system" }
+
+enum ng_owner_kind {
+        NG_OWNER_NONE = 0,
+        NG_OWNER_SYSTEMD,
+        NG_OWNER_CGCONFIG,
+        NG_OWNER_UNKNOWN,       /* its declaration could not be read: error says why */
+};
+
+const char *ng_owner_kind_name(enum ng_owner_kind k);
+
+struct ng_owner {
+        enum ng_owner_kind kind;
+        char name[256];         /* unit ("oracle-db.service") or group ("oracle") */
+        char source[PATH_MAX];  /* cgconfig file; unit: "systemd" (sd-bus) or the unit file */
+        bool known;             /* what it restores is known (below) */
+        /* What the owner writes back: set when it declares the value; on
+         * systemd an unset property restores "" (the parent's). */
+        bool has_cpus, has_mems;
+        struct ng_bitmap cpus, mems;
+        unsigned cpus_line, mems_line;  /* cgconfig: line of each value, 0 if absent */
+        char error[PATH_MAX + 512];     /* NG_OWNER_UNKNOWN: "FILE:LINE: what" */
+};
+
+/* ---- libcgroup's cgconfig.conf (cgconfig.conf(5)) ---- */
+
+struct ng_cgconfig_value {
+        bool present;
+        size_t start, end;      /* the value's bytes in the file, quotes included */
+        unsigned line;
+        char value[256];        /* unquoted */
+};
+
+struct ng_cgconfig_group {
+        char name[256];         /* "oracle", "db/oracle" */
+        unsigned line;          /* of its "group" keyword */
+        bool has_cpuset;        /* has a cpuset { } block */
+        size_t cpuset_close;    /* offset of that block's '}' */
+        unsigned cpuset_close_line;
+        struct ng_cgconfig_value cpus, mems;    /* cpuset.cpus, cpuset.mems */
+};
+
+/*
+ * Parses cgconfig.conf text: "group NAME { CONTROLLER { KEY = VALUE; ... }
+ * perm { ... } }" with '#' comments, quoted or bare names and values; the
+ * other top-level blocks (mount, template, default, namespace) are skipped.
+ * Returns 0 with the groups (malloc'd; possibly none) or -EINVAL with
+ * *ret_error_line set to the line that does not parse, -E2BIG, -ENOMEM.
+ */
+int ng_parse_cgconfig(const char *buf, struct ng_cgconfig_group **ret, size_t *ret_n, unsigned *ret_error_line);
+
+/* ---- systemd unit files ---- */
+
+struct ng_unit_cpuset {
+        bool has_cpus, has_mems;
+        struct ng_bitmap cpus, mems;
+};
+
+/*
+ * Applies the AllowedCPUs=/AllowedMemoryNodes= assignments of one unit file
+ * or drop-in to acc, as systemd does: assignments add up, an empty one
+ * resets; lists may use blanks or commas. Lines that do not parse are
+ * skipped (systemd logs and ignores them too). Returns 0 or -EINVAL when buf
+ * is NULL.
+ */
+int ng_parse_unit_cpuset(const char *buf, struct ng_unit_cpuset *acc);
+
+/* "system.slice/oracle-db.service" -> "oracle-db.service"; -EINVAL when the
+ * cgroup is not a unit's own (service or scope) cgroup. */
+int ng_unit_from_cgroup(const char *cgroup_path, char *buf, size_t size);
+
+/* ---- collection ---- */
+
+struct ng_path;
+struct ng_snapshot;
+
+/* Fills the owner of every cgroup of s (ng_snapshot_collect() calls it).
+ * Returns 0 or -ENOMEM; what cannot be read is recorded in the owner. */
+int ng_owners_collect(const struct ng_path *p, struct ng_snapshot *s);
+
+/* sd-bus interface of a unit's cgroup properties ("...systemd1.Service",
+ * "...systemd1.Scope"). */
+const char *ng_unit_bus_interface(const char *unit);
+/* Live host: the unit's AllowedCPUs/AllowedMemoryNodes from the manager on
+ * bus (an sd_bus *), checked to be the unit whose ControlGroup is
+ * cgroup_path (-ESRCH otherwise). Returns 0 or -errno; *ret untouched on
+ * failure. */
+int ng_unit_bus_read(void *bus, const char *unit, const char *cgroup_path, struct ng_unit_cpuset *ret);
+/* What the unit files say (the unit, or its template, first found on the
+ * search path, then every drop-in in name order, a name in a higher
+ * directory masking the same name below). source (may be NULL) gets the
+ * unit file's path. Returns 0, -ENOENT when no file mentions the unit. */
+int ng_unit_files_read(const struct ng_path *p, const char *unit, struct ng_unit_cpuset *ret, char *source,
+                       size_t size);

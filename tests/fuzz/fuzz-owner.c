@@ -1,0 +1,42 @@
+/* libFuzzer target for the owner parsers: ng_parse_cgconfig() (libcgroup's
+ * cgconfig.conf) and ng_parse_unit_cpuset() (systemd unit files). */
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ng-owner.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+        char *buf = malloc(size + 1);
+
+        if (!buf)
+                return 0;
+        memcpy(buf, data, size);
+        buf[size] = '\0';
+
+        struct ng_cgconfig_group *g = NULL;
+        size_t n = 0;
+        unsigned line = 0;
+        if (ng_parse_cgconfig(buf, &g, &n, &line) == 0) {
+                for (size_t i = 0; i < n; i++) {
+                        /* positions stay inside the text */
+                        if (g[i].cpus.present && (g[i].cpus.start >= g[i].cpus.end || g[i].cpus.end > size))
+                                abort();
+                        if (g[i].mems.present && (g[i].mems.start >= g[i].mems.end || g[i].mems.end > size))
+                                abort();
+                        if (g[i].has_cpuset && (g[i].cpuset_close >= size || buf[g[i].cpuset_close] != '}'))
+                                abort();
+                }
+                free(g);
+        }
+        struct ng_unit_cpuset u = {0};
+        (void) ng_parse_unit_cpuset(buf, &u);
+        char name[256];
+        (void) ng_unit_from_cgroup(buf, name, sizeof(name));
+        free(buf);
+        return 0;
+}

@@ -1,0 +1,212 @@
+/* Unit tests for the owner parsers (ng-owner.h): libcgroup's cgconfig.conf
+ * grammar (the cgconfig.conf(5) examples and libcgroup's own sample, here
+ * uncommented), systemd unit files and set-property drop-ins, and unit
+ * names from cgroup paths. */
+
+#include "ng-act-cpuset.h"
+#include "ng-owner.h"
+#include "ng-test.h"
+
+/* libcgroup samples/config/cgconfig.conf, uncommented, plus a cpuset group
+ * as cgconfig.conf(5) writes one and the blocks a parser must skip. */
+static const char sample[] =
+        "#\n"
+        "#  Copyright IBM Corporation. 2007\n"
+        "#\n"
+        "group daemons/www {\n"
+        "\tperm {\n"
+        "\t\ttask {\n"
+        "\t\t\tuid = root;\n"
+        "\t\t\tgid = webmaster;\n"
+        "\t\t}\n"
+        "\t\tadmin {\n"
+        "\t\t\tuid = root;\n"
+        "\t\t\tgid = root;\n"
+        "\t\t}\n"
+        "\t}\n"
+        "\tcpu {\n"
+        "\t\tcpu.shares = 1000;\n"
+        "\t}\n"
+        "}\n"
+        "\n"
+        "mount {\n"
+        "\tcpu = /mnt/cgroups/cpu;\n"
+        "\tcpuacct = /mnt/cgroups/cpuacct;\n"
+        "}\n"
+        "template users/%u {\n"
+        "\tcpuset { cpuset.mems = 0; }\n"
+        "}\n"
+        "systemd {\n"
+        "\tslice = database.slice;\n"
+        "\tscope = db.scope;\n"
+        "}\n"
+        "group \"oracle\" {\n"
+        "\tcpuset {\n"
+        "\t\tcpuset.cpus = \"1-9\";  # processor_group_name\n"
+        "\t\tcpuset.mems=0;\n"
+        "\t}\n"
+        "}\n";
+
+START_TEST(cgconfig_sample)
+{
+        struct ng_cgconfig_group *g = NULL;
+        size_t n = 0;
+        unsigned line = 0;
+        ck_assert_int_eq(ng_parse_cgconfig(sample, &g, &n, &line), 0);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_str_eq(g[0].name, "daemons/www");
+        ck_assert(!g[0].has_cpuset);
+        ck_assert(!g[0].cpus.present);
+        ck_assert_str_eq(g[1].name, "oracle");
+        ck_assert(g[1].has_cpuset);
+        ck_assert(g[1].cpus.present && g[1].mems.present);
+        ck_assert_str_eq(g[1].cpus.value, "1-9");
+        ck_assert_str_eq(g[1].mems.value, "0");
+        ck_assert_uint_eq(g[1].cpus.line, 33);
+        ck_assert_uint_eq(g[1].mems.line, 34);
+        /* positions cover the value as written, quotes included */
+        ck_assert_int_eq(strncmp(sample + g[1].cpus.start, "\"1-9\"", g[1].cpus.end - g[1].cpus.start), 0);
+        ck_assert_uint_eq(g[1].cpus.end - g[1].cpus.start, 5);
+        ck_assert_int_eq(sample[g[1].mems.start], '0');
+        ck_assert_int_eq(sample[g[1].cpuset_close], '}');
+        ck_assert_uint_eq(g[1].cpuset_close_line, 35);
+        free(g);
+}
+END_TEST
+
+START_TEST(cgconfig_bad)
+{
+        static const struct {
+                const char *text;
+                unsigned line;
+        } bad[] = {
+                { "group oracle {\n cpuset {\n  cpuset.mems = 0\n }\n}\n", 4 },       /* missing ';' */
+                { "group oracle {\n", 2 },                                              /* unterminated */
+                { "group {\n}\n", 1 },                                                  /* no name */
+                { "}\n", 1 },
+                { "group x { cpuset { cpuset.mems = \"0; } }\n", 1 },                  /* open quote */
+                { "# only\n\n group x { cpuset { = 0; } }", 3 },
+                { "a { b { c { d { e { f { g { h { i { j { k { l { m { n { o { p { q { r { } } } } } } } } } } } } } } } } } }", 1 },
+        };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                struct ng_cgconfig_group *g = (void *) 1;
+                size_t n = 7;
+                unsigned line = 0;
+                ck_assert_msg(ng_parse_cgconfig(bad[i].text, &g, &n, &line) == -EINVAL, "case %zu", i);
+                ck_assert_msg(line == bad[i].line, "case %zu: line %u", i, line);
+                ck_assert_ptr_eq(g, (void *) 1);
+                ck_assert_uint_eq(n, 7);
+        }
+        struct ng_cgconfig_group *g = NULL;
+        size_t n = 9;
+        ck_assert_int_eq(ng_parse_cgconfig("# nothing\n", &g, &n, NULL), 0);
+        ck_assert_uint_eq(n, 0);
+        free(g);
+}
+END_TEST
+
+/* A unit as shipped, then what `systemctl set-property` persisted (systemd
+ * 252 writes exactly this drop-in into /etc/systemd/system.control). */
+START_TEST(unit_files)
+{
+        struct ng_unit_cpuset u = {0};
+        ck_assert_int_eq(ng_parse_unit_cpuset("[Unit]\nDescription=x\nAllowedCPUs=7\n[Service]\nExecStart=/bin/true\n"
+                                              "AllowedCPUs=0 2\nAllowedCPUs=4-5\nAllowedMemoryNodes = 6\n"
+                                              "[Install]\nAllowedMemoryNodes=1\n", &u), 0);
+        char l[64];
+        ck_assert(u.has_cpus && u.has_mems);
+        ng_bitmap_format_list(&u.cpus, l, sizeof(l));
+        ck_assert_str_eq(l, "0,2,4-5");        /* assignments add up; [Unit] is not the cgroup's */
+        ng_bitmap_format_list(&u.mems, l, sizeof(l));
+        ck_assert_str_eq(l, "6");
+        ck_assert_int_eq(ng_parse_unit_cpuset("# This is a drop-in unit file extension, created via \"systemctl "
+                                              "set-property\"\n# or an equivalent operation. Do not edit.\n"
+                                              "[Service]\nAllowedMemoryNodes=\nAllowedMemoryNodes=0\n", &u), 0);
+        ng_bitmap_format_list(&u.mems, l, sizeof(l));
+        ck_assert_str_eq(l, "0");               /* the empty one reset the 6 */
+        ck_assert_int_eq(ng_parse_unit_cpuset("[Service]\nAllowedCPUs=\n", &u), 0);
+        ck_assert(!u.has_cpus);
+        ck_assert(ng_bitmap_empty(&u.cpus));
+        ck_assert_int_eq(ng_parse_unit_cpuset("[Service]\nAllowedCPUs=junk\n", &u), 0);   /* ignored, as systemd does */
+        ck_assert(!u.has_cpus);
+        ck_assert_int_eq(ng_parse_unit_cpuset(NULL, &u), -EINVAL);
+}
+END_TEST
+
+START_TEST(unit_names)
+{
+        char u[256];
+        ck_assert_int_eq(ng_unit_from_cgroup("/system.slice/postgresql@15-main.service", u, sizeof(u)), 0);
+        ck_assert_str_eq(u, "postgresql@15-main.service");
+        ck_assert_int_eq(ng_unit_from_cgroup("/user.slice/user-1000.slice/session-3.scope", u, sizeof(u)), 0);
+        ck_assert_str_eq(u, "session-3.scope");
+        ck_assert_int_eq(ng_unit_from_cgroup("/oracle", u, sizeof(u)), -EINVAL);
+        ck_assert_int_eq(ng_unit_from_cgroup("/system.slice", u, sizeof(u)), -EINVAL);
+        /* a sub-cgroup of a unit with Delegate=: the unit's payload owns it */
+        ck_assert_int_eq(ng_unit_from_cgroup("/system.slice/db.service/payload", u, sizeof(u)), -EINVAL);
+        ck_assert_int_eq(ng_unit_from_cgroup("/system.slice/.service", u, sizeof(u)), -EINVAL);
+        ck_assert_int_eq(ng_unit_from_cgroup("/system.slice/a b.service", u, sizeof(u)), -EINVAL);
+        ck_assert_str_eq(ng_owner_kind_name(NG_OWNER_CGCONFIG), "cgconfig");
+        ck_assert_str_eq(ng_owner_kind_name(NG_OWNER_NONE), "none");
+}
+END_TEST
+
+/* Only the value's bytes change; quotes kept as written; a key the block
+ * lacks gets its own line; a one-line block gets it inline. */
+START_TEST(cgconfig_edit)
+{
+        static struct ng_action_result res;
+        struct ng_bitmap zero = {0}, two = {0};
+        ng_bitmap_set(&zero, 0);
+        ng_bitmap_set(&two, 2);
+        ng_bitmap_set(&two, 3);
+        char *out = NULL;
+        ck_assert_int_eq(ng_cgconfig_edit(sample, "/etc/cgconfig.conf", "oracle", &two, &zero, &res, &out), 0);
+        size_t n = strlen(sample);
+        ck_assert_uint_eq(strlen(out), n);      /* "1-9" -> "2-3", 0 -> 0 */
+        const char *at = strstr(out, "cpuset.cpus = \"2-3\";  # processor_group_name\n\t\tcpuset.mems=0;\n");
+        ck_assert_ptr_nonnull(at);
+        ck_assert_int_eq(strncmp(out, sample, (size_t) (strstr(sample, "cpuset.cpus = \"1-9\"") - sample)), 0);
+        ck_assert_uint_eq(res.n_writes, 2);
+        ck_assert_int_eq(res.writes[0].kind, NG_WRITE_CONFIG_LINE);
+        ck_assert_str_eq(res.writes[0].path, "/etc/cgconfig.conf:33");
+        ck_assert_str_eq(res.writes[0].before, "\t\tcpuset.cpus = \"1-9\";  # processor_group_name");
+        ck_assert_str_eq(res.writes[0].value, "\t\tcpuset.cpus = \"2-3\";  # processor_group_name");
+        free(out);
+
+        memset(&res, 0, sizeof(res));
+        ck_assert_int_eq(ng_cgconfig_edit("group db {\n\tcpuset {\n\t\tcpuset.cpus = 0;\n\t}\n}\n", "f", "db", NULL,
+                                          &two, &res, &out), 0);
+        ck_assert_str_eq(out, "group db {\n\tcpuset {\n\t\tcpuset.cpus = 0;\n\t\tcpuset.mems = \"2-3\";\n\t}\n}\n");
+        ck_assert_str_eq(res.writes[0].path, "f:4");
+        ck_assert_str_eq(res.writes[0].before, "");
+        free(out);
+        ck_assert_int_eq(ng_cgconfig_edit("group db { cpuset { cpuset.cpus = 0; } }", "f", "/db", NULL, &two, NULL, &out), 0);
+        ck_assert_str_eq(out, "group db { cpuset { cpuset.cpus = 0; cpuset.mems = \"2-3\"; } }");
+        free(out);
+
+        out = (char *) 1;
+        ck_assert_int_eq(ng_cgconfig_edit(sample, "f", "nosuch", &two, NULL, NULL, &out), -ENOENT);
+        ck_assert_int_eq(ng_cgconfig_edit(sample, "f", "daemons/www", &two, NULL, NULL, &out), -ENODATA);
+        ck_assert_int_eq(ng_cgconfig_edit("group x {", "f", "x", &two, NULL, NULL, &out), -EINVAL);
+        ck_assert_ptr_eq(out, (char *) 1);
+}
+END_TEST
+
+static Suite *owner_suite(void)
+{
+        Suite *s = suite_create("owner");
+        TCase *tc = tcase_create("parse");
+        tcase_add_test(tc, cgconfig_sample);
+        tcase_add_test(tc, cgconfig_bad);
+        tcase_add_test(tc, unit_files);
+        tcase_add_test(tc, unit_names);
+        tcase_add_test(tc, cgconfig_edit);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void)
+{
+        return ng_test_run(owner_suite());
+}
