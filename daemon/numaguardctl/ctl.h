@@ -58,6 +58,7 @@ struct ctl_opts {
         bool exact;
         bool verbose;           /* audit: every segment on its own line */
         bool dry_run;           /* corrections: show the writes, change nothing */
+        bool persist;           /* hugepages reserve|apply: record the pools for boot too */
         const char *size;       /* hugepages reserve --size 2M|1G */
         long pages;             /* hugepages reserve --pages P (-1 unset) */
         int node;               /* --node N (-1: unset) */

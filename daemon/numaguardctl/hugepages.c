@@ -111,6 +111,11 @@ static int run_and_report(const struct ctl_opts *o, const struct ng_act_hugepage
         int r = res ? ng_path_new(o->root, &p) : -ENOMEM;
         if (r >= 0)
                 r = ng_act_hugepages_run(a, p, &ng_action_ops_default, o->dry_run, res);
+        /* Boot gets the targets even when the kernel granted fewer now:
+         * a freshly booted kernel has the unfragmented memory. */
+        if (r >= 0 && o->persist && res->outcome != NG_OUTCOME_REFUSED && res->outcome != NG_OUTCOME_TRANSIENT &&
+            res->outcome != NG_OUTCOME_PERMANENT)
+                r = ng_act_hugepages_persist(a, p, &ng_action_ops_default, o->dry_run, res);
         if (r < 0 && r != -E2BIG)
                 r = ctl_fail("hugepages", r);
         else

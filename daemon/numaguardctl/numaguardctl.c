@@ -34,10 +34,11 @@ enum {
         CO_SOCKET = 1u << 9,
         CO_COLOR = 1u << 10,
         CO_VERBOSE = 1u << 11,
+        CO_PERSIST = 1u << 12,
         CO_TEXT = CO_COLOR,     /* what every command printing text takes */
 };
 
-enum { OPT_VERSION = 0x100, OPT_EXACT, OPT_SOCKET, OPT_DRY_RUN, OPT_SIZE, OPT_PAGES, OPT_NODE, OPT_COLOR };
+enum { OPT_VERSION = 0x100, OPT_EXACT, OPT_SOCKET, OPT_DRY_RUN, OPT_SIZE, OPT_PAGES, OPT_NODE, OPT_COLOR, OPT_PERSIST };
 
 static const struct ctl_option {
         unsigned bit;           /* 0: global (--help, --version) */
@@ -58,6 +59,7 @@ static const struct ctl_option {
         { CO_SIZE, "size", OPT_SIZE, "SIZE", "the page size: 2M or 1G (also 2048kB, 1048576kB)" },
         { CO_PAGES, "pages", OPT_PAGES, "P", "pages wanted: in total over the nodes with memory, or on --node" },
         { CO_NODE, "node", OPT_NODE, "N", "on node N only" },
+        { CO_PERSIST, "persist", OPT_PERSIST, NULL, "also record the pools for boot (" NG_HUGEPAGES_BOOT_FILE ")" },
         { CO_SOCKET, "socket", OPT_SOCKET, "PATH", "numaguardd's control socket (default: the configuration's)" },
         { CO_COLOR, "color", OPT_COLOR, "WHEN", "colour for severities: auto (on a terminal without NO_COLOR), always, never" },
         { 0, "help", 'h', NULL, "this command's options, exit statuses and an example" },
@@ -104,10 +106,11 @@ static const struct ctl_command {
           "  1  the plan changes something\n"
           "  3  bad usage, unreadable host or configuration, I/O error\n",
           PROG " hugepages plan", ctl_hugepages_plan },
-        { "hugepages reserve", NULL, CO_ROOT | CO_CONFIG | CO_DRY_RUN | CO_JSON | CO_TEXT | CO_SIZE | CO_PAGES | CO_NODE,
+        { "hugepages reserve", NULL,
+          CO_ROOT | CO_CONFIG | CO_DRY_RUN | CO_PERSIST | CO_JSON | CO_TEXT | CO_SIZE | CO_PAGES | CO_NODE,
           CO_SIZE | CO_PAGES, "size a page size's pools per node (--dry-run first)", EXIT_CORRECTION,
           PROG " hugepages reserve --size 2M --pages 512 --node 1 --dry-run", ctl_hugepages_reserve },
-        { "hugepages apply", NULL, CO_ROOT | CO_CONFIG | CO_EXACT | CO_DRY_RUN | CO_JSON | CO_TEXT, 0,
+        { "hugepages apply", NULL, CO_ROOT | CO_CONFIG | CO_EXACT | CO_DRY_RUN | CO_PERSIST | CO_JSON | CO_TEXT, 0,
           "carry out `hugepages plan` (--dry-run first)", EXIT_CORRECTION, PROG " hugepages apply --dry-run",
           ctl_hugepages_apply },
         { "cpuset apply", "INSTANCE", CO_ROOT | CO_CONFIG | CO_DRY_RUN | CO_JSON | CO_TEXT, 0,
@@ -331,6 +334,7 @@ static void parse(int argc, char **argv, struct ctl_opts *o, struct parsed *p)
                 case OPT_EXACT: o->exact = true; break;
                 case 'v': o->verbose = true; break;
                 case OPT_DRY_RUN: o->dry_run = true; break;
+                case OPT_PERSIST: o->persist = true; break;
                 case OPT_SIZE: o->size = optarg; break;
                 case OPT_PAGES: p->pages = optarg; break;
                 case OPT_NODE: p->node = optarg; break;

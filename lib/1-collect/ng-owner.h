@@ -125,3 +125,39 @@ int ng_unit_bus_read(void *bus, const char *unit, const char *cgroup_path, struc
  * unit file's path. Returns 0, -ENOENT when no file mentions the unit. */
 int ng_unit_files_read(const struct ng_path *p, const char *unit, struct ng_unit_cpuset *ret, char *source,
                        size_t size);
+
+/* ---- hugepage pools at boot ---- */
+
+/* The boot-time form numaguard owns (`hugepages apply --persist`): one
+ * tmpfiles.d "w" line per node and size, applied by systemd-tmpfiles-setup
+ * early in boot, after the kernel command line's pools. */
+#define NG_HUGEPAGES_BOOT_FILE "/etc/tmpfiles.d/numaguard-hugepages.conf"
+
+struct ng_boot_pool {
+        int node;
+        uint64_t page_kib;
+        uint64_t pages;
+        bool from_file;         /* NG_HUGEPAGES_BOOT_FILE, else the kernel command line */
+        unsigned line;          /* its line in the file */
+};
+
+/*
+ * The kernel command line's per-node pools: "hugepagesz=2M
+ * hugepages=0:512,1:512" (Linux >= 5.7; a "hugepages=" applies to the
+ * "hugepagesz=" before it, or to the default size: "default_hugepagesz=",
+ * else default_kib). The global form "hugepages=N" leaves the split to the
+ * kernel and is not returned. Appends to *pools and *n. Returns 0, -ENOMEM,
+ * -E2BIG.
+ */
+int ng_parse_hugepages_cmdline(const char *cmdline, uint64_t default_kib, struct ng_boot_pool **pools, size_t *n);
+/* The "w .../nodeN/hugepages/hugepages-SIZEkB/nr_hugepages - - - - PAGES"
+ * lines of a tmpfiles.d file; other lines are skipped. Appends (from_file
+ * set). Returns 0, -ENOMEM, -E2BIG. */
+int ng_parse_hugepages_tmpfiles(const char *text, struct ng_boot_pool **pools, size_t *n);
+/* The pool a node of that size gets at boot: the file's line over the
+ * command line's; NULL when neither says. */
+const struct ng_boot_pool *ng_boot_pool_find(const struct ng_boot_pool *pools, size_t n, int node, uint64_t page_kib);
+/* Fills s->boot_pools from the kernel command line (NG_PROC_DIR/cmdline)
+ * and NG_HUGEPAGES_BOOT_FILE (ng_snapshot_collect() calls it). A per-node
+ * command line form gives 0 to the nodes it does not list. 0 or -ENOMEM. */
+int ng_boot_pools_collect(const struct ng_path *p, struct ng_snapshot *s);

@@ -178,6 +178,10 @@ struct ng_snapshot {
         struct ng_hugepool pools[NG_MAX_HUGE_SIZES];    /* global, ascending size */
         size_t n_pools;
         struct ng_knobs knobs;
+        /* What the boot configuration gives each node's hugepage pools
+         * (ng-owner.h); a node and size it does not mention are absent. */
+        struct ng_boot_pool *boot_pools;
+        size_t n_boot_pools;
         bool has_sysvipc;
         struct ng_shm_seg *shm;
         size_t n_shm;

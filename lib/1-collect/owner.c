@@ -17,6 +17,7 @@
 #include "ng-owner.h"
 #include "ng-path.h"
 #include "ng-snapshot.h"
+#include "parse-internal.h"
 
 struct cgconfig_file {
         char path[PATH_MAX];
@@ -378,4 +379,50 @@ int ng_owners_collect(const struct ng_path *p, struct ng_snapshot *s)
         }
         free(o.files);
         return r;
+}
+
+/* ---- hugepage pools at boot ---- */
+
+static bool listed(const struct ng_boot_pool *v, size_t n, int node, uint64_t kib)
+{
+        for (size_t i = 0; i < n; i++)
+                if (v[i].node == node && v[i].page_kib == kib)
+                        return true;
+        return false;
+}
+
+int ng_boot_pools_collect(const struct ng_path *p, struct ng_snapshot *s)
+{
+        struct owners o = { .p = p, .s = s };
+        struct ng_boot_pool *v = NULL;
+        size_t n = 0;
+        char *buf;
+        int r = 0;
+        uint64_t def = s->has_meminfo ? ng_meminfo_value(&s->meminfo, "Hugepagesize") : 0;
+        if (rd(&o, &buf, "%s", NG_PROC_DIR "/cmdline") >= 0) {
+                r = ng_parse_hugepages_cmdline(buf, def ? def : 2048, &v, &n);
+                free(buf);
+        }
+        /* "hugepages=0:512" leaves every other node's pool of that size empty */
+        for (size_t i = 0, k = n; r >= 0 && i < k; i++)
+                for (size_t j = 0; r >= 0 && j < s->topo.n_nodes; j++) {
+                        const struct ng_node *nd = &s->topo.nodes[j];
+                        if (!nd->has_memory || listed(v, n, nd->id, v[i].page_kib))
+                                continue;
+                        size_t cap = n;
+                        r = ng_parse_grow((void **) &v, &cap, n, sizeof(*v));
+                        if (r >= 0)
+                                v[n++] = (struct ng_boot_pool) { .node = nd->id, .page_kib = v[i].page_kib };
+                }
+        if (r >= 0 && rd(&o, &buf, "%s", NG_HUGEPAGES_BOOT_FILE) >= 0) {
+                r = ng_parse_hugepages_tmpfiles(buf, &v, &n);
+                free(buf);
+        }
+        if (r < 0) {
+                free(v);
+                return r;
+        }
+        s->boot_pools = v;
+        s->n_boot_pools = n;
+        return 0;
 }

@@ -940,6 +940,8 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
         int r = collect_memory(&c);
         if (r >= 0)
                 r = collect_topology(&c);
+        if (r >= 0)
+                r = ng_boot_pools_collect(p, s);
         if (r >= 0 && !c.o.skip_procs) {
                 collect_knobs(&c);
                 r = collect_sysvipc(&c);
@@ -992,6 +994,7 @@ void ng_snapshot_free(struct ng_snapshot *s)
                         ng_numa_stat_free(s->cgroups[i].hugetlb_numa_stat[k].lines, s->cgroups[i].hugetlb_numa_stat[k].n);
         }
         free(s->cgroups);
+        free(s->boot_pools);
         for (size_t i = 0; i < s->n_pidfiles; i++)
                 free(s->pidfiles[i].path);
         free(s->pidfiles);

@@ -26,6 +26,9 @@ struct ng_plan_node {
         uint64_t nr_pages, free_pages;
         uint64_t target_pages;  /* never below what is in use */
         uint64_t headroom_pages;/* pages its free memory above the floor could still give */
+        bool has_boot;          /* the boot configuration sets this pool (ng-owner.h) */
+        bool boot_from_file;    /* numaguard's tmpfiles.d file, else the kernel command line */
+        uint64_t boot_pages;    /* what it gives at boot */
 };
 
 struct ng_plan {

@@ -119,6 +119,13 @@ int ng_plan_hugepages(const struct ng_snapshot *s, const struct ng_config *cfg, 
                         free_b = 0;
                 uint64_t floor = ng_node_free_floor(cfg->node_free_floor_bytes, nd);
                 pn->headroom_pages = free_b > floor && page_b ? (free_b - floor) / page_b : 0;
+                const struct ng_boot_pool *bp = ng_boot_pool_find(s->boot_pools, s->n_boot_pools, nd->id,
+                                                                  p->page_kib);
+                if (bp) {
+                        pn->has_boot = true;
+                        pn->boot_from_file = bp->from_file;
+                        pn->boot_pages = bp->pages;
+                }
         }
         for (size_t i = 0; i < a->n_instances; i++) {
                 const struct ng_instance *in = &a->instances[i];

@@ -259,6 +259,40 @@ static int rule_not_persistent(struct audit_ctx *ctx, const struct ng_instance *
 
 /* ---- hugepages ---- */
 
+/* A pool the boot configuration sets otherwise than it is now: a reboot
+ * changes it. Pools no boot source mentions (set by sysctl, scripts) are
+ * not compared: numaguard cannot tell what boot gives them. */
+static int rule_hugepage_not_persistent(struct audit_ctx *ctx)
+{
+        const struct ng_snapshot *s = ctx->s;
+        int r = 0;
+        for (size_t i = 0; i < s->topo.n_nodes && r >= 0; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                for (size_t k = 0; k < nd->n_pools && r >= 0; k++) {
+                        const struct ng_hugepool *hp = &nd->pools[k];
+                        const struct ng_boot_pool *bp = ng_boot_pool_find(s->boot_pools, s->n_boot_pools, nd->id,
+                                                                          hp->page_kib);
+                        if (!bp || bp->pages == hp->nr_pages)
+                                continue;
+                        struct ng_bitmap node = {0};
+                        ng_bitmap_set(&node, (unsigned) nd->id);
+                        char where[128];
+                        if (bp->from_file)
+                                snprintf(where, sizeof(where), "%s line %u", NG_HUGEPAGES_BOOT_FILE, bp->line);
+                        else
+                                snprintf(where, sizeof(where), "the kernel command line");
+                        r = add(ctx, NG_CODE_HUGEPAGE_NOT_PERSISTENT, NG_SEV_WARNING, NULL, NULL, &node,
+                                (double) hp->nr_pages,
+                                "record the pools for boot (numaguardctl hugepages apply --persist), or set the "
+                                "pool back",
+                                "node %d has %" PRIu64 " hugepages of %s; the boot configuration (%s) gives it %"
+                                PRIu64 ": a reboot changes the pool",
+                                nd->id, hp->nr_pages, bytes_h(hp->page_kib * 1024).s, where, bp->pages);
+                }
+        }
+        return r;
+}
+
 static const struct ng_hugepool *default_pool(const struct ng_snapshot *s)
 {
         uint64_t kib = s->has_meminfo ? ng_meminfo_value(&s->meminfo, "Hugepagesize") : 0;
@@ -673,7 +707,7 @@ int audit_rules(struct audit_ctx *ctx)
         };
         static int (*const host[])(struct audit_ctx *) = {
                 rule_shortfall, rule_idle, rule_pagetables, rule_pressure, rule_orphans, rule_host,
-                rule_incomplete,
+                rule_incomplete, rule_hugepage_not_persistent,
         };
         int r = 0;
         for (size_t i = 0; i < ctx->a->n_instances && r >= 0; i++)

@@ -24,6 +24,30 @@ void ng_plan_boot_line(const struct ng_plan *p, char *buf, size_t size)
                                        p->nodes[i].target_pages);
 }
 
+/* What the boot configuration will give each node's pool. */
+static void print_boot(const struct ng_plan *p, FILE *f)
+{
+        bool any = false;
+        for (size_t i = 0; i < p->n_nodes; i++)
+                any |= p->nodes[i].has_boot;
+        if (!any) {
+                fprintf(f, "at boot: no pool of this size is set by the kernel command line or %s (numaguardctl "
+                        "hugepages apply --persist); pools made now do not survive a reboot unless something "
+                        "else (sysctl, a script) makes them\n", NG_HUGEPAGES_BOOT_FILE);
+                return;
+        }
+        fprintf(f, "at boot (kernel command line, then %s):\n", NG_HUGEPAGES_BOOT_FILE);
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                const struct ng_plan_node *pn = &p->nodes[i];
+                if (!pn->has_boot)
+                        fprintf(f, "  node %d: not set at boot\n", pn->id);
+                else
+                        fprintf(f, "  node %d: %" PRIu64 " pages (%s)%s\n", pn->id, pn->boot_pages,
+                                pn->boot_from_file ? "tmpfiles.d" : "kernel command line",
+                                pn->boot_pages < pn->target_pages ? ", fewer than the target" : "");
+        }
+}
+
 int ng_report_plan_text(const struct ng_plan *p, FILE *f)
 {
         char l[32], boot[1024], sz[24];
@@ -57,6 +81,7 @@ int ng_report_plan_text(const struct ng_plan *p, FILE *f)
         }
         if (!p->changes) {
                 fprintf(f, "\nthe pools already hold what the instances need\n");
+                print_boot(p, f);
                 return ferror(f) ? -EIO : 0;
         }
         fprintf(f, "\nper-node writes (numaguardctl hugepages apply, or by hand):\n");
@@ -72,6 +97,7 @@ int ng_report_plan_text(const struct ng_plan *p, FILE *f)
                 p->target_pages);
         ng_plan_boot_line(p, boot, sizeof(boot));
         fprintf(f, "boot form (kernel command line): %s\n", boot);
+        print_boot(p, f);
         return ferror(f) ? -EIO : 0;
 }
 
@@ -106,6 +132,7 @@ struct json_object *ng_report_plan_json(const struct ng_plan *p)
                 json_object_object_add(no, "free", json_object_new_uint64(pn->free_pages));
                 json_object_object_add(no, "target", json_object_new_uint64(pn->target_pages));
                 json_object_object_add(no, "headroom", json_object_new_uint64(pn->headroom_pages));
+                json_object_object_add(no, "boot_pages", pn->has_boot ? json_object_new_uint64(pn->boot_pages) : NULL);
                 json_object_array_add(nodes, no);
                 if (pn->target_pages <= pn->nr_pages)
                         continue;

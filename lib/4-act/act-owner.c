@@ -86,22 +86,25 @@ static int bus_set(const char *unit, const struct ng_bitmap *cpus, const struct 
 
 /* ---- systemd emulated in a tree (--root) ---- */
 
+/* mkdir -p of the directory abs is in */
+static int make_parents(char *abs)
+{
+        for (char *s = strchr(abs + 1, '/'); s; s = strchr(s + 1, '/')) {
+                *s = '\0';
+                int r = mkdir(abs, 0755) < 0 && errno != EEXIST ? -errno : 0;
+                *s = '/';
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static int write_new_file(const struct ng_path *p, const char *path, const char *content)
 {
         char abs[PATH_MAX];
         int r = ng_path_resolve(p, abs, sizeof(abs), "%s", path);
-        if (r < 0)
+        if (r < 0 || (r = make_parents(abs)) < 0)
                 return r;
-        /* mkdir -p of the drop-in directory */
-        for (char *s = strchr(abs + 1, '/'); s; s = strchr(s + 1, '/')) {
-                *s = '\0';
-                if (mkdir(abs, 0755) < 0 && errno != EEXIST) {
-                        r = -errno;
-                        *s = '/';
-                        return r;
-                }
-                *s = '/';
-        }
         FILE *f = fopen(abs, "we");
         if (!f)
                 return -errno;
@@ -198,8 +201,14 @@ static int default_replace_file(void *userdata, const struct ng_path *p, const c
         if (r < 0)
                 return r;
         struct stat st;
-        if (stat(abs, &st) < 0)
-                return -errno;
+        if (stat(abs, &st) < 0) {
+                /* a file numaguard owns, made on first use */
+                if (errno != ENOENT)
+                        return -errno;
+                if ((r = make_parents(abs)) < 0)
+                        return r;
+                st = (struct stat) { .st_mode = 0644, .st_uid = getuid(), .st_gid = getgid() };
+        }
         snprintf(tmp, sizeof(tmp), "%s.numaguard-new", abs);
         int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, st.st_mode & 07777);
         if (fd < 0)

@@ -76,3 +76,18 @@ int ng_act_hugepages_run(const struct ng_act_hugepages *a, const struct ng_path 
 int ng_hugepage_size_parse(const char *s, uint64_t *ret_kib);
 /* 2048 -> "2M", 1048576 -> "1G", 64 -> "64K": the kernel's hugepagesz= form. */
 void ng_hugepage_size_format(uint64_t kib, char *buf, size_t size);
+
+/*
+ * `--persist`: records the plan's targets in the boot-time form numaguard
+ * owns, NG_HUGEPAGES_BOOT_FILE (tmpfiles.d "w" lines to each node's
+ * nr_hugepages, written by systemd-tmpfiles-setup early in boot): the
+ * file's lines for other nodes and sizes are kept, each changed line is a
+ * write (NG_WRITE_CONFIG_LINE) in res, the file is replaced atomically (made
+ * on first use) and read back. The summary gets the kernel command-line form
+ * of the file's pools of that size, the better form for 1 GiB pages (only a
+ * freshly booted kernel reliably finds contiguous gigabytes). With dry_run
+ * nothing is written. Returns 0 whenever res says what happened (a failure
+ * sets res->outcome and res->error), -EINVAL for bad arguments.
+ */
+int ng_act_hugepages_persist(const struct ng_act_hugepages *a, const struct ng_path *p,
+                             const struct ng_action_ops *ops, bool dry_run, struct ng_action_result *res);

@@ -1,5 +1,6 @@
 /* libFuzzer target for the owner parsers: ng_parse_cgconfig() (libcgroup's
- * cgconfig.conf) and ng_parse_unit_cpuset() (systemd unit files). */
+ * cgconfig.conf), ng_parse_unit_cpuset() (systemd unit files) and the
+ * hugepage pools at boot (kernel command line, tmpfiles.d). */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,6 +36,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         struct ng_unit_cpuset u = {0};
         (void) ng_parse_unit_cpuset(buf, &u);
+        struct ng_boot_pool *bp = NULL;
+        size_t nb = 0;
+        (void) ng_parse_hugepages_cmdline(buf, 2048, &bp, &nb);
+        (void) ng_parse_hugepages_tmpfiles(buf, &bp, &nb);
+        (void) ng_boot_pool_find(bp, nb, 0, 2048);
+        free(bp);
         char name[256];
         (void) ng_unit_from_cgroup(buf, name, sizeof(name));
         free(buf);

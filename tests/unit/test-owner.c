@@ -193,6 +193,60 @@ START_TEST(cgconfig_edit)
 }
 END_TEST
 
+/* The command line the guest-1g tree was booted with (its README), and the
+ * forms the kernel documents (admin-guide/mm/hugetlbpage.rst). */
+START_TEST(boot_cmdline)
+{
+        struct ng_boot_pool *v = NULL;
+        size_t n = 0;
+        ck_assert_int_eq(ng_parse_hugepages_cmdline("BOOT_IMAGE=/vmlinuz root=/dev/vda ro hugepagesz=1G hugepages=1:1 "
+                                                    "hugepagesz=2M hugepages=0:16,1:16\n", 2048, &v, &n), 0);
+        ck_assert_uint_eq(n, 3);
+        const struct ng_boot_pool *b = ng_boot_pool_find(v, n, 1, 1048576);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_uint_eq(b->pages, 1);
+        ck_assert(!b->from_file);
+        ck_assert_ptr_null(ng_boot_pool_find(v, n, 0, 1048576));
+        ck_assert_uint_eq(ng_boot_pool_find(v, n, 0, 2048)->pages, 16);
+        free(v);
+        v = NULL;
+        n = 0;
+        /* the global form is the kernel's to split: not per node; a bad
+         * per-node list is rejected whole, as the kernel does */
+        ck_assert_int_eq(ng_parse_hugepages_cmdline("hugepages=512 hugepagesz=1G hugepages=0:2,x:1", 2048, &v, &n), 0);
+        ck_assert_uint_eq(n, 0);
+        /* before any hugepagesz=, hugepages= is the default size's */
+        ck_assert_int_eq(ng_parse_hugepages_cmdline("hugepages=1:4 default_hugepagesz=1G", 2048, &v, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(v[0].page_kib, 1048576);
+        free(v);
+}
+END_TEST
+
+START_TEST(boot_tmpfiles)
+{
+        struct ng_boot_pool *v = NULL;
+        size_t n = 0;
+        ck_assert_int_eq(ng_parse_hugepages_tmpfiles(
+                "# comment\n\nw /sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages - - - - 512\n"
+                "w /sys/kernel/mm/transparent_hugepage/enabled - - - - never\n"
+                "w /sys/devices/system/node/node1/hugepages/hugepages-1048576kB/nr_hugepages - - - - 2\n"
+                "d /run/x 0755 root root -\n", &v, &n), 0);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_uint_eq(v[0].pages, 512);
+        ck_assert_uint_eq(v[0].line, 3);
+        ck_assert_uint_eq(v[1].node, 1);
+        ck_assert_uint_eq(v[1].page_kib, 1048576);
+        ck_assert_uint_eq(v[1].line, 5);
+        ck_assert(v[1].from_file);
+        /* the file's line wins over the command line's */
+        ck_assert_int_eq(ng_parse_hugepages_cmdline("hugepagesz=2M hugepages=0:16", 2048, &v, &n), 0);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_uint_eq(ng_boot_pool_find(v, n, 0, 2048)->pages, 512);
+        free(v);
+}
+END_TEST
+
 static Suite *owner_suite(void)
 {
         Suite *s = suite_create("owner");
@@ -202,6 +256,8 @@ static Suite *owner_suite(void)
         tcase_add_test(tc, unit_files);
         tcase_add_test(tc, unit_names);
         tcase_add_test(tc, cgconfig_edit);
+        tcase_add_test(tc, boot_cmdline);
+        tcase_add_test(tc, boot_tmpfiles);
         suite_add_tcase(s, tc);
         return s;
 }
