@@ -111,6 +111,9 @@ struct ng_snapshot;
  * Returns 0 or -ENOMEM; what cannot be read is recorded in the owner. */
 int ng_owners_collect(const struct ng_path *p, struct ng_snapshot *s);
 
+/* A connection to the service manager (an sd_bus *): for root its private
+ * socket, as systemctl uses, else the system bus. 0 or -errno. */
+int ng_systemd_bus_open(void **ret);
 /* sd-bus interface of a unit's cgroup properties ("...systemd1.Service",
  * "...systemd1.Scope"). */
 const char *ng_unit_bus_interface(const char *unit);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
+#include <unistd.h>
 
 #include "ng-owner.h"
 #include "ng-path.h"
@@ -156,6 +157,29 @@ static int cgconfig_owner(const struct owners *o, const struct ng_cgroup *cg, st
 }
 
 /* ---- systemd: the manager ---- */
+
+int ng_systemd_bus_open(void **ret)
+{
+        sd_bus *bus = NULL;
+        int r = -EACCES;
+        /* root talks to the manager directly, as systemctl does: it works
+         * before (or without) a D-Bus daemon */
+        if (geteuid() == 0) {
+                r = sd_bus_new(&bus);
+                if (r >= 0)
+                        r = sd_bus_set_address(bus, "unix:path=/run/systemd/private");
+                if (r >= 0)
+                        r = sd_bus_start(bus);
+                if (r < 0)
+                        bus = sd_bus_unref(bus);
+        }
+        if (r < 0)
+                r = sd_bus_open_system(&bus);
+        if (r < 0)
+                return r;
+        *ret = bus;
+        return 0;
+}
 
 static void bitmask_to_bitmap(const uint8_t *mask, size_t size, struct ng_bitmap *ret)
 {
@@ -367,8 +391,8 @@ int ng_owners_collect(const struct ng_path *p, struct ng_snapshot *s)
                         continue;
                 if (!bus_tried && ng_path_is_live(p)) {
                         bus_tried = true;
-                        if (sd_bus_open_system(&bus) < 0)
-                                bus = NULL;
+                        void *b = NULL;
+                        bus = ng_systemd_bus_open(&b) >= 0 ? b : NULL;
                 }
                 systemd_owner(&o, bus, cg, unit, &cg->owner);
         }

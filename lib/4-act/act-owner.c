@@ -57,10 +57,11 @@ static int append_prop(sd_bus_message *m, const char *name, const struct ng_bitm
 
 static int bus_set(const char *unit, const struct ng_bitmap *cpus, const struct ng_bitmap *mems)
 {
-        sd_bus *bus = NULL;
+        void *b = NULL;
         sd_bus_message *m = NULL, *reply = NULL;
         sd_bus_error err = SD_BUS_ERROR_NULL;
-        int r = sd_bus_open_system(&bus);
+        int r = ng_systemd_bus_open(&b);
+        sd_bus *bus = b;
         if (r >= 0)
                 r = sd_bus_message_new_method_call(bus, &m, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
                                                    "org.freedesktop.systemd1.Manager", "SetUnitProperties");
@@ -151,8 +152,8 @@ static int default_get_unit(void *userdata, const struct ng_path *p, const char 
         (void) userdata;
         if (!ng_path_is_live(p))
                 return ng_unit_files_read(p, unit, ret, NULL, 0);
-        sd_bus *bus = NULL;
-        int r = sd_bus_open_system(&bus);
+        void *bus = NULL;
+        int r = ng_systemd_bus_open(&bus);
         if (r >= 0)
                 r = ng_unit_bus_read(bus, unit, cgroup_path, ret);
         sd_bus_flush_close_unref(bus);
