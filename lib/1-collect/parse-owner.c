@@ -7,8 +7,11 @@
  * cgroup_init() on the live mount table, and keeps no positions, so it can
  * neither read a --root tree nor let a value be edited in place with the
  * rest of the file (comments included) left as it was. The grammar read
- * here is its lexer's (src/lex.l): '#' comments, quoted strings without
- * escapes, bare words, and the punctuation { } = ;.
+ * here is its lexer's (src/lex.l), strictly, so that a file numaguard
+ * accepts is one cgconfigparser accepts: a comment is a line that starts
+ * with '#' or '*' in its first column (a '#' after text is a syntax error
+ * there), words are [a-zA-Z0-9_-/.,]+, strings are "..." without escapes
+ * (newlines allowed), and every other character is a token of its own.
  */
 
 #include <errno.h>
@@ -52,20 +55,21 @@ static bool is_punct(char c)
 
 static bool is_word(char c)
 {
-        return c && !is_punct(c) && c != '"' && c != '#' && c != ' ' && c != '\t' && c != '\n' && c != '\r' &&
-               c != '\f' && c != '\v';
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+               c == '/' || c == '.' || c == ',';
 }
 
 static void skip_blank(struct lexer *lx)
 {
         for (;;) {
                 char c = *lx->p;
+                bool bol = lx->p == lx->buf || lx->p[-1] == '\n';
                 if (c == '\n') {
                         lx->line++;
                         lx->p++;
-                } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+                } else if (c == ' ' || c == '\t') {
                         lx->p++;
-                } else if (c == '#') {
+                } else if (bol && (c == '#' || c == '*')) {
                         while (*lx->p && *lx->p != '\n')
                                 lx->p++;
                 } else
@@ -86,16 +90,23 @@ static enum tok_kind next(struct lexer *lx)
                 lx->kind = TOK_PUNCT;
         } else if (c == '"') {
                 const char *q = lx->p + 1;
-                while (*q && *q != '"' && *q != '\n')
-                        q++;
+                unsigned nl = 0;
+                while (*q && *q != '"')
+                        nl += *q++ == '\n';
                 if (*q != '"')
                         return lx->kind = TOK_BAD;
                 lx->p = q + 1;
+                lx->line += nl;
                 lx->kind = TOK_STRING;
-        } else {
+        } else if (is_word(c)) {
                 while (is_word(*lx->p))
                         lx->p++;
                 lx->kind = TOK_WORD;
+        } else {
+                /* any other character is a token of its own: the grammar
+                 * has no place for it */
+                lx->p++;
+                return lx->kind = TOK_BAD;
         }
         lx->end = lx->p;
         return lx->kind;

@@ -55,16 +55,13 @@ static int append_prop(sd_bus_message *m, const char *name, const struct ng_bitm
         return r;
 }
 
-static int bus_set(const char *unit, const struct ng_bitmap *cpus, const struct ng_bitmap *mems)
+int ng_unit_bus_set(void *bus_, const char *unit, const struct ng_bitmap *cpus, const struct ng_bitmap *mems)
 {
-        void *b = NULL;
+        sd_bus *bus = bus_;
         sd_bus_message *m = NULL, *reply = NULL;
         sd_bus_error err = SD_BUS_ERROR_NULL;
-        int r = ng_systemd_bus_open(&b);
-        sd_bus *bus = b;
-        if (r >= 0)
-                r = sd_bus_message_new_method_call(bus, &m, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
-                                                   "org.freedesktop.systemd1.Manager", "SetUnitProperties");
+        int r = sd_bus_message_new_method_call(bus, &m, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                                               "org.freedesktop.systemd1.Manager", "SetUnitProperties");
         /* runtime=false: applied now and persisted, as systemctl set-property */
         if (r >= 0)
                 r = sd_bus_message_append(m, "sb", unit, 0);
@@ -81,6 +78,15 @@ static int bus_set(const char *unit, const struct ng_bitmap *cpus, const struct 
         sd_bus_message_unref(reply);
         sd_bus_message_unref(m);
         sd_bus_error_free(&err);
+        return r < 0 ? r : 0;
+}
+
+static int bus_set(const char *unit, const struct ng_bitmap *cpus, const struct ng_bitmap *mems)
+{
+        void *bus = NULL;
+        int r = ng_systemd_bus_open(&bus);
+        if (r >= 0)
+                r = ng_unit_bus_set(bus, unit, cpus, mems);
         sd_bus_flush_close_unref(bus);
         return r;
 }

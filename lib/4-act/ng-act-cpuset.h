@@ -93,6 +93,11 @@ struct ng_cpuset_plan {
         struct ng_owner owner;          /* the write goes through it */
 };
 
+/* SetUnitProperties(unit, runtime=false, [AllowedCPUs (cpus), AllowedMemoryNodes
+ * (mems)]) on bus (an sd_bus * to the manager); NULL leaves one out.
+ * 0 or -errno (the manager's error mapped by sd-bus). */
+int ng_unit_bus_set(void *bus, const char *unit, const struct ng_bitmap *cpus, const struct ng_bitmap *mems);
+
 /* Fills the owner I/O of ops left NULL with the defaults (act-owner.c). */
 void ng_action_ops_fill_owner(struct ng_action_ops *ops);
 

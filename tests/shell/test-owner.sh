@@ -102,12 +102,12 @@ check unit-apply "$(cat "$tmp/out"; cat "$dropin" 2>&1)" eval 'grep -q "^cpuset 
 check unit-after "$(audit "$tmp/unit" | grep owner)" \
         grep -q 'cpuset owner: systemd unit oracle-db.service (AllowedCPUs=0, AllowedMemoryNodes=0,' <(audit "$tmp/unit")
 apply "$tmp/cgconfig" --dry-run > "$tmp/out"
-check cgconfig-dry-run "$(cat "$tmp/out")" eval 'grep -qx "would change /etc/cgconfig.conf:14" "$tmp/out" &&
-        grep -qxF "$(printf "    to: \t\tcpuset.mems = \"0\";\t# memory node")" "$tmp/out" &&
+check cgconfig-dry-run "$(cat "$tmp/out")" eval 'grep -qx "would change /etc/cgconfig.conf:15" "$tmp/out" &&
+        grep -qxF "$(printf "    to: \t\tcpuset.mems = \"0\";")" "$tmp/out" &&
         cmp -s "$tmp/orig/etc/cgconfig.conf" "$tmp/cgconfig/etc/cgconfig.conf" && [ "$(cat "$cg_cgc/cpuset.mems")" = 6 ]'
 apply "$tmp/cgconfig" > "$tmp/out"
 diff "$tmp/orig/etc/cgconfig.conf" "$tmp/cgconfig/etc/cgconfig.conf" > "$tmp/diff"
-check cgconfig-apply "$(cat "$tmp/out" "$tmp/diff")" eval '[ "$(cat "$tmp/diff")" = "$(printf "14c14\n< \t\tcpuset.mems = \"6\";\t# memory node\n---\n> \t\tcpuset.mems = \"0\";\t# memory node")" ] &&
+check cgconfig-apply "$(cat "$tmp/out" "$tmp/diff")" eval '[ "$(cat "$tmp/diff")" = "$(printf "15c15\n< \t\tcpuset.mems = \"6\";\n---\n> \t\tcpuset.mems = \"0\";")" ] &&
         [ "$(cat "$cg_cgc/cpuset.mems")" = 0 ] && grep -q "^cpuset oracle: done: wrote cgconfig group oracle in /etc/cgconfig.conf" "$tmp/out"'
 check cgconfig-noop "second apply: $(apply "$tmp/cgconfig")" eval 'apply "$tmp/cgconfig" | grep -q "^cpuset oracle: noop"'
 apply "$tmp/none" --dry-run > "$tmp/out"
@@ -116,8 +116,8 @@ check none-dry-run "$(cat "$tmp/out")" grep -q "no owner persists it (no systemd
 "$DERIVE" cgconfig "$tmp/nokey"
 sed -i '/cpuset.mems = "6"/d' "$tmp/nokey/etc/cgconfig.conf"
 apply "$tmp/nokey" > "$tmp/out"
-check cgconfig-add-key "$(cat "$tmp/out"; sed -n 12,16p "$tmp/nokey/etc/cgconfig.conf")" eval '[ "$(sed -n 14p "$tmp/nokey/etc/cgconfig.conf")" = "$(printf "\t\tcpuset.mems = \"0\";")" ] &&
-        [ "$(sed -n 15p "$tmp/nokey/etc/cgconfig.conf")" = "$(printf "\t}")" ] && grep -q "^added a line to /etc/cgconfig.conf:14" "$tmp/out"'
+check cgconfig-add-key "$(cat "$tmp/out"; sed -n 12,16p "$tmp/nokey/etc/cgconfig.conf")" eval '[ "$(sed -n 15p "$tmp/nokey/etc/cgconfig.conf")" = "$(printf "\t\tcpuset.mems = \"0\";")" ] &&
+        [ "$(sed -n 16p "$tmp/nokey/etc/cgconfig.conf")" = "$(printf "\t}")" ] && grep -q "^added a line to /etc/cgconfig.conf:15" "$tmp/out"'
 # an unknown owner: refused, nothing written
 "$DERIVE" cgconfig "$tmp/broken"
 printf 'group oracle {\n\tcpuset {\n\t\tcpuset.mems = 6\n\t}\n}\n' > "$tmp/broken/etc/cgconfig.conf"

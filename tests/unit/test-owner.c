@@ -33,7 +33,7 @@ static const char sample[] =
         "\tcpu = /mnt/cgroups/cpu;\n"
         "\tcpuacct = /mnt/cgroups/cpuacct;\n"
         "}\n"
-        "template users/%u {\n"
+        "template \"users/%u\" {\n"
         "\tcpuset { cpuset.mems = 0; }\n"
         "}\n"
         "systemd {\n"
@@ -42,7 +42,8 @@ static const char sample[] =
         "}\n"
         "group \"oracle\" {\n"
         "\tcpuset {\n"
-        "\t\tcpuset.cpus = \"1-9\";  # processor_group_name\n"
+        "# processor_group_name, in the first column as cgconfigparser wants\n"
+        "\t\tcpuset.cpus = \"1-9\";\n"
         "\t\tcpuset.mems=0;\n"
         "\t}\n"
         "}\n";
@@ -62,14 +63,14 @@ START_TEST(cgconfig_sample)
         ck_assert(g[1].cpus.present && g[1].mems.present);
         ck_assert_str_eq(g[1].cpus.value, "1-9");
         ck_assert_str_eq(g[1].mems.value, "0");
-        ck_assert_uint_eq(g[1].cpus.line, 33);
-        ck_assert_uint_eq(g[1].mems.line, 34);
+        ck_assert_uint_eq(g[1].cpus.line, 34);
+        ck_assert_uint_eq(g[1].mems.line, 35);
         /* positions cover the value as written, quotes included */
         ck_assert_int_eq(strncmp(sample + g[1].cpus.start, "\"1-9\"", g[1].cpus.end - g[1].cpus.start), 0);
         ck_assert_uint_eq(g[1].cpus.end - g[1].cpus.start, 5);
         ck_assert_int_eq(sample[g[1].mems.start], '0');
         ck_assert_int_eq(sample[g[1].cpuset_close], '}');
-        ck_assert_uint_eq(g[1].cpuset_close_line, 35);
+        ck_assert_uint_eq(g[1].cpuset_close_line, 36);
         free(g);
 }
 END_TEST
@@ -86,6 +87,10 @@ START_TEST(cgconfig_bad)
                 { "}\n", 1 },
                 { "group x { cpuset { cpuset.mems = \"0; } }\n", 1 },                  /* open quote */
                 { "# only\n\n group x { cpuset { = 0; } }", 3 },
+                /* cgconfigparser's lexer: '#' starts a comment in the first column only */
+                { "group x {\n cpuset {\n  cpuset.mems = 0; # node 0\n }\n}\n", 3 },
+                { "group x {\n  # indented\n}\n", 2 },
+                { "group x:y { }\n", 1 },
                 { "a { b { c { d { e { f { g { h { i { j { k { l { m { n { o { p { q { r { } } } } } } } } } } } } } } } } } }", 1 },
         };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -164,14 +169,14 @@ START_TEST(cgconfig_edit)
         ck_assert_int_eq(ng_cgconfig_edit(sample, "/etc/cgconfig.conf", "oracle", &two, &zero, &res, &out), 0);
         size_t n = strlen(sample);
         ck_assert_uint_eq(strlen(out), n);      /* "1-9" -> "2-3", 0 -> 0 */
-        const char *at = strstr(out, "cpuset.cpus = \"2-3\";  # processor_group_name\n\t\tcpuset.mems=0;\n");
+        const char *at = strstr(out, "cpuset.cpus = \"2-3\";\n\t\tcpuset.mems=0;\n");
         ck_assert_ptr_nonnull(at);
         ck_assert_int_eq(strncmp(out, sample, (size_t) (strstr(sample, "cpuset.cpus = \"1-9\"") - sample)), 0);
         ck_assert_uint_eq(res.n_writes, 2);
         ck_assert_int_eq(res.writes[0].kind, NG_WRITE_CONFIG_LINE);
-        ck_assert_str_eq(res.writes[0].path, "/etc/cgconfig.conf:33");
-        ck_assert_str_eq(res.writes[0].before, "\t\tcpuset.cpus = \"1-9\";  # processor_group_name");
-        ck_assert_str_eq(res.writes[0].value, "\t\tcpuset.cpus = \"2-3\";  # processor_group_name");
+        ck_assert_str_eq(res.writes[0].path, "/etc/cgconfig.conf:34");
+        ck_assert_str_eq(res.writes[0].before, "\t\tcpuset.cpus = \"1-9\";");
+        ck_assert_str_eq(res.writes[0].value, "\t\tcpuset.cpus = \"2-3\";");
         free(out);
 
         memset(&res, 0, sizeof(res));
