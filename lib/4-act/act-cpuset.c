@@ -571,11 +571,11 @@ static int verify_cgconfig(struct exec *x, const struct ng_action_ops *ops, bool
                                    ng_bitmap_equal(&bc, &pl->cpus))) &&
                   (!m || (found->mems.present && ng_bitmap_parse_list(found->mems.value, &bm) >= 0 &&
                           ng_bitmap_equal(&bm, &pl->mems)));
-        for (size_t i = 0; i < x->res->n_writes && found; i++) {
+        /* parsed back as written: the line is what it reads */
+        for (size_t i = 0; i < x->res->n_writes && ok; i++) {
                 struct ng_write *w = &x->res->writes[i];
-                const struct ng_cgconfig_value *v = strstr(w->value, "cpuset.mems") ? &found->mems : &found->cpus;
-                if (w->kind == NG_WRITE_CONFIG_LINE && v->present)
-                        snprintf(w->after, sizeof(w->after), "%s", v->value);
+                if (w->kind == NG_WRITE_CONFIG_LINE)
+                        memcpy(w->after, w->value, sizeof(w->after));
         }
         free(g);
         free(text);

@@ -40,7 +40,7 @@ cases=(
         "subcommands%hugepages %apply plan reserve"
         "cpuset-subcommand%cpuset %apply"
         "options-topology%topology --%--color --help --json --root"
-        "options-reserve%hugepages reserve --%--color --config --dry-run --help --json --node --pages --root --size"
+        "options-reserve%hugepages reserve --%--color --config --dry-run --help --json --node --pages --persist --root --size"
         "instance-rebalance%-c $tmp/ng.conf rebalance OR%ORCL ORCLDG"
         "instance-cpuset%cpuset apply --config $tmp/ng.conf %ORCL ORCLDG pgmain"
         "instance-after-instance%--config $tmp/ng.conf rebalance ORCL %"
