@@ -19,7 +19,7 @@ _numaguardctl_words() {         # the command words typed so far (no options)
                 --config=*) _ng_conf=${w#--config=} ;;
                 -r | --root) skip=1; _ng_root=${COMP_WORDS[i + 1]} ;;
                 --root=*) _ng_root=${w#--root=} ;;
-                -o | --output | --size | --pages | --node | --socket | --color) skip=1 ;;
+                -o | --output | --size | --pages | --node | --nodes | --socket | --color) skip=1 ;;
                 -*) ;;
                 *) _ng_cmd+=("$w") ;;
                 esac

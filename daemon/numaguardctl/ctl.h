@@ -64,6 +64,8 @@ struct ctl_opts {
         int node;               /* --node N (-1: unset) */
         const char *command;    /* "audit", "hugepages reserve": for messages */
         const struct ctl_term *term;
+        const char *nodes;      /* probe --nodes LIST */
+        bool save;              /* probe --save */
         char **args;            /* positional arguments after the command */
         int n_args;
 };
@@ -79,6 +81,8 @@ int ctl_status(const struct ctl_opts *o);
 int ctl_reload(const struct ctl_opts *o);
 /* `cpuset apply INSTANCE [--dry-run]` (cpuset.c). */
 int ctl_cpuset(const struct ctl_opts *o);
+/* `probe [--nodes LIST] [--size MIB] [--save]` (probe.c). */
+int ctl_probe(const struct ctl_opts *o);
 /* `rebalance INSTANCE [--dry-run]` (rebalance.c). */
 int ctl_rebalance(const struct ctl_opts *o);
 /* Prints "numaguardctl: COMMAND: what was wrong (see 'numaguardctl help

@@ -17,6 +17,7 @@
 
 #include "ctl.h"
 #include "ng-config.h"
+#include "ng-latency.h"
 
 #define PROG "numaguardctl"
 
@@ -35,10 +36,13 @@ enum {
         CO_COLOR = 1u << 10,
         CO_VERBOSE = 1u << 11,
         CO_PERSIST = 1u << 12,
+        CO_NODES = 1u << 13,
+        CO_SAVE = 1u << 14,
         CO_TEXT = CO_COLOR,     /* what every command printing text takes */
 };
 
-enum { OPT_VERSION = 0x100, OPT_EXACT, OPT_SOCKET, OPT_DRY_RUN, OPT_SIZE, OPT_PAGES, OPT_NODE, OPT_COLOR, OPT_PERSIST };
+enum { OPT_VERSION = 0x100, OPT_EXACT, OPT_SOCKET, OPT_DRY_RUN, OPT_SIZE, OPT_PAGES, OPT_NODE, OPT_COLOR, OPT_PERSIST,
+       OPT_NODES, OPT_SAVE };
 
 static const struct ctl_option {
         unsigned bit;           /* 0: global (--help, --version) */
@@ -56,11 +60,14 @@ static const struct ctl_option {
           "every segment on its own line, also each Oracle AMM granule file and each small segment" },
         { CO_OUTPUT, "output", 'o', "FILE", "the archive to write (FILE.tar.gz)" },
         { CO_DRY_RUN, "dry-run", OPT_DRY_RUN, NULL, "show every write, change nothing" },
-        { CO_SIZE, "size", OPT_SIZE, "SIZE", "the page size: 2M or 1G (also 2048kB, 1048576kB)" },
+        { CO_SIZE, "size", OPT_SIZE, "SIZE",
+          "hugepages reserve: the page size, 2M or 1G (also 2048kB, 1048576kB); probe: MiB per buffer (256)" },
         { CO_PAGES, "pages", OPT_PAGES, "P", "pages wanted: in total over the nodes with memory, or on --node" },
         { CO_NODE, "node", OPT_NODE, "N", "on node N only" },
         { CO_PERSIST, "persist", OPT_PERSIST, NULL, "also record the pools for boot (" NG_HUGEPAGES_BOOT_FILE ")" },
         { CO_SOCKET, "socket", OPT_SOCKET, "PATH", "numaguardd's control socket (default: the configuration's)" },
+        { CO_NODES, "nodes", OPT_NODES, "LIST", "only these nodes (\"0-3,6\"; default: all)" },
+        { CO_SAVE, "save", OPT_SAVE, NULL, "keep the result in " NG_LATENCY_FILE " (under --root DIR: DIR's copy)" },
         { CO_COLOR, "color", OPT_COLOR, "WHEN", "colour for severities: auto (on a terminal without NO_COLOR), always, never" },
         { 0, "help", 'h', NULL, "this command's options, exit statuses and an example" },
         { 0, "version", OPT_VERSION, NULL, "print the version" },
@@ -122,6 +129,9 @@ static const struct ctl_command {
         { "snapshot", NULL, CO_ROOT | CO_CONFIG | CO_EXACT | CO_OUTPUT, 0,
           "capture what numaguard reads into a .tar.gz (-o FILE)", EXIT_REPORT, PROG " snapshot -o /tmp/host.tar.gz",
           ctl_snapshot },
+        { "probe", NULL, CO_ROOT | CO_CONFIG | CO_JSON | CO_TEXT | CO_SIZE | CO_NODES | CO_SAVE, 0,
+          "measure latency and read bandwidth per CPU node and memory node (--save keeps them)", EXIT_REPORT,
+          PROG " probe --size 512 --save    # after hardware or firmware changes, never in a hot path", ctl_probe },
         { "status", NULL, CO_CONFIG | CO_SOCKET | CO_JSON | CO_TEXT, 0,
           "ask the running numaguardd: last poll, placement, active alerts",
           "  0  no active warning or critical alert\n"
@@ -336,6 +346,8 @@ static void parse(int argc, char **argv, struct ctl_opts *o, struct parsed *p)
                 case OPT_DRY_RUN: o->dry_run = true; break;
                 case OPT_PERSIST: o->persist = true; break;
                 case OPT_SIZE: o->size = optarg; break;
+                case OPT_NODES: o->nodes = optarg; break;
+                case OPT_SAVE: o->save = true; break;
                 case OPT_PAGES: p->pages = optarg; break;
                 case OPT_NODE: p->node = optarg; break;
                 case OPT_SOCKET: o->socket = optarg; break;

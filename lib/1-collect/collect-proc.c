@@ -134,6 +134,7 @@ int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
         free(buf);
         if (r < 0 || (pr->stat.flags & NG_PF_KTHREAD))
                 return 0;
+        pr->cpu_weight_ticks = pr->stat.utime_ticks + pr->stat.stime_ticks;
 
         r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/status", pid);
         if (r < 0)

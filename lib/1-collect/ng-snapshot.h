@@ -13,6 +13,7 @@
 
 #include "ng-bitmap.h"
 #include "ng-owner.h"
+#include "ng-latency.h"
 #include "ng-parse.h"
 #include "ng-path.h"
 #include "ng-sample.h"
@@ -106,6 +107,10 @@ struct ng_proc {
         bool has_numa_maps;
         struct ng_numa_map *numa_maps;
         size_t n_numa_maps;
+        /* CPU time that weighs its last CPU in an instance's price: all of
+         * it in one collection, since the previous poll after
+         * ng_snapshot_cpu_since(). */
+        uint64_t cpu_weight_ticks;
 };
 
 struct ng_collect_cost {
@@ -204,6 +209,10 @@ struct ng_snapshot {
         struct ng_collect_cost cost;
         struct ng_problem problems[NG_MAX_PROBLEMS];
         size_t n_problems;      /* all of them; the first NG_MAX_PROBLEMS kept */
+        /* What numaguardctl probe measured (NULL when never saved or not
+         * usable: then latency_error says why, naming the file). */
+        struct ng_latency *latency;
+        char latency_error[256];
 };
 
 /* Returns 0 or -errno; a missing feature is recorded as absent, a process
@@ -232,6 +241,10 @@ const struct ng_cgroup *ng_snapshot_cgroup(const struct ng_snapshot *s, const ch
  * number of samples carried, or -ENOMEM.
  */
 int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot *prev);
+
+/* Each process's CPU time since prev (same pid and start time), for
+ * prices weighted by the last poll's CPU time. */
+void ng_snapshot_cpu_since(struct ng_snapshot *s, const struct ng_snapshot *prev);
 
 /* Order in which attached processes serve as a segment's representative:
  * the one with the most shared memory mapped (RssShmem + HugetlbPages, tier

@@ -215,6 +215,8 @@ int ng_parse_sysvipc_shm(const char *buf, struct ng_shm_seg **ret, size_t *ret_n
 #define STAT_STATE 3
 #define STAT_PPID 4
 #define STAT_FLAGS 9
+#define STAT_UTIME 14
+#define STAT_STIME 15
 #define STAT_STARTTIME 22
 #define STAT_PROCESSOR 39
 
@@ -228,7 +230,9 @@ static int stat_fields(char **f, size_t n, struct ng_pid_stat *st)
         st->state = f[0][0];
         if (field_pid(f[STAT_PPID - 3], &st->ppid) < 0 ||
             field_u32(f[STAT_FLAGS - 3], &st->flags) < 0 ||
-            field_u64(f[STAT_STARTTIME - 3], &st->starttime_ticks) < 0)
+            field_u64(f[STAT_STARTTIME - 3], &st->starttime_ticks) < 0 ||
+            field_u64(f[STAT_UTIME - 3], &st->utime_ticks) < 0 ||
+            field_u64(f[STAT_STIME - 3], &st->stime_ticks) < 0)
                 return -EINVAL;
         st->processor = -1;
         if (n > STAT_PROCESSOR - 3) {

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "collect-internal.h"
+#include "ng-latency.h"
 #include "ng-snapshot.h"
 #include "ng-units.h"
 
@@ -912,6 +913,21 @@ static int collect_cgroups(struct collector *c)
         return 0;
 }
 
+/* The matrices numaguardctl probe saved: absent is normal, a broken file
+ * is kept as a reason and prices fall back to the SLIT. */
+static int collect_latency(struct collector *c)
+{
+        struct ng_snapshot *s = c->s;
+        char err[160] = "";
+        int r = ng_latency_read(c->p, &s->latency, err, sizeof(err));
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0 && r != -ENOENT)
+                snprintf(s->latency_error, sizeof(s->latency_error), "%s: %s", NG_LATENCY_FILE,
+                         r == -EINVAL ? err : strerror(-r));
+        return 0;
+}
+
 /* ---- entry points ---- */
 
 static bool tree_has_dir(const struct ng_path *p, const char *dir)
@@ -942,6 +958,8 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                 r = collect_topology(&c);
         if (r >= 0)
                 r = ng_boot_pools_collect(p, s);
+        if (r >= 0)
+                r = collect_latency(&c);
         if (r >= 0 && !c.o.skip_procs) {
                 collect_knobs(&c);
                 r = collect_sysvipc(&c);
@@ -1001,6 +1019,7 @@ void ng_snapshot_free(struct ng_snapshot *s)
         for (size_t i = 0; i < s->n_samples; i++)
                 ng_sample_done(&s->samples[i]);
         free(s->samples);
+        ng_latency_free(s->latency);
         free(s);
 }
 
@@ -1075,6 +1094,20 @@ int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot 
                 }
         }
         return carried;
+}
+
+void ng_snapshot_cpu_since(struct ng_snapshot *s, const struct ng_snapshot *prev)
+{
+        for (size_t i = 0; i < s->n_procs; i++) {
+                struct ng_proc *pr = &s->procs[i];
+                const struct ng_proc *old = ng_snapshot_proc(prev, pr->pid);
+                uint64_t now = pr->stat.utime_ticks + pr->stat.stime_ticks;
+                if (old && old->stat.starttime_ticks == pr->stat.starttime_ticks)
+                        pr->cpu_weight_ticks = now - (old->stat.utime_ticks + old->stat.stime_ticks);
+                /* (unsigned wrap is impossible: CPU time only grows) */
+                if (pr->cpu_weight_ticks > now)
+                        pr->cpu_weight_ticks = now;
+        }
 }
 
 const struct ng_sample *ng_snapshot_sample(const struct ng_snapshot *s, pid_t pid, uint64_t start)

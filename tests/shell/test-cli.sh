@@ -80,10 +80,11 @@ commands=(
         "cpuset apply%--root --config --dry-run --json --color"
         "rebalance%--root --config --exact --dry-run --json --color"
         "snapshot%--root --config --exact --output"
+        "probe%--root --config --json --size --nodes --save --color"
         "status%--config --socket --json --color"
         "reload%--config --socket"
 )
-all_options="--root --config --exact --json --output --dry-run --size --pages --node --socket --color --verbose"
+all_options="--root --config --exact --json --output --dry-run --size --pages --node --nodes --save --socket --color --verbose"
 
 # JSON of every reporting command, corrections included, on the committed
 # tree (corrections on a copy): NAME % ARGS % EXIT % numaguardctl(1) section

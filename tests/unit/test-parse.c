@@ -336,6 +336,8 @@ START_TEST(test_stat_guest)
         ck_assert(!(st.flags & NG_PF_KTHREAD));
         ck_assert_uint_eq(st.starttime_ticks, 544);
         ck_assert_int_eq(st.processor, 1);
+        ck_assert_uint_eq(st.utime_ticks, 3);
+        ck_assert_uint_eq(st.stime_ticks, 68);
         free(buf);
 }
 END_TEST

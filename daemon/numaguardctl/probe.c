@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * `numaguardctl probe [--json] [--nodes LIST] [--size MIB] [--save]`:
+ * measure this host's latency and read bandwidth per (CPU node, memory
+ * node) pair (lib/1-collect/probe.c), print them beside the SLIT, and with --save
+ * keep them in /var/lib/numaguard/latency.json (under --root: the tree's).
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "ng-audit.h"
+#include "ng-config.h"
+#include "ng-latency.h"
+#include "ng-probe.h"
+#include "ng-snapshot.h"
+
+static void progress(void *userdata, int cpu_node, int mem_node, double seconds, size_t done, size_t total)
+{
+        (void) userdata;
+        fprintf(stderr, "\rnumaguardctl: probe: CPU node %d -> memory node %d: %.1f s (%zu of %zu pairs)%s",
+                cpu_node, mem_node, seconds, done, total, done == total ? "\n" : "   ");
+}
+
+static int parse_size(const char *arg, uint64_t *ret)
+{
+        char *end;
+        errno = 0;
+        unsigned long long mib = strtoull(arg ? arg : "", &end, 10);
+        if (!arg || errno || *end || end == arg || mib < 1 || mib > (1ull << 20)) {
+                ctl_usage_error("probe", "--size: '%s' is not a number of MiB (1 to 1048576)", arg ? arg : "");
+                return -EINVAL;
+        }
+        *ret = (uint64_t) mib << 20;
+        return 0;
+}
+
+static void print_matrix(const struct ng_snapshot *s, const struct ng_latency *m, bool bw, FILE *f)
+{
+        fprintf(f, "%s, beside the SLIT distance (rows: CPU node, columns: memory node)\n",
+                bw ? "read bandwidth in MB/s" : "latency in ns");
+        fprintf(f, "%8s", "");
+        for (size_t c = 0; c < m->n_nodes; c++)
+                fprintf(f, " %14d", m->nodes[c]);
+        fputc('\n', f);
+        for (size_t r = 0; r < m->n_cpu_nodes; r++) {
+                fprintf(f, "%8d", m->cpu_nodes[r]);
+                for (size_t c = 0; c < m->n_nodes; c++) {
+                        double v = (bw ? m->bandwidth_mbps : m->latency_ns)[r * m->n_nodes + c];
+                        int d = ng_snapshot_distance(s, m->cpu_nodes[r], m->nodes[c]);
+                        char cell[48], slit[16] = "(?)";
+                        if (d >= 0)
+                                snprintf(slit, sizeof(slit), "(%d)", d);
+                        if (isnan(v))
+                                snprintf(cell, sizeof(cell), "- %s", slit);
+                        else
+                                snprintf(cell, sizeof(cell), bw ? "%.0f %s" : "%.1f %s", v, slit);
+                        fprintf(f, " %14s", cell);
+                }
+                fputc('\n', f);
+        }
+}
+
+static int print_text(const struct ng_snapshot *s, const struct ng_latency *m, uint64_t size, unsigned reps, FILE *f)
+{
+        fprintf(f, "measured %s: a %" PRIu64 " MiB buffer bound to each memory node (placement checked with "
+                "move_pages, %u pages each), median of %u runs\n\n", m->measured_at, size >> 20,
+                m->pages_verified[0], reps);
+        print_matrix(s, m, false, f);
+        fputc('\n', f);
+        print_matrix(s, m, true, f);
+        return ferror(f) ? -EIO : 0;
+}
+
+static int parse_nodes(const struct ctl_opts *o, struct ng_bitmap *ret)
+{
+        *ret = (struct ng_bitmap) {0};
+        if (!o->nodes)
+                return 0;
+        if (ng_bitmap_parse_list(o->nodes, ret) < 0 || ng_bitmap_empty(ret)) {
+                ctl_usage_error("probe", "--nodes: '%s' is not a node list such as 0-3,6", o->nodes);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int measure(const struct ctl_opts *o, const struct ng_probe_opts *po, struct ng_latency **ret)
+{
+        struct ng_path *p;
+        struct ng_snapshot *s = NULL;
+        struct ng_collect_opts co = NG_COLLECT_OPTS_DEFAULT;
+        co.skip_procs = true;
+        int r = ng_path_new(NULL, &p);
+        if (r >= 0) {
+                r = ng_snapshot_collect(p, &co, &s);
+                ng_path_free(p);
+        }
+        if (r < 0)
+                return ctl_fail("reading the host", r);
+        char err[256] = "";
+        r = ng_probe_run(s, po, ret, err, sizeof(err));
+        if (r < 0)
+                fprintf(stderr, "numaguardctl: probe: %s\n", err[0] ? err : strerror(-r));
+        else if (o->json) {
+                char *text;
+                r = ng_latency_format(*ret, &text);
+                if (r >= 0) {
+                        fputs(text, stdout);
+                        free(text);
+                }
+        } else
+                r = print_text(s, *ret, po->size_bytes, po->reps, stdout);
+        ng_snapshot_free(s);
+        return r < 0 ? NG_EXIT_UNKNOWN : NG_EXIT_OK;
+}
+
+int ctl_probe(const struct ctl_opts *o)
+{
+        struct ng_probe_opts po = { .size_bytes = NG_PROBE_DEFAULT_SIZE_BYTES, .reps = NG_PROBE_DEFAULT_REPS };
+        if ((o->size && parse_size(o->size, &po.size_bytes) < 0) || parse_nodes(o, &po.nodes) < 0)
+                return NG_EXIT_UNKNOWN;
+        struct ng_config *cfg;
+        if (ctl_load_config(o, &cfg) < 0)
+                return NG_EXIT_UNKNOWN;
+        po.floor_bytes = cfg->node_free_floor_bytes;
+        po.node_floor = ng_node_free_floor;
+        ng_config_free(cfg);
+        if (o->term && o->term->progress)
+                po.progress = progress;
+        struct ng_latency *m = NULL;
+        int r = measure(o, &po, &m);
+        if (r == NG_EXIT_OK && fflush(stdout) != 0)
+                r = ctl_fail("writing output", -errno);
+        if (r == NG_EXIT_OK && o->save) {
+                int e = ng_latency_write(o->root, m);
+                if (e < 0)
+                        fprintf(stderr, "numaguardctl: probe: saving %s%s: %s\n", o->root ? o->root : "",
+                                NG_LATENCY_FILE, strerror(-e));
+                else
+                        fprintf(stderr, "numaguardctl: probe: saved to %s%s\n", o->root ? o->root : "", NG_LATENCY_FILE);
+                r = e < 0 ? NG_EXIT_UNKNOWN : NG_EXIT_OK;
+        }
+        ng_latency_free(m);
+        return r;
+}

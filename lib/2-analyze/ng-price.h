@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * analyze: the price of a placement. Pure functions over a const snapshot
+ * (its topology, SLIT and, when numaguardctl probe saved one, the measured
+ * matrices in s->latency). No I/O.
+ *
+ * Model: an instance's processes run on CPU node i with share c_i (their
+ * CPU time there) and touch their resident shared memory uniformly, so a
+ * share m_j of accesses goes to memory node j.
+ *   remote share          1 - sum_i c_i m_i
+ *   expected latency      sum_ij c_i m_j L(i,j)
+ *   interleaved latency   the same with m_j = 1/|K| over the instance's CPU nodes K
+ *   local latency         sum_i c_i L(i,i)
+ *   bandwidth ceiling     min_j B_j / m_j, B_j = sum_i c_i B(i,j): the traffic at
+ *                         which the first memory node saturates
+ * L and B come from the measured matrices when every cell the instance
+ * needs was measured (source "measured": ns and MB/s), otherwise from the
+ * SLIT (source "slit": L in distance units, 10 = local, and every node's
+ * bandwidth counted as 1, so ceilings are in nodes).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "ng-bitmap.h"
+#include "ng-segments.h"
+#include "ng-snapshot.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* HIDDEN_HOP: measured latencies this far apart are distinct levels. */
+#define NG_HIDDEN_HOP_RATIO 1.10
+
+enum ng_price_source {
+        NG_PRICE_NONE = 0,      /* nothing to price: no resident memory or CPU node known */
+        NG_PRICE_SLIT,
+        NG_PRICE_MEASURED,
+};
+
+const char *ng_price_source_name(enum ng_price_source src);
+
+struct ng_node_share {
+        int node;
+        double share;           /* 0..1, shares sum to 1 */
+};
+
+struct ng_price {
+        enum ng_price_source source;
+        struct ng_node_share *cpu_share;        /* malloc'd, node order */
+        size_t n_cpu_share;
+        bool cpu_share_measured;        /* from CPU time; false: spread evenly over the CPU nodes */
+        double remote_access_ratio;
+        /* ns when measured, SLIT units when not */
+        double expected_latency, interleaved_latency, local_latency;
+        /* MB/s when measured, nodes when not */
+        double bandwidth_ceiling, interleaved_bandwidth_ceiling;
+        unsigned interleave_nodes;      /* |K| */
+};
+
+void ng_price_done(struct ng_price *p);
+
+/*
+ * CPU share per node of the processes pids: each one's last CPU (stat
+ * field 39) weighted by its cpu_weight_ticks. When none used CPU time, an
+ * even share over cpu_nodes (ret_measured false). Returns 0 or -ENOMEM;
+ * *ret_n is 0 when no node is known.
+ */
+int ng_price_cpu_share(const struct ng_snapshot *s, const pid_t *pids, size_t n_pids,
+                       const struct ng_bitmap *cpu_nodes, struct ng_node_share **ret, size_t *ret_n,
+                       bool *ret_measured);
+
+/*
+ * Prices memory placed as mem (resident bytes per node) for CPU shares cpu,
+ * against interleaving over cpu_nodes. Takes ownership of nothing; ret's
+ * cpu_share is a copy. Returns 0 or -ENOMEM; ret->source NONE when there
+ * is nothing to price.
+ */
+int ng_price_compute(const struct ng_snapshot *s, const struct ng_bitmap *cpu_nodes,
+                     const struct ng_node_share *cpu, size_t n_cpu, const struct ng_node_bytes *mem, size_t n_mem,
+                     struct ng_price *ret);
+
+/* Expected latency against local, as a percentage above it (+115). */
+double ng_price_latency_pct(const struct ng_price *p);
+/* The bandwidth ceiling in nodes' worth of interleaving (1 of 4). */
+double ng_price_ceiling_nodes(const struct ng_price *p);
+
+struct ng_hidden_hop {
+        int cpu_node;
+        int near_node, far_node;        /* far measured more than NG_HIDDEN_HOP_RATIO x near */
+        int near_slit, far_slit;        /* far_slit <= near_slit */
+        double near_ns, far_ns;
+};
+
+/* One per CPU node whose measured remote latencies split a SLIT level or
+ * reverse its order (the worst pair). Returns the count or -ENOMEM. */
+int ng_price_hidden_hops(const struct ng_snapshot *s, struct ng_hidden_hop **ret);
+
+#ifdef __cplusplus
+}
+#endif

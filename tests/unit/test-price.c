@@ -1,0 +1,287 @@
+/* The price model on literal snapshots with hand-made matrices: the
+ * documented 4-node Xeon E5-4627 (SLIT 10/21, measured 53/211/217/248 ns
+ * from node 0) and an 8-node remote binding (SLIT 10/12/13/22). */
+
+#include <math.h>
+
+#include "snapshot-builder.h"
+#include "ng-price.h"
+
+static void close_to(double a, double b, const char *what)
+{
+        double d = a > b ? a - b : b - a, m = b < 0 ? -b : b;
+        ck_assert_msg(d < 1e-6 * (m + 1), "%s = %.9g, expected %.9g", what, a, b);
+}
+#define CLOSE(a, b) close_to((a), (b), #a)
+
+/* The E5-4627 ring 0-1-3-2: each node's second hop is the one across. */
+static const double e5_ns[4][4] = {
+        { 53, 211, 217, 248 },
+        { 211, 53, 248, 215 },
+        { 217, 248, 53, 213 },
+        { 248, 215, 213, 53 },
+};
+
+static struct ng_latency *matrix(int n, const double *ns, double local_mbps, double remote_mbps)
+{
+        struct ng_latency *m = ng_latency_new((size_t) n, (size_t) n);
+        ck_assert_ptr_nonnull(m);
+        for (int i = 0; i < n; i++)
+                m->nodes[i] = m->cpu_nodes[i] = i;
+        for (int i = 0; i < n * n; i++) {
+                m->latency_ns[i] = ns[i];
+                m->bandwidth_mbps[i] = i / n == i % n ? local_mbps : remote_mbps;
+        }
+        return m;
+}
+
+static struct ng_snapshot *e5(bool measured)
+{
+        struct ng_snapshot *s = snap_new(4, 8, 4, 21, 32u << 20);
+        if (measured)
+                s->latency = matrix(4, &e5_ns[0][0], 10000, 6000);
+        return s;
+}
+
+static void price(const struct ng_snapshot *s, const char *cpu_nodes, const struct ng_node_share *cpu, size_t n_cpu,
+                  const struct ng_node_bytes *mem, size_t n_mem, struct ng_price *ret)
+{
+        struct ng_bitmap k;
+        bm(&k, cpu_nodes);
+        ck_assert_int_eq(ng_price_compute(s, &k, cpu, n_cpu, mem, n_mem, ret), 0);
+}
+
+static const struct ng_node_share even4[] = { { 0, 0.25 }, { 1, 0.25 }, { 2, 0.25 }, { 3, 0.25 } };
+
+START_TEST(cyclops_on_e5_measured)
+{
+        struct ng_snapshot *s = e5(true);
+        struct ng_node_bytes mem[] = { { 0, 8ull << 30 } };
+        struct ng_price p;
+        price(s, "0-3", even4, 4, mem, 1, &p);
+        ck_assert_int_eq(p.source, NG_PRICE_MEASURED);
+        CLOSE(p.remote_access_ratio, 0.75);
+        CLOSE(p.expected_latency, (53 + 211 + 217 + 248) / 4.0);
+        CLOSE(p.local_latency, 53);
+        double all = 0;
+        for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++)
+                        all += e5_ns[i][j];
+        CLOSE(p.interleaved_latency, all / 16);
+        /* Node 0 serves everything: 1/4 local at 10000, 3/4 remote at 6000. */
+        CLOSE(p.bandwidth_ceiling, 7000);
+        CLOSE(p.interleaved_bandwidth_ceiling, 28000);
+        CLOSE(ng_price_ceiling_nodes(&p), 1);
+        ck_assert_uint_eq(p.interleave_nodes, 4);
+        ck_assert_uint_eq(p.n_cpu_share, 4);
+        ng_price_done(&p);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(cyclops_on_e5_from_slit)
+{
+        struct ng_snapshot *s = e5(false);
+        struct ng_node_bytes mem[] = { { 0, 8ull << 30 } };
+        struct ng_price p;
+        price(s, "0-3", even4, 4, mem, 1, &p);
+        ck_assert_int_eq(p.source, NG_PRICE_SLIT);
+        CLOSE(p.remote_access_ratio, 0.75);
+        CLOSE(p.expected_latency, (10 + 21 * 3) / 4.0);
+        CLOSE(p.interleaved_latency, (10 + 21 * 3) / 4.0);
+        CLOSE(p.bandwidth_ceiling, 1);
+        CLOSE(p.interleaved_bandwidth_ceiling, 4);
+        CLOSE(ng_price_ceiling_nodes(&p), 1);
+        ng_price_done(&p);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(interleaved_costs_what_interleaving_costs)
+{
+        struct ng_snapshot *s = e5(true);
+        struct ng_node_bytes mem[] = { { 0, 1 << 30 }, { 1, 1 << 30 }, { 2, 1 << 30 }, { 3, 1 << 30 } };
+        struct ng_price p;
+        price(s, "0-3", even4, 4, mem, 4, &p);
+        CLOSE(p.expected_latency, p.interleaved_latency);
+        CLOSE(p.bandwidth_ceiling, p.interleaved_bandwidth_ceiling);
+        CLOSE(ng_price_ceiling_nodes(&p), 4);
+        ng_price_done(&p);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+/* 8 nodes, two groups of four: 12 inside, 13 to the neighbour group's
+ * first node, 22 across. */
+static struct ng_snapshot *eight(void)
+{
+        struct ng_snapshot *s = snap_new(8, 2, 8, 22, 16u << 20);
+        for (int i = 0; i < 8; i++)
+                for (int j = 0; j < 8; j++)
+                        s->topo.nodes[i].distance[j] = i == j ? 10 : i / 4 == j / 4 ? 12 : (j % 4 == 0 ? 13 : 22);
+        return s;
+}
+
+START_TEST(remote_binding_on_eight_nodes)
+{
+        struct ng_snapshot *s = eight();
+        static const struct ng_node_share on0[] = { { 0, 1 } };
+        struct ng_node_bytes mem[] = { { 7, 8ull << 30 } };
+        struct ng_price p;
+        price(s, "0", on0, 1, mem, 1, &p);
+        ck_assert_int_eq(p.source, NG_PRICE_SLIT);
+        CLOSE(p.remote_access_ratio, 1);
+        CLOSE(p.expected_latency, 22);
+        CLOSE(p.local_latency, 10);
+        CLOSE(ng_price_latency_pct(&p), 120);
+        CLOSE(p.interleaved_latency, 10);
+        ng_price_done(&p);
+
+        /* Measured: 100 ns local, 215 ns to node 7: 2.15 times. */
+        double ns[64];
+        for (int i = 0; i < 64; i++)
+                ns[i] = i / 8 == i % 8 ? 100 : 150;
+        ns[7] = 215;
+        s->latency = matrix(8, ns, 12000, 4000);
+        price(s, "0", on0, 1, mem, 1, &p);
+        ck_assert_int_eq(p.source, NG_PRICE_MEASURED);
+        CLOSE(p.expected_latency, 215);
+        CLOSE(ng_price_latency_pct(&p), 115);
+        CLOSE(p.bandwidth_ceiling, 4000);
+        CLOSE(p.interleaved_bandwidth_ceiling, 12000);
+        ng_price_done(&p);
+
+        /* A cell the instance needs missing: the SLIT, and said so. */
+        s->latency->latency_ns[7] = NAN;
+        price(s, "0", on0, 1, mem, 1, &p);
+        ck_assert_int_eq(p.source, NG_PRICE_SLIT);
+        ng_price_done(&p);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(nothing_to_price)
+{
+        struct ng_snapshot *s = e5(true);
+        struct ng_price p;
+        price(s, "0-3", even4, 4, NULL, 0, &p);
+        ck_assert_int_eq(p.source, NG_PRICE_NONE);
+        ck_assert(isnan(ng_price_latency_pct(&p)));
+        struct ng_node_bytes mem[] = { { 0, 1 << 30 } };
+        price(s, "", even4, 4, mem, 1, &p);
+        ck_assert_int_eq(p.source, NG_PRICE_NONE);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(cpu_share_from_cpu_time)
+{
+        struct ng_snapshot *s = e5(false);
+        /* CPUs 0-7 are node 0, 8-15 node 1 ... */
+        snap_proc(s, 100, 1, "ora_pmon_X", "0-31", "0-3");
+        snap_proc(s, 101, 1, "ora_dbw0_X", "0-31", "0-3");
+        snap_proc(s, 102, 1, "ora_lgwr_X", "0-31", "0-3");
+        struct ng_proc *a = &s->procs[0], *b = &s->procs[1], *c = &s->procs[2];
+        a->stat.processor = 3;
+        a->cpu_weight_ticks = 300;
+        b->stat.processor = 17;
+        b->cpu_weight_ticks = 100;
+        c->stat.processor = 30;     /* no CPU time: no weight */
+        struct ng_bitmap k;
+        bm(&k, "0-3");
+        pid_t pids[] = { 100, 101, 102 };
+        struct ng_node_share *v;
+        size_t n;
+        bool measured;
+        ck_assert_int_eq(ng_price_cpu_share(s, pids, 3, &k, &v, &n, &measured), 0);
+        ck_assert(measured);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_int_eq(v[0].node, 0);
+        CLOSE(v[0].share, 0.75);
+        ck_assert_int_eq(v[1].node, 2);
+        CLOSE(v[1].share, 0.25);
+        free(v);
+        /* Nobody used CPU time: even over the CPU nodes. */
+        a->cpu_weight_ticks = b->cpu_weight_ticks = 0;
+        ck_assert_int_eq(ng_price_cpu_share(s, pids, 3, &k, &v, &n, &measured), 0);
+        ck_assert(!measured);
+        ck_assert_uint_eq(n, 4);
+        CLOSE(v[3].share, 0.25);
+        free(v);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(hidden_hop_on_e5)
+{
+        struct ng_snapshot *s = e5(true);
+        struct ng_hidden_hop *h;
+        int n = ng_price_hidden_hops(s, &h);
+        ck_assert_int_eq(n, 4);
+        ck_assert_int_eq(h[0].cpu_node, 0);
+        ck_assert_int_eq(h[0].near_node, 1);
+        ck_assert_int_eq(h[0].far_node, 3);
+        ck_assert_int_eq(h[0].near_slit, 21);
+        ck_assert_int_eq(h[0].far_slit, 21);
+        CLOSE(h[0].near_ns, 211);
+        CLOSE(h[0].far_ns, 248);
+        ck_assert_int_eq(h[1].far_node, 2);
+        free(h);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(hidden_hop_boundaries)
+{
+        /* Remote levels within 10 %: one level, as the SLIT says. */
+        double flat[16] = { 50, 200, 210, 219, 200, 50, 219, 210, 210, 219, 50, 200, 219, 210, 200, 50 };
+        struct ng_snapshot *s = snap_new(4, 1, 4, 21, 1u << 20);
+        s->latency = matrix(4, flat, 1, 1);
+        struct ng_hidden_hop *h;
+        ck_assert_int_eq(ng_price_hidden_hops(s, &h), 0);
+        /* Just above 10 %: a level. */
+        s->latency->latency_ns[3] = 220.1;
+        ck_assert_int_eq(ng_price_hidden_hops(s, &h), 1);
+        ck_assert_int_eq(h[0].far_node, 3);
+        free(h);
+        ng_snapshot_free(s);
+
+        /* Order reversed: SLIT says nodes 1-3 are near (12) and node 4
+         * further (13), the measurement says the opposite. */
+        s = eight();
+        double ns[64];
+        for (int i = 0; i < 64; i++)
+                ns[i] = i / 8 == i % 8 ? 100 : s->topo.nodes[i / 8].distance[i % 8] * 10.0;
+        ns[1] = ns[2] = ns[3] = 250;
+        ns[4] = 200;
+        s->latency = matrix(8, ns, 1, 1);
+        ck_assert_int_eq(ng_price_hidden_hops(s, &h), 1);
+        ck_assert_int_eq(h[0].cpu_node, 0);
+        ck_assert_int_eq(h[0].near_node, 4);
+        ck_assert_int_eq(h[0].far_node, 1);
+        ck_assert_int_eq(h[0].near_slit, 13);
+        ck_assert_int_eq(h[0].far_slit, 12);
+        free(h);
+        /* No matrix, no finding. */
+        ng_latency_free(s->latency);
+        s->latency = NULL;
+        ck_assert_int_eq(ng_price_hidden_hops(s, &h), 0);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+int main(void)
+{
+        Suite *s = suite_create("price");
+        TCase *tc = tcase_create("model");
+        tcase_add_test(tc, cyclops_on_e5_measured);
+        tcase_add_test(tc, cyclops_on_e5_from_slit);
+        tcase_add_test(tc, interleaved_costs_what_interleaving_costs);
+        tcase_add_test(tc, remote_binding_on_eight_nodes);
+        tcase_add_test(tc, nothing_to_price);
+        tcase_add_test(tc, cpu_share_from_cpu_time);
+        tcase_add_test(tc, hidden_hop_on_e5);
+        tcase_add_test(tc, hidden_hop_boundaries);
+        suite_add_tcase(s, tc);
+        return ng_test_run(s);
+}
