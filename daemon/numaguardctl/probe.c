@@ -18,6 +18,7 @@
 #include "ng-config.h"
 #include "ng-latency.h"
 #include "ng-probe.h"
+#include "ng-report.h"
 #include "ng-snapshot.h"
 
 static void progress(void *userdata, int cpu_node, int mem_node, double seconds, size_t done, size_t total)
@@ -40,41 +41,12 @@ static int parse_size(const char *arg, uint64_t *ret)
         return 0;
 }
 
-static void print_matrix(const struct ng_snapshot *s, const struct ng_latency *m, bool bw, FILE *f)
-{
-        fprintf(f, "%s, beside the SLIT distance (rows: CPU node, columns: memory node)\n",
-                bw ? "read bandwidth in MB/s" : "latency in ns");
-        fprintf(f, "%8s", "");
-        for (size_t c = 0; c < m->n_nodes; c++)
-                fprintf(f, " %14d", m->nodes[c]);
-        fputc('\n', f);
-        for (size_t r = 0; r < m->n_cpu_nodes; r++) {
-                fprintf(f, "%8d", m->cpu_nodes[r]);
-                for (size_t c = 0; c < m->n_nodes; c++) {
-                        double v = (bw ? m->bandwidth_mbps : m->latency_ns)[r * m->n_nodes + c];
-                        int d = ng_snapshot_distance(s, m->cpu_nodes[r], m->nodes[c]);
-                        char cell[48], slit[16] = "(?)";
-                        if (d >= 0)
-                                snprintf(slit, sizeof(slit), "(%d)", d);
-                        if (isnan(v))
-                                snprintf(cell, sizeof(cell), "- %s", slit);
-                        else
-                                snprintf(cell, sizeof(cell), bw ? "%.0f %s" : "%.1f %s", v, slit);
-                        fprintf(f, " %14s", cell);
-                }
-                fputc('\n', f);
-        }
-}
-
 static int print_text(const struct ng_snapshot *s, const struct ng_latency *m, uint64_t size, unsigned reps, FILE *f)
 {
         fprintf(f, "measured %s: a %" PRIu64 " MiB buffer bound to each memory node (placement checked with "
                 "move_pages, %u pages each), median of %u runs\n\n", m->measured_at, size >> 20,
                 m->pages_verified[0], reps);
-        print_matrix(s, m, false, f);
-        fputc('\n', f);
-        print_matrix(s, m, true, f);
-        return ferror(f) ? -EIO : 0;
+        return ng_report_latency_text(s, m, f);
 }
 
 static int parse_nodes(const struct ctl_opts *o, struct ng_bitmap *ret)

@@ -298,11 +298,11 @@ static struct json_object *matrix_json(const struct ng_latency *m, const double 
         return a;
 }
 
-int ng_latency_format(const struct ng_latency *m, char **ret)
+struct json_object *ng_latency_json(const struct ng_latency *m)
 {
         struct json_object *o = json_object_new_object();
         if (!o)
-                return -ENOMEM;
+                return NULL;
         struct json_object *verified = json_object_new_array();
         for (size_t c = 0; verified && c < m->n_nodes; c++)
                 json_object_array_add(verified, json_object_new_int64(m->pages_verified[c]));
@@ -313,6 +313,14 @@ int ng_latency_format(const struct ng_latency *m, char **ret)
         json_object_object_add(o, "latency_ns", matrix_json(m, m->latency_ns));
         json_object_object_add(o, "bandwidth_mbps", matrix_json(m, m->bandwidth_mbps));
         json_object_object_add(o, "pages_verified", verified);
+        return o;
+}
+
+int ng_latency_format(const struct ng_latency *m, char **ret)
+{
+        struct json_object *o = ng_latency_json(m);
+        if (!o)
+                return -ENOMEM;
         const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
         char *out = s ? malloc(strlen(s) + 2) : NULL;
         if (out)

@@ -60,6 +60,9 @@ double ng_latency_bandwidth_mbps(const struct ng_latency *m, int cpu_node, int m
  * err (e.g. "latency_ns row 1 has 3 cells, expected 4").
  */
 int ng_latency_parse(const char *buf, size_t len, struct ng_latency **ret, char *err, size_t err_size);
+struct json_object;
+/* The file's object (json-c), NULL on ENOMEM. */
+struct json_object *ng_latency_json(const struct ng_latency *m);
 /* The file's text, pretty-printed with a trailing newline; malloc'd. */
 int ng_latency_format(const struct ng_latency *m, char **ret);
 

@@ -31,6 +31,7 @@ static const char *const code_names[NG_CODE_MAX_] = {
         [NG_CODE_AUDIT_INCOMPLETE] = "AUDIT_INCOMPLETE",
         [NG_CODE_CPUSET_NOT_PERSISTENT] = "CPUSET_NOT_PERSISTENT",
         [NG_CODE_HUGEPAGE_NOT_PERSISTENT] = "HUGEPAGE_NOT_PERSISTENT",
+        [NG_CODE_HIDDEN_HOP] = "HIDDEN_HOP",
 };
 
 const char *ng_code_name(enum ng_code c)
@@ -472,6 +473,21 @@ static void default_instance_cfg(struct ng_instance_config *ic)
         ic->hugepages = NG_HUGEPAGES_PREFERRED;
 }
 
+/* What today's placement costs against interleaving (ng-price.h). */
+static int price_instance(struct audit_ctx *ctx, struct ng_instance *in)
+{
+        struct ng_node_share *cpu;
+        size_t n;
+        bool measured;
+        int r = ng_price_cpu_share(ctx->s, in->pids, in->n_pids, &in->cpu_nodes, &cpu, &n, &measured);
+        if (r < 0)
+                return r;
+        r = ng_price_compute(ctx->s, &in->cpu_nodes, cpu, n, in->nodes, in->n_nodes, &in->price);
+        in->price.cpu_share_measured = measured;
+        free(cpu);
+        return r;
+}
+
 int ng_audit_run(const struct ng_snapshot *s, const struct ng_config *cfg, struct ng_audit **ret)
 {
         struct ng_audit *a = calloc(1, sizeof(*a));
@@ -490,6 +506,8 @@ int ng_audit_run(const struct ng_snapshot *s, const struct ng_config *cfg, struc
                 r = fill_instance(&ctx, &a->instances[i]);
         if (r >= 0)
                 r = add_unclaimed(&ctx);
+        for (size_t i = 0; i < a->n_instances && r >= 0; i++)
+                r = price_instance(&ctx, &a->instances[i]);
         if (r >= 0)
                 r = audit_rules(&ctx);
         if (r < 0) {
@@ -509,6 +527,7 @@ void ng_audit_free(struct ng_audit *a)
                 free(a->instances[i].pids);
                 free(a->instances[i].segs);
                 free(a->instances[i].nodes);
+                ng_price_done(&a->instances[i].price);
         }
         free(a->instances);
         free(a->findings);

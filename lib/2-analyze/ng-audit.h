@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ng-config.h"
+#include "ng-price.h"
 #include "ng-segments.h"
 #include "ng-snapshot.h"
 
@@ -39,6 +40,7 @@ enum ng_code {
         NG_CODE_AUDIT_INCOMPLETE,
         NG_CODE_CPUSET_NOT_PERSISTENT,
         NG_CODE_HUGEPAGE_NOT_PERSISTENT,
+        NG_CODE_HIDDEN_HOP,
         NG_CODE_MAX_,
 };
 
@@ -83,6 +85,7 @@ struct ng_instance {
         struct ng_node_bytes *nodes;    /* resident shared bytes per node, node order */
         size_t n_nodes;
         uint64_t vm_pte_kib, hugetlb_kib, rss_shmem_kib;
+        struct ng_price price;          /* of today's placement; source NONE when nothing to price */
 };
 
 struct ng_audit {

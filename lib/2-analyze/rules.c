@@ -83,6 +83,60 @@ static uint64_t pct(double f)
         return (uint64_t) (f * 100 + 0.5);
 }
 
+/* "1", "1.5", "3.98": no trailing zeros. */
+static struct sz num_h(double v)
+{
+        struct sz r;
+        snprintf(r.s, sizeof(r.s), "%.2f", v);
+        char *e = r.s + strlen(r.s);
+        while (e > r.s && e[-1] == '0')
+                *--e = '\0';
+        if (e > r.s && e[-1] == '.')
+                e[-1] = '\0';
+        return r;
+}
+
+struct price_txt {
+        char s[200];
+};
+
+/* CYCLOPS: mostly bandwidth and contention. */
+static struct price_txt bandwidth_h(const struct ng_price *p)
+{
+        struct price_txt r = { "" };
+        if (p->source == NG_PRICE_NONE)
+                return r;
+        if (p->source == NG_PRICE_MEASURED)
+                snprintf(r.s, sizeof(r.s), "; bandwidth capped at %s of %u nodes (%s of %s GB/s read, measured), "
+                         "%" PRIu64 "%% of accesses remote",
+                         num_h(ng_price_ceiling_nodes(p)).s, p->interleave_nodes,
+                         num_h(p->bandwidth_ceiling / 1000).s, num_h(p->interleaved_bandwidth_ceiling / 1000).s,
+                         pct(p->remote_access_ratio));
+        else
+                snprintf(r.s, sizeof(r.s), "; bandwidth capped at %s of %u nodes (from the SLIT), %" PRIu64
+                         "%% of accesses remote",
+                         num_h(ng_price_ceiling_nodes(p)).s, p->interleave_nodes, pct(p->remote_access_ratio));
+        return r;
+}
+
+/* REMOTE_MEMORY: mostly latency. */
+static struct price_txt latency_h(const struct ng_price *p)
+{
+        struct price_txt r = { "" };
+        double up = ng_price_latency_pct(p);
+        if (p->source == NG_PRICE_NONE || up != up)
+                return r;
+        char tail[96];
+        if (p->source == NG_PRICE_MEASURED)
+                snprintf(tail, sizeof(tail), "%s vs %s ns, measured", num_h(p->expected_latency).s,
+                         num_h(p->local_latency).s);
+        else
+                snprintf(tail, sizeof(tail), "distance %s vs %s, from the SLIT", num_h(p->expected_latency).s,
+                         num_h(p->local_latency).s);
+        snprintf(r.s, sizeof(r.s), "; %+.0f %% average memory latency against local (%s)", up, tail);
+        return r;
+}
+
 static bool single_node(const struct ng_bitmap *b, int node)
 {
         return ng_bitmap_count(b) == 1 && ng_bitmap_test(b, (unsigned) node);
@@ -114,9 +168,9 @@ static int rule_cyclops(struct audit_ctx *ctx, const struct ng_instance *in)
                    "interleave the shared memory over the instance's nodes (start it under numactl "
                    "--interleave, enable the database's NUMA support, or numaguardctl rebalance)",
                    "%" PRIu64 "%% of %s resident shared memory sits on node %d (%s) while the instance's "
-                   "CPUs %s span nodes %s",
+                   "CPUs %s span nodes %s%s",
                    pct(share), bytes_h(in->resident_bytes).s, top, bytes_h(top_bytes).s, list_h(&in->cpus).s,
-                   list_h(&in->cpu_nodes).s);
+                   list_h(&in->cpu_nodes).s, bandwidth_h(&in->price).s);
 }
 
 static bool intended_remote(const struct ng_instance *in, const struct ng_bitmap *remote)
@@ -158,19 +212,19 @@ static int rule_remote(struct audit_ctx *ctx, const struct ng_instance *in)
                 int from = ng_bitmap_next(&in->cpu_nodes, 0), to = ng_bitmap_next(&in->mems, 0);
                 return add(ctx, NG_CODE_REMOTE_MEMORY, NG_SEV_CRITICAL, in, NULL, &in->mems, 1.0, advice,
                            "memory is bound to node%s %s but the CPUs %s are on node%s %s (distance %d): every "
-                           "access is remote",
+                           "access is remote%s",
                            ng_bitmap_count(&in->mems) == 1 ? "" : "s", list_h(&in->mems).s, list_h(&in->cpus).s,
                            ng_bitmap_count(&in->cpu_nodes) == 1 ? "" : "s", list_h(&in->cpu_nodes).s,
-                           ng_snapshot_distance(s, from, to));
+                           ng_snapshot_distance(s, from, to), latency_h(&in->price).s);
         }
         if (share >= REMOTE_SHARE_WARN && !intended_remote(in, &sits_remote))
                 return add(ctx, NG_CODE_REMOTE_MEMORY, NG_SEV_WARNING, in, NULL, &sits_remote, share, advice,
                            "%" PRIu64 "%% of %s resident shared memory (%s) sits on node%s %s, which hold%s none "
-                           "of the instance's CPUs %s (nodes %s)",
+                           "of the instance's CPUs %s (nodes %s)%s",
                            pct(share), bytes_h(in->resident_bytes).s, bytes_h(remote_bytes).s,
                            ng_bitmap_count(&sits_remote) == 1 ? "" : "s", list_h(&sits_remote).s,
                            ng_bitmap_count(&sits_remote) == 1 ? "s" : "", list_h(&in->cpus).s,
-                           list_h(&in->cpu_nodes).s);
+                           list_h(&in->cpu_nodes).s, latency_h(&in->price).s);
         if (!ng_bitmap_empty(&allowed_remote) && !intended_remote(in, &allowed_remote))
                 return add(ctx, NG_CODE_REMOTE_MEMORY, NG_SEV_WARNING, in, NULL, &allowed_remote, 0, advice,
                            "memory may be allocated on node%s %s (allowed nodes %s), which hold%s none of the "
@@ -688,6 +742,37 @@ static int rule_incomplete(struct audit_ctx *ctx)
                    "segments they attach and their placement are unknown", n, n == 1 ? "" : "es", who);
 }
 
+/* The firmware's distance table against what numaguardctl probe measured. */
+static int rule_hidden_hop(struct audit_ctx *ctx)
+{
+        struct ng_hidden_hop *h;
+        int n = ng_price_hidden_hops(ctx->s, &h), r = 0;
+        for (int i = 0; i < n && r >= 0; i++) {
+                struct ng_bitmap nodes = {0};
+                ng_bitmap_set(&nodes, (unsigned) h[i].cpu_node);
+                ng_bitmap_set(&nodes, (unsigned) h[i].near_node);
+                ng_bitmap_set(&nodes, (unsigned) h[i].far_node);
+                const char *advice = "price and place by the measured latencies (numaguardctl probe): bind "
+                                     "instances to the nearest nodes by measurement, not by the distance table";
+                double ratio = h[i].far_ns / h[i].near_ns;
+                if (h[i].far_slit == h[i].near_slit)
+                        r = add(ctx, NG_CODE_HIDDEN_HOP, NG_SEV_INFO, NULL, NULL, &nodes, ratio, advice,
+                                "from node %d, nodes %d and %d share SLIT distance %d but measure %s ns and %s ns "
+                                "(+%" PRIu64 "%%): node %d is a further hop the distance table hides",
+                                h[i].cpu_node, h[i].near_node, h[i].far_node, h[i].near_slit,
+                                num_h(h[i].near_ns).s, num_h(h[i].far_ns).s, pct(ratio - 1), h[i].far_node);
+                else
+                        r = add(ctx, NG_CODE_HIDDEN_HOP, NG_SEV_INFO, NULL, NULL, &nodes, ratio, advice,
+                                "from node %d, the SLIT puts node %d (distance %d) nearer than node %d (distance "
+                                "%d), but they measure %s ns and %s ns (+%" PRIu64 "%%): the distance table has "
+                                "the order wrong",
+                                h[i].cpu_node, h[i].far_node, h[i].far_slit, h[i].near_node, h[i].near_slit,
+                                num_h(h[i].far_ns).s, num_h(h[i].near_ns).s, pct(ratio - 1));
+        }
+        free(h);
+        return n < 0 ? n : r;
+}
+
 static int cmp_findings(const void *x, const void *y)
 {
         const struct ng_finding *a = x, *b = y;
@@ -708,6 +793,7 @@ int audit_rules(struct audit_ctx *ctx)
         static int (*const host[])(struct audit_ctx *) = {
                 rule_shortfall, rule_idle, rule_pagetables, rule_pressure, rule_orphans, rule_host,
                 rule_incomplete, rule_hugepage_not_persistent,
+                rule_hidden_hop,
         };
         int r = 0;
         for (size_t i = 0; i < ctx->a->n_instances && r >= 0; i++)

@@ -113,6 +113,53 @@ static void instances(FILE *f, const struct ng_audit *a)
         }
 }
 
+/* What each instance's placement costs (ng-price.h); latency only when
+ * measured, since SLIT units are no seconds. */
+static void prices(FILE *f, const struct ng_audit *a)
+{
+        char name[NG_INSTANCE_NAME_MAX * 2 + 1];
+        family(f, "instance_remote_access_ratio", "gauge",
+               "Share of the instance's memory accesses that go to another node (CPU time x resident memory).");
+        for (size_t i = 0; i < a->n_instances; i++) {
+                const struct ng_price *p = &a->instances[i].price;
+                if (p->source == NG_PRICE_NONE)
+                        continue;
+                ng_metrics_escape(a->instances[i].name, name, sizeof(name));
+                fprintf(f, "numaguard_instance_remote_access_ratio{db_instance=\"%s\",source=\"%s\"} %.6g\n", name,
+                        ng_price_source_name(p->source), p->remote_access_ratio);
+        }
+        family(f, "instance_expected_latency_seconds", "gauge",
+               "Expected average memory latency of the instance's placement, from the measured matrix.");
+        for (size_t i = 0; i < a->n_instances; i++) {
+                const struct ng_price *p = &a->instances[i].price;
+                if (p->source != NG_PRICE_MEASURED)
+                        continue;
+                ng_metrics_escape(a->instances[i].name, name, sizeof(name));
+                fprintf(f, "numaguard_instance_expected_latency_seconds{db_instance=\"%s\"} %.6g\n", name,
+                        p->expected_latency / 1e9);
+        }
+}
+
+/* The matrices numaguardctl probe saved. */
+static void matrices(FILE *f, const struct ng_latency *m)
+{
+        family(f, "node_latency_seconds", "gauge",
+               "Measured dependent-load latency from a CPU of cpu_node to memory on memory_node.");
+        for (size_t r = 0; r < m->n_cpu_nodes; r++)
+                for (size_t c = 0; c < m->n_nodes; c++)
+                        if (m->latency_ns[r * m->n_nodes + c] == m->latency_ns[r * m->n_nodes + c])
+                                fprintf(f, "numaguard_node_latency_seconds{cpu_node=\"%d\",memory_node=\"%d\"} "
+                                        "%.6g\n", m->cpu_nodes[r], m->nodes[c], m->latency_ns[r * m->n_nodes + c] / 1e9);
+        family(f, "node_read_bandwidth_bytes_per_second", "gauge",
+               "Measured read bandwidth of all CPUs of cpu_node from memory on memory_node.");
+        for (size_t r = 0; r < m->n_cpu_nodes; r++)
+                for (size_t c = 0; c < m->n_nodes; c++)
+                        if (m->bandwidth_mbps[r * m->n_nodes + c] == m->bandwidth_mbps[r * m->n_nodes + c])
+                                fprintf(f, "numaguard_node_read_bandwidth_bytes_per_second{cpu_node=\"%d\","
+                                        "memory_node=\"%d\"} %.6g\n", m->cpu_nodes[r], m->nodes[c],
+                                        m->bandwidth_mbps[r * m->n_nodes + c] * 1e6);
+}
+
 /* Findings grouped by (code, severity, instance); the list is short. */
 static void findings(FILE *f, const struct ng_audit *a)
 {
@@ -196,8 +243,11 @@ int ng_metrics_render(const struct ng_snapshot *s, const struct ng_audit *a,
         gauge(f, "nodes", "gauge", "Online NUMA nodes.", s->topo.n_nodes);
         pools(f, s);
         node_memory(f, s);
+        if (s->latency)
+                matrices(f, s->latency);
         if (a) {
                 instances(f, a);
+                prices(f, a);
                 findings(f, a);
         }
         poll_cost(f, s, p);

@@ -26,6 +26,8 @@ const char *ng_distance_class_name(enum ng_distance_class c);
 int ng_report_topology_text(const struct ng_snapshot *s, FILE *f);
 /* Returns a new JSON object or NULL on allocation failure. */
 struct json_object *ng_report_topology_json(const struct ng_snapshot *s);
+/* The measured latency and bandwidth matrices beside the SLIT. */
+int ng_report_latency_text(const struct ng_snapshot *s, const struct ng_latency *m, FILE *f);
 
 struct ng_segment;
 struct ng_node_bytes;

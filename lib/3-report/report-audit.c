@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "ng-audit.h"
@@ -25,6 +26,28 @@ static void count_severities(const struct ng_audit *a, size_t counts[3])
         counts[0] = counts[1] = counts[2] = 0;
         for (size_t i = 0; i < a->n_findings; i++)
                 counts[a->findings[i].severity]++;
+}
+
+/* One line: what today's placement costs against interleaving. */
+static void print_price(const struct ng_price *p, FILE *f)
+{
+        if (p->source == NG_PRICE_NONE)
+                return;
+        bool m = p->source == NG_PRICE_MEASURED;
+        fprintf(f, "  price (%s): CPU time on node", m ? "measured" : "from the SLIT, no probe saved");
+        for (size_t i = 0; i < p->n_cpu_share; i++)
+                fprintf(f, "%s %d %.0f%%", i ? "," : "", p->cpu_share[i].node, p->cpu_share[i].share * 100);
+        fprintf(f, "%s; %.0f%% of accesses remote\n", p->cpu_share_measured ? "" : " (no CPU time yet: even)",
+                p->remote_access_ratio * 100);
+        fprintf(f, "    average %s %.4g%s (local %.4g, interleaved %.4g: %+.0f%% against local); ",
+                m ? "latency" : "distance", p->expected_latency, m ? " ns" : "", p->local_latency,
+                p->interleaved_latency, ng_price_latency_pct(p));
+        if (m)
+                fprintf(f, "read bandwidth ceiling %.1f GB/s (interleaved %.1f: %.2g of %u nodes)\n",
+                        p->bandwidth_ceiling / 1000, p->interleaved_bandwidth_ceiling / 1000, ng_price_ceiling_nodes(p),
+                        p->interleave_nodes);
+        else
+                fprintf(f, "bandwidth ceiling %.2g of %u nodes\n", ng_price_ceiling_nodes(p), p->interleave_nodes);
 }
 
 /* Oracle AMM (memory_target) keeps the SGA as granule files in /dev/shm,
@@ -192,6 +215,7 @@ static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a
         fprintf(f, "  shared memory %s, %s resident; page tables %s\n", sh, res, pte);
         /* An unclaimed pseudo-instance is its one segment: never grouped. */
         bool group = !verbose && in->origin != NG_INST_UNCLAIMED;
+        print_price(&in->price, f);
         for (size_t k = 0; k < in->n_segs; k++) {
                 const struct ng_segment *seg = &a->segments[in->segs[k]];
                 if (!group || (!is_amm_granule(seg) && !is_small(a, seg)))
@@ -214,6 +238,8 @@ int ng_report_audit_text_flags(const struct ng_snapshot *s, const struct ng_audi
                 "%zu info\n", s->root[0] ? " of " : "", s->root, s->topo.n_nodes, s->topo.n_nodes == 1 ? "" : "s",
                 a->n_instances, a->n_instances == 1 ? "" : "s", a->n_segments, a->n_segments == 1 ? "" : "s",
                 c[NG_SEV_CRITICAL], c[NG_SEV_WARNING], c[NG_SEV_WARNING] == 1 ? "" : "s", c[NG_SEV_INFO]);
+        if (s->latency_error[0])
+                fprintf(f, "latency matrix not usable, prices from the SLIT: %s\n", s->latency_error);
         for (size_t i = 0; i < a->n_instances; i++)
                 print_instance(s, a, &a->instances[i], flags & NG_REPORT_VERBOSE, f);
         if (a->n_instances == 0)
@@ -269,6 +295,37 @@ static struct json_object *group_json(const struct ng_audit *a, const struct ng_
         return o;
 }
 
+static struct json_object *num_json(double v)
+{
+        return isnan(v) || isinf(v) ? NULL : json_object_new_double(v);
+}
+
+/* The price fields of an instance (numaguardctl(1), JSON OUTPUT). */
+static void price_json(struct json_object *o, const struct ng_price *p)
+{
+        bool m = p->source == NG_PRICE_MEASURED, any = p->source != NG_PRICE_NONE;
+        struct json_object *cpu = json_object_new_array();
+        for (size_t i = 0; i < p->n_cpu_share; i++) {
+                struct json_object *e = json_object_new_object();
+                json_object_object_add(e, "node", json_object_new_int(p->cpu_share[i].node));
+                json_object_object_add(e, "share", json_object_new_double(p->cpu_share[i].share));
+                json_object_array_add(cpu, e);
+        }
+        json_object_object_add(o, "price_source", json_object_new_string(ng_price_source_name(p->source)));
+        json_object_object_add(o, "cpu_share_by_node", cpu);
+        json_object_object_add(o, "cpu_share_measured", json_object_new_boolean(p->cpu_share_measured));
+        json_object_object_add(o, "remote_access_ratio", any ? num_json(p->remote_access_ratio) : NULL);
+        json_object_object_add(o, "expected_latency_ns", m ? num_json(p->expected_latency) : NULL);
+        json_object_object_add(o, "interleaved_latency_ns", m ? num_json(p->interleaved_latency) : NULL);
+        json_object_object_add(o, "local_latency_ns", m ? num_json(p->local_latency) : NULL);
+        json_object_object_add(o, "bandwidth_ceiling_mbps", m ? num_json(p->bandwidth_ceiling) : NULL);
+        json_object_object_add(o, "interleaved_bandwidth_ceiling_mbps",
+                               m ? num_json(p->interleaved_bandwidth_ceiling) : NULL);
+        json_object_object_add(o, "latency_vs_local", any ? num_json(p->expected_latency / p->local_latency) : NULL);
+        json_object_object_add(o, "bandwidth_ceiling_nodes", any ? num_json(ng_price_ceiling_nodes(p)) : NULL);
+        json_object_object_add(o, "interleave_nodes", json_object_new_int((int) p->interleave_nodes));
+}
+
 static struct json_object *instance_json(const struct ng_audit *a, const struct ng_instance *in)
 {
         struct json_object *o = json_object_new_object(), *pids = json_object_new_array(),
@@ -293,6 +350,7 @@ static struct json_object *instance_json(const struct ng_audit *a, const struct 
         json_object_object_add(o, "page_tables_kib", json_object_new_uint64(in->vm_pte_kib));
         json_object_object_add(o, "hugetlb_kib", json_object_new_uint64(in->hugetlb_kib));
         json_object_object_add(o, "nodes", ng_node_bytes_json(in->nodes, in->n_nodes));
+        price_json(o, &in->price);
         for (size_t k = 0; k < in->n_segs; k++)
                 json_object_array_add(segs, ng_segment_json(&a->segments[in->segs[k]]));
         json_object_object_add(o, "segments", segs);

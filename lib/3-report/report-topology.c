@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ng-report.h"
@@ -143,6 +145,40 @@ static void print_distances(const struct ng_snapshot *s, FILE *f)
         fputc('\n', f);
 }
 
+static void print_matrix(const struct ng_snapshot *s, const struct ng_latency *m, bool bw, FILE *f)
+{
+        fprintf(f, "%s, beside the SLIT distance (rows: CPU node, columns: memory node)\n",
+                bw ? "read bandwidth in MB/s" : "latency in ns");
+        fprintf(f, "%8s", "");
+        for (size_t c = 0; c < m->n_nodes; c++)
+                fprintf(f, " %14d", m->nodes[c]);
+        fputc('\n', f);
+        for (size_t r = 0; r < m->n_cpu_nodes; r++) {
+                fprintf(f, "%8d", m->cpu_nodes[r]);
+                for (size_t c = 0; c < m->n_nodes; c++) {
+                        double v = (bw ? m->bandwidth_mbps : m->latency_ns)[r * m->n_nodes + c];
+                        int d = ng_snapshot_distance(s, m->cpu_nodes[r], m->nodes[c]);
+                        char cell[48], slit[16] = "(?)";
+                        if (d >= 0)
+                                snprintf(slit, sizeof(slit), "(%d)", d);
+                        if (isnan(v))
+                                snprintf(cell, sizeof(cell), "- %s", slit);
+                        else
+                                snprintf(cell, sizeof(cell), bw ? "%.0f %s" : "%.1f %s", v, slit);
+                        fprintf(f, " %14s", cell);
+                }
+                fputc('\n', f);
+        }
+}
+
+int ng_report_latency_text(const struct ng_snapshot *s, const struct ng_latency *m, FILE *f)
+{
+        print_matrix(s, m, false, f);
+        fputc('\n', f);
+        print_matrix(s, m, true, f);
+        return ferror(f) ? -EIO : 0;
+}
+
 int ng_report_topology_text(const struct ng_snapshot *s, FILE *f)
 {
         char online[256], cpus[256];
@@ -157,6 +193,11 @@ int ng_report_topology_text(const struct ng_snapshot *s, FILE *f)
                 s->topo.numa_sysfs ? "" : " [kernel without NUMA sysfs]");
         print_node_rows(s, f, sizes, n_sizes);
         print_distances(s, f);
+        if (s->latency) {
+                fprintf(f, "\nmeasured by numaguardctl probe at %s:\n", s->latency->measured_at);
+                ng_report_latency_text(s, s->latency, f);
+        } else if (s->latency_error[0])
+                fprintf(f, "\nlatency matrix not usable: %s\n", s->latency_error);
 
         for (size_t i = 0; i < s->n_pools; i++) {
                 const struct ng_hugepool *hp = &s->pools[i];
@@ -253,5 +294,10 @@ struct json_object *ng_report_topology_json(const struct ng_snapshot *s)
         for (size_t i = 0; i < s->n_pools; i++)
                 json_object_array_add(pools, pool_json(&s->pools[i], true));
         json_object_object_add(o, "hugepages", pools);
+        /* Only when numaguardctl probe saved one (or tried to). */
+        if (s->latency)
+                json_object_object_add(o, "latency", ng_latency_json(s->latency));
+        if (s->latency_error[0])
+                json_object_object_add(o, "latency_error", json_object_new_string(s->latency_error));
         return o;
 }

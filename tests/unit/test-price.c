@@ -5,7 +5,11 @@
 #include <math.h>
 
 #include "snapshot-builder.h"
+#include "ng-audit.h"
+#include "ng-config.h"
+#include "ng-metrics.h"
 #include "ng-price.h"
+#include "ng-report.h"
 
 static void close_to(double a, double b, const char *what)
 {
@@ -270,6 +274,147 @@ START_TEST(hidden_hop_boundaries)
 }
 END_TEST
 
+/* ---- through the audit ---- */
+
+static struct ng_audit *audit(const struct ng_snapshot *s)
+{
+        struct ng_config *c;
+        ck_assert_int_eq(ng_config_load_string("[instance ORCL]\nmatch_comm = ora_*\n", "t.conf", NULL, NULL, &c), 0);
+        struct ng_audit *a;
+        ck_assert_int_eq(ng_audit_run(s, c, &a), 0);
+        ng_config_free(c);
+        return a;
+}
+
+static const struct ng_finding *find(const struct ng_audit *a, enum ng_code code, int nth)
+{
+        for (size_t i = 0; i < a->n_findings; i++)
+                if (a->findings[i].code == code && nth-- == 0)
+                        return &a->findings[i];
+        return NULL;
+}
+
+/* ORCL: one process per CPU given, each with ticks of CPU time, all
+ * attached to a 1 GiB SysV segment whose 4 KiB pages sit on mem_node. */
+static void add_instance(struct ng_snapshot *s, const char *cpus, const char *mems, const int *on_cpu, size_t n,
+                         int mem_node)
+{
+        struct ng_node_pages pl = { mem_node, 262144 };
+        snap_shm(s, 7, 1ull << 30, n, 0);
+        for (size_t i = 0; i < n; i++) {
+                struct ng_proc *p = snap_proc(s, (pid_t) (100 + i), 1, i ? "ora_dbw0_ORCL" : "ora_pmon_ORCL", cpus, mems);
+                snap_map_sysv(p, 7, 0x7f0000000000, 1ull << 30, 4, &pl, i == 0);
+                p->stat.processor = on_cpu[i];
+                p->cpu_weight_ticks = 100;
+        }
+}
+
+START_TEST(cyclops_finding_carries_bandwidth)
+{
+        struct ng_snapshot *s = e5(true);
+        static const int on[] = { 0, 8, 16, 24 };
+        add_instance(s, "0-31", "0-3", on, 4, 0);
+        struct ng_audit *a = audit(s);
+        const struct ng_finding *f = find(a, NG_CODE_CYCLOPS, 0);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_msg(strstr(f->message, "; bandwidth capped at 1 of 4 nodes (7 of 28 GB/s read, measured), 75% of "
+                             "accesses remote"), "%s", f->message);
+        const struct ng_instance *in = ng_audit_instance(a, "ORCL");
+        ck_assert_int_eq(in->price.source, NG_PRICE_MEASURED);
+        ck_assert(in->price.cpu_share_measured);
+        struct json_object *o = ng_report_audit_json(s, a), *insts, *i0, *v;
+        ck_assert(json_object_object_get_ex(o, "instances", &insts));
+        i0 = json_object_array_get_idx(insts, 0);
+        ck_assert(json_object_object_get_ex(i0, "price_source", &v));
+        ck_assert_str_eq(json_object_get_string(v), "measured");
+        ck_assert(json_object_object_get_ex(i0, "remote_access_ratio", &v));
+        CLOSE(json_object_get_double(v), 0.75);
+        ck_assert(json_object_object_get_ex(i0, "expected_latency_ns", &v));
+        CLOSE(json_object_get_double(v), 182.25);
+        ck_assert(json_object_object_get_ex(i0, "bandwidth_ceiling_mbps", &v));
+        CLOSE(json_object_get_double(v), 7000);
+        ck_assert(json_object_object_get_ex(i0, "interleaved_bandwidth_ceiling_mbps", &v));
+        CLOSE(json_object_get_double(v), 28000);
+        ck_assert(json_object_object_get_ex(i0, "cpu_share_by_node", &v));
+        ck_assert_uint_eq(json_object_array_length(v), 4);
+        json_object_put(o);
+        ng_audit_free(a);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(remote_binding_finding_carries_latency)
+{
+        struct ng_snapshot *s = eight();
+        static const int on[] = { 0, 1 };
+        add_instance(s, "0-1", "7", on, 2, 7);
+        struct ng_audit *a = audit(s);
+        const struct ng_finding *f = find(a, NG_CODE_REMOTE_MEMORY, 0);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_CRITICAL);
+        ck_assert_msg(strstr(f->message, "every access is remote; +120 % average memory latency against local "
+                             "(distance 22 vs 10, from the SLIT)"), "%s", f->message);
+        ng_audit_free(a);
+
+        double ns[64];
+        for (int i = 0; i < 64; i++)
+                ns[i] = i / 8 == i % 8 ? 100 : 150;
+        ns[7] = 215;
+        s->latency = matrix(8, ns, 12000, 4000);
+        a = audit(s);
+        f = find(a, NG_CODE_REMOTE_MEMORY, 0);
+        ck_assert_msg(strstr(f->message, "every access is remote; +115 % average memory latency against local "
+                             "(215 vs 100 ns, measured)"), "%s", f->message);
+        ng_audit_free(a);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(metrics_carry_prices_and_matrices)
+{
+        struct ng_snapshot *s = e5(true);
+        static const int on[] = { 0, 8, 16, 24 };
+        add_instance(s, "0-31", "0-3", on, 4, 0);
+        struct ng_audit *a = audit(s);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        struct ng_metrics_poll poll = {0};
+        ck_assert_int_eq(ng_metrics_render(s, a, &poll, f), 0);
+        fclose(f);
+        static const char *const want[] = {
+                "\nnumaguard_node_latency_seconds{cpu_node=\"0\",memory_node=\"3\"} 2.48e-07\n",
+                "\nnumaguard_node_read_bandwidth_bytes_per_second{cpu_node=\"1\",memory_node=\"1\"} 1e+10\n",
+                "\nnumaguard_instance_remote_access_ratio{db_instance=\"ORCL\",source=\"measured\"} 0.75\n",
+                "\nnumaguard_instance_expected_latency_seconds{db_instance=\"ORCL\"} 1.8225e-07\n",
+                "# TYPE numaguard_node_latency_seconds gauge\n",
+        };
+        for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+                ck_assert_msg(strstr(text, want[i]) != NULL, "no %s in:\n%s", want[i], text);
+        free(text);
+        ng_audit_free(a);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(hidden_hop_findings)
+{
+        struct ng_snapshot *s = e5(true);
+        struct ng_audit *a = audit(s);
+        const struct ng_finding *f = find(a, NG_CODE_HIDDEN_HOP, 0);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_INFO);
+        ck_assert_msg(!strcmp(f->message, "from node 0, nodes 1 and 3 share SLIT distance 21 but measure 211 ns and "
+                              "248 ns (+18%): node 3 is a further hop the distance table hides"), "%s", f->message);
+        ck_assert(ng_bitmap_test(&f->nodes, 0) && ng_bitmap_test(&f->nodes, 1) && ng_bitmap_test(&f->nodes, 3));
+        ck_assert_ptr_nonnull(find(a, NG_CODE_HIDDEN_HOP, 3));
+        ck_assert_ptr_null(find(a, NG_CODE_HIDDEN_HOP, 4));
+        ck_assert_int_eq(ng_audit_exit_status(a), 0);
+        ng_audit_free(a);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("price");
@@ -282,6 +427,12 @@ int main(void)
         tcase_add_test(tc, cpu_share_from_cpu_time);
         tcase_add_test(tc, hidden_hop_on_e5);
         tcase_add_test(tc, hidden_hop_boundaries);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("audit");
+        tcase_add_test(tc, cyclops_finding_carries_bandwidth);
+        tcase_add_test(tc, remote_binding_finding_carries_latency);
+        tcase_add_test(tc, hidden_hop_findings);
+        tcase_add_test(tc, metrics_carry_prices_and_matrices);
         suite_add_tcase(s, tc);
         return ng_test_run(s);
 }
