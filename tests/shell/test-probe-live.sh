@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# `numaguardctl probe` on the live host (any user: mbind and move_pages on
+# its own buffers need no privilege):
+#   1. the matrix has one row per node with online CPUs and one column per
+#      node (1 x 1 on a one-node host), every cell measured, every buffer's
+#      placement checked (pages_verified), and a plausible local latency
+#      (20 ns to 1 us: a DRAM load, not a cache hit, not a page fault);
+#   2. a buffer beyond a node's free memory is refused (exit 3, the floor
+#      named), bad --size and --nodes are usage errors;
+#   3. --save --root TREE writes TREE/var/lib/numaguard/latency.json with
+#      what it printed; topology --root TREE reads it back, and a broken
+#      file is named, not taken for an empty matrix.
+# BUILD: build directory (default build).
+set -u
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+BUILD=${BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
+CTL=$B/numaguardctl
+[ -x "$CTL" ] || { echo "not ok probe-live: $CTL not built"; exit 1; }
+command -v jq > /dev/null || { echo "skip probe-live: jq not installed"; exit 77; }
+[ -d /sys/devices/system/node/node0 ] || { echo "skip probe-live: no NUMA sysfs on this kernel"; exit 77; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+pass() { echo "ok probe-live-$1"; }
+fail() { echo "not ok probe-live-$1: $2"; fails=$((fails + 1)); }
+check() { local name=$1 msg=$2; shift 2; if "$@"; then pass "$name"; else fail "$name" "$msg"; fi; }
+jqe() { jq -e "$@" > /dev/null; }
+
+# ---- 1. shape and plausibility (a small buffer: this runs in every make check)
+if ! "$CTL" probe --size 32 --json > "$tmp/p.json" 2> "$tmp/p.err"; then
+        fail run "exit $?: $(cat "$tmp/p.err")"
+        exit 1
+fi
+nodes=$(jq -c '[.nodes[].id]' < <("$CTL" topology --json))
+cpu_nodes=$(jq -c '[.nodes[] | select(.memory_only | not) | .id]' < <("$CTL" topology --json))
+check shape "$(jq -c '{nodes, cpu_nodes}' "$tmp/p.json") against topology $nodes / $cpu_nodes" \
+        jqe --argjson n "$nodes" --argjson c "$cpu_nodes" '.schema == 1 and .nodes == $n and .cpu_nodes == $c
+            and (.latency_ns | length) == ($c | length) and ([.latency_ns[], .bandwidth_mbps[] | length] | unique) == [$n | length]' \
+        "$tmp/p.json"
+check every-pair "$(jq -c '{latency_ns, bandwidth_mbps}' "$tmp/p.json")" \
+        jqe '[.latency_ns[][], .bandwidth_mbps[][] | type == "number" and . > 0] | all' "$tmp/p.json"
+check placement-verified "pages_verified $(jq -c .pages_verified "$tmp/p.json")" \
+        jqe '.pages_verified | all(. > 0)' "$tmp/p.json"
+local_ns=$(jq '.cpu_nodes[0] as $c | .latency_ns[0][.nodes | index($c)]' "$tmp/p.json")
+check local-latency "local latency $local_ns ns" \
+        jqe -n --argjson v "$local_ns" '$v >= 20 and $v <= 1000'
+check text "$(head -3 "$tmp/p.err")" eval '"$CTL" probe --size 8 | grep -q "^latency in ns, beside the SLIT distance"'
+
+# ---- 2. refusals
+"$CTL" probe --size 1048576 > /dev/null 2> "$tmp/big.err"; rc=$?
+check refuse-floor "exit $rc: $(cat "$tmp/big.err")" eval '[ $rc = 3 ] && grep -q "below its floor" "$tmp/big.err"'
+"$CTL" probe --size 0 > /dev/null 2> "$tmp/e1"; r1=$?
+"$CTL" probe --size 12x > /dev/null 2>> "$tmp/e1"; r2=$?
+"$CTL" probe --nodes x-y > /dev/null 2>> "$tmp/e1"; r3=$?
+check usage "exits $r1 $r2 $r3: $(cat "$tmp/e1")" eval '[ "$r1$r2$r3" = 333 ] && [ "$(grep -c "probe: --" "$tmp/e1")" = 3 ]'
+
+# ---- 3. --save under --root, read back
+# a minimal tree: the node files topology reads
+n=$tmp/tree/sys/devices/system/node
+mkdir -p "$tmp/tree/proc" "$n/node0"
+for f in online possible has_cpu has_memory has_normal_memory; do
+        cat /sys/devices/system/node/$f > "$n/$f" 2> /dev/null
+done
+for f in cpulist distance meminfo; do cat /sys/devices/system/node/node0/$f > "$n/node0/$f"; done
+if "$CTL" probe --size 8 --save --root "$tmp/tree" --json > "$tmp/saved.json" 2> "$tmp/save.err"; then
+        f=$tmp/tree/var/lib/numaguard/latency.json
+        check save-root "$(cat "$tmp/save.err")" cmp -s "$tmp/saved.json" "$f"
+        "$CTL" topology --root "$tmp/tree" --json > "$tmp/topo.json" 2> "$tmp/topo.err"
+        check topology-root "$(cat "$tmp/topo.err")" jqe --slurpfile m "$f" '.latency == $m[0]' "$tmp/topo.json"
+        check topology-root-text "no matrix in topology --root" \
+                eval '"$CTL" topology --root "$tmp/tree" | grep -q "^measured by numaguardctl probe at "'
+        echo '{"schema": 1, "nodes": [0], "cpu_nodes": [0], "latency_ns": [[-3]]}' > "$f"
+        "$CTL" topology --root "$tmp/tree" --json > "$tmp/bad.json" 2> "$tmp/bad.err"; rc=$?
+        check broken-file-named "exit $rc: $(jq -c .latency_error "$tmp/bad.json" 2> /dev/null)" \
+                jqe '(.latency | not) and (.latency_error | test("latency.json: \"latency_ns\"\\[0\\]\\[0\\]"))' "$tmp/bad.json"
+else
+        fail save-root "exit $?: $(cat "$tmp/save.err")"
+fi
+[ $fails = 0 ]
