@@ -12,6 +12,7 @@
 #      file is named, not taken for an empty matrix.
 # BUILD: build directory (default build).
 set -u
+echo 1..11
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac

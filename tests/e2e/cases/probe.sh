@@ -8,6 +8,7 @@
 # that tree carries it. The guest's absolute numbers are emulated: only
 # their shape and sign are asserted.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 3
 need_ctl
 jqe() { jq -e "$@" > /dev/null; }
 mib=8
