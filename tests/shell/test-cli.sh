@@ -187,7 +187,7 @@ for c in "${commands[@]}"; do
         why=""
         for opt in $all_options; do
                 case " $takes " in *" $opt "*) continue ;; esac
-                arg=""; case $opt in --root | --config | --output | --size | --pages | --node | --socket | --color) arg=x ;; esac
+                arg=""; case $opt in --root | --config | --output | --size | --pages | --node | --nodes | --socket | --color) arg=x ;; esac
                 # shellcheck disable=SC2086
                 "$CTL" $cmd $opt $arg > "$tmp/out" 2> "$tmp/err"; rc=$?
                 [ $rc = 3 ] || why="$why; $opt: exit $rc"

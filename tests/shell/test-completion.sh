@@ -35,7 +35,7 @@ EOF
 # NAME % WORDS after numaguardctl (the last one is being completed) % expected
 # candidates, sorted, space-separated
 cases=(
-        "commands%%audit cpuset help hugepages rebalance reload segments snapshot status topology"
+        "commands%%audit cpuset help hugepages probe rebalance reload segments snapshot status topology"
         "command-prefix%re%rebalance reload"
         "subcommands%hugepages %apply plan reserve"
         "cpuset-subcommand%cpuset %apply"
