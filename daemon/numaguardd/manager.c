@@ -227,9 +227,6 @@ static int poll_finish(struct manager *m)
                 poll_failed(m, "reading the host", r);
                 return r;
         }
-        /* Prices weigh each process's CPU time since the previous poll. */
-        if (m->snapshot)
-                ng_snapshot_cpu_since(s, m->snapshot);
         if (s->latency_error[0] && (!m->snapshot || strcmp(m->snapshot->latency_error, s->latency_error)))
                 log_warning("%s; prices come from the SLIT until numaguardctl probe --save rewrites it",
                             s->latency_error);
