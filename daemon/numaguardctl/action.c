@@ -13,80 +13,96 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <syslog.h>
 #include <systemd/sd-journal.h>
 #include <unistd.h>
 
 #include "ctl.h"
 
-#define JOURNAL_SOCKET "/run/systemd/journal/socket"
+/* Journal fields of one entry, collected before sending. */
+#define MAX_FIELDS 24
+#define MAX_WRITES_LOGGED 16
 
-const char *ctl_action_message_id(enum ctl_action_kind kind)
+struct fields {
+        char *kv[MAX_FIELDS];   /* "NAME=value", malloc'd */
+        size_t n;
+};
+
+static void add_field(void *userdata, const char *name, const char *value)
 {
-        switch (kind) {
-        case CTL_ACTION_CPUSET: return NG_MSGID_ACTION_CPUSET;
-        case CTL_ACTION_HUGEPAGES: return NG_MSGID_ACTION_HUGEPAGES;
-        case CTL_ACTION_REBALANCE: return NG_MSGID_ACTION_REBALANCE;
-        }
+        struct fields *fl = userdata;
+        if (fl->n < MAX_FIELDS && asprintf(&fl->kv[fl->n], "%s=%s", name, value) >= 0)
+                fl->n++;
+}
+
+static void fields_done(struct fields *fl)
+{
+        for (size_t i = 0; i < fl->n; i++)
+                free(fl->kv[i]);
+        fl->n = 0;
+}
+
+static const char *field_value(const struct fields *fl, const char *name)
+{
+        size_t l = strlen(name);
+        for (size_t i = 0; i < fl->n; i++)
+                if (strncmp(fl->kv[i], name, l) == 0 && fl->kv[i][l] == '=')
+                        return fl->kv[i] + l + 1;
         return "";
 }
 
-static const char *kind_name(enum ctl_action_kind kind)
-{
-        switch (kind) {
-        case CTL_ACTION_CPUSET: return "cpuset";
-        case CTL_ACTION_HUGEPAGES: return "hugepages";
-        case CTL_ACTION_REBALANCE: return "rebalance";
-        }
-        return "action";
-}
-
-static void log_file(const char *path, enum ctl_action_kind kind, const char *target, const char *msg,
-                     const struct ng_action_result *res)
+/* One JSON object per line; a repeated name (NUMAGUARD_WRITE) becomes an
+ * array. */
+static void log_file(const char *path, const struct fields *fl)
 {
         FILE *f = fopen(path, "ae");
-        struct json_object *o = json_object_new_object(), *w = json_object_new_array();
-        if (!f || !o || !w) {
+        struct json_object *o = json_object_new_object();
+        if (!f || !o) {
                 if (f)
                         fclose(f);
                 json_object_put(o);
-                json_object_put(w);
                 return;
         }
-        json_object_object_add(o, "MESSAGE", json_object_new_string(msg));
-        json_object_object_add(o, "MESSAGE_ID", json_object_new_string(ctl_action_message_id(kind)));
-        json_object_object_add(o, "PRIORITY", json_object_new_int(LOG_NOTICE));
-        json_object_object_add(o, "NUMAGUARD_ACTION", json_object_new_string(kind_name(kind)));
-        json_object_object_add(o, "NUMAGUARD_TARGET", json_object_new_string(target));
-        json_object_object_add(o, "NUMAGUARD_OUTCOME", json_object_new_string(ng_outcome_name(res->outcome)));
-        for (size_t i = 0; i < res->n_writes; i++)
-                json_object_array_add(w, json_object_new_string(res->writes[i].path));
-        json_object_object_add(o, "NUMAGUARD_WRITES", w);
+        for (size_t i = 0; i < fl->n; i++) {
+                const char *eq = strchr(fl->kv[i], '=');
+                char key[64];
+                snprintf(key, sizeof(key), "%.*s", (int) (eq - fl->kv[i]), fl->kv[i]);
+                struct json_object *v = json_object_new_string(eq + 1), *prev;
+                if (!strcmp(key, "NUMAGUARD_WRITE")) {
+                        if (!json_object_object_get_ex(o, key, &prev)) {
+                                prev = json_object_new_array();
+                                json_object_object_add(o, key, prev);
+                        }
+                        json_object_array_add(prev, v);
+                } else
+                        json_object_object_add(o, key, v);
+        }
         fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
         fclose(f);
         json_object_put(o);
 }
 
-static void log_action(enum ctl_action_kind kind, const char *target, const struct ng_action_result *res)
+static void log_action(enum ng_correction kind, const char *instance, const char *target,
+                       const struct ng_action_result *res)
 {
-        char msg[768];
-        snprintf(msg, sizeof(msg), "%s %s: %s: %s", kind_name(kind), target, ng_outcome_name(res->outcome),
-                 res->summary);
+        struct fields fl = {0};
+        ng_correction_journal_fields(kind, "numaguardctl", instance, target, res, MAX_WRITES_LOGGED, add_field, &fl);
         const char *file = getenv("NUMAGUARD_ACTION_LOG");
         struct stat st;
         if (file && *file)
-                log_file(file, kind, target, msg, res);
-        else if (stat(JOURNAL_SOCKET, &st) == 0)
-                sd_journal_send("MESSAGE=%s", msg, "MESSAGE_ID=%s", ctl_action_message_id(kind),
-                                "PRIORITY=%d", LOG_NOTICE, "SYSLOG_IDENTIFIER=numaguardctl",
-                                "NUMAGUARD_ACTION=%s", kind_name(kind), "NUMAGUARD_TARGET=%s", target,
-                                "NUMAGUARD_OUTCOME=%s", ng_outcome_name(res->outcome),
-                                "NUMAGUARD_WRITES=%zu", res->n_writes, NULL);
-        else {
+                log_file(file, &fl);
+        else if (stat(NG_JOURNAL_SOCKET, &st) == 0) {
+                struct iovec iov[MAX_FIELDS];
+                for (size_t i = 0; i < fl.n; i++)
+                        iov[i] = (struct iovec) { fl.kv[i], strlen(fl.kv[i]) };
+                sd_journal_sendv(iov, (int) fl.n);
+        } else {
                 openlog("numaguardctl", LOG_PID, LOG_DAEMON);
-                syslog(LOG_NOTICE, "%s", msg);
+                syslog(LOG_NOTICE, "%s", field_value(&fl, "MESSAGE"));
                 closelog();
         }
+        fields_done(&fl);
 }
 
 void ctl_tree_path(const struct ctl_opts *o, const char *path, char *buf, size_t size)
@@ -150,7 +166,7 @@ static struct json_object *write_json(const struct ctl_opts *o, const struct ng_
         return j;
 }
 
-struct json_object *ctl_action_json(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target,
+struct json_object *ctl_action_json(const struct ctl_opts *o, enum ng_correction kind, const char *target,
                                     struct json_object *plan, const struct ng_action_result *res, bool with_schema)
 {
         bool dry = res->outcome == NG_OUTCOME_DRY_RUN;
@@ -163,7 +179,7 @@ struct json_object *ctl_action_json(const struct ctl_opts *o, enum ctl_action_ki
         }
         if (with_schema)
                 json_object_object_add(j, "schema", json_object_new_int(1));
-        json_object_object_add(j, "action", json_object_new_string(kind_name(kind)));
+        json_object_object_add(j, "action", json_object_new_string(ng_correction_kind(kind)->name));
         json_object_object_add(j, "target", json_object_new_string(target));
         json_object_object_add(j, "dry_run", json_object_new_boolean(dry || o->dry_run));
         if (plan)
@@ -192,7 +208,7 @@ static void print_owner_write(const struct ng_write *w, bool dry)
                 printf("%s %s\n  from: %s\n    to: %s\n", dry ? "would change" : "changed", w->path, w->before, w->value);
 }
 
-static void report_text(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target,
+static void report_text(const struct ctl_opts *o, enum ng_correction kind, const char *target,
                         const struct ng_action_result *res)
 {
         bool dry = res->outcome == NG_OUTCOME_DRY_RUN;
@@ -213,10 +229,10 @@ static void report_text(const struct ctl_opts *o, enum ctl_action_kind kind, con
                         printf("wrote %s to %s (was: %s, read back: %s)\n", w->value, path,
                                w->before[0] ? w->before : "-", w->after[0] ? w->after : "-");
         }
-        printf("%s %s: %s: %s\n", kind_name(kind), target, ng_outcome_name(res->outcome), res->summary);
+        printf("%s %s: %s: %s\n", ng_correction_kind(kind)->name, target, ng_outcome_name(res->outcome), res->summary);
 }
 
-int ctl_action_emit(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target, struct json_object *plan,
+int ctl_action_emit(const struct ctl_opts *o, enum ng_correction kind, const char *target, struct json_object *plan,
                     const struct ng_action_result *res, struct json_object *collect)
 {
         bool dry = res->outcome == NG_OUTCOME_DRY_RUN;
@@ -233,11 +249,11 @@ int ctl_action_emit(const struct ctl_opts *o, enum ctl_action_kind kind, const c
         }
         /* A dry run changes nothing, whatever it found: nothing to log. */
         if (!dry && !o->dry_run && !o->root)
-                log_action(kind, target, res);
+                log_action(kind, kind == NG_CORRECTION_HUGEPAGES ? NULL : target, target, res);
         return status;
 }
 
-int ctl_action_report(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target,
+int ctl_action_report(const struct ctl_opts *o, enum ng_correction kind, const char *target,
                       const struct ng_action_result *res)
 {
         return ctl_action_emit(o, kind, target, NULL, res, NULL);

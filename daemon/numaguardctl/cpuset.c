@@ -60,7 +60,7 @@ static int apply(const struct ctl_opts *o, const struct ng_snapshot *s, const st
         ng_path_free(p);
         if (r < 0)
                 return ctl_fail("cpuset apply", r);
-        r = ctl_action_emit(o, CTL_ACTION_CPUSET, in->name, o->json ? plan_json(o, &plan) : NULL, &res, NULL);
+        r = ctl_action_emit(o, NG_CORRECTION_CPUSET, in->name, o->json ? plan_json(o, &plan) : NULL, &res, NULL);
         if (fflush(stdout) != 0)
                 return ctl_fail("writing output", -EIO);
         return r;

@@ -109,27 +109,21 @@ int ctl_collect_for_audit(const struct ctl_opts *o, const struct ng_config *cfg,
 int ctl_collect_for_audit_recorded(const struct ctl_opts *o, const struct ng_config *cfg,
                                    ng_path_recorder_t recorder, void *userdata, struct ng_snapshot **ret);
 
-enum ctl_action_kind {
-        CTL_ACTION_CPUSET,
-        CTL_ACTION_HUGEPAGES,
-        CTL_ACTION_REBALANCE,
-};
-
-/* The MESSAGE_ID of a kind of correction (systemd/numaguard.catalog). */
-const char *ctl_action_message_id(enum ctl_action_kind kind);
 /* Prints every write (or "would write" in a dry run) and the outcome, logs
- * it at NOTICE unless dry-run or --root, and returns the exit status:
+ * it at NOTICE unless dry-run or --root (the fields of
+ * ng_correction_journal_fields; NUMAGUARD_INSTANCE is the target but for
+ * hugepages, which correct the host), and returns the exit status:
  * 0 done / no-op / dry run, 1 partial, 2 refused, 3 failed. */
-int ctl_action_report(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target,
+int ctl_action_report(const struct ctl_opts *o, enum ng_correction kind, const char *target,
                       const struct ng_action_result *res);
 /* The same with --json: one document (schema 1) with the action, its plan
  * (taken over; may be NULL), every write with before / asked / read back,
  * the outcome and exit status; appended to collect instead of printed when
  * collect is not NULL (rebalance: one entry per segment). */
-int ctl_action_emit(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target, struct json_object *plan,
+int ctl_action_emit(const struct ctl_opts *o, enum ng_correction kind, const char *target, struct json_object *plan,
                     const struct ng_action_result *res, struct json_object *collect);
 /* That entry alone (with "schema" first when with_schema); NULL on ENOMEM. */
-struct json_object *ctl_action_json(const struct ctl_opts *o, enum ctl_action_kind kind, const char *target,
+struct json_object *ctl_action_json(const struct ctl_opts *o, enum ng_correction kind, const char *target,
                                     struct json_object *plan, const struct ng_action_result *res, bool with_schema);
 /* The file a host path names: under --root, inside the tree. */
 void ctl_tree_path(const struct ctl_opts *o, const char *path, char *buf, size_t size);

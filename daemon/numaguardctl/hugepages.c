@@ -119,7 +119,7 @@ static int run_and_report(const struct ctl_opts *o, const struct ng_act_hugepage
         if (r < 0 && r != -E2BIG)
                 r = ctl_fail("hugepages", r);
         else
-                r = ctl_action_emit(o, CTL_ACTION_HUGEPAGES, target, o->json ? plan_json(a) : NULL, res, NULL);
+                r = ctl_action_emit(o, NG_CORRECTION_HUGEPAGES, target, o->json ? plan_json(a) : NULL, res, NULL);
         ng_path_free(p);
         free(res);
         return r;

@@ -168,7 +168,7 @@ static int rebalance_segment(const struct ctl_opts *o, const struct ng_snapshot 
                         memcpy(was, res->summary, sizeof(was));
                         snprintf(res->summary, sizeof(res->summary), "nothing would move: %.480s", was);
                 }
-                r = ctl_action_emit(o, CTL_ACTION_REBALANCE, in->name, o->json ? plan_json(p) : NULL, res, collect);
+                r = ctl_action_emit(o, NG_CORRECTION_REBALANCE, in->name, o->json ? plan_json(p) : NULL, res, collect);
         } else
                 r = ctl_fail("rebalance", r);
         ng_path_free(path);
@@ -197,7 +197,7 @@ static int rebalance_instance(const struct ctl_opts *o, const struct ng_snapshot
         if (done == 0) {
                 struct ng_action_result res = { .outcome = o->dry_run ? NG_OUTCOME_DRY_RUN : NG_OUTCOME_NOOP };
                 snprintf(res.summary, sizeof(res.summary), "no shared segment to rebalance");
-                worst = ctl_action_emit(o, CTL_ACTION_REBALANCE, in->name, NULL, &res, segs);
+                worst = ctl_action_emit(o, NG_CORRECTION_REBALANCE, in->name, NULL, &res, segs);
         }
         if (!o->json)
                 return worst;

@@ -141,7 +141,7 @@ enum daemon_event {
 };
 struct ng_action_result;
 /* One correction carried out by the daemon: NOTICE with its MESSAGE_ID. */
-void sink_action(const struct alert_sink *s, const char *message_id, const char *action, const char *instance,
+void sink_action(const struct alert_sink *s, enum ng_correction kind, const char *instance,
                  const struct ng_action_result *res);
 void sink_daemon_event(const struct alert_sink *s, enum daemon_event ev, int priority,
                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -199,16 +199,10 @@ gid_t server_status_gid(const struct server *s);
  * later polls, after the cooldown, before the target is given up. */
 #define ENFORCE_MAX_TRANSIENT 3
 
-enum enforce_kind {
-        ENFORCE_CPUSET,
-        ENFORCE_HUGEPAGES,
-        ENFORCE_REBALANCE,
-        ENFORCE_KIND_MAX_,
-};
 
 struct enforce_entry {
         char instance[NG_INSTANCE_NAME_MAX + 1];
-        enum enforce_kind kind;
+        enum ng_correction kind;
         uint64_t last_usec;             /* CLOCK_MONOTONIC of the last attempt */
         unsigned transient;             /* consecutive transient failures */
         bool unmanaged;                 /* permanent error: never again until restart */

@@ -20,29 +20,23 @@
 #include "ng-act-rebalance.h"
 #include "ng-plan.h"
 
-static const struct {
-        const char *name, *message_id;
-        unsigned bit;
-        enum ng_code triggers[2];
-} kinds[ENFORCE_KIND_MAX_] = {
-        [ENFORCE_CPUSET] = { "cpuset", NG_MSGID_ACTION_CPUSET, NG_ENFORCE_CPUSET,
-                             { NG_CODE_CPUSET_DRIFT, NG_CODE_REMOTE_MEMORY } },
-        [ENFORCE_HUGEPAGES] = { "hugepages", NG_MSGID_ACTION_HUGEPAGES, NG_ENFORCE_HUGEPAGES,
-                                { NG_CODE_HUGEPAGE_SHORTFALL, NG_CODE_HUGEPAGE_NODE_SHORTFALL } },
-        [ENFORCE_REBALANCE] = { "rebalance", NG_MSGID_ACTION_REBALANCE, NG_ENFORCE_REBALANCE,
-                                { NG_CODE_CYCLOPS, NG_CODE_CYCLOPS } },
+/* What calls for each correction (ng-correction.h has the rest). */
+static const enum ng_code triggers[NG_CORRECTION_MAX_][2] = {
+        [NG_CORRECTION_CPUSET] = { NG_CODE_CPUSET_DRIFT, NG_CODE_REMOTE_MEMORY },
+        [NG_CORRECTION_HUGEPAGES] = { NG_CODE_HUGEPAGE_SHORTFALL, NG_CODE_HUGEPAGE_NODE_SHORTFALL },
+        [NG_CORRECTION_REBALANCE] = { NG_CODE_CYCLOPS, NG_CODE_CYCLOPS },
 };
 
-static bool called_for(const struct ng_audit *a, const struct ng_instance *in, enum enforce_kind k)
+static bool called_for(const struct ng_audit *a, const struct ng_instance *in, enum ng_correction k)
 {
         for (size_t i = 0; i < a->n_findings; i++)
                 if (!strcmp(a->findings[i].instance, in->name) &&
-                    (a->findings[i].code == kinds[k].triggers[0] || a->findings[i].code == kinds[k].triggers[1]))
+                    (a->findings[i].code == triggers[k][0] || a->findings[i].code == triggers[k][1]))
                         return true;
         return false;
 }
 
-static struct enforce_entry *entry(struct enforce_table *t, const char *instance, enum enforce_kind k)
+static struct enforce_entry *entry(struct enforce_table *t, const char *instance, enum ng_correction k)
 {
         for (size_t i = 0; i < t->n; i++)
                 if (t->v[i].kind == k && !strcmp(t->v[i].instance, instance))
@@ -134,7 +128,7 @@ static void settle(struct manager *m, struct enforce_entry *e, const struct ng_a
         e->unmanaged = true;
         m->enforce.failures++;
         log_warning("%s of %s failed (%s); the target is unmanaged until numaguardd restarts",
-                    kinds[e->kind].name, e->instance, res->summary);
+                    ng_correction_kind(e->kind)->name, e->instance, res->summary);
 }
 
 void enforce_run(struct manager *m, const struct ng_snapshot *s, const struct ng_audit *a)
@@ -151,23 +145,23 @@ void enforce_run(struct manager *m, const struct ng_snapshot *s, const struct ng
                 const struct ng_instance *in = &a->instances[i];
                 if (in->origin != NG_INST_CONFIGURED || !in->cfg->enforce)
                         continue;
-                for (int k = 0; k < ENFORCE_KIND_MAX_; k++) {
-                        if (!(in->cfg->enforce & kinds[k].bit) || !called_for(a, in, (enum enforce_kind) k))
+                for (int k = 0; k < NG_CORRECTION_MAX_; k++) {
+                        if (!(in->cfg->enforce & ng_correction_kind((enum ng_correction) k)->enforce_bit) || !called_for(a, in, (enum ng_correction) k))
                                 continue;
-                        struct enforce_entry *e = entry(&m->enforce, in->name, (enum enforce_kind) k);
+                        struct enforce_entry *e = entry(&m->enforce, in->name, (enum ng_correction) k);
                         if (!e || e->unmanaged || (e->last_usec && now - e->last_usec < m->config->cooldown_usec))
                                 continue;
                         e->last_usec = now;
                         memset(res, 0, sizeof(*res));
-                        int r = k == ENFORCE_CPUSET ? do_cpuset(m, s, in, res)
-                              : k == ENFORCE_HUGEPAGES ? do_hugepages(m, s, a, res)
+                        int r = k == NG_CORRECTION_CPUSET ? do_cpuset(m, s, in, res)
+                              : k == NG_CORRECTION_HUGEPAGES ? do_hugepages(m, s, a, res)
                               : do_rebalance(m, s, a, in, res);
                         if (r < 0) {
-                                log_error_errno(r, "Planning %s of %s, ignoring", kinds[k].name, in->name);
+                                log_error_errno(r, "Planning %s of %s, ignoring", ng_correction_kind((enum ng_correction) k)->name, in->name);
                                 continue;
                         }
                         m->enforce.actions++;
-                        sink_action(&m->sink, kinds[k].message_id, kinds[k].name, in->name, res);
+                        sink_action(&m->sink, (enum ng_correction) k, in->name, res);
                         settle(m, e, res);
                 }
         }

@@ -21,8 +21,9 @@
 #include "daemon.h"
 #include "ng-action.h"
 
-#define JOURNAL_SOCKET "/run/systemd/journal/socket"
-#define MAX_FIELDS 16
+#define MAX_FIELDS 20
+/* NUMAGUARD_WRITE fields of a correction, at most. */
+#define MAX_WRITES_LOGGED 6
 
 /* Keep in step with systemd/numaguard.catalog; never change an ID. */
 static const char *const raised_ids[NG_CODE_MAX_] = {
@@ -101,7 +102,7 @@ int sink_open(struct alert_sink *s, const char *path)
                 s->kind = SINK_FILE;
                 return 0;
         }
-        if (access(JOURNAL_SOCKET, W_OK) < 0) {
+        if (access(NG_JOURNAL_SOCKET, W_OK) < 0) {
                 s->kind = SINK_SYSLOG;
                 openlog("numaguardd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
         }
@@ -204,22 +205,16 @@ void sink_emit(void *userdata, enum alert_event_kind kind, const struct alert *a
         send_fields(s, prio, &fl);
 }
 
-void sink_action(const struct alert_sink *s, const char *message_id, const char *action, const char *instance,
+static void add_field(void *userdata, const char *name, const char *value)
+{
+        field(userdata, name, "%s", value);
+}
+
+void sink_action(const struct alert_sink *s, enum ng_correction kind, const char *instance,
                  const struct ng_action_result *res)
 {
         struct fields fl = {0};
-        field(&fl, "MESSAGE", "%s %s: %s: %s", action, instance, ng_outcome_name(res->outcome), res->summary);
-        field(&fl, "MESSAGE_ID", "%s", message_id);
-        field(&fl, "PRIORITY", "%d", LOG_NOTICE);
-        field(&fl, "SYSLOG_IDENTIFIER", "numaguardd");
-        field(&fl, "NUMAGUARD_EVENT", "action");
-        field(&fl, "NUMAGUARD_ACTION", "%s", action);
-        field(&fl, "NUMAGUARD_INSTANCE", "%s", instance);
-        field(&fl, "NUMAGUARD_OUTCOME", "%s", ng_outcome_name(res->outcome));
-        field(&fl, "NUMAGUARD_WRITES", "%zu", res->n_writes);
-        for (size_t i = 0; i < res->n_writes && i < 6; i++)      /* MAX_FIELDS */
-                field(&fl, "NUMAGUARD_WRITE", "%s=%s (read back %s)", res->writes[i].path, res->writes[i].value,
-                      res->writes[i].after);
+        ng_correction_journal_fields(kind, "numaguardd", instance, instance, res, MAX_WRITES_LOGGED, add_field, &fl);
         send_fields(s, LOG_NOTICE, &fl);
 }
 

@@ -718,8 +718,13 @@ static const char *const hugepages_names[] = {
         NULL,
 };
 
-/* Index i names bit 1 << i. */
-static const char *const enforce_names[] = { "cpuset", "hugepages", "rebalance", NULL };
+/* Index i names bit 1 << i: the table of corrections. */
+static const char *const enforce_names[] = {
+#define ENFORCE_NAME(id, name, msgid) name,
+        NG_CORRECTIONS(ENFORCE_NAME)
+#undef ENFORCE_NAME
+        NULL,
+};
 
 #define G(f) SEC_GLOBAL, .offset = offsetof(struct ng_config, f)
 #define I(f) SEC_INSTANCE, .offset = offsetof(struct ng_instance_config, f)

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "ng-bitmap.h"
+#include "ng-correction.h"
 
 #define NG_CONFIG_DEFAULT_PATH "/etc/numaguard/numaguard.conf"
 
@@ -44,11 +45,12 @@ enum ng_hugepages_req {
         NG_HUGEPAGES_OFF,       /* no hugepage findings for this instance */
 };
 
-/* Bits of ng_instance_config.enforce: which corrections may run. */
+/* Bits of ng_instance_config.enforce: which corrections may run
+ * (ng-correction.h has the table). */
 enum {
-        NG_ENFORCE_CPUSET = 1u << 0,
-        NG_ENFORCE_HUGEPAGES = 1u << 1,
-        NG_ENFORCE_REBALANCE = 1u << 2,
+        NG_ENFORCE_CPUSET = 1u << NG_CORRECTION_CPUSET,
+        NG_ENFORCE_HUGEPAGES = 1u << NG_CORRECTION_HUGEPAGES,
+        NG_ENFORCE_REBALANCE = 1u << NG_CORRECTION_REBALANCE,
 };
 
 struct ng_instance_config {

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Shared machinery of the corrections: outcomes, error classes, ops. */
+/* Shared machinery of the corrections: outcomes, error classes, ops, and
+ * the journal entry of a correction. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 
 #include "ng-action.h"
@@ -92,4 +95,34 @@ int ng_action_write(const struct ng_action_ops *ops, const struct ng_path *p, st
         if (ops->read(ops->userdata, p, path, w->after, sizeof(w->after)) >= 0)
                 chomp(w->after);
         return w->error;
+}
+
+void ng_correction_journal_fields(enum ng_correction c, const char *identifier, const char *instance,
+                                  const char *target, const struct ng_action_result *res, size_t max_writes,
+                                  ng_journal_field_fn fn, void *userdata)
+{
+        const struct ng_correction_kind *k = ng_correction_kind(c);
+        assert(k && identifier && target && res && fn);
+        const char *outcome = ng_outcome_name(res->outcome);
+        char buf[PATH_MAX + 640];
+
+        snprintf(buf, sizeof(buf), "%s %s: %s: %s", k->name, target, outcome, res->summary);
+        fn(userdata, "MESSAGE", buf);
+        fn(userdata, "MESSAGE_ID", k->message_id);
+        snprintf(buf, sizeof(buf), "%d", LOG_NOTICE);
+        fn(userdata, "PRIORITY", buf);
+        fn(userdata, "SYSLOG_IDENTIFIER", identifier);
+        fn(userdata, "NUMAGUARD_EVENT", "action");
+        fn(userdata, "NUMAGUARD_ACTION", k->name);
+        if (instance)
+                fn(userdata, "NUMAGUARD_INSTANCE", instance);
+        fn(userdata, "NUMAGUARD_TARGET", target);
+        fn(userdata, "NUMAGUARD_OUTCOME", outcome);
+        snprintf(buf, sizeof(buf), "%zu", res->n_writes);
+        fn(userdata, "NUMAGUARD_WRITES", buf);
+        for (size_t i = 0; i < res->n_writes && i < max_writes; i++) {
+                const struct ng_write *w = &res->writes[i];
+                snprintf(buf, sizeof(buf), "%s=%s (read back %s)", w->path, w->value, w->after);
+                fn(userdata, "NUMAGUARD_WRITE", buf);
+        }
 }

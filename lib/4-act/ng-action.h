@@ -14,14 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ng-correction.h"
 #include "ng-owner.h"
 #include "ng-path.h"
 
-/* journald MESSAGE_IDs of the corrections (systemd/numaguard.catalog), the
- * same whether numaguardctl or numaguardd carries them out. */
-#define NG_MSGID_ACTION_CPUSET "1db6e8201fed4d01a1af1cbfb367160e"
-#define NG_MSGID_ACTION_HUGEPAGES "02e90a77f6674a8fafd45cfe1377e279"
-#define NG_MSGID_ACTION_REBALANCE "09817b20990749faa060d721c40eaf1a"
 
 enum ng_outcome {
         NG_OUTCOME_DRY_RUN,     /* planned and shown, nothing written */
@@ -68,7 +64,7 @@ struct ng_action_result {
 
 /*
  * I/O of the actions, swappable so tests inject EBUSY, partial grants or
- * EACCES (STYLE.md point 8). Paths are host paths; the default ops go
+ * EACCES (docs/ARCHITECTURE.md, "Corrections"). Paths are host paths; the default ops go
  * through the path layer (root prefix honoured).
  */
 struct ng_action_ops {
@@ -96,3 +92,21 @@ extern const struct ng_action_ops ng_action_ops_default;
  * unless dry_run, read it back. Returns 0 or the write's -errno. */
 int ng_action_write(const struct ng_action_ops *ops, const struct ng_path *p, struct ng_action_result *res,
                     bool dry_run, const char *path, const char *value);
+
+/* Receives one journal field of an entry, in order; a name may repeat
+ * (NUMAGUARD_WRITE). */
+typedef void (*ng_journal_field_fn)(void *userdata, const char *name, const char *value);
+
+/*
+ * The journal entry of one correction, the same whichever program ran it:
+ * MESSAGE ("cpuset db: done: ..."), MESSAGE_ID, PRIORITY (NOTICE),
+ * SYSLOG_IDENTIFIER (identifier), NUMAGUARD_EVENT=action, NUMAGUARD_ACTION,
+ * NUMAGUARD_INSTANCE (when instance is not NULL), NUMAGUARD_TARGET,
+ * NUMAGUARD_OUTCOME, NUMAGUARD_WRITES (their count) and one NUMAGUARD_WRITE
+ * ("path=value (read back after)") for each of the first max_writes writes.
+ * Every @FIELD@ of the kind's catalog entry is among them (a unit test
+ * checks).
+ */
+void ng_correction_journal_fields(enum ng_correction c, const char *identifier, const char *instance,
+                                  const char *target, const struct ng_action_result *res, size_t max_writes,
+                                  ng_journal_field_fn fn, void *userdata);
