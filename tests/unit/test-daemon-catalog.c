@@ -13,6 +13,8 @@
 #include "ng-test.h"
 
 #define CATALOG "systemd/numaguard.catalog"
+/* enum daemon_event: reload failed, poll failed, poll stuck. */
+#define N_DAEMON_EVENTS 3
 #define MAX_ENTRIES 64
 #define MAX_ENTRY_FIELDS 32
 
@@ -73,8 +75,8 @@ static void catalog_load(struct catalog *c)
                 l += len + (nl ? 1 : 0);
         }
         free(text);
-        /* raised per code, cleared, reload and poll failures, corrections */
-        ck_assert_uint_eq(c->n, NG_CODE_MAX_ + 1 + 2 + NG_CORRECTION_MAX_);
+        /* raised per code, cleared, daemon events, corrections */
+        ck_assert_uint_eq(c->n, NG_CODE_MAX_ + 1 + N_DAEMON_EVENTS + NG_CORRECTION_MAX_);
 }
 
 static struct entry *catalog_entry(struct catalog *c, const char *id)
@@ -167,9 +169,9 @@ START_TEST(test_daemon_sends_catalog_fields)
         }
         struct alert a = full_alert(NG_CODE_CYCLOPS);
         sink_emit(&s, ALERT_EVENT_CLEARED, &a);
-        sink_daemon_event(&s, DAEMON_EVENT_RELOAD_FAILED, LOG_ERR, "reload failed: %s", "why");
-        sink_daemon_event(&s, DAEMON_EVENT_POLL_FAILED, LOG_ERR, "poll failed: %s", "why");
-        sent += 3;
+        for (int ev = 0; ev < N_DAEMON_EVENTS; ev++)
+                sink_daemon_event(&s, (enum daemon_event) ev, LOG_ERR, "event %d: %s", ev, "why");
+        sent += 1 + N_DAEMON_EVENTS;
         struct ng_action_result res;
         one_write(&res);
         for (int k = 0; k < NG_CORRECTION_MAX_; k++, sent++)
