@@ -545,7 +545,8 @@ int manager_new(const struct manager_opts *o, struct manager **ret, bool *ret_co
                 log_error_errno(r, "Watching the collecting thread");
         /* The watchdog is fed by on_watch, not by sd-event on its own: only
          * while collection moves. */
-        if (r >= 0 && (r = sd_watchdog_enabled(0, &m->watchdog_usec)) < 0)
+        int wd = 0;
+        if (r >= 0 && (r = wd = sd_watchdog_enabled(0, &m->watchdog_usec)) < 0)
                 log_error_errno(r, "Reading WATCHDOG_USEC");
         if (r >= 0 && (r = sd_event_add_time_relative(m->event, &m->watch, CLOCK_MONOTONIC, 0, 0, on_watch, m)) < 0)
                 log_error_errno(r, "Creating the watch timer");
@@ -553,7 +554,7 @@ int manager_new(const struct manager_opts *o, struct manager **ret, bool *ret_co
                 manager_free(m);
                 return r;
         }
-        if (!m->watchdog_usec || r == 0)
+        if (wd <= 0)    /* usec is only meaningful when enabled */
                 m->watchdog_usec = 0;
         m->watchdog = m->watchdog_usec > 0;
         *ret = m;
