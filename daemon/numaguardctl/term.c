@@ -194,6 +194,7 @@ struct ctl_progress {
         bool stop, shown;
         const char *what;
         uint64_t delay_ms;
+        struct timespec start;
         atomic_ulong files;
 };
 
@@ -210,8 +211,7 @@ static void show(struct ctl_progress *p, time_t secs)
 static void *progress_thread(void *userdata)
 {
         struct ctl_progress *p = userdata;
-        struct timespec start, until, now;
-        clock_gettime(CLOCK_MONOTONIC, &start);
+        struct timespec start = p->start, until, now;
         pthread_mutex_lock(&p->lock);
         for (unsigned tick = p->shown ? 1 : 0; !p->stop; tick++) {
                 uint64_t at_ms = p->delay_ms + (uint64_t) tick * 250;
@@ -241,6 +241,7 @@ struct ctl_progress *ctl_progress_start(const struct ctl_term *t, const char *wh
                 return NULL;
         p->what = what;
         p->delay_ms = 1000;
+        clock_gettime(CLOCK_MONOTONIC, &p->start);
         const char *d = getenv("NUMAGUARD_PROGRESS_DELAY_MS");
         if (d && *d) {
                 char *end;
@@ -280,8 +281,14 @@ void ctl_progress_stop(struct ctl_progress *p)
         pthread_cond_signal(&p->cond);
         pthread_mutex_unlock(&p->lock);
         pthread_join(p->thread, NULL);
-        if (p->shown)
+        if (p->shown) {
+                /* The final count is drawn once before the line is cleared:
+                 * work shorter than a tick would otherwise never show it. */
+                struct timespec now;
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                show(p, now.tv_sec - p->start.tv_sec);
                 fputs("\r\033[K", stderr);
+        }
         pthread_cond_destroy(&p->cond);
         pthread_mutex_destroy(&p->lock);
         free(p);
