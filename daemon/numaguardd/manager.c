@@ -153,7 +153,7 @@ static int collect_with(struct manager *m, enum ng_placement placement, struct n
  *
  * Tier 1 (move_pages sampling) every sample_every polls and whenever a
  * segment changed; in between, counters only with the last placement of
- * each unchanged segment carried over (DESIGN.md section 4).
+ * each unchanged segment carried over (docs/ARCHITECTURE.md, "Cost tiers").
  */
 static int collect(struct manager *m, struct ng_snapshot **ret)
 {

@@ -266,8 +266,8 @@ int ng_collect_for_config_opts(const struct ng_path *p, const struct ng_config *
                                const struct ng_collect_opts *base, struct ng_snapshot **ret);
 
 /*
- * The process picture a daemon keeps between polls (DESIGN.md section 4: a
- * poll reads only what changed). A collection through a picture lists
+ * The process picture a daemon keeps between polls (docs/ARCHITECTURE.md,
+ * "Cost tiers": a poll reads only what changed). A collection through a picture lists
  * /proc (pids and the inodes of their directories, no file read) and reads:
  *   - new processes in full (stat, status, cmdline, cgroup, maps), and a
  *     known pid whose directory inode changed when its start time did too

@@ -2,7 +2,8 @@
 /*
  * collect: the process picture kept between polls (ng-snapshot.h). A
  * collection through it costs the /proc listing plus reads of what may have
- * changed, instead of five files per process (DESIGN.md section 4).
+ * changed, instead of five files per process (docs/ARCHITECTURE.md,
+ * "Cost tiers").
  */
 
 #include <errno.h>

@@ -21,7 +21,8 @@ enum ng_severity {
         NG_SEV_CRITICAL,
 };
 
-/* Stable codes (DESIGN.md section 3): append, never rename or renumber. */
+/* Stable codes (docs/ARCHITECTURE.md, "Contracts"): append, never rename or
+ * renumber. */
 enum ng_code {
         NG_CODE_CYCLOPS = 0,
         NG_CODE_REMOTE_MEMORY,

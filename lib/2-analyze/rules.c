@@ -2,7 +2,8 @@
 /*
  * analyze, part 2: the rules. Each rule reads the snapshot and the
  * instances and appends findings whose message carries the numbers behind
- * it. DESIGN.md section 1 gives the facts behind every threshold.
+ * it. docs/ARCHITECTURE.md, "Why it exists", gives the facts behind every
+ * threshold.
  */
 
 #include <errno.h>

@@ -15,8 +15,9 @@
  * a hugetlb read fault allocates a huge page from the pool -- both grow the
  * segment (MADV_POPULATE_READ faults the same way). mincore(2) could tell
  * tmpfs holes apart, but not hugetlb ones (it reads our own page tables
- * there), and populating would cost numaguard the page tables DESIGN.md
- * section 1 warns about (~2 GiB per TiB of 4 KiB pages). mbind on a shared
+ * there), and populating would cost numaguard the page tables
+ * docs/ARCHITECTURE.md ("Why it exists") warns about (~2 GiB per TiB of
+ * 4 KiB pages). mbind on a shared
  * mapping would also install a shared policy on the shmem inode for every
  * attacher (shmem_set_policy), a side effect we do not want here.
  *

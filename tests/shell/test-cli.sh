@@ -3,7 +3,7 @@
 # and the shape of `topology --json` (schema 1, nodes[] with id/cpus/
 # distances) on a committed fixture tree and on the live host.
 #
-# Exit status contract (numaguardctl(1), DESIGN.md section 3): 0 success,
+# Exit status contract (numaguardctl(1), docs/ARCHITECTURE.md "Contracts"): 0 success,
 # 3 bad usage or could not read the host.
 # BUILD: build directory (default build).
 set -u

@@ -4,7 +4,8 @@
 # Every tree was captured with `numaguardctl snapshot` on a real (guest)
 # kernel; its numaguard/ directory holds what numaguardctl printed there from
 # the very reads stored in the tree. `numaguardctl --root TREE` must print
-# the same, byte for byte (DESIGN.md section 3, "Snapshot capture").
+# the same, byte for byte (docs/ARCHITECTURE.md, "Contracts", snapshot
+# capture).
 #
 #   ok golden-<tree>-<output>      e.g. ok golden-guest4-v2-segments.json
 #

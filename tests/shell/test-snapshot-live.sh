@@ -3,7 +3,7 @@
 #   1. start a SysV workload (build/tests/helpers/ng-shm-workload),
 #   2. snapshot, unpack,
 #   3. `--root TREE` must print numaguard/{topology,segments}.{txt,json}
-#      byte for byte (DESIGN.md section 3, "Snapshot capture"),
+#      byte for byte (docs/ARCHITECTURE.md, "Contracts", snapshot capture),
 #   4. the tree must hold the workload's segment, placed exactly,
 #   5. the live `topology --json` must equal the tree's on the stable fields
 #      (ids, cpus, distances, memory totals, hugepage page sizes; not free

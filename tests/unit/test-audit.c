@@ -209,7 +209,8 @@ END_TEST
 
 START_TEST(hugepage_fallback_one_page_short)
 {
-        /* DESIGN.md: an SGA of 1 GB + 16 KB beside a pool of 513 pages. */
+        /* docs/ARCHITECTURE.md, "Why it exists": an SGA of 1 GB + 16 KB beside a
+         * pool of 513 pages. */
         uint64_t sga = GiB + 16 * 1024;
         struct ng_snapshot *s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
         snap_pool(s, 2048, 256, 256, 0);
