@@ -73,8 +73,13 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 LIB_SRCS := $(sort $(wildcard $(LIB_STAGES:%=lib/%/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_HDRS := $(wildcard $(LIB_STAGES:%=lib/%/*.h))
-# *-internal.h stay private to lib/.
-LIB_PUBLIC_HDRS := $(filter-out %-internal.h,$(LIB_HDRS))
+# The public API is lib/numaguard.h and the headers it includes, nothing
+# else: the parsers (ng-parse.h), tier-1 sampling (ng-sample.h), unit
+# arithmetic (ng-units.h) and every *-internal.h stay private to lib/.
+LIB_PUBLIC_NAMES := $(shell sed -n 's/^\#include "\(ng-[a-z0-9-]*\.h\)"$$/\1/p' lib/numaguard.h)
+LIB_PUBLIC_HDRS := lib/numaguard.h $(foreach h,$(LIB_PUBLIC_NAMES),$(filter %/$(h),$(LIB_HDRS)))
+# libnumaguard.so exports only the ng_ symbols (tests/shell/test-api.sh).
+LIB_MAP := lib/libnumaguard.map
 CTL_SRCS := $(sort $(wildcard daemon/numaguardctl/*.c))
 CTL_OBJS := $(CTL_SRCS:%.c=$(BUILD)/%.o)
 CTL_HDRS := daemon/numaguardctl/ctl.h
@@ -94,7 +99,7 @@ SHARED_LIB := $(BUILD)/libnumaguard.so.$(VERSION)
 CTL := $(BUILD)/numaguardctl
 DAEMON := $(BUILD)/numaguardd
 UNIT := $(BUILD)/numaguard.service
-MANPAGES := man/numaguardctl.1 man/numaguard.conf.5 man/numaguardd.8
+MANPAGES := man/numaguardctl.1 man/numaguard.3 man/numaguard.conf.5 man/numaguardd.8
 
 .PHONY: all check check-unit check-e2e fuzz fuzz-smoke bench install uninstall clean deb
 
@@ -111,8 +116,9 @@ $(STATIC_LIB): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(SHARED_LIB): $(LIB_OBJS)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libnumaguard.so.$(SONAME_MAJOR) -o $@ $^ $(LIB_LIBS)
+$(SHARED_LIB): $(LIB_OBJS) $(LIB_MAP)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libnumaguard.so.$(SONAME_MAJOR) \
+		-Wl,--version-script=$(LIB_MAP) -o $@ $(LIB_OBJS) $(LIB_LIBS)
 	ln -sf libnumaguard.so.$(VERSION) $(BUILD)/libnumaguard.so.$(SONAME_MAJOR)
 	ln -sf libnumaguard.so.$(SONAME_MAJOR) $(BUILD)/libnumaguard.so
 
@@ -188,10 +194,13 @@ install: all
 	ln -sf libnumaguard.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libnumaguard.so.$(SONAME_MAJOR)
 	ln -sf libnumaguard.so.$(SONAME_MAJOR) $(DESTDIR)$(LIBDIR)/libnumaguard.so
 	install -m 0644 $(LIB_PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)/numaguard/
-	install -m 0644 $(BUILD)/numaguard.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	@# generated here, as the unit below: PREFIX may differ from the one of `make all`
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
+		lib/numaguard.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/numaguard.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/numaguard.pc
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR) $(DESTDIR)$(CATALOGDIR) \
 		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(SYSCONFDIR)/numaguard $(DESTDIR)$(DATADIR)/numaguard \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(DAEMON) $(DESTDIR)$(SBINDIR)/numaguardd
 	@# generated here, not from $(UNIT): PREFIX may differ from the one of `make all`
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g; s|@BINDIR@|$(BINDIR)|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' \

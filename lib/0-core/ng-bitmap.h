@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Linux allows NR_CPUS up to 8192 on x86_64 and MAX_NUMNODES up to 1024. */
 #define NG_BITMAP_BITS 8192
 #define NG_BITMAP_WORDS (NG_BITMAP_BITS / 64)
@@ -45,3 +49,7 @@ int ng_bitmap_parse_list(const char *s, struct ng_bitmap *ret);
 /* Formats as a kernel list ("0-3,8"); "" when empty. Returns chars written
  * (like snprintf: the length it needed). */
 int ng_bitmap_format_list(const struct ng_bitmap *b, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif

@@ -20,6 +20,10 @@
 #include "ng-bitmap.h"
 #include "ng-correction.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define NG_CONFIG_DEFAULT_PATH "/etc/numaguard/numaguard.conf"
 
 /* [instance NAME]: NAME is 1..63 characters of [A-Za-z0-9_.-]. */
@@ -131,3 +135,7 @@ int ng_parse_size_bytes(const char *s, uint64_t *ret);
 /* "30" (seconds), "250us", "500ms", "10s", "1m"/"1min", "1h", "1d". Returns 0
  * or -EINVAL (also on overflow); *ret untouched then. */
 int ng_parse_duration_usec(const char *s, uint64_t *ret);
+
+#ifdef __cplusplus
+}
+#endif

@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* "2M", "1G", "64K" from a page size in KiB (size >= 32). */
 void ng_format_page_size(uint64_t page_kib, char *buf, size_t size);
 /* "1.5 GiB", "962 MiB", "512 KiB" from KiB. */
@@ -15,3 +19,7 @@ void ng_format_kib(uint64_t kib, char *buf, size_t size);
 
 /* A bar of block characters: part of whole, NG_FORMAT_BAR_CELLS wide (UTF-8). */
 void ng_format_bar(uint64_t part, uint64_t whole, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif

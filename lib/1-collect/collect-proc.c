@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "collect-internal.h"
+#include "ng-parse.h"
 
 /* Every read goes through here so that the snapshot can say what it cost. */
 int ng_collect_vread(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)

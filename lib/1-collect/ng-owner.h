@@ -19,11 +19,15 @@
  * files (all read through the path layer, so --root and snapshots see them).
  */
 
-#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "ng-bitmap.h"
+#include "ng-path.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define NG_CGCONFIG_FILE "/etc/cgconfig.conf"
 #define NG_CGCONFIG_DIR "/etc/cgconfig.d"
@@ -45,14 +49,14 @@ const char *ng_owner_kind_name(enum ng_owner_kind k);
 struct ng_owner {
         enum ng_owner_kind kind;
         char name[256];         /* unit ("oracle-db.service") or group ("oracle") */
-        char source[PATH_MAX];  /* cgconfig file; unit: "systemd" (sd-bus) or the unit file */
+        char source[NG_PATH_MAX]; /* cgconfig file; unit: "systemd" (sd-bus) or the unit file */
         bool known;             /* what it restores is known (below) */
         /* What the owner writes back: set when it declares the value; on
          * systemd an unset property restores "" (the parent's). */
         bool has_cpus, has_mems;
         struct ng_bitmap cpus, mems;
         unsigned cpus_line, mems_line;  /* cgconfig: line of each value, 0 if absent */
-        char error[PATH_MAX + 512];     /* NG_OWNER_UNKNOWN: "FILE:LINE: what" */
+        char error[NG_PATH_MAX + 512]; /* NG_OWNER_UNKNOWN: "FILE:LINE: what" */
 };
 
 /* ---- libcgroup's cgconfig.conf (cgconfig.conf(5)) ---- */
@@ -164,3 +168,7 @@ const struct ng_boot_pool *ng_boot_pool_find(const struct ng_boot_pool *pools, s
  * and NG_HUGEPAGES_BOOT_FILE (ng_snapshot_collect() calls it). A per-node
  * command line form gives 0 to the nodes it does not list. 0 or -ENOMEM. */
 int ng_boot_pools_collect(const struct ng_path *p, struct ng_snapshot *s);
+
+#ifdef __cplusplus
+}
+#endif

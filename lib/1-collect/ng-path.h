@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define NG_PROC_DIR "/proc"
 #define NG_SYS_DIR "/sys"
 #define NG_SYS_NODE_DIR "/sys/devices/system/node"
@@ -28,6 +32,11 @@
 /* In a tree: host paths (one a line) the live host refused to read; reads
  * of them answer -EACCES under that root. */
 #define NG_PATH_DENIED_FILE "/numaguard/unreadable"
+
+/* Linux's PATH_MAX, for the path buffers of public structs: <limits.h>
+ * defines PATH_MAX only in POSIX builds (not under -std=c99), and a public
+ * header must compile in any. path.c checks that the two agree. */
+#define NG_PATH_MAX 4096
 
 /* Kernel text files are small; anything larger is not what we expect. */
 #define NG_PATH_MAX_FILE_BYTES (64u * 1024u * 1024u)
@@ -112,3 +121,7 @@ int ng_path_write(const struct ng_path *p, const char *buf, const char *fmt, ...
         __attribute__((format(printf, 3, 4)));
 
 void ng_strv_free(char **v);
+
+#ifdef __cplusplus
+}
+#endif

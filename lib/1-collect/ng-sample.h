@@ -4,25 +4,19 @@
 /*
  * Tier 1 of the cost model: where a mapping's pages are, from move_pages(2)
  * asked about K addresses of one process -- no page-table walk, no fault,
- * no allocation (nodes == NULL only queries).
+ * no allocation (nodes == NULL only queries). struct ng_sample and
+ * ng_move_pages_fn are in ng-kernel.h. Internal to the library: not
+ * installed.
  */
 
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "ng-parse.h"
+#include "ng-kernel.h"
 
-/* move_pages(2) as libnuma declares it; swappable for tests. */
-typedef long (*ng_move_pages_fn)(int pid, unsigned long count, void **pages, const int *nodes,
-                                 int *status, int flags);
-
-struct ng_sample {
-        pid_t pid;
-        uint64_t start, len;
-        uint32_t asked, present;        /* addresses queried / with a page behind them */
-        struct ng_node_pages *np;       /* sampled pages per node, node order */
-        size_t n_np;
-};
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Queries at most k addresses spread evenly over [start, start + len), one
  * per page of page_bytes (4096 when unknown). fn NULL means move_pages(2).
@@ -30,3 +24,7 @@ struct ng_sample {
 int ng_sample_range(pid_t pid, uint64_t start, uint64_t len, uint64_t page_bytes, unsigned k,
                     ng_move_pages_fn fn, struct ng_sample *ret);
 void ng_sample_done(struct ng_sample *s);
+
+#ifdef __cplusplus
+}
+#endif

@@ -14,9 +14,12 @@
 #include "ng-bitmap.h"
 #include "ng-owner.h"
 #include "ng-latency.h"
-#include "ng-parse.h"
+#include "ng-kernel.h"
 #include "ng-path.h"
-#include "ng-sample.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define NG_MAX_HUGE_SIZES 4
 
@@ -300,3 +303,7 @@ void ng_picture_set_full_scan_every(struct ng_picture *pic, unsigned full_scan_e
 /* The next collection reads every process. */
 void ng_picture_invalidate(struct ng_picture *pic);
 void ng_picture_get_stats(const struct ng_picture *pic, struct ng_picture_stats *ret);
+
+#ifdef __cplusplus
+}
+#endif

@@ -14,6 +14,8 @@
 #include "ng-parse.h"
 #include "ng-path.h"
 
+_Static_assert(NG_PATH_MAX == PATH_MAX, "NG_PATH_MAX sizes path buffers of public structs: it must be PATH_MAX");
+
 struct ng_path {
         char root[PATH_MAX];    /* no trailing slash; "" = live host */
         ng_path_recorder_t recorder;

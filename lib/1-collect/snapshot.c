@@ -15,6 +15,8 @@
 #include "ng-latency.h"
 #include "ng-snapshot.h"
 #include "ng-units.h"
+#include "ng-sample.h"
+#include "ng-parse.h"
 
 /* Bounds against hostile or absurd trees. */
 #define MAX_SHM_FILES 100000

@@ -12,4 +12,4 @@ struct audit_ctx {
 };
 
 /* Evaluates every rule and sorts the findings, most severe first. */
-int audit_rules(struct audit_ctx *ctx);
+int ng_audit_rules(struct audit_ctx *ctx);

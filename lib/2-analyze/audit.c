@@ -509,7 +509,7 @@ int ng_audit_run(const struct ng_snapshot *s, const struct ng_config *cfg, struc
         for (size_t i = 0; i < a->n_instances && r >= 0; i++)
                 r = price_instance(&ctx, &a->instances[i]);
         if (r >= 0)
-                r = audit_rules(&ctx);
+                r = ng_audit_rules(&ctx);
         if (r < 0) {
                 ng_audit_free(a);
                 return r;

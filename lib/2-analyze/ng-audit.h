@@ -15,6 +15,10 @@
 #include "ng-segments.h"
 #include "ng-snapshot.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum ng_severity {
         NG_SEV_INFO = 0,
         NG_SEV_WARNING,
@@ -111,3 +115,7 @@ void ng_audit_free(struct ng_audit *a);
 /* 0 none above info, 1 warning, 2 critical (numaguardctl audit's exit status). */
 int ng_audit_exit_status(const struct ng_audit *a);
 const struct ng_instance *ng_audit_instance(const struct ng_audit *a, const char *name);
+
+#ifdef __cplusplus
+}
+#endif

@@ -8,6 +8,10 @@
 
 #include "ng-audit.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Pages added on top of each instance's need: 2 %, at least one page. */
 #define NG_PLAN_MARGIN 0.02
 
@@ -44,3 +48,7 @@ struct ng_plan {
 int ng_plan_hugepages(const struct ng_snapshot *s, const struct ng_config *cfg, const struct ng_audit *a,
                       struct ng_plan **ret);
 void ng_plan_free(struct ng_plan *p);
+
+#ifdef __cplusplus
+}
+#endif

@@ -8,6 +8,10 @@
 
 #include "ng-snapshot.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum ng_seg_kind {
         NG_SEG_SYSV,            /* shmget(); 4 KiB or SHM_HUGETLB */
         NG_SEG_FILE,            /* /dev/shm (Oracle AMM, PostgreSQL DSM) or hugetlbfs file */
@@ -64,3 +68,7 @@ bool ng_segment_maps(const struct ng_segment *seg, const struct ng_proc *pr, con
 int ng_node_bytes_add(struct ng_node_bytes **v, size_t *n, int node, uint64_t bytes);
 /* Bytes of the segment on node, 0 if none. */
 uint64_t ng_segment_node_bytes(const struct ng_segment *seg, int node);
+
+#ifdef __cplusplus
+}
+#endif

@@ -785,7 +785,7 @@ static int cmp_findings(const void *x, const void *y)
         return c ? c : strcmp(a->segment, b->segment);
 }
 
-int audit_rules(struct audit_ctx *ctx)
+int ng_audit_rules(struct audit_ctx *ctx)
 {
         static int (*const per_instance[])(struct audit_ctx *, const struct ng_instance *) = {
                 rule_cyclops, rule_remote, rule_cpuset_drift, rule_not_persistent, rule_fallback, rule_libnuma,

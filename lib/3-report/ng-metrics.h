@@ -14,6 +14,10 @@
 #include "ng-audit.h"
 #include "ng-snapshot.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* What the caller knows about the poll beyond the snapshot's own cost. */
 struct ng_metrics_poll {
         uint64_t timestamp_usec;        /* CLOCK_REALTIME, end of the poll */
@@ -38,3 +42,7 @@ int ng_metrics_render(const struct ng_snapshot *s, const struct ng_audit *a,
 
 /* Escapes a label value (backslash, double quote, newline) into buf. */
 void ng_metrics_escape(const char *v, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif

@@ -9,6 +9,10 @@
 #include "ng-format.h"
 #include "ng-snapshot.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Version of every JSON document numaguard prints ("schema" field). */
 #define NG_JSON_SCHEMA 1
 
@@ -56,3 +60,7 @@ struct ng_plan;
 void ng_plan_boot_line(const struct ng_plan *p, char *buf, size_t size);
 int ng_report_plan_text(const struct ng_plan *p, FILE *f);
 struct json_object *ng_report_plan_json(const struct ng_plan *p);
+
+#ifdef __cplusplus
+}
+#endif

@@ -62,7 +62,6 @@
  * cannot move stay where they are.
  */
 
-#include <limits.h>
 #include <stdbool.h>
 
 #include "ng-action.h"
@@ -72,6 +71,10 @@
 #include "ng-path.h"
 #include "ng-snapshot.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* What a parent cgroup lets its child use. */
 struct ng_cpuset_bounds {
         struct ng_bitmap cpus, mems;
@@ -79,8 +82,8 @@ struct ng_cpuset_bounds {
 
 struct ng_cpuset_plan {
         char instance[NG_INSTANCE_NAME_MAX + 1];
-        char cgroup[PATH_MAX];          /* "/oracle" as /proc/<pid>/cgroup shows it */
-        char dir[PATH_MAX];             /* host path of its directory */
+        char cgroup[NG_PATH_MAX];       /* "/oracle" as /proc/<pid>/cgroup shows it */
+        char dir[NG_PATH_MAX];          /* host path of its directory */
         int version;                    /* 1 or 2 */
         int memory_migrate;             /* v1: 0 or 1; -1 unknown or v2 */
         enum ng_policy policy;
@@ -88,7 +91,7 @@ struct ng_cpuset_plan {
         struct ng_bitmap cpus, mems;            /* targets */
         bool write_cpus, write_mems;            /* the set differs from its target */
         bool refused;
-        char reason[PATH_MAX + 512];    /* why refused */
+        char reason[NG_PATH_MAX + 512]; /* why refused */
         bool cpus_inherited, mems_inherited;    /* v2 file empty: the parent's */
         struct ng_owner owner;          /* the write goes through it */
 };
@@ -141,3 +144,7 @@ int ng_cpuset_plan(const struct ng_snapshot *s, const struct ng_instance *in, co
  */
 int ng_cpuset_apply(const struct ng_path *p, const struct ng_action_ops *ops, const struct ng_cpuset_plan *plan,
                     bool dry_run, struct ng_action_result *res);
+
+#ifdef __cplusplus
+}
+#endif

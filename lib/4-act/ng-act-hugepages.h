@@ -18,6 +18,10 @@
 #include "ng-plan.h"
 #include "ng-snapshot.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Retries after a short grant, each after a compaction and a sleep of
  * 100 ms, 200 ms, 400 ms, ... (about 3 s per node in all). */
 #define NG_ACT_HP_RETRIES 5
@@ -91,3 +95,7 @@ void ng_hugepage_size_format(uint64_t kib, char *buf, size_t size);
  */
 int ng_act_hugepages_persist(const struct ng_act_hugepages *a, const struct ng_path *p,
                              const struct ng_action_ops *ops, bool dry_run, struct ng_action_result *res);
+
+#ifdef __cplusplus
+}
+#endif

@@ -24,7 +24,11 @@
 
 #include "ng-action.h"
 #include "ng-audit.h"
-#include "ng-sample.h"
+#include "ng-kernel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define NG_REBALANCE_MAX_NODES 64
 #define NG_REBALANCE_MAX_RANGES 16
@@ -137,3 +141,7 @@ struct ng_rebalance_stats {
 int ng_rebalance_run(struct ng_rebalance_plan *plan, const struct ng_rebalance_opts *opts,
                      const struct ng_rebalance_ops *ops, struct ng_rebalance_stats *ret_stats,
                      struct ng_action_result *res);
+
+#ifdef __cplusplus
+}
+#endif

@@ -9,7 +9,6 @@
  * per action kind).
  */
 
-#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +16,10 @@
 #include "ng-correction.h"
 #include "ng-owner.h"
 #include "ng-path.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 
 enum ng_outcome {
@@ -45,7 +48,7 @@ enum ng_write_kind {
 /* One write of an action, as shown by --dry-run and logged after. */
 struct ng_write {
         enum ng_write_kind kind;
-        char path[PATH_MAX];    /* host path ("/sys/fs/cgroup/oracle/cpuset.mems") */
+        char path[NG_PATH_MAX]; /* host path ("/sys/fs/cgroup/oracle/cpuset.mems") */
         char value[256];        /* what is (or would be) written */
         char before[256];       /* what the file held before */
         char after[256];        /* read back after writing ("" in dry-run) */
@@ -110,3 +113,7 @@ typedef void (*ng_journal_field_fn)(void *userdata, const char *name, const char
 void ng_correction_journal_fields(enum ng_correction c, const char *identifier, const char *instance,
                                   const char *target, const struct ng_action_result *res, size_t max_writes,
                                   ng_journal_field_fn fn, void *userdata);
+
+#ifdef __cplusplus
+}
+#endif

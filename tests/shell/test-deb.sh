@@ -2,9 +2,10 @@
 # The Debian packages: `make deb` (dpkg-buildpackage -us -uc -b) builds
 # numaguard, libnumaguard0 and libnumaguard-dev; lintian reports no error;
 # the files, the conffile, the maintainer scripts debhelper wrote (unit
-# enabled and started, tmpfiles applied) and the library's metadata are
-# checked. The packages are left in build-deb/packages/ for the systemd
-# guest (tests/e2e topology `systemd`), which installs them.
+# enabled and started, tmpfiles applied), the library's metadata (soname,
+# .pc, symbols file) and the -dev package's headers are checked. The
+# packages are left in build-deb/packages/ for the systemd guest (tests/e2e
+# topology `systemd`), which installs them.
 # Built once per suite run: under a sanitizer build (BUILD=build-san) this
 # test leaves it to the plain pass. Under CI missing tools are a failure.
 # BUILD: build directory (default build).
@@ -12,7 +13,7 @@ set -u
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in *san*) echo "1..0 # deb: built and checked by the plain (non-sanitizer) pass"; exit 0 ;; esac
-echo 1..11
+echo 1..13
 skip() { if [ "${CI:-}" = true ]; then echo "not ok deb: $1"; exit 1; fi; echo "skip deb: $1"; exit 77; }
 for t in dpkg-buildpackage dh lintian; do
         command -v $t > /dev/null || skip "$t not installed (tests/install-deps test installs dpkg-dev, debhelper, lintian)"
@@ -69,4 +70,13 @@ so=$(readelf -d "$tmp/lib/usr/lib/$ma/libnumaguard.so.0" 2>&1 | sed -n 's/.*SONA
 check soname "SONAME '$so'" test "$so" = libnumaguard.so.0
 pc=$tmp/dev/usr/lib/$ma/pkgconfig/numaguard.pc
 check pc "$(cat "$pc" 2>&1)" eval 'grep -qx "libdir=/usr/lib/$ma" "$pc" && ! grep -qE "cgroup" "$pc" && grep -qx "Requires.private: inih libsystemd" "$pc"'
+# the -dev package carries the public headers only; the library's symbols
+# file follows its version node
+hdrs=$(cd "$tmp/dev/usr/include/numaguard" 2>/dev/null && ls | tr '\n' ' ')
+check dev-headers "installed: $hdrs" eval '[[ " $hdrs" == *" numaguard.h "* && " $hdrs" == *" ng-kernel.h "* && " $hdrs" != *" ng-parse.h "* && " $hdrs" != *"-internal.h "* ]]'
+dpkg-deb -e "$P/libnumaguard0_${V}_$arch.deb" "$tmp/libctl"
+syms=$tmp/libctl/symbols
+odd=$(grep '^ ' "$syms" 2>&1 | grep -vE '^ (ng_[a-z0-9_]+|NUMAGUARD_0)@NUMAGUARD_0 ' | head -3)
+check symbols "$(grep -c '^ ng_' "$syms" 2>&1) ng_ symbols; other: $odd" eval \
+        '[ "$(grep -c "^ ng_" "$syms")" -gt 100 ] && [ -z "$odd" ] && head -1 "$syms" | grep -q "^libnumaguard.so.0 libnumaguard0 "'
 exit $((fails > 0))

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * What the kernel's files say, as the snapshot holds it: the structs the
+ * parsers of kernel text fill (the parsers themselves are internal to the
+ * library) and the queries on them, plus a tier-1 sample of a mapping's
+ * placement (docs/ARCHITECTURE.md, "Cost tiers").
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ng-bitmap.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- /proc/meminfo and /sys/devices/system/node/nodeN/meminfo ---- */
+
+#define NG_MEMINFO_MAX_FIELDS 128
+#define NG_MEMINFO_KEY_MAX 40
+
+struct ng_meminfo_field {
+        char key[NG_MEMINFO_KEY_MAX];
+        uint64_t value;         /* kB when kib, else a count (HugePages_*) */
+        bool kib;
+};
+
+struct ng_meminfo {
+        size_t n;
+        struct ng_meminfo_field f[NG_MEMINFO_MAX_FIELDS];
+};
+
+/* -ENOENT when the key is absent. */
+int ng_meminfo_get(const struct ng_meminfo *m, const char *key, uint64_t *ret);
+/* Value or 0 when absent. */
+uint64_t ng_meminfo_value(const struct ng_meminfo *m, const char *key);
+
+/* ---- /proc/sysvipc/shm ---- */
+
+#define NG_SHM_DEST 01000   /* segment marked for destruction (ipcrm'd, still attached) */
+#define NG_SHM_LOCKED 02000 /* SHM_LOCK'ed */
+
+struct ng_shm_seg {
+        int32_t key;            /* printed as signed decimal by the kernel */
+        int32_t shmid;
+        uint32_t perms;         /* mode bits incl. NG_SHM_DEST/NG_SHM_LOCKED */
+        uint64_t size_bytes;
+        pid_t cpid, lpid;
+        uint64_t nattch;
+        uint32_t uid, gid, cuid, cgid;
+        int64_t atime, dtime, ctime;
+        uint64_t rss_bytes, swap_bytes;
+        bool has_rss;           /* rss/swap columns exist (Linux >= 2.6.29) */
+};
+
+/* ---- /proc/<pid>/stat ---- */
+
+#define NG_PF_KTHREAD 0x00200000u
+
+struct ng_pid_stat {
+        pid_t pid;
+        char comm[64];          /* between the first '(' and the last ')' */
+        char state;
+        pid_t ppid;
+        uint32_t flags;
+        uint64_t utime_ticks, stime_ticks; /* fields 14, 15: CPU time of all its threads */
+        uint64_t starttime_ticks; /* field 22: pid-reuse guard */
+        int processor;          /* field 39, -1 if absent */
+};
+
+/* ---- /proc/<pid>/status ---- */
+
+struct ng_pid_status {
+        char name[64];
+        pid_t tgid, ppid;
+        uint32_t uid, euid;
+        uint64_t vm_size_kib, vm_rss_kib, rss_anon_kib, rss_file_kib, rss_shmem_kib;
+        uint64_t vm_pte_kib, hugetlb_kib, threads;
+        bool has_rss_shmem, has_vm_pte, has_hugetlb, has_cpus_allowed, has_mems_allowed;
+        struct ng_bitmap cpus_allowed;  /* Cpus_allowed_list */
+        struct ng_bitmap mems_allowed;  /* Mems_allowed_list */
+};
+
+/* ---- /proc/<pid>/cgroup ---- */
+
+struct ng_cgroup_entry {
+        unsigned hierarchy_id;
+        char *controllers;      /* "cpuset", "cpu,cpuacct", "name=systemd", "" for v2 */
+        char *path;
+};
+
+struct ng_pid_cgroup {
+        struct ng_cgroup_entry *e;
+        size_t n;
+};
+
+/* The "0::PATH" entry, or NULL. */
+const char *ng_pid_cgroup_v2_path(const struct ng_pid_cgroup *c);
+/* The v1 entry whose controller list contains controller, or NULL. */
+const char *ng_pid_cgroup_v1_path(const struct ng_pid_cgroup *c, const char *controller);
+
+/* ---- /proc/<pid>/maps ---- */
+
+enum ng_map_kind {
+        NG_MAP_OTHER = 0,
+        NG_MAP_SYSV,            /* "/SYSV%08x (deleted)", inode = shmid */
+        NG_MAP_FILE_SHARED,     /* a shared file mapping (/dev/shm, hugetlbfs, ...) */
+        NG_MAP_ANON_SHARED,     /* "/dev/zero (deleted)" or "/anon_hugepage (deleted)" */
+        NG_MAP_ANON_PRIVATE,    /* large private anonymous (InnoDB buffer pool) */
+};
+
+struct ng_map {
+        uint64_t start, end, offset;
+        bool read, write, exec, shared;
+        unsigned dev_major, dev_minor;
+        uint64_t inode;
+        char *path;             /* "" for anonymous; " (deleted)" stripped */
+        bool deleted;
+        enum ng_map_kind kind;
+        int32_t sysv_key;       /* NG_MAP_SYSV only */
+        uint64_t page_kib;      /* set by collect on the live host (map_files), 0 unknown */
+};
+
+/* ---- /proc/<pid>/numa_maps ---- */
+
+enum ng_mpol {
+        NG_MPOL_DEFAULT = 0,
+        NG_MPOL_PREFERRED,
+        NG_MPOL_BIND,
+        NG_MPOL_INTERLEAVE,
+        NG_MPOL_LOCAL,
+        NG_MPOL_PREFERRED_MANY,
+        NG_MPOL_WEIGHTED_INTERLEAVE,
+        NG_MPOL_UNKNOWN,
+};
+
+struct ng_node_pages {
+        int node;
+        uint64_t pages;
+};
+
+struct ng_numa_map {
+        uint64_t start;
+        enum ng_mpol policy;
+        char *policy_nodes;     /* "0-3" from "interleave:0-3", "" if none */
+        char *file;             /* unescaped, NULL if no file= */
+        bool heap, stack, huge;
+        uint64_t anon, dirty, mapped, mapmax, swapcache, active, writeback;
+        uint64_t kernelpagesize_kib;    /* 0 when the line has no pages */
+        struct ng_node_pages *np;       /* N<node>=<pages>, in line order */
+        size_t n_np;
+};
+
+const char *ng_mpol_name(enum ng_mpol p);
+
+/* ---- /proc/self/mountinfo ---- */
+
+struct ng_mount {
+        int id, parent_id;
+        unsigned major, minor;
+        char *root, *mountpoint, *mount_options, *fstype, *source, *super_options;
+};
+
+/* True if opt ("cpuset", "rw") is one of the comma-separated options of
+ * either option field. */
+bool ng_mount_has_option(const struct ng_mount *m, const char *opt);
+/* Value of key= ("pagesize", "mpol") from either option field; -ENOENT. */
+int ng_mount_option_value(const struct ng_mount *m, const char *key, char *buf, size_t size);
+
+/* ---- cgroup memory.numa_stat (v1 and v2), hugetlb.<size>.numa_stat ---- */
+
+struct ng_numa_stat_line {
+        char key[48];           /* "anon", "total", "hierarchical_total", ... */
+        uint64_t total;         /* v1 "key=total"; 0 on v2 */
+        bool has_total;
+        struct ng_node_pages *np;       /* N<node>=<value> (bytes on v2, pages on v1) */
+        size_t n_np;
+};
+
+/* ---- tier 1: move_pages(2) on sampled addresses ---- */
+
+/* move_pages(2) as libnuma declares it; swappable for tests. */
+typedef long (*ng_move_pages_fn)(int pid, unsigned long count, void **pages, const int *nodes,
+                                 int *status, int flags);
+
+struct ng_sample {
+        pid_t pid;
+        uint64_t start, len;
+        uint32_t asked, present;        /* addresses queried / with a page behind them */
+        struct ng_node_pages *np;       /* sampled pages per node, node order */
+        size_t n_np;
+};
+
+#ifdef __cplusplus
+}
+#endif
