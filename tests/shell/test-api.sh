@@ -10,9 +10,10 @@
 #    the installed copy audits a committed fixture tree and prints what
 #    numaguardctl audit --json says there (segments, findings, exit status);
 #  - libnumaguard.so exports ng_ symbols only, all at version NUMAGUARD_0,
-#    and every function the installed headers declare; no library object
-#    defines a global symbol without the prefix (the version script would
-#    hide it from the .so, not from the static library).
+#    every function the installed headers declare and every symbol of
+#    default visibility of the static library; no library object defines a
+#    global symbol without the prefix (the version script would hide it from
+#    the .so, not from the static library).
 # BUILD: build directory (default build).
 set -u
 echo 1..9
@@ -20,7 +21,7 @@ SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
 skip() { if [ "${CI:-}" = true ]; then echo "not ok api: $1"; exit 1; fi; echo "skip api: $1"; exit 77; }
-for t in cc g++ nm pkg-config jq; do
+for t in cc g++ nm readelf pkg-config jq; do
         command -v $t > /dev/null || skip "$t not installed (tests/install-deps installs it)"
 done
 [ -x "$B/numaguardctl" ] || { echo "not ok api: $B/numaguardctl not built"; exit 1; }
@@ -169,8 +170,11 @@ bad=$(nm -A --defined-only "${objs[@]}" 2> /dev/null | awk '$(NF - 1) ~ /^[TDBRV
 if [ -e "${objs[0]}" ] && [ -z "$bad" ]; then pass objects-prefixed
 else fail objects-prefixed "global symbols without ng_: ${bad:-no objects under $B/lib}"; fi
 
-# 9. the shared and the static library carry the same ng_ functions
-nm --defined-only "$L/libnumaguard.a" 2> /dev/null | awk '$2 ~ /^[TDBR]$/ && $3 !~ /^__odr_asan/ { print $3 }' | sort -u > "$tmp/static"
+# 9. the shared library exports every symbol of default visibility the
+# static one defines (declarations of *-internal.h are hidden: not those)
+readelf -sW "$L/libnumaguard.a" 2> /dev/null |
+        awk '$5 == "GLOBAL" && $6 == "DEFAULT" && $7 != "UND" && ($4 == "FUNC" || $4 == "OBJECT") &&
+             $8 !~ /^__odr_asan/ { print $8 }' | sort -u > "$tmp/static"
 if [ -s "$tmp/static" ] && cmp -s "$tmp/static" "$tmp/exports"; then pass static-equals-shared
 else fail static-equals-shared "$(diff "$tmp/static" "$tmp/exports" | head -5 | tr '\n' ' ')"; fi
 exit $((fails > 0))
