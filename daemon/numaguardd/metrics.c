@@ -30,6 +30,7 @@ static void fill_poll(const struct manager *m, struct ng_metrics_poll *p)
                 .stalled_usec = m->job.stuck_reported ? manager_stalled_usec(m) : 0,
                 .polls_stuck_total = m->polls_stuck,
                 .full_scan = m->last_picture.full,
+                .process_events = m->last_picture.events,
                 .procs_held = m->last_picture.procs,
         };
 }

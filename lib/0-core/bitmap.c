@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ng-bitmap.h"
@@ -197,4 +198,61 @@ int ng_bitmap_format_list(const struct ng_bitmap *b, char *buf, size_t size)
                 i = ng_bitmap_next(b, last + 1);
         }
         return (int)pos;
+}
+
+int ng_idset_from_bitmap(const struct ng_bitmap *b, struct ng_idset *ret)
+{
+        size_t n = NG_BITMAP_WORDS;
+
+        while (n > 0 && !b->w[n - 1])
+                n--;
+        uint64_t *w = NULL;
+        if (n && !(w = malloc(n * sizeof(*w))))
+                return -ENOMEM;
+        if (n)
+                memcpy(w, b->w, n * sizeof(*w));
+        *ret = (struct ng_idset) { .w = w, .n_words = n };
+        return 0;
+}
+
+int ng_idset_copy(const struct ng_idset *src, struct ng_idset *ret)
+{
+        uint64_t *w = NULL;
+
+        if (src->n_words && !(w = malloc(src->n_words * sizeof(*w))))
+                return -ENOMEM;
+        if (src->n_words)
+                memcpy(w, src->w, src->n_words * sizeof(*w));
+        *ret = (struct ng_idset) { .w = w, .n_words = src->n_words };
+        return 0;
+}
+
+void ng_idset_done(struct ng_idset *s)
+{
+        if (!s)
+                return;
+        free(s->w);
+        *s = (struct ng_idset) {0};
+}
+
+bool ng_idset_test(const struct ng_idset *s, unsigned i)
+{
+        return i / 64 < s->n_words && (s->w[i / 64] >> (i % 64)) & 1;
+}
+
+bool ng_idset_equal(const struct ng_idset *a, const struct ng_idset *b)
+{
+        return a->n_words == b->n_words && (!a->n_words || !memcmp(a->w, b->w, a->n_words * sizeof(*a->w)));
+}
+
+void ng_idset_to_bitmap(const struct ng_idset *s, struct ng_bitmap *ret)
+{
+        memset(ret, 0, sizeof(*ret));
+        ng_bitmap_or_idset(ret, s);
+}
+
+void ng_bitmap_or_idset(struct ng_bitmap *dst, const struct ng_idset *src)
+{
+        for (size_t i = 0; i < src->n_words && i < NG_BITMAP_WORDS; i++)
+                dst->w[i] |= src->w[i];
 }

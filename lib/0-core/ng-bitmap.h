@@ -46,6 +46,26 @@ int ng_bitmap_next(const struct ng_bitmap *b, int i);
  * *ret untouched on failure.
  */
 int ng_bitmap_parse_list(const char *s, struct ng_bitmap *ret);
+/*
+ * A set held per process (a status's Cpus_allowed_list and
+ * Mems_allowed_list), its words sized to its highest id: a host with
+ * thousands of processes must not hold two struct ng_bitmap (2 KiB) for each.
+ * The empty set has n_words 0 and w NULL.
+ */
+struct ng_idset {
+        uint64_t *w;
+        size_t n_words;
+};
+
+/* 0 or -ENOMEM; *ret untouched on failure. */
+int ng_idset_from_bitmap(const struct ng_bitmap *b, struct ng_idset *ret);
+int ng_idset_copy(const struct ng_idset *src, struct ng_idset *ret);
+void ng_idset_done(struct ng_idset *s);
+bool ng_idset_test(const struct ng_idset *s, unsigned i);
+bool ng_idset_equal(const struct ng_idset *a, const struct ng_idset *b);
+void ng_idset_to_bitmap(const struct ng_idset *s, struct ng_bitmap *ret);
+void ng_bitmap_or_idset(struct ng_bitmap *dst, const struct ng_idset *src);
+
 /* Formats as a kernel list ("0-3,8"); "" when empty. Returns chars written
  * (like snprintf: the length it needed). */
 int ng_bitmap_format_list(const struct ng_bitmap *b, char *buf, size_t size);

@@ -21,14 +21,45 @@ int ng_collect_vread(struct collector *c, char **ret_buf, size_t *ret_len, const
 /* 1 when the process was read, 0 when it is a kernel thread or went away
  * mid-read, <0 on a real error. */
 int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr);
-/* Rereads pr's status: 1 done, 0 gone (pr unchanged), <0 on a real error. */
-int ng_collect_read_status(struct collector *c, struct ng_proc *pr);
+/* Reads pid's status into *ret (free it with ng_pid_status_done()): 1
+ * done, 0 gone or unreadable (*ret untouched), <0 on a real error. */
+int ng_collect_read_status(struct collector *c, pid_t pid, struct ng_pid_status *ret);
 int ng_collect_read_stat(struct collector *c, pid_t pid, struct ng_pid_stat *ret);
 /* Appends a copy of *pr (taking what it owns) to s->procs, *cap its room. */
 int ng_collect_add_proc(struct ng_snapshot *s, size_t *cap, const struct ng_proc *pr);
 void ng_proc_done(struct ng_proc *pr);
+/* Makes pr's cmdline, cgroup and status sets shared with the records
+ * ng_proc_copy_shared() makes of it, counted and never modified: pr and
+ * every copy release them with ng_proc_done(). A cgroup list equal to that
+ * of like (a shared record, or NULL) is like's, held once more. 0 or
+ * -ENOMEM. */
+int ng_proc_share(struct ng_proc *pr, const struct ng_proc *like);
+/* *src with its shared parts held once more, without maps or numa_maps. */
+void ng_proc_copy_shared(const struct ng_proc *src, struct ng_proc *dst);
 bool ng_map_is_segment(const struct ng_map *m);
 
 /* picture.c: the processes of c->s from the picture, reading only what may
  * have changed since the last collection (or everything, see ng-picture.h). */
 int ng_picture_collect_procs(struct ng_picture *pic, struct collector *c);
+
+/* proc-events.c: the kernel's process events (live host only). */
+struct ng_pid_touch {
+        pid_t pid;
+        bool exited;            /* this event was its exit */
+        size_t seq;             /* the order the kernel sent them in */
+};
+struct ng_pid_set {
+        struct ng_pid_touch *v; /* in the order the kernel sent them */
+        size_t n, cap;
+};
+struct ng_proc_events;
+/* 0, or -errno when the kernel does not deliver them to this process:
+ * -ECONNREFUSED in another network namespace, -ETIMEDOUT outside the
+ * initial user and pid namespaces (no answer), -EPERM without CAP_NET_ADMIN
+ * on older kernels, -EAFNOSUPPORT where AF_NETLINK is filtered. */
+int ng_proc_events_open(struct ng_proc_events **ret);
+void ng_proc_events_free(struct ng_proc_events *ev);
+/* The processes born, exec()ed, renamed, exited or given another uid or gid
+ * since the last call, in *touched (replaced; may repeat). -ENOBUFS when
+ * events were lost meanwhile (then *touched is incomplete). */
+int ng_proc_events_drain(struct ng_proc_events *ev, struct ng_pid_set *touched);

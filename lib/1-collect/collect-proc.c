@@ -2,6 +2,7 @@
 /* collect: reading one process, for a full scan (snapshot.c) and for the
  * picture kept between polls (picture.c). */
 
+#include <assert.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
@@ -56,10 +57,102 @@ void ng_proc_set_name(struct ng_proc *pr)
                 snprintf(pr->name, sizeof(pr->name), "%.*s", (int) wl, w);
 }
 
+/* A process's cgroup list, counted: most processes of a host sit in a
+ * few cgroups, and a cgroup v1 host lists a dozen hierarchies each. */
+struct cgroup_ref {
+        unsigned refs;
+        struct ng_pid_cgroup cg;
+};
+
+/* What records of one process share (ng_proc.held), counted. */
+struct ng_proc_hold {
+        unsigned refs;
+        char *cmdline;
+        struct cgroup_ref *cgroup;      /* NULL when the process has none */
+        struct ng_pid_status status;    /* its CPU and node sets only */
+};
+
+static bool cgroup_equal(const struct ng_pid_cgroup *a, const struct ng_pid_cgroup *b)
+{
+        if (a->n != b->n)
+                return false;
+        for (size_t i = 0; i < a->n; i++)
+                if (a->e[i].hierarchy_id != b->e[i].hierarchy_id || strcmp(a->e[i].controllers, b->e[i].controllers) ||
+                    strcmp(a->e[i].path, b->e[i].path))
+                        return false;
+        return true;
+}
+
+static int share_cgroup(struct ng_proc *pr, const struct ng_proc *like, struct ng_proc_hold *h)
+{
+        if (!pr->cgroup.n)
+                return 0;
+        if (like && like->held && like->held->cgroup && cgroup_equal(&pr->cgroup, &like->cgroup)) {
+                ng_pid_cgroup_done(&pr->cgroup);
+                h->cgroup = like->held->cgroup;
+                __atomic_add_fetch(&h->cgroup->refs, 1, __ATOMIC_RELAXED);
+                pr->cgroup = h->cgroup->cg;
+                return 0;
+        }
+        if (!(h->cgroup = malloc(sizeof(*h->cgroup))))
+                return -ENOMEM;
+        *h->cgroup = (struct cgroup_ref) { .refs = 1, .cg = pr->cgroup };
+        return 0;
+}
+
+int ng_proc_share(struct ng_proc *pr, const struct ng_proc *like)
+{
+        if (pr->held)
+                return 0;
+        struct ng_proc_hold *h = calloc(1, sizeof(*h));
+        if (!h)
+                return -ENOMEM;
+        if (share_cgroup(pr, like, h) < 0) {
+                free(h);
+                return -ENOMEM;
+        }
+        h->refs = 1;
+        h->cmdline = pr->cmdline;
+        h->status.cpus_allowed = pr->status.cpus_allowed;
+        h->status.mems_allowed = pr->status.mems_allowed;
+        pr->held = h;
+        return 0;
+}
+
+void ng_proc_copy_shared(const struct ng_proc *src, struct ng_proc *dst)
+{
+        assert(src->held);
+        *dst = *src;
+        dst->maps = NULL;
+        dst->n_maps = 0;
+        dst->numa_maps = NULL;
+        dst->n_numa_maps = 0;
+        dst->has_numa_maps = false;
+        __atomic_add_fetch(&src->held->refs, 1, __ATOMIC_RELAXED);
+}
+
+static void hold_release(struct ng_proc_hold *h)
+{
+        if (__atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) > 0)
+                return;
+        free(h->cmdline);
+        if (h->cgroup && __atomic_sub_fetch(&h->cgroup->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+                ng_pid_cgroup_done(&h->cgroup->cg);
+                free(h->cgroup);
+        }
+        ng_pid_status_done(&h->status);
+        free(h);
+}
+
 void ng_proc_done(struct ng_proc *pr)
 {
-        free(pr->cmdline);
-        ng_pid_cgroup_done(&pr->cgroup);
+        if (pr->held) {
+                hold_release(pr->held);
+        } else {
+                free(pr->cmdline);
+                ng_pid_cgroup_done(&pr->cgroup);
+                ng_pid_status_done(&pr->status);
+        }
         ng_maps_free(pr->maps, pr->n_maps);
         ng_numa_maps_free(pr->numa_maps, pr->n_numa_maps);
         memset(pr, 0, sizeof(*pr));
@@ -103,20 +196,18 @@ int ng_collect_read_stat(struct collector *c, pid_t pid, struct ng_pid_stat *ret
         return r;
 }
 
-int ng_collect_read_status(struct collector *c, struct ng_proc *pr)
+int ng_collect_read_status(struct collector *c, pid_t pid, struct ng_pid_status *ret)
 {
         char *buf;
-        struct ng_pid_status st;
-        c->current_pid = pr->pid;
-        int r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/status", pr->pid);
+        c->current_pid = pid;
+        int r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/status", pid);
         if (r < 0)
                 return r == -ENOENT || r == -EACCES ? 0 : r;
-        r = ng_parse_pid_status(buf, &st);
+        r = ng_parse_pid_status(buf, ret);
         free(buf);
-        if (r < 0)
-                return 0;
-        pr->status = st;
-        return 1;
+        if (r == -ENOMEM)
+                return r;
+        return r < 0 ? 0 : 1;
 }
 
 int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
@@ -142,6 +233,8 @@ int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
                 return r == -ENOENT || r == -EACCES ? 0 : r;
         r = ng_parse_pid_status(buf, &pr->status);
         free(buf);
+        if (r == -ENOMEM)
+                return r;
         if (r < 0)
                 return 0;
 

@@ -82,8 +82,8 @@ struct ng_pid_status {
         uint64_t vm_size_kib, vm_rss_kib, rss_anon_kib, rss_file_kib, rss_shmem_kib;
         uint64_t vm_pte_kib, hugetlb_kib, threads;
         bool has_rss_shmem, has_vm_pte, has_hugetlb, has_cpus_allowed, has_mems_allowed;
-        struct ng_bitmap cpus_allowed;  /* Cpus_allowed_list */
-        struct ng_bitmap mems_allowed;  /* Mems_allowed_list */
+        struct ng_idset cpus_allowed;   /* Cpus_allowed_list */
+        struct ng_idset mems_allowed;   /* Mems_allowed_list */
 };
 
 /* ---- /proc/<pid>/cgroup ---- */

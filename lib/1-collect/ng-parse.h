@@ -63,8 +63,10 @@ int ng_parse_pid_stat(const char *buf, struct ng_pid_stat *ret);
 
 /* ---- /proc/<pid>/status ---- */
 
-/* Unknown and malformed lines are skipped; -EINVAL without a Name: or Pid: line. */
+/* Unknown and malformed lines are skipped; -EINVAL without a Name: or Pid:
+ * line. The sets are allocated: free them with ng_pid_status_done(). */
 int ng_parse_pid_status(const char *buf, struct ng_pid_status *ret);
+void ng_pid_status_done(struct ng_pid_status *st);
 
 /* ---- /proc/<pid>/cmdline ---- */
 

@@ -114,6 +114,12 @@ struct ng_proc {
          * it in one collection, since the previous poll after
          * ng_snapshot_cpu_since(). */
         uint64_t cpu_weight_ticks;
+        /* Set when cmdline, cgroup and the status's CPU and node sets are
+         * shared, counted and never modified, between this record and
+         * others of the same process (the process picture a daemon keeps
+         * and the snapshots of its polls); ng_proc_done() releases them.
+         * NULL: the record owns them. */
+        struct ng_proc_hold *held;
 };
 
 struct ng_collect_cost {
@@ -270,11 +276,16 @@ int ng_collect_for_config_opts(const struct ng_path *p, const struct ng_config *
 
 /*
  * The process picture a daemon keeps between polls (docs/ARCHITECTURE.md,
- * "Cost tiers": a poll reads only what changed). A collection through a picture lists
- * /proc (pids and the inodes of their directories, no file read) and reads:
- *   - new processes in full (stat, status, cmdline, cgroup, maps), and a
- *     known pid whose directory inode changed when its start time did too
- *     (pid reuse);
+ * "Cost tiers": a poll reads only what changed). A collection through a picture learns
+ * which processes are new from the kernel's process events (the proc
+ * connector: live host, CAP_NET_ADMIN, initial namespaces), or else by
+ * listing /proc (pids and the inodes of their directories, no file read),
+ * and reads:
+ *   - new processes in full (stat, status, cmdline, cgroup, maps): with
+ *     events, every process born, exec()ed, renamed or given another uid
+ *     since the last collection (an exited one is dropped); with the
+ *     listing, a new pid, and a known pid whose directory inode changed
+ *     when its start time did too (pid reuse);
  *   - the last attacher (lpid) and creator of every SysV segment whose
  *     nattch, lpid, atime or dtime changed, or that is new;
  *   - the maps of every process already mapping a segment when the
@@ -292,6 +303,12 @@ int ng_collect_for_config_opts(const struct ng_path *p, const struct ng_config *
  */
 struct ng_picture_stats {
         bool full;                      /* the last collection read every process */
+        /* The last collection learnt which processes were born, exec()ed,
+         * renamed or exited from the kernel's process events, without
+         * listing /proc (live host; the listing serves when events are not
+         * delivered, were lost, and on full scans). */
+        bool events;
+        int events_errno;               /* why events are not used: EPERM, ... (0: they are, or a tree) */
         uint64_t procs;                 /* user processes held */
         uint64_t procs_new, procs_gone, procs_reread, status_reread;
         uint64_t collections, full_scans;
@@ -302,6 +319,9 @@ void ng_picture_free(struct ng_picture *pic);
 void ng_picture_set_full_scan_every(struct ng_picture *pic, unsigned full_scan_every);
 /* The next collection reads every process. */
 void ng_picture_invalidate(struct ng_picture *pic);
+/* false: list /proc even where the kernel's process events are delivered
+ * (to compare both ways); true (the default): use them where they are. */
+void ng_picture_use_events(struct ng_picture *pic, bool use);
 void ng_picture_get_stats(const struct ng_picture *pic, struct ng_picture_stats *ret);
 
 #ifdef __cplusplus

@@ -354,13 +354,27 @@ static int status_pid(const char *val, pid_t *ret)
         return 0;
 }
 
-static void status_list(const char *val, struct ng_bitmap *b, bool *has)
+static int status_list(const char *val, struct ng_idset *set, bool *has)
 {
+        /* one 1 KiB bitmap while parsing: keep it off the stack */
+        struct ng_bitmap *b = malloc(sizeof(*b));
+        struct ng_idset parsed;
+
+        if (!b)
+                return -ENOMEM;
         /* an id past NG_BITMAP_BITS: leave the set unknown, not wrong */
         *has = ng_bitmap_parse_list(val, b) == 0;
+        int r = *has ? ng_idset_from_bitmap(b, &parsed) : 0;
+        free(b);
+        if (r < 0)
+                return r;
+        ng_idset_done(set);
+        if (*has)
+                *set = parsed;
+        return 0;
 }
 
-/* Returns 1 for Name:, 2 for Pid:, 0 for other lines. */
+/* Returns 1 for Name:, 2 for Pid:, 0 for other lines, -ENOMEM. */
 static int status_line(char *line, struct ng_pid_status *st)
 {
         char *colon = strchr(line, ':'), *val;
@@ -384,9 +398,9 @@ static int status_line(char *line, struct ng_pid_status *st)
         else if (strcmp(line, "Uid") == 0)
                 (void)status_ids(val, &st->uid, &st->euid);
         else if (strcmp(line, "Cpus_allowed_list") == 0)
-                status_list(val, &st->cpus_allowed, &st->has_cpus_allowed);
+                return status_list(val, &st->cpus_allowed, &st->has_cpus_allowed);
         else if (strcmp(line, "Mems_allowed_list") == 0)
-                status_list(val, &st->mems_allowed, &st->has_mems_allowed);
+                return status_list(val, &st->mems_allowed, &st->has_mems_allowed);
         else
                 (void)status_number(line, val, st);
         return 0;
@@ -396,32 +410,38 @@ static int status_line(char *line, struct ng_pid_status *st)
  * NG_BITMAP_BITS leaves has_*_allowed false. */
 int ng_parse_pid_status(const char *buf, struct ng_pid_status *ret)
 {
-        struct ng_pid_status *st;
+        struct ng_pid_status st = {0};
         bool has_name = false, has_pid = false;
+        int k = 0;
 
         if (!buf || !ret)
                 return -EINVAL;
-        /* two 1 KiB bitmaps: keep them off the stack */
-        st = calloc(1, sizeof(*st));
-        if (!st)
-                return -ENOMEM;
-        for (const char *p = buf; *p; ) {
+        for (const char *p = buf; *p && k >= 0; ) {
                 char *line = ng_parse_line_dup(&p);
-                int k;
 
                 if (!line) {
-                        free(st);
-                        return -ENOMEM;
+                        k = -ENOMEM;
+                        break;
                 }
-                k = status_line(line, st);
+                k = status_line(line, &st);
                 has_name |= k == 1;
                 has_pid |= k == 2;
                 free(line);
         }
-        if (has_name && has_pid)
-                *ret = *st;
-        free(st);
-        return has_name && has_pid ? 0 : -EINVAL;
+        if (k < 0 || !has_name || !has_pid) {
+                ng_pid_status_done(&st);
+                return k < 0 ? k : -EINVAL;
+        }
+        *ret = st;
+        return 0;
+}
+
+void ng_pid_status_done(struct ng_pid_status *st)
+{
+        if (!st)
+                return;
+        ng_idset_done(&st->cpus_allowed);
+        ng_idset_done(&st->mems_allowed);
 }
 
 /* ---- /proc/<pid>/cmdline ---- */

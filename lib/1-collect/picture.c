@@ -11,7 +11,15 @@
 #include <string.h>
 
 #include "collect-internal.h"
+#include "ng-parse.h"
 
+/*
+ * One process as last read. Its cmdline, cgroup and status sets are shared
+ * with the snapshots made from it (ng_proc_share) and never modified once
+ * read: snapshots of earlier polls may still hold them, on another thread. A
+ * process read again gets a new entry. Its maps are the picture's alone
+ * (snapshots take copies, which collection annotates).
+ */
 struct pic_ent {
         struct ng_proc pr;      /* pr.pid and pr.stat set for every entry */
         uint64_t ino;           /* of /proc/PID at the last listing */
@@ -38,6 +46,11 @@ struct ng_picture {
         uint64_t files_sig;
         unsigned full_scan_every, since_full;
         bool valid;
+        struct ng_proc_events *events;  /* NULL: not available, see events_errno */
+        int events_errno;
+        bool events_tried;
+        bool events_new;        /* opened by this collection: they say nothing of before */
+        struct ng_pid_set touched;
         struct ng_picture_stats stats;
 };
 
@@ -51,6 +64,7 @@ int ng_picture_new(unsigned full_scan_every, struct ng_picture **ret)
         return 0;
 }
 
+/* The picture lets go of e; snapshots holding its shared parts keep them. */
 static void drop_entry(struct pic_ent *e)
 {
         if (!e)
@@ -72,6 +86,8 @@ void ng_picture_free(struct ng_picture *pic)
                 return;
         drop_entries(pic->v, pic->n);
         free(pic->segs);
+        ng_proc_events_free(pic->events);
+        free(pic->touched.v);
         free(pic);
 }
 
@@ -85,33 +101,29 @@ void ng_picture_invalidate(struct ng_picture *pic)
         pic->valid = false;
 }
 
+void ng_picture_use_events(struct ng_picture *pic, bool use)
+{
+        if (use) {
+                if (!pic->events)
+                        pic->events_tried = false;      /* try at the next collection */
+                return;
+        }
+        ng_proc_events_free(pic->events);
+        pic->events = NULL;
+        pic->events_tried = true;
+}
+
 void ng_picture_get_stats(const struct ng_picture *pic, struct ng_picture_stats *ret)
 {
         *ret = pic->stats;
 }
 
-/* ---- copies handed to the snapshot ---- */
-
-static int copy_cgroup(const struct ng_pid_cgroup *src, struct ng_pid_cgroup *dst)
-{
-        *dst = (struct ng_pid_cgroup) {0};
-        if (!src->n)
-                return 0;
-        if (!(dst->e = calloc(src->n, sizeof(*dst->e))))
-                return -ENOMEM;
-        for (size_t i = 0; i < src->n; i++) {
-                struct ng_cgroup_entry *e = &dst->e[dst->n++];
-                e->hierarchy_id = src->e[i].hierarchy_id;
-                e->controllers = strdup(src->e[i].controllers);
-                e->path = strdup(src->e[i].path);
-                if (!e->controllers || !e->path)
-                        return -ENOMEM;
-        }
-        return 0;
-}
+/* ---- what is handed to the snapshot ---- */
 
 static int copy_maps(const struct ng_proc *src, struct ng_proc *dst)
 {
+        dst->maps = NULL;
+        dst->n_maps = 0;
         if (!src->n_maps)
                 return 0;
         if (!(dst->maps = calloc(src->n_maps, sizeof(*dst->maps))))
@@ -125,23 +137,12 @@ static int copy_maps(const struct ng_proc *src, struct ng_proc *dst)
         return 0;
 }
 
-/* A deep copy without numa_maps (those belong to one collection). */
-static int proc_copy(const struct ng_proc *src, struct ng_proc *dst)
+/* The snapshot's view of e: the record itself with e's shared parts held,
+ * its own copy of the maps, no numa_maps (those belong to one collection). */
+static int proc_share(struct pic_ent *e, struct ng_proc *dst)
 {
-        *dst = *src;
-        dst->cmdline = NULL;
-        dst->maps = NULL;
-        dst->n_maps = 0;
-        dst->numa_maps = NULL;
-        dst->n_numa_maps = 0;
-        dst->has_numa_maps = false;
-        int r = src->cmdline && !(dst->cmdline = strdup(src->cmdline)) ? -ENOMEM : 0;
-        if (r >= 0)
-                r = copy_cgroup(&src->cgroup, &dst->cgroup);
-        else
-                dst->cgroup = (struct ng_pid_cgroup) {0};
-        if (r >= 0)
-                r = copy_maps(src, dst);
+        ng_proc_copy_shared(&e->pr, dst);
+        int r = copy_maps(&e->pr, dst);
         if (r < 0)
                 ng_proc_done(dst);
         return r;
@@ -278,14 +279,27 @@ static bool same_process(struct collector *c, const struct pic_ent *old, uint64_
         return ng_collect_read_stat(c, old->pr.pid, &st) >= 0 && st.starttime_ticks == old->pr.stat.starttime_ticks;
 }
 
-static int read_entry(struct collector *c, pid_t pid, struct pic_ent *e)
+/* A new entry for pid, read in full (kept false for a kernel thread or a
+ * process gone meanwhile); its cgroup list is like's when equal (the
+ * entry before it in pid order: siblings share their cgroup). */
+static int read_entry(struct collector *c, pid_t pid, const struct pic_ent *like, struct pic_ent **ret)
 {
+        struct pic_ent *e = calloc(1, sizeof(*e));
+        if (!e)
+                return -ENOMEM;
         c->s->cost.procs_scanned++;
         int r = ng_collect_read_proc(c, pid, &e->pr);
-        if (r < 0)
+        if (r > 0 && ng_proc_share(&e->pr, like && like->kept ? &like->pr : NULL) < 0) {
+                ng_proc_done(&e->pr);
+                r = -ENOMEM;
+        }
+        if (r < 0) {
+                free(e);
                 return r;
+        }
         e->kept = r > 0;
         e->fresh = true;
+        *ret = e;
         return 0;
 }
 
@@ -309,15 +323,9 @@ static int merge_listing(struct ng_picture *pic, struct collector *c, const stru
                 } else {
                         pic->stats.procs_new += !old;
                         drop_entry(old);
-                        if (!(e = calloc(1, sizeof(*e)))) {
-                                r = -ENOMEM;
+                        r = read_entry(c, pids[i].pid, k ? nv[k - 1] : NULL, &e);
+                        if (r < 0)
                                 break;
-                        }
-                        r = read_entry(c, pids[i].pid, e);
-                        if (r < 0) {
-                                free(e);
-                                break;
-                        }
                         if (!e->kept)
                                 pic->stats.procs_new -= !old;
                 }
@@ -335,6 +343,91 @@ static int merge_listing(struct ng_picture *pic, struct collector *c, const stru
         return r;
 }
 
+/* By pid, then in the order the kernel sent them. */
+static int touch_cmp(const void *a, const void *b)
+{
+        const struct ng_pid_touch *x = a, *y = b;
+        if (x->pid != y->pid)
+                return (x->pid > y->pid) - (x->pid < y->pid);
+        return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Merges what the process events name with the picture into nv: each
+ * process named is read again (or dropped when gone), every other one moved
+ * over unread. No /proc listing. A process born and gone since the last
+ * collection is not looked for. */
+static int apply_events(struct ng_picture *pic, struct collector *c, struct ng_pid_touch *touched, size_t n_touched,
+                        struct pic_ent **nv, size_t *ret_n)
+{
+        /* The last event of each pid decides. */
+        qsort(touched, n_touched, sizeof(*touched), touch_cmp);
+        size_t j = 0, k = 0;
+        int r = 0;
+        for (size_t i = 0; i < n_touched && r >= 0; i++) {
+                if (i + 1 < n_touched && touched[i + 1].pid == touched[i].pid)
+                        continue;
+                while (j < pic->n && pic->v[j]->pr.pid < touched[i].pid) {
+                        pic->v[j]->fresh = false;
+                        nv[k++] = pic->v[j++];
+                }
+                struct pic_ent *old = j < pic->n && pic->v[j]->pr.pid == touched[i].pid ? pic->v[j++] : NULL, *e;
+                if (!old && touched[i].exited)
+                        continue;
+                r = read_entry(c, touched[i].pid, k ? nv[k - 1] : NULL, &e);
+                if (r < 0) {
+                        drop_entry(old);
+                        break;
+                }
+                bool gone = !e->kept && e->pr.stat.pid == 0;
+                if (old) {
+                        pic->stats.procs_gone += old->kept && !e->kept;
+                        pic->stats.procs_reread += old->kept && e->kept;
+                        e->ino = old->ino;
+                        drop_entry(old);
+                } else {
+                        pic->stats.procs_new += e->kept;
+                }
+                if (gone)
+                        drop_entry(e);
+                else
+                        nv[k++] = e;
+        }
+        for (; j < pic->n; j++) {
+                pic->v[j]->fresh = false;
+                nv[k++] = pic->v[j];
+        }
+        free(pic->v);
+        pic->v = NULL;
+        pic->n = 0;
+        *ret_n = k;
+        return r;
+}
+
+/* Takes the counters of a status read again into *e; a process whose CPU
+ * or node sets changed is read again in full (the sets are shared). */
+static int take_status(struct collector *c, struct pic_ent **e, struct ng_pid_status *st)
+{
+        struct ng_pid_status *cur = &(*e)->pr.status;
+        if (!ng_idset_equal(&st->cpus_allowed, &cur->cpus_allowed) ||
+            !ng_idset_equal(&st->mems_allowed, &cur->mems_allowed) ||
+            st->has_cpus_allowed != cur->has_cpus_allowed || st->has_mems_allowed != cur->has_mems_allowed) {
+                ng_pid_status_done(st);
+                struct pic_ent *n;
+                int r = read_entry(c, (*e)->pr.pid, *e, &n);
+                if (r < 0)
+                        return r;
+                n->ino = (*e)->ino;
+                drop_entry(*e);
+                *e = n;
+                return n->kept;
+        }
+        ng_pid_status_done(st);
+        st->cpus_allowed = cur->cpus_allowed;
+        st->mems_allowed = cur->mems_allowed;
+        *cur = *st;
+        return 1;
+}
+
 /* Rereads what the segment and file changes point at and, when the
  * collection places segments (not on a counters-only poll), the counters
  * that move. */
@@ -348,24 +441,29 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
                         continue;
                 int r;
                 if (pid_in(want, n_want, e->pr.pid) || (files_changed && maps_segment(&e->pr))) {
-                        struct ng_proc pr;
-                        c->s->cost.procs_scanned++;
+                        struct pic_ent *ne;
                         pic->stats.procs_reread++;
-                        r = ng_collect_read_proc(c, e->pr.pid, &pr);
+                        r = read_entry(c, e->pr.pid, e, &ne);
                         if (r < 0)
                                 return r;
-                        ng_proc_done(&e->pr);
-                        e->pr = r > 0 ? pr : (struct ng_proc) { .pid = pr.pid, .stat = pr.stat };
+                        ne->ino = e->ino;
+                        ne->fresh = false;
+                        drop_entry(e);
+                        v[i] = ne;
+                        r = ne->kept;
                 } else if (counters && counters_move(&e->pr, c->o.min_private_bytes)) {
+                        struct ng_pid_status st;
                         pic->stats.status_reread++;
-                        r = ng_collect_read_status(c, &e->pr);
+                        r = ng_collect_read_status(c, e->pr.pid, &st);
+                        if (r > 0)
+                                r = take_status(c, &v[i], &st);
                         if (r < 0)
                                 return r;
                 } else {
                         continue;
                 }
                 if (r == 0) {   /* gone since the listing */
-                        e->kept = false;
+                        v[i]->kept = false;
                         pic->stats.procs_gone++;
                 }
         }
@@ -374,28 +472,74 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
 
 static int hand_over(struct pic_ent *const *v, size_t n, struct ng_snapshot *s)
 {
-        size_t cap = 0;
+        size_t kept = 0;
+        for (size_t i = 0; i < n; i++)
+                kept += v[i]->kept;
+        if (!(s->procs = calloc(kept + 1, sizeof(*s->procs))))
+                return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
-                struct ng_proc pr;
                 if (!v[i]->kept)
                         continue;
-                int r = proc_copy(&v[i]->pr, &pr);
-                if (r >= 0 && (r = ng_collect_add_proc(s, &cap, &pr)) < 0)
-                        ng_proc_done(&pr);
+                int r = proc_share(v[i], &s->procs[s->n_procs]);
                 if (r < 0)
                         return r;
+                s->n_procs++;
         }
         return 0;
 }
 
-static int update(struct ng_picture *pic, struct collector *c, bool full)
+/* The first collection on the live host listens to process events; a
+ * kernel that refuses stays with the listing. */
+static void events_start(struct ng_picture *pic, struct collector *c)
 {
-        struct ng_snapshot *s = c->s;
+        if (pic->events_tried || !ng_path_is_live(c->p))
+                return;
+        pic->events_tried = true;
+        int r = ng_proc_events_open(&pic->events);
+        pic->events_errno = r < 0 ? -r : 0;
+        pic->events_new = r >= 0;
+}
+
+/* The processes named by the events since the last collection, in
+ * pic->touched: 1, or 0 when the listing must serve (no events, or some
+ * lost), <0 on a real error. */
+static int events_take(struct ng_picture *pic)
+{
+        if (!pic->events)
+                return 0;
+        int r = ng_proc_events_drain(pic->events, &pic->touched);
+        if (r == -ENOMEM)
+                return r;
+        if (r == -ENOBUFS)
+                return 0;
+        if (r < 0) {    /* the socket broke: back to the listing for good */
+                pic->events_errno = -r;
+                ng_proc_events_free(pic->events);
+                pic->events = NULL;
+                return 0;
+        }
+        return 1;
+}
+
+/* Known processes merged with the listing, or with the process events when
+ * they can serve (never on a full scan). */
+static int merge(struct ng_picture *pic, struct collector *c, bool full, struct pic_ent ***ret_nv, size_t *ret_n)
+{
         struct ng_pid_entry *pids;
-        struct pic_seg *segs = NULL;
-        pid_t *want = NULL;
-        size_t n, n_v = 0, n_want = 0;
-        int r = ng_path_list_pids(c->p, &pids, &n, NG_PROC_DIR);
+        size_t n;
+        int r = events_take(pic);
+        if (r < 0)
+                return r;
+        pic->stats.events = r > 0 && !full && !pic->events_new;
+        pic->events_new = false;
+        if (pic->stats.events) {
+                struct pic_ent **nv = calloc(pic->n + pic->touched.n + 1, sizeof(*nv));
+                if (!nv)
+                        return -ENOMEM;
+                *ret_nv = nv;
+                return apply_events(pic, c, pic->touched.v, pic->touched.n, nv, ret_n);
+        }
+        r = ng_path_list_pids(c->p, &pids, &n, NG_PROC_DIR);
         if (r == -ENOENT) {
                 pids = NULL;
                 n = 0;
@@ -403,8 +547,21 @@ static int update(struct ng_picture *pic, struct collector *c, bool full)
                 return r;
         }
         struct pic_ent **nv = calloc(n + 1, sizeof(*nv));
-        r = nv ? merge_listing(pic, c, pids, n, full, nv, &n_v) : -ENOMEM;
+        r = nv ? merge_listing(pic, c, pids, n, full, nv, ret_n) : -ENOMEM;
         free(pids);
+        *ret_nv = nv;
+        return r;
+}
+
+static int update(struct ng_picture *pic, struct collector *c, bool full)
+{
+        struct ng_snapshot *s = c->s;
+        struct pic_seg *segs = NULL;
+        pid_t *want = NULL;
+        size_t n_v = 0, n_want = 0;
+        struct pic_ent **nv = NULL;
+        events_start(pic, c);
+        int r = merge(pic, c, full, &nv, &n_v);
         uint64_t sig = files_signature(s);
         if (r >= 0)
                 r = diff_segments(pic, s, full, &segs, &want, &n_want);
@@ -444,6 +601,7 @@ int ng_picture_collect_procs(struct ng_picture *pic, struct collector *c)
         else if (pic->since_full < pic->full_scan_every)
                 pic->since_full++;
         pic->stats.full = full;
+        pic->stats.events_errno = pic->events_errno;
         pic->stats.collections++;
         pic->stats.full_scans += full;
         pic->stats.procs = 0;

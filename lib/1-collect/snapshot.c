@@ -892,8 +892,13 @@ static int collect_cgroups(struct collector *c)
         const struct ng_mount *m = cpuset_mount(s, &version);
         if (!m)
                 return 0;
+        const struct ng_cgroup_entry *last = NULL;
         for (size_t i = 0; i < s->n_procs; i++) {
                 const struct ng_pid_cgroup *pc = &s->procs[i].cgroup;
+                /* Records of a picture share equal cgroup lists: one look each. */
+                if (pc->e && pc->e == last)
+                        continue;
+                last = pc->e;
                 const char *path = version == 1 ? ng_pid_cgroup_v1_path(pc, "cpuset") : ng_pid_cgroup_v2_path(pc);
                 if (!path || ng_snapshot_cgroup(s, path))
                         continue;
@@ -1069,6 +1074,8 @@ int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot 
         int carried = 0;
         for (size_t i = 0; i < s->n_procs; i++) {
                 struct ng_proc *pr = &s->procs[i];
+                if (!pr->n_maps)
+                        continue;
                 const struct ng_proc *old = ng_snapshot_proc(prev, pr->pid);
                 if (!old || old->stat.starttime_ticks != pr->stat.starttime_ticks)
                         continue;

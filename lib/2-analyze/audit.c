@@ -378,9 +378,9 @@ static int fill_instance(struct audit_ctx *ctx, struct ng_instance *in)
                 if (!pr)
                         continue;
                 if (pr->status.has_cpus_allowed)
-                        ng_bitmap_or(&in->cpus, &pr->status.cpus_allowed);
+                        ng_bitmap_or_idset(&in->cpus, &pr->status.cpus_allowed);
                 if (pr->status.has_mems_allowed)
-                        ng_bitmap_or(&in->mems, &pr->status.mems_allowed);
+                        ng_bitmap_or_idset(&in->mems, &pr->status.mems_allowed);
                 in->vm_pte_kib += pr->status.vm_pte_kib;
                 in->hugetlb_kib += pr->status.hugetlb_kib;
                 in->rss_shmem_kib += pr->status.rss_shmem_kib;

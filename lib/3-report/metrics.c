@@ -221,6 +221,9 @@ static void poll_cost(FILE *f, const struct ng_snapshot *s, const struct ng_metr
         gauge(f, "poll_full_scan", "gauge",
               "1 when the last poll read every process, 0 when it read only what changed (full_scan_every).",
               p->full_scan);
+        gauge(f, "poll_process_events", "gauge",
+              "1 when the last poll learnt of new processes from the kernel's process events, 0 when it listed /proc.",
+              p->process_events);
         gauge(f, "poll_processes_held", "gauge", "User processes in the daemon's picture after the last poll.",
               p->procs_held);
         gauge(f, "poll_stuck", "gauge",

@@ -32,6 +32,7 @@ struct ng_metrics_poll {
         uint64_t polls_stuck_total;
         /* The last poll's process picture (see ng_picture_new). */
         bool full_scan;
+        bool process_events;
         uint64_t procs_held;
 };
 

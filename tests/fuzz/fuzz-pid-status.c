@@ -19,8 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         struct ng_pid_status *st = malloc(sizeof(*st));
 
-        if (st)
-                (void)ng_parse_pid_status(buf, st);
+        if (st && ng_parse_pid_status(buf, st) == 0)
+                ng_pid_status_done(st);
         free(st);
         free(buf);
         return 0;

@@ -20,6 +20,16 @@ static inline void bm(struct ng_bitmap *b, const char *list)
         ck_assert_int_eq(ng_bitmap_parse_list(list, b), 0);
 }
 
+static inline void idset(struct ng_idset *set, const char *list)
+{
+        struct ng_bitmap *b = calloc(1, sizeof(*b));
+        ck_assert_ptr_nonnull(b);
+        bm(b, list);
+        ng_idset_done(set);
+        ck_assert_int_eq(ng_idset_from_bitmap(b, set), 0);
+        free(b);
+}
+
 static inline void mi_set(struct ng_meminfo *m, const char *key, uint64_t value)
 {
         for (size_t i = 0; i < m->n; i++)
@@ -100,8 +110,8 @@ static inline struct ng_proc *snap_proc(struct ng_snapshot *s, pid_t pid, pid_t 
         pr->cmdline = strdup(comm);
         ng_proc_set_name(pr);
         pr->status.has_cpus_allowed = pr->status.has_mems_allowed = true;
-        bm(&pr->status.cpus_allowed, cpus);
-        bm(&pr->status.mems_allowed, mems);
+        idset(&pr->status.cpus_allowed, cpus);
+        idset(&pr->status.mems_allowed, mems);
         return pr;
 }
 

@@ -422,10 +422,17 @@ START_TEST(test_status_guest)
         ck_assert_uint_eq(st->hugetlb_kib, 16384);
         ck_assert_uint_eq(st->threads, 1);
         ck_assert(st->has_cpus_allowed && st->has_mems_allowed);
-        ng_bitmap_format_list(&st->cpus_allowed, list, sizeof(list));
+        struct ng_bitmap *b = malloc(sizeof(*b));
+        ng_idset_to_bitmap(&st->cpus_allowed, b);
+        ng_bitmap_format_list(b, list, sizeof(list));
         ck_assert_str_eq(list, "1-3");
-        ng_bitmap_format_list(&st->mems_allowed, list, sizeof(list));
+        ng_idset_to_bitmap(&st->mems_allowed, b);
+        ng_bitmap_format_list(b, list, sizeof(list));
         ck_assert_str_eq(list, "0-3");
+        /* sized to the highest id, not 1 KiB */
+        ck_assert_uint_eq(st->cpus_allowed.n_words, 1);
+        free(b);
+        ng_pid_status_done(st);
         free(st);
         free(buf);
 }
@@ -439,14 +446,20 @@ START_TEST(test_status_host_and_weird)
         ck_assert_int_eq(ng_parse_pid_status(buf, st), 0);
         ck_assert_str_eq(st->name, "ngcap");
         ck_assert_int_eq(st->tgid, 6748);
-        ck_assert_uint_eq(ng_bitmap_count(&st->mems_allowed), 1);
-        ck_assert(ng_bitmap_test(&st->mems_allowed, 0));
-        ck_assert_uint_eq(ng_bitmap_count(&st->cpus_allowed), 2);
+        struct ng_bitmap *b = malloc(sizeof(*b));
+        ng_idset_to_bitmap(&st->mems_allowed, b);
+        ck_assert_uint_eq(ng_bitmap_count(b), 1);
+        ck_assert(ng_idset_test(&st->mems_allowed, 0));
+        ng_idset_to_bitmap(&st->cpus_allowed, b);
+        ck_assert_uint_eq(ng_bitmap_count(b), 2);
+        free(b);
+        ng_pid_status_done(st);
         free(buf);
         buf = ng_test_read(FX "guest4-status-weird-comm", NULL);
         ck_assert_int_eq(ng_parse_pid_status(buf, st), 0);
         ck_assert_str_eq(st->name, "ng) (cap x");
         ck_assert_int_eq(st->ppid, 177);
+        ng_pid_status_done(st);
         free(st);
         free(buf);
 }
@@ -473,8 +486,11 @@ START_TEST(test_status_edge)
         ck_assert_uint_eq(st->vm_rss_kib, 0);
         ck_assert_uint_eq(st->vm_size_kib, 100);
         ck_assert(!st->has_cpus_allowed);
+        ck_assert_ptr_null(st->cpus_allowed.w);
         ck_assert(st->has_mems_allowed);
-        ck_assert(ng_bitmap_test(&st->mems_allowed, 63));
+        ck_assert(ng_idset_test(&st->mems_allowed, 63));
+        ck_assert(!ng_idset_test(&st->mems_allowed, 64));
+        ng_pid_status_done(st);
         free(st);
 }
 END_TEST
