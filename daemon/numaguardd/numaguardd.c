@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,11 @@ int main(int argc, char **argv)
                 fprintf(stderr, "numaguardd: unexpected argument '%s'\n", argv[optind]);
                 return EXIT_USAGE;
         }
+        /* Each poll's snapshot replaces the last one: its arrays (a record
+         * per process, megabytes on a host with thousands) go back to the
+         * kernel when it is freed, instead of raising glibc's dynamic
+         * threshold and leaving two polls' worth in the heap. */
+        mallopt(M_MMAP_THRESHOLD, 128 * 1024);
         struct manager *m;
         bool config_error = false;
         if (manager_new(&o, &m, &config_error) < 0)
