@@ -81,7 +81,8 @@ void ng_pid_cgroup_done(struct ng_pid_cgroup *c);
 /* ---- /proc/<pid>/maps ---- */
 
 /* Keeps shared mappings and private anonymous ones of at least
- * min_private_bytes (0 keeps none); skips malformed lines. */
+ * min_private_bytes (0 keeps none) that can be read or written (a "---p"
+ * reservation holds no memory); skips malformed lines. */
 int ng_parse_maps(const char *buf, uint64_t min_private_bytes, struct ng_map **ret, size_t *ret_n);
 void ng_maps_free(struct ng_map *m, size_t n);
 

@@ -699,11 +699,15 @@ static void strip_deleted(char *path, bool *deleted)
                 path[len - k] = '\0';
 }
 
+/* A private mapping with no access ("---p") holds no memory: it reserves
+ * address space, as glibc does beyond each malloc arena's heap and
+ * MariaDB 10.11 does for innodb_buffer_pool_size_max (8 TiB by default)
+ * behind the buffer pool it uses. */
 static bool maps_keep(const struct ng_map *m, uint64_t min_private_bytes)
 {
         if (m->shared)
                 return true;
-        return m->kind == NG_MAP_ANON_PRIVATE && min_private_bytes > 0 &&
+        return m->kind == NG_MAP_ANON_PRIVATE && min_private_bytes > 0 && (m->read || m->write) &&
                m->end - m->start >= min_private_bytes;
 }
 

@@ -110,6 +110,39 @@ START_TEST(test_maps_guest_private)
 }
 END_TEST
 
+/* A real mariadbd (10.11, Debian 12) with a 128 MiB buffer pool: the pool
+ * is the 160 MiB rw-p mapping; the 8 TiB "---p" behind it reserves address
+ * space for innodb_buffer_pool_size_max, and glibc's arena tails are
+ * "---p" too. Neither holds memory, so neither is a segment. */
+START_TEST(test_maps_mariadb)
+{
+        char *buf = ng_test_read(FX "guest4-mariadb-bound-maps", NULL);
+        struct ng_map *m = NULL;
+        const struct ng_map *x;
+        size_t n = 0;
+
+        ck_assert_int_eq(ng_parse_maps(buf, 4u << 20, &m, &n), 0);
+        x = map_at(m, n, 0x77ef96000000);
+        ck_assert_int_eq(x->kind, NG_MAP_ANON_PRIVATE);
+        ck_assert_uint_eq(x->end - x->start, 160u << 20);
+        ck_assert(x->read && x->write && !x->shared);
+        for (size_t i = 0; i < n; i++) {
+                ck_assert_msg(m[i].read || m[i].write, "no-access mapping at %#llx kept",
+                              (unsigned long long) m[i].start);
+                ck_assert_uint_ne(m[i].start, 0x77efa0000000);
+        }
+        /* [heap] (7 MiB), the 8.8 MiB after the binary's data, ten 8 MiB
+         * thread stacks, an arena's 10.8 MiB in use, the pool and regions of
+         * 239 and 39.5 MiB: 16; the 18 "---p" of 4 MiB and more are not */
+        size_t private = 0;
+        for (size_t i = 0; i < n; i++)
+                private += m[i].kind == NG_MAP_ANON_PRIVATE;
+        ck_assert_uint_eq(private, 16);
+        ng_maps_free(m, n);
+        free(buf);
+}
+END_TEST
+
 START_TEST(test_maps_pg)
 {
         char *buf = ng_test_read(FX "guest4-pg15-sysv-maps", NULL);
@@ -390,6 +423,7 @@ static Suite *maps_suite(void)
 
         tcase_add_test(tc, test_maps_guest_shared);
         tcase_add_test(tc, test_maps_guest_private);
+        tcase_add_test(tc, test_maps_mariadb);
         tcase_add_test(tc, test_maps_pg);
         tcase_add_test(tc, test_maps_edge);
         suite_add_tcase(s, tc);
