@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ng-metrics.h"
@@ -191,6 +192,40 @@ static void findings(FILE *f, const struct ng_audit *a)
         }
 }
 
+static int cmp_u32(const void *x, const void *y)
+{
+        uint32_t a = *(const uint32_t *) x, b = *(const uint32_t *) y;
+        return (a > b) - (a < b);
+}
+
+/* What AUDIT_INCOMPLETE says in words, as numbers a fleet can alert on:
+ * the processes whose maps the poll could not read, per owner. */
+static int unreadable(FILE *f, const struct ng_snapshot *s)
+{
+        family(f, "audit_unreadable_processes", "gauge",
+               "Processes whose memory maps the last poll could not read, per uid: what they attach is unknown.");
+        size_t n = 0;
+        for (size_t i = 0; i < s->n_procs; i++)
+                n += s->procs[i].maps_errno != 0;
+        if (!n)
+                return 0;
+        uint32_t *uids = malloc(n * sizeof(*uids));
+        if (!uids)
+                return -ENOMEM;
+        n = 0;
+        for (size_t i = 0; i < s->n_procs; i++)
+                if (s->procs[i].maps_errno)
+                        uids[n++] = s->procs[i].status.uid;
+        qsort(uids, n, sizeof(*uids), cmp_u32);
+        for (size_t i = 0, j; i < n; i = j) {
+                for (j = i; j < n && uids[j] == uids[i]; j++)
+                        ;
+                fprintf(f, "numaguard_audit_unreadable_processes{uid=\"%" PRIu32 "\"} %zu\n", uids[i], j - i);
+        }
+        free(uids);
+        return 0;
+}
+
 static void gauge(FILE *f, const char *name, const char *type, const char *help, uint64_t v)
 {
         family(f, name, type, help);
@@ -253,6 +288,9 @@ int ng_metrics_render(const struct ng_snapshot *s, const struct ng_audit *a,
                 prices(f, a);
                 findings(f, a);
         }
+        int r = unreadable(f, s);
+        if (r < 0)
+                return r;
         poll_cost(f, s, p);
         return ferror(f) ? -EIO : 0;
 }

@@ -37,7 +37,7 @@ struct ng_metrics_poll {
 };
 
 /* Writes the exposition text. a may be NULL (then no instance or finding
- * series). Returns 0 or -EIO. */
+ * series). Returns 0, -ENOMEM or -EIO. */
 int ng_metrics_render(const struct ng_snapshot *s, const struct ng_audit *a,
                       const struct ng_metrics_poll *p, FILE *f);
 

@@ -114,6 +114,31 @@ START_TEST(test_with_audit)
 }
 END_TEST
 
+/* Maps no one could read, counted per owner; none: the family and no sample. */
+START_TEST(test_unreadable)
+{
+        struct ng_snapshot *s = snap_new(2, 2, 2, 21, 1024 * 1024);
+        snap_proc(s, 10, 1, "mariadbd", "0-3", "0-1")->status.uid = 106;
+        snap_proc(s, 11, 1, "postgres", "0-3", "0-1")->status.uid = 105;
+        snap_proc(s, 12, 11, "postgres", "0-3", "0-1")->status.uid = 105;
+        snap_proc(s, 13, 1, "bash", "0-3", "0-1")->status.uid = 0;
+        char *t = render(s, NULL);
+        expect_line(t, "# TYPE numaguard_audit_unreadable_processes gauge");
+        ck_assert_ptr_null(strstr(t, "numaguard_audit_unreadable_processes{"));
+        free(t);
+        s->procs[0].maps_errno = EACCES;
+        s->procs[1].maps_errno = EACCES;
+        s->procs[2].maps_errno = EPERM;
+        t = render(s, NULL);
+        check_syntax(t);
+        expect_line(t, "numaguard_audit_unreadable_processes{uid=\"105\"} 2\n"
+                       "numaguard_audit_unreadable_processes{uid=\"106\"} 1");
+        ck_assert_ptr_null(strstr(t, "numaguard_audit_unreadable_processes{uid=\"0\"}"));
+        free(t);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 START_TEST(test_escape)
 {
         char buf[16];
@@ -130,6 +155,7 @@ static Suite *suite(void)
         TCase *tc = tcase_create("core");
         tcase_add_test(tc, test_snapshot_only);
         tcase_add_test(tc, test_with_audit);
+        tcase_add_test(tc, test_unreadable);
         tcase_add_test(tc, test_escape);
         suite_add_tcase(s, tc);
         return s;
