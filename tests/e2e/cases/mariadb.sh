@@ -25,6 +25,8 @@ jqe() { jq -e "$@" > /dev/null; }
 mysql_sql() { mariadb --socket="$MY/sock" -u root -N -B "$@"; }
 
 my_prepare() {
+    # the datadir is tmpfs: the guest's memory, given back for the next cases
+    at_exit "rm -rf '$MY'"
     mkdir -p "$MY" && chown mysql: "$MY" || abort "cannot create $MY"
     # Small redo log, no doublewrite, no flush per commit: the datadir is
     # tmpfs in the guest's RAM, and TCG makes every page fault slow.
