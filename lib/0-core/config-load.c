@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Loading numaguard.conf. inih splits lines into key/value pairs; a line
+ * reader of ours feeds it, because inih as packaged (Debian libinih1 r55)
+ * does not pass line numbers to the handler, never reports sections that
+ * have no keys, truncates section names to 49 characters, and treats
+ * indented lines as continuations of the previous value. The reader counts
+ * lines, recognises section headers itself and rejects indented lines, so
+ * none of that reaches the config.
+ */
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "config-internal.h"
+
+/* ---- loading ---------------------------------------------------------- */
+
+struct load_ctx {
+        const char *name;
+        ng_config_diag_fn diag;
+        void *userdata;
+        struct ng_config *cfg;
+        const char *pos; /* next line of the text */
+        unsigned lineno;
+        enum section_kind kind;
+        unsigned section_line;
+        unsigned global_line;
+        unsigned seen[NG_CFG_ITEMS_MAX]; /* line of each key in this section */
+        unsigned errors;
+        bool oom;
+};
+
+__attribute__((format(printf, 4, 5)))
+static void report(struct load_ctx *ctx, int level, unsigned line, const char *fmt, ...)
+{
+        char msg[512];
+        va_list ap;
+
+        if (level == LOG_ERR)
+                ctx->errors++;
+        if (!ctx->diag)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        ctx->diag(ctx->userdata, level, ctx->name, line, msg);
+}
+
+static struct ng_instance_config *current_instance(struct load_ctx *ctx)
+{
+        return &ctx->cfg->instances[ctx->cfg->n_instances - 1];
+}
+
+static void finish_instance(struct load_ctx *ctx)
+{
+        const struct ng_instance_config *inst = current_instance(ctx);
+        const struct item *policy = ng_cfg_find_item(SEC_INSTANCE, "policy");
+        bool matched = false;
+
+        for (size_t i = 0; i < ng_cfg_n_items; i++)
+                if (ng_cfg_items[i].section == SEC_INSTANCE && (ng_cfg_items[i].flags & ITEM_MATCHER) &&
+                    ctx->seen[i])
+                        matched = true;
+        if (!matched)
+                report(ctx, LOG_ERR, ctx->section_line,
+                       "[instance %s] has no matcher: set match_comm, match_cmdline, "
+                       "pidfile, cgroup or shm_owner",
+                       inst->name);
+        if (inst->policy == NG_POLICY_BIND && ng_bitmap_empty(&inst->nodes))
+                report(ctx, LOG_ERR, ctx->seen[policy - ng_cfg_items],
+                       "[instance %s] policy = bind needs a node list (nodes =)", inst->name);
+}
+
+static void finish_section(struct load_ctx *ctx)
+{
+        if (ctx->kind == SEC_INSTANCE)
+                finish_instance(ctx);
+        ctx->kind = SEC_NONE;
+}
+
+static void begin_section(struct load_ctx *ctx, enum section_kind kind)
+{
+        finish_section(ctx);
+        ctx->kind = kind;
+        ctx->section_line = ctx->lineno;
+        memset(ctx->seen, 0, sizeof(ctx->seen));
+}
+
+static bool valid_instance_name(const char *name)
+{
+        size_t len = strlen(name);
+
+        if (len < 1 || len > NG_INSTANCE_NAME_MAX)
+                return false;
+        for (const char *p = name; *p; p++)
+                if (!isalnum((unsigned char)*p) && !strchr("_.-", *p))
+                        return false;
+        return true;
+}
+
+static void begin_instance(struct load_ctx *ctx, const char *name)
+{
+        struct ng_config *c = ctx->cfg;
+        struct ng_instance_config *v;
+
+        if (!valid_instance_name(name)) {
+                report(ctx, LOG_ERR, ctx->lineno,
+                       "invalid instance name \"%s\": 1 to %d characters of A-Z a-z 0-9 _ . -",
+                       name, NG_INSTANCE_NAME_MAX);
+                return begin_section(ctx, SEC_SKIP);
+        }
+        for (size_t i = 0; i < c->n_instances; i++)
+                if (strcmp(c->instances[i].name, name) == 0) {
+                        report(ctx, LOG_ERR, ctx->lineno,
+                               "duplicate section [instance %s], first at line %u", name,
+                               c->instances[i].line);
+                        return begin_section(ctx, SEC_SKIP);
+                }
+        finish_section(ctx);
+        v = realloc(c->instances, (c->n_instances + 1) * sizeof(*v));
+        if (!v) {
+                ctx->oom = true;
+                return begin_section(ctx, SEC_SKIP);
+        }
+        c->instances = v;
+        c->n_instances++;
+        /* Counted before init so that ng_config_free() frees what init set. */
+        if (ng_cfg_instance_init(current_instance(ctx), name, ctx->lineno) < 0)
+                ctx->oom = true;
+        begin_section(ctx, SEC_INSTANCE);
+}
+
+static void begin_global(struct load_ctx *ctx)
+{
+        if (ctx->global_line) {
+                report(ctx, LOG_ERR, ctx->lineno, "duplicate section [global], first at line %u",
+                       ctx->global_line);
+                return begin_section(ctx, SEC_SKIP);
+        }
+        ctx->global_line = ctx->lineno;
+        begin_section(ctx, SEC_GLOBAL);
+}
+
+/* Trims blanks at both ends of s[0..len) in place; returns the new start. */
+static char *trim(char *s)
+{
+        char *end;
+
+        s += strspn(s, " \t\r");
+        end = s + strlen(s);
+        while (end > s && strchr(" \t\r", end[-1]))
+                *--end = '\0';
+        return s;
+}
+
+/* line: a copy starting at '['. Mirrors inih: text after ']' is ignored there,
+ * but here only a comment may follow. */
+static void section_header(struct load_ctx *ctx, char *line)
+{
+        char *close = strchr(line, ']');
+        char *name;
+
+        if (!close) {
+                report(ctx, LOG_ERR, ctx->lineno, "unterminated section header, missing ']'");
+                return begin_section(ctx, SEC_SKIP);
+        }
+        *close = '\0';
+        close = trim(close + 1);
+        if (*close && *close != ';' && *close != '#') {
+                report(ctx, LOG_ERR, ctx->lineno, "unexpected text after section header: %s",
+                       close);
+                return begin_section(ctx, SEC_SKIP);
+        }
+        name = trim(line + 1);
+        if (strcmp(name, "global") == 0)
+                return begin_global(ctx);
+        if (strncmp(name, "instance", 8) == 0 && (name[8] == '\0' || isblank(name[8])))
+                return begin_instance(ctx, trim(name + 8));
+        report(ctx, LOG_WARNING, ctx->lineno, "unknown section [%s], ignoring it", name);
+        begin_section(ctx, SEC_SKIP);
+}
+
+/* Returns true when inih may see the line, false when it was rejected. */
+static bool screen_line(struct load_ctx *ctx, char *line)
+{
+        char *s;
+
+        /* inih skips a UTF-8 byte order mark on the first line. */
+        if (ctx->lineno == 1 && strncmp(line, "\xEF\xBB\xBF", 3) == 0)
+                line += 3;
+        s = trim(line);
+        if (*s == '\0' || *s == ';' || *s == '#')
+                return true;
+        if (s != line) {
+                report(ctx, LOG_ERR, ctx->lineno,
+                       "line starts with whitespace; indented lines would continue the "
+                       "previous value");
+                return false;
+        }
+        if (*s == '[') {
+                section_header(ctx, s);
+                return true;
+        }
+        if (!strpbrk(s, "=:")) {
+                report(ctx, LOG_ERR, ctx->lineno, "expected \"key = value\" or \"[section]\"");
+                return false;
+        }
+        return true;
+}
+
+/* ini_reader over the in-memory text: counts lines and screens them. */
+static char *read_line(char *str, int num, void *stream)
+{
+        struct load_ctx *ctx = stream;
+        const char *eol;
+        size_t len;
+
+        if (*ctx->pos == '\0') {
+                finish_section(ctx);
+                return NULL;
+        }
+        eol = strchrnul(ctx->pos, '\n');
+        len = (size_t)(eol - ctx->pos);
+        ctx->lineno++;
+        str[0] = '\0';
+        if (len + 2 > (size_t)num) { /* room for inih's '\n' + NUL */
+                report(ctx, LOG_ERR, ctx->lineno, "line longer than %d characters", num - 2);
+        } else {
+                /* Screened in str (which it edits), then handed over intact. */
+                memcpy(str, ctx->pos, len);
+                str[len] = '\0';
+                if (screen_line(ctx, str))
+                        memcpy(str, ctx->pos, len);
+                else
+                        len = 0;
+                str[len] = '\0';
+        }
+        ctx->pos = *eol ? eol + 1 : eol;
+        return str;
+}
+
+static void *section_base(struct load_ctx *ctx)
+{
+        return ctx->kind == SEC_GLOBAL ? (void *)ctx->cfg : (void *)current_instance(ctx);
+}
+
+static int handle_pair(void *user, const char *section, const char *key, const char *value)
+{
+        struct load_ctx *ctx = user;
+        const struct item *it;
+        char why[256] = "";
+        int r;
+
+        (void)section; /* truncated by inih; ctx->kind is the truth */
+        if (ctx->kind == SEC_NONE) {
+                report(ctx, LOG_ERR, ctx->lineno, "\"%s\" outside of any section", key);
+                return 1;
+        }
+        if (ctx->kind == SEC_SKIP)
+                return 1;
+        if (*key == '\0' || !value) {
+                report(ctx, LOG_ERR, ctx->lineno, "expected \"key = value\"");
+                return 1;
+        }
+        it = ng_cfg_find_item(ctx->kind, key);
+        if (!it) {
+                report(ctx, LOG_WARNING, ctx->lineno, "unknown key \"%s\" in [%s%s], ignoring it",
+                       key, ctx->kind == SEC_GLOBAL ? "global" : "instance ",
+                       ctx->kind == SEC_GLOBAL ? "" : current_instance(ctx)->name);
+                return 1;
+        }
+        if (ctx->seen[it - ng_cfg_items]) {
+                report(ctx, LOG_ERR, ctx->lineno, "%s is already set at line %u", key,
+                       ctx->seen[it - ng_cfg_items]);
+                return 1;
+        }
+        ctx->seen[it - ng_cfg_items] = ctx->lineno;
+        /* "key =;x" gives ";x" but "key = ;x" a comment: refuse the ambiguity. */
+        if (*value == ';') {
+                report(ctx, LOG_ERR, ctx->lineno, "value of %s starts with ';'", key);
+                return 1;
+        }
+        r = it->parse(it, value, (char *)section_base(ctx) + it->offset, why, sizeof(why));
+        if (r == -ENOMEM)
+                ctx->oom = true;
+        else if (r < 0)
+                report(ctx, LOG_ERR, ctx->lineno, "invalid %s \"%s\": %s", key, value, why);
+        else if (r > 0)
+                report(ctx, LOG_WARNING, ctx->lineno, "%s: %s", key, why);
+        return 1;
+}
+
+int ng_config_load_string(const char *text, const char *name, ng_config_diag_fn diag,
+                          void *userdata, struct ng_config **ret)
+{
+        struct load_ctx ctx = {
+                .name = name ? name : "<string>",
+                .diag = diag,
+                .userdata = userdata,
+                .pos = text,
+        };
+        int r;
+
+        if (!text || !ret)
+                return -EINVAL;
+        r = ng_config_new_default(&ctx.cfg);
+        if (r < 0)
+                return r;
+        r = ini_parse_stream(read_line, &ctx, handle_pair, &ctx);
+        if (r == -2)
+                ctx.oom = true;
+        else if (r > 0 && ctx.errors == 0)
+                report(&ctx, LOG_ERR, (unsigned)r, "malformed line");
+        if (ctx.oom || ctx.errors) {
+                ng_config_free(ctx.cfg);
+                return ctx.oom ? -ENOMEM : -EINVAL;
+        }
+        *ret = ctx.cfg;
+        return 0;
+}
+
+static int read_text(const char *path, char **ret, size_t *ret_len)
+{
+        FILE *f = fopen(path, "re");
+        size_t len;
+        char *buf;
+        int r = 0;
+
+        if (!f)
+                return -errno;
+        buf = malloc(CONFIG_MAX_BYTES + 1);
+        if (!buf) {
+                fclose(f);
+                return -ENOMEM;
+        }
+        len = fread(buf, 1, CONFIG_MAX_BYTES + 1, f);
+        if (ferror(f))
+                r = errno ? -errno : -EIO;
+        else if (len > CONFIG_MAX_BYTES)
+                r = -EFBIG;
+        fclose(f);
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
+        buf[len] = '\0';
+        *ret = buf;
+        *ret_len = len;
+        return 0;
+}
+
+static unsigned line_of(const char *text, size_t off)
+{
+        unsigned line = 1;
+
+        for (size_t i = 0; i < off; i++)
+                line += text[i] == '\n';
+        return line;
+}
+
+int ng_config_load(const char *path, ng_config_diag_fn diag, void *userdata, struct ng_config **ret)
+{
+        char *text = NULL;
+        size_t len = 0;
+        const char *nul;
+        int r;
+
+        if (!path || !ret)
+                return -EINVAL;
+        r = read_text(path, &text, &len);
+        if (r < 0)
+                return r;
+        nul = memchr(text, '\0', len);
+        if (nul) {
+                if (diag)
+                        diag(userdata, LOG_ERR, path, line_of(text, (size_t)(nul - text)),
+                             "file contains a NUL byte");
+                free(text);
+                return -EINVAL;
+        }
+        r = ng_config_load_string(text, path, diag, userdata, ret);
+        free(text);
+        return r;
+}
+

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Shared by act-rebalance-plan.c (the plan, pure) and act-rebalance.c (the
+ * moves). Not installed. */
+
+#include "ng-act-rebalance.h"
+
+/* Library-internal: not exported from libnumaguard.so. */
+#pragma GCC visibility push(hidden)
+
+int ng_rebalance_node_index(const struct ng_rebalance_plan *p, int node);
+/* The node's entry, added (id order) when missing; -1 when full. */
+int ng_rebalance_node_index_add(struct ng_rebalance_plan *p, int node);
+void ng_rebalance_format_size(uint64_t bytes, char *buf, size_t size);
+
+#pragma GCC visibility pop

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rebalance, the plan: which pages of a cyclops segment move to which node
+ * (pure; act-rebalance.c says why it is done this way, and moves them). */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <numaif.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "act-rebalance-internal.h"
+#include "ng-format.h"
+#include "ng-units.h"
+
+int ng_rebalance_node_index(const struct ng_rebalance_plan *p, int node)
+{
+        for (size_t i = 0; i < p->n_nodes; i++)
+                if (p->nodes[i].node == node)
+                        return (int) i;
+        return -1;
+}
+
+/* The node's entry, added (id order) when missing; -1 when full. */
+int ng_rebalance_node_index_add(struct ng_rebalance_plan *p, int node)
+{
+        int k = ng_rebalance_node_index(p, node);
+        if (k >= 0 || p->n_nodes == NG_REBALANCE_MAX_NODES)
+                return k;
+        size_t i = 0;
+        while (i < p->n_nodes && p->nodes[i].node < node)
+                i++;
+        memmove(&p->nodes[i + 1], &p->nodes[i], (p->n_nodes - i) * sizeof(p->nodes[0]));
+        p->nodes[i] = (struct ng_rebalance_node) { .node = node };
+        p->n_nodes++;
+        return (int) i;
+}
+
+void ng_rebalance_format_size(uint64_t bytes, char *buf, size_t size)
+{
+        ng_format_kib(bytes / 1024, buf, size);
+}
+
+/* ---- planning (pure) ---- */
+
+/* The representative's VMAs of the segment; a second VMA over offsets
+ * already taken (the segment attached twice) is skipped. */
+static void plan_ranges(const struct ng_proc *pr, const struct ng_segment *seg, struct ng_rebalance_plan *p)
+{
+        for (size_t j = 0; j < pr->n_maps && p->n_ranges < NG_REBALANCE_MAX_RANGES; j++) {
+                const struct ng_map *m = &pr->maps[j];
+                if (seg->kind == NG_SEG_PRIVATE || !ng_segment_maps(seg, pr, m) || m->end <= m->start)
+                        continue;
+                uint64_t lo = m->offset, hi = m->offset + (m->end - m->start);
+                bool overlaps = false;
+                for (size_t k = 0; k < p->n_ranges; k++) {
+                        const struct ng_rebalance_range *r = &p->ranges[k];
+                        if (lo < r->offset + (r->end - r->start) && r->offset < hi)
+                                overlaps = true;
+                }
+                if (!overlaps)
+                        p->ranges[p->n_ranges++] = (struct ng_rebalance_range) {
+                                .start = m->start, .end = m->end, .offset = m->offset };
+        }
+}
+
+/* nodes= when set; else the CPUs' nodes (policy local) or every node; only
+ * nodes with memory. */
+static void plan_dest(const struct ng_snapshot *s, const struct ng_instance *in, struct ng_rebalance_plan *p)
+{
+        const struct ng_instance_config *ic = in->cfg;
+        struct ng_bitmap want = {0};
+        if (!ng_bitmap_empty(&ic->nodes))
+                want = ic->nodes;
+        else if (ic->policy == NG_POLICY_LOCAL)
+                want = in->cpu_nodes;
+        bool all = ng_bitmap_empty(&want);
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                struct ng_rebalance_node *n = &p->nodes[i];
+                const struct ng_node *nd = ng_snapshot_node(s, n->node);
+                n->dest = nd && nd->has_memory && (all || ng_bitmap_test(&want, (unsigned) n->node));
+                if (n->dest && p->n_dest < NG_REBALANCE_MAX_NODES)
+                        p->dest[p->n_dest++] = n->node;
+        }
+}
+
+static uint64_t node_avail_pages(const struct ng_node *nd, const struct ng_config *cfg, const struct ng_segment *seg,
+                                 uint64_t page_bytes)
+{
+        if (seg->huge) {
+                for (size_t i = 0; i < nd->n_pools; i++)
+                        if (nd->pools[i].page_kib == seg->page_kib)
+                                return nd->pools[i].free_pages;
+                return 0;
+        }
+        if (!nd->has_meminfo)
+                return 0;
+        uint64_t free_bytes;
+        if (!ng_kib_to_bytes(ng_meminfo_value(&nd->meminfo, "MemFree"), &free_bytes))
+                return 0;
+        uint64_t floor = ng_node_free_floor(cfg->node_free_floor_bytes, nd);
+        return free_bytes > floor ? (free_bytes - floor) / page_bytes : 0;
+}
+
+static uint64_t global_huge_free(const struct ng_snapshot *s, const struct ng_segment *seg)
+{
+        if (!seg->huge)
+                return UINT64_MAX;
+        for (size_t i = 0; i < s->n_pools; i++)
+                if (s->pools[i].page_kib == seg->page_kib)
+                        return s->pools[i].free_pages > s->pools[i].resv_pages
+                                       ? s->pools[i].free_pages - s->pools[i].resv_pages : 0;
+        return UINT64_MAX;
+}
+
+static int plan_refuse(struct ng_rebalance_plan *p, enum ng_outcome verdict, const char *why)
+{
+        p->verdict = verdict;
+        snprintf(p->reason, sizeof(p->reason), "%s", why);
+        return 0;
+}
+
+static void plan_nodes(const struct ng_snapshot *s, const struct ng_config *cfg, const struct ng_segment *seg,
+                       struct ng_rebalance_plan *p)
+{
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                if (!nd->has_memory)
+                        continue;
+                int k = ng_rebalance_node_index_add(p, nd->id);
+                if (k >= 0)
+                        p->nodes[k].avail_pages = node_avail_pages(nd, cfg, seg, p->page_bytes);
+        }
+        for (size_t i = 0; i < seg->n_nodes; i++) {
+                int k = ng_rebalance_node_index_add(p, seg->nodes[i].node);
+                if (k >= 0)
+                        p->nodes[k].before_pages += seg->nodes[i].bytes / p->page_bytes;
+        }
+}
+
+int ng_rebalance_plan_segment(const struct ng_snapshot *s, const struct ng_config *cfg,
+                              const struct ng_instance *in, const struct ng_segment *seg,
+                              struct ng_rebalance_plan *ret)
+{
+        if (!s || !cfg || !in || !seg || !ret)
+                return -EINVAL;
+        struct ng_rebalance_plan *p = ret;
+        memset(p, 0, sizeof(*p));
+        ng_segment_label(seg, p->label, sizeof(p->label));
+        p->pid = seg->rep_pid;
+        p->huge = seg->huge;
+        p->page_bytes = ng_kib_bytes_sat(seg->page_kib ? seg->page_kib : 4);
+        p->huge_free_pages = global_huge_free(s, seg);
+        if (s->topo.n_nodes < 2)
+                return plan_refuse(p, NG_OUTCOME_NOOP, "one NUMA node: nothing to rebalance");
+        if (seg->kind == NG_SEG_PRIVATE)
+                return plan_refuse(p, NG_OUTCOME_NOOP, "private memory of one process: not a shared segment");
+        const struct ng_proc *pr = seg->rep_pid ? ng_snapshot_proc(s, seg->rep_pid) : NULL;
+        if (!pr)
+                return plan_refuse(p, NG_OUTCOME_REFUSED, "no attached process: its page tables are the only "
+                                   "way to its pages without faulting any in");
+        if (seg->huge && seg->page_kib == 0)
+                return plan_refuse(p, NG_OUTCOME_REFUSED, "hugetlb page size unknown");
+        plan_ranges(pr, seg, p);
+        if (p->n_ranges == 0)
+                return plan_refuse(p, NG_OUTCOME_REFUSED, "the attached process no longer maps it");
+        plan_nodes(s, cfg, seg, p);
+        plan_dest(s, in, p);
+        if (p->n_dest == 0)
+                return plan_refuse(p, NG_OUTCOME_REFUSED, "none of the instance's nodes has memory");
+        ng_rebalance_replan(p);
+        return 0;
+}
+
+/* The remainder of R / n goes to the destinations holding most already. */
+static void plan_targets(struct ng_rebalance_plan *p)
+{
+        uint64_t base = p->resident_pages / p->n_dest, extra = p->resident_pages % p->n_dest;
+        for (size_t i = 0; i < p->n_nodes; i++)
+                p->nodes[i].target_pages = p->nodes[i].dest ? base : 0;
+        for (; extra > 0; extra--) {
+                struct ng_rebalance_node *best = NULL;
+                for (size_t i = 0; i < p->n_nodes; i++) {
+                        struct ng_rebalance_node *n = &p->nodes[i];
+                        if (n->dest && n->target_pages == base && (!best || n->before_pages > best->before_pages))
+                                best = n;
+                }
+                best->target_pages++;
+        }
+}
+
+static bool check_supply(struct ng_rebalance_plan *p)
+{
+        char a[24], b[24];
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                const struct ng_rebalance_node *n = &p->nodes[i];
+                if (n->in_pages <= n->avail_pages)
+                        continue;
+                if (p->huge)
+                        snprintf(p->reason, sizeof(p->reason),
+                                 "node %d has %" PRIu64 " free %" PRIu64 " kB hugepages, %" PRIu64 " needed "
+                                 "(reserve them there first: numaguardctl hugepages)",
+                                 n->node, n->avail_pages, p->page_bytes / 1024, n->in_pages);
+                else {
+                        ng_rebalance_format_size(n->avail_pages * p->page_bytes, a, sizeof(a));
+                        ng_rebalance_format_size(n->in_pages * p->page_bytes, b, sizeof(b));
+                        snprintf(p->reason, sizeof(p->reason),
+                                 "node %d can take %s above its free-memory floor, %s needed", n->node, a, b);
+                }
+                return false;
+        }
+        if (p->huge && p->move_pages > p->huge_free_pages) {
+                snprintf(p->reason, sizeof(p->reason),
+                         "%" PRIu64 " free unreserved %" PRIu64 " kB hugepages in the pool, %" PRIu64 " needed",
+                         p->huge_free_pages, p->page_bytes / 1024, p->move_pages);
+                return false;
+        }
+        return true;
+}
+
+void ng_rebalance_replan(struct ng_rebalance_plan *p)
+{
+        p->resident_pages = p->move_pages = 0;
+        for (size_t i = 0; i < p->n_nodes; i++)
+                p->resident_pages += p->nodes[i].before_pages;
+        plan_targets(p);
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                struct ng_rebalance_node *n = &p->nodes[i];
+                n->in_pages = n->target_pages > n->before_pages ? n->target_pages - n->before_pages : 0;
+                n->out_pages = n->before_pages > n->target_pages ? n->before_pages - n->target_pages : 0;
+                p->move_pages += n->in_pages;
+        }
+        p->reason[0] = '\0';
+        if (p->resident_pages == 0) {
+                p->verdict = NG_OUTCOME_NOOP;
+                snprintf(p->reason, sizeof(p->reason), "no resident page reachable through pid %d", (int) p->pid);
+        } else if (p->move_pages == 0) {
+                p->verdict = NG_OUTCOME_NOOP;
+                snprintf(p->reason, sizeof(p->reason), "already spread evenly over its %zu nodes", p->n_dest);
+        } else
+                p->verdict = check_supply(p) ? NG_OUTCOME_DRY_RUN : NG_OUTCOME_REFUSED;
+}
+
+const char *ng_rebalance_format_moves(const struct ng_rebalance_plan *p, bool moved, char *buf, size_t size)
+{
+        size_t len = 0;
+        buf[0] = '\0';
+        for (size_t i = 0; i < p->n_nodes && len < size; i++) {
+                const struct ng_rebalance_node *n = &p->nodes[i];
+                uint64_t in = moved ? n->moved_in_pages : n->in_pages, out = moved ? n->moved_out_pages : n->out_pages;
+                if (!in && !out)
+                        continue;
+                int k = snprintf(buf + len, size - len, "%snode%d %s%" PRIu64, len ? ", " : "", n->node,
+                                 in ? "+" : "-", in ? in : out);
+                if (k < 0)
+                        break;
+                len += (size_t) k;
+        }
+        return buf;
+}
