@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Shared by snapshot.c, picture.c and collect-proc.c. Not installed. */
+/* Shared by the collector's files: snapshot.c (the entry points) and the
+ * collect-*.c parts it calls, picture.c and collect-proc.c. Not installed. */
 
 #include <stdarg.h>
 
@@ -63,3 +64,39 @@ void ng_proc_events_free(struct ng_proc_events *ev);
  * since the last call, in *touched (replaced; may repeat). -ENOBUFS when
  * events were lost meanwhile (then *touched is incomplete). */
 int ng_proc_events_drain(struct ng_proc_events *ev, struct ng_pid_set *touched);
+
+/* ---- collect-read.c: the shared readers ---- */
+
+/* ng_collect_vread() with the arguments inline. */
+int ng_collect_read(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+/* Records a problem with a file of the tree (path relative to its root). */
+void ng_collect_problem(struct collector *c, const char *path, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+/* Reads a list file ("0-3"); an absent file leaves *ret empty, one that
+ * does not parse too, with a problem naming it. */
+int ng_collect_read_list(struct collector *c, struct ng_bitmap *ret, const char *path);
+void ng_collect_read_meminfo(struct collector *c, struct ng_meminfo *m, bool *has, bool must_exist,
+                             const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int ng_collect_read_u64(struct collector *c, uint64_t *ret, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+/* ---- the parts of ng_snapshot_collect(), in the order it calls them ---- */
+
+/* collect-topology.c */
+int ng_collect_memory(struct collector *c);
+int ng_collect_topology(struct collector *c);
+void ng_collect_knobs(struct collector *c);
+/* collect-shm.c */
+int ng_collect_sysvipc(struct collector *c);
+int ng_collect_mounts(struct collector *c);
+int ng_collect_files(struct collector *c);
+/* collect-placement.c */
+int ng_collect_procs(struct collector *c);
+int ng_collect_placement(struct collector *c);
+int ng_collect_pidfiles(struct collector *c);
+void ng_collect_libnuma(struct collector *c);
+/* Adds a copy of *smp to s->samples. */
+int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp);
+/* collect-cgroups.c */
+int ng_collect_cgroups(struct collector *c);

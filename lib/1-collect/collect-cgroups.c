@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* collect: the cpuset cgroups the processes run in (v1 or v2). */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect-internal.h"
+#include "ng-parse.h"
+#include "ng-snapshot.h"
+#include "ng-units.h"
+
+/* ---- cgroups ---- */
+
+/* The hierarchy that holds the cpuset controller: v1 if bound there, else
+ * the cgroup2 mount. */
+static const struct ng_mount *cpuset_mount(const struct ng_snapshot *s, int *ret_version)
+{
+        const struct ng_mount *v2 = NULL;
+        for (size_t i = 0; i < s->n_mounts; i++) {
+                const struct ng_mount *m = &s->mounts[i];
+                if (!strcmp(m->fstype, "cgroup") && ng_mount_has_option(m, "cpuset")) {
+                        *ret_version = 1;
+                        return m;
+                }
+                if (!strcmp(m->fstype, "cgroup2") && !v2)
+                        v2 = m;
+        }
+        *ret_version = 2;
+        return v2;
+}
+
+static int cgroup_dir(const struct ng_mount *m, const char *path, char **ret)
+{
+        /* Inside a cgroup namespace the mount root is a sub-path. */
+        size_t rl = strlen(m->root);
+        if (strcmp(m->root, "/") && !strncmp(path, m->root, rl) && (path[rl] == '/' || !path[rl]))
+                path += rl;
+        if (!strcmp(path, "/"))
+                path = "";
+        return asprintf(ret, "%s%s", m->mountpoint, path) < 0 ? -ENOMEM : 0;
+}
+
+static void read_cgroup_files(struct collector *c, struct ng_cgroup *cg)
+{
+        static const char *const v1[] = { "cpuset.cpus", "cpuset.mems", "cpuset.effective_cpus", "cpuset.effective_mems" };
+        static const char *const v2[] = { "cpuset.cpus", "cpuset.mems", "cpuset.cpus.effective", "cpuset.mems.effective" };
+        struct ng_bitmap *dst[] = { &cg->cpus, &cg->mems, &cg->effective_cpus, &cg->effective_mems };
+        const char *const *names = cg->version == 1 ? v1 : v2;
+        char *buf;
+
+        for (size_t i = 0; i < 4; i++) {
+                if (ng_collect_read(c, &buf, NULL, "%s/%s", cg->dir, names[i]) < 0)
+                        continue;
+                if (ng_bitmap_parse_list(buf, dst[i]) >= 0 && i >= 2)
+                        cg->has_cpuset = true;
+                free(buf);
+        }
+        uint64_t v;
+        cg->memory_migrate = cg->version == 1 &&
+                ng_collect_read_u64(c, &v, "%s/%s", cg->dir, "cpuset.memory_migrate") >= 0 ? (int) (v != 0) : -1;
+        if (cg->version == 2 && ng_collect_read(c, &buf, NULL, "%s/memory.numa_stat", cg->dir) >= 0) {
+                if (ng_parse_numa_stat(buf, &cg->memory_numa_stat, &cg->n_memory_numa_stat) < 0)
+                        cg->n_memory_numa_stat = 0;
+                free(buf);
+        }
+        /* The hugetlb controller names sizes "2MB", "1GB", "64KB". */
+        for (size_t i = 0; cg->version == 2 && i < c->s->n_pools; i++) {
+                uint64_t kib = c->s->pools[i].page_kib;
+                const char *unit = kib >= 1048576 ? "GB" : kib >= 1024 ? "MB" : "KB";
+                uint64_t n = kib >= 1048576 ? kib >> 20 : kib >= 1024 ? kib >> 10 : kib;
+                if (ng_collect_read(c, &buf, NULL, "%s/hugetlb.%" PRIu64 "%s.numa_stat", cg->dir, n, unit) < 0)
+                        continue;
+                size_t k = cg->n_hugetlb_numa_stat;
+                if (ng_parse_numa_stat(buf, &cg->hugetlb_numa_stat[k].lines, &cg->hugetlb_numa_stat[k].n) >= 0) {
+                        cg->hugetlb_numa_stat[k].page_kib = kib;
+                        cg->n_hugetlb_numa_stat++;
+                }
+                free(buf);
+        }
+}
+
+int ng_collect_cgroups(struct collector *c)
+{
+        struct ng_snapshot *s = c->s;
+        int version;
+        const struct ng_mount *m = cpuset_mount(s, &version);
+        if (!m)
+                return 0;
+        const struct ng_cgroup_entry *last = NULL;
+        for (size_t i = 0; i < s->n_procs; i++) {
+                const struct ng_pid_cgroup *pc = &s->procs[i].cgroup;
+                /* Records of a picture share equal cgroup lists: one look each. */
+                if (pc->e && pc->e == last)
+                        continue;
+                last = pc->e;
+                const char *path = version == 1 ? ng_pid_cgroup_v1_path(pc, "cpuset") : ng_pid_cgroup_v2_path(pc);
+                if (!path || ng_snapshot_cgroup(s, path))
+                        continue;
+                if (s->n_cgroups % 16 == 0) {
+                        struct ng_cgroup *ncg = realloc(s->cgroups, (s->n_cgroups + 16) * sizeof(*ncg));
+                        if (!ncg)
+                                return -ENOMEM;
+                        s->cgroups = ncg;
+                }
+                struct ng_cgroup *cg = &s->cgroups[s->n_cgroups];
+                *cg = (struct ng_cgroup) { .version = version, .memory_migrate = -1 };
+                if (!(cg->path = strdup(path)) || cgroup_dir(m, path, &cg->dir) < 0) {
+                        free(cg->path);
+                        return -ENOMEM;
+                }
+                s->n_cgroups++;
+                read_cgroup_files(c, cg);
+        }
+        return 0;
+}

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* collect: the processes, where their segments' pages sit (numa_maps of one
+ * representative per segment), their libnuma and the databases' pid files. */
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect-internal.h"
+#include "ng-parse.h"
+#include "ng-sample.h"
+#include "ng-snapshot.h"
+#include "ng-units.h"
+
+/* ---- processes ---- */
+
+int ng_collect_procs(struct collector *c)
+{
+        struct ng_snapshot *s = c->s;
+        if (c->o.picture)
+                return ng_picture_collect_procs(c->o.picture, c);
+        struct ng_pid_entry *pids;
+        size_t n, cap = 0;
+        int r = ng_path_list_pids(c->p, &pids, &n, NG_PROC_DIR);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                struct ng_proc pr;
+                s->cost.procs_scanned++;
+                r = ng_collect_read_proc(c, pids[i].pid, &pr);
+                if (r > 0 && (r = ng_collect_add_proc(s, &cap, &pr)) < 0)
+                        ng_proc_done(&pr);
+        }
+        free(pids);
+        c->current_pid = 0;
+        return r < 0 ? r : 0;
+}
+
+struct seg_id {
+        unsigned major, minor;
+        uint64_t inode;
+        pid_t private_pid;      /* private mappings belong to one process */
+};
+
+static struct seg_id map_id(const struct ng_proc *pr, const struct ng_map *m)
+{
+        return (struct seg_id) {
+                .major = m->dev_major, .minor = m->dev_minor, .inode = m->inode,
+                .private_pid = m->kind == NG_MAP_ANON_PRIVATE ? pr->pid : 0,
+        };
+}
+
+static bool id_seen(const struct seg_id *ids, size_t n, struct seg_id id)
+{
+        for (size_t i = 0; i < n; i++)
+                if (!memcmp(&ids[i], &id, sizeof(id)))
+                        return true;
+        return false;
+}
+
+struct id_set {
+        struct seg_id *v;
+        size_t n, cap;
+};
+
+static int id_set_add(struct id_set *set, struct seg_id id)
+{
+        if (set->n == set->cap) {
+                size_t ncap = set->cap ? set->cap * 2 : 32;
+                struct seg_id *nv = realloc(set->v, ncap * sizeof(*nv));
+                if (!nv)
+                        return -ENOMEM;
+                set->v = nv;
+                set->cap = ncap;
+        }
+        set->v[set->n++] = id;
+        return 0;
+}
+
+int ng_proc_rep_cmp(const struct ng_proc *a, const struct ng_proc *b)
+{
+        uint64_t x = a->status.rss_shmem_kib + a->status.hugetlb_kib, y = b->status.rss_shmem_kib + b->status.hugetlb_kib;
+        if (x != y)
+                return x > y ? -1 : 1;
+        return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+static int rep_cmp_ptr(const void *a, const void *b)
+{
+        return ng_proc_rep_cmp(*(struct ng_proc *const *) a, *(struct ng_proc *const *) b);
+}
+
+/*
+ * Calls fn once for the representative of every segment: the first attacher
+ * in ng_proc_rep_cmp() order for which fn succeeds (> 0). fn returning 0
+ * means "not this one" (gone, not readable): the next attacher serves.
+ */
+static int for_each_representative(struct collector *c,
+                                   int (*fn)(struct collector *c, struct ng_proc *pr, const struct id_set *seen))
+{
+        struct ng_snapshot *s = c->s;
+        struct id_set seen = {0};
+        int r = 0;
+        struct ng_proc **order = malloc((s->n_procs + 1) * sizeof(*order));
+        if (!order)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_procs; i++)
+                order[i] = &s->procs[i];
+        qsort(order, s->n_procs, sizeof(*order), rep_cmp_ptr);
+
+        for (size_t i = 0; i < s->n_procs && r >= 0; i++) {
+                struct ng_proc *pr = order[i];
+                bool needed = false;
+                for (size_t j = 0; j < pr->n_maps && !needed; j++)
+                        needed = ng_map_is_segment(&pr->maps[j]) && !id_seen(seen.v, seen.n, map_id(pr, &pr->maps[j]));
+                if (!needed)
+                        continue;
+                /* move_pages(2) reads no file: say whom we wait on first. */
+                c->current_pid = pr->pid;
+                if (c->o.progress)
+                        c->o.progress(c->o.progress_data, pr->pid);
+                r = fn(c, pr, &seen);
+                if (r <= 0)
+                        continue;
+                r = 0;
+                for (size_t j = 0; j < pr->n_maps && r >= 0; j++) {
+                        struct seg_id id = map_id(pr, &pr->maps[j]);
+                        if (ng_map_is_segment(&pr->maps[j]) && !id_seen(seen.v, seen.n, id))
+                                r = id_set_add(&seen, id);
+                }
+        }
+        free(order);
+        free(seen.v);
+        c->current_pid = 0;
+        return r;
+}
+
+/* Tier 2: the representative's numa_maps (a page-table walk of the whole
+ * process: never one read per attached process, that stalls databases). */
+static int read_numa_maps(struct collector *c, struct ng_proc *pr, const struct id_set *seen)
+{
+        (void) seen;    /* one read covers every mapping of the process */
+        char *buf;
+        if (ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/%d/numa_maps", pr->pid) < 0)
+                return 0;
+        c->s->cost.numa_maps_read++;
+        int r = ng_parse_numa_maps(buf, &pr->numa_maps, &pr->n_numa_maps);
+        free(buf);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        /* Page counts whose bytes overflow or exceed any machine: the
+         * placement of this process's segments is unknown. */
+        for (size_t i = 0; i < pr->n_numa_maps; i++) {
+                const struct ng_numa_map *nm = &pr->numa_maps[i];
+                uint64_t sum = 0, bytes;
+                for (size_t k = 0; k < nm->n_np; k++) {
+                        if (ng_add_u64(sum, nm->np[k].pages, &sum) &&
+                            ng_units_bytes(sum, nm->kernelpagesize_kib ? nm->kernelpagesize_kib : 4, &bytes))
+                                continue;
+                        char path[64];
+                        snprintf(path, sizeof(path), NG_PROC_DIR "/%d/numa_maps", (int) pr->pid);
+                        ng_collect_problem(c, path, "N%d=%" PRIu64 " pages at %" PRIx64 " is more memory than any machine "
+                                "holds: this process's placement is unknown", nm->np[k].node, nm->np[k].pages,
+                                nm->start);
+                        ng_numa_maps_free(pr->numa_maps, pr->n_numa_maps);
+                        pr->numa_maps = NULL;
+                        pr->n_numa_maps = 0;
+                        return 0;
+                }
+        }
+        pr->has_numa_maps = true;
+        return 1;
+}
+
+/* Tier 0: page size of every segment mapping of the representative, from
+ * st_blksize of its map_files link (hugetlbfs reports the huge page size). */
+static int read_page_sizes(struct collector *c, struct ng_proc *pr, const struct id_set *seen)
+{
+        bool any = false;
+        for (size_t j = 0; j < pr->n_maps; j++) {
+                struct ng_map *m = &pr->maps[j];
+                uint64_t bytes;
+                if (!ng_map_is_segment(m) || id_seen(seen->v, seen->n, map_id(pr, m)))
+                        continue;
+                if (ng_path_blksize(c->p, &bytes, NG_PROC_DIR "/%d/map_files/%" PRIx64 "-%" PRIx64,
+                                    pr->pid, m->start, m->end) < 0)
+                        continue;
+                m->page_kib = bytes / 1024;
+                any = true;
+        }
+        return any;
+}
+
+int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp)
+{
+        if (s->n_samples % 32 == 0) {
+                struct ng_sample *nv = realloc(s->samples, (s->n_samples + 32) * sizeof(*nv));
+                if (!nv)
+                        return -ENOMEM;
+                s->samples = nv;
+        }
+        s->samples[s->n_samples++] = *smp;
+        return 0;
+}
+
+/* Tier 1: move_pages(2) on sample_pages addresses of each VMA of the
+ * segments no earlier representative covered: never a segment twice. */
+static int sample_proc(struct collector *c, struct ng_proc *pr, const struct id_set *seen)
+{
+        bool any = false;
+        for (size_t j = 0; j < pr->n_maps; j++) {
+                const struct ng_map *m = &pr->maps[j];
+                struct ng_sample smp;
+                if (!ng_map_is_segment(m) || id_seen(seen->v, seen->n, map_id(pr, m)))
+                        continue;
+                int r = ng_sample_range(pr->pid, m->start, m->end - m->start, m->page_kib * 1024,
+                                        c->o.sample_pages, NULL, &smp);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        return any;     /* gone or not permitted: keep what we have */
+                c->s->cost.pages_sampled += smp.asked;
+                r = ng_collect_add_sample(c->s, &smp);
+                if (r < 0) {
+                        ng_sample_done(&smp);
+                        return r;
+                }
+                any = true;
+        }
+        return any;
+}
+
+int ng_collect_placement(struct collector *c)
+{
+        enum ng_placement pl = c->o.placement;
+        bool live = ng_path_is_live(c->p);
+        if (pl == NG_PLACEMENT_AUTO || (pl == NG_PLACEMENT_SAMPLED && !live))
+                pl = live ? NG_PLACEMENT_SAMPLED : NG_PLACEMENT_EXACT;
+        c->s->placement = pl;
+        if (c->o.sample_pages == 0)
+                c->o.sample_pages = 4096;
+        /* Exact placement carries kernelpagesize_kB; probing map_files too
+         * would give the live host facts a --root replay cannot have. */
+        int r = pl == NG_PLACEMENT_SAMPLED ? for_each_representative(c, read_page_sizes) : 0;
+        if (r < 0)
+                return r;
+        switch (pl) {
+        case NG_PLACEMENT_SAMPLED:
+                return for_each_representative(c, sample_proc);
+        case NG_PLACEMENT_EXACT:
+                return for_each_representative(c, read_numa_maps);
+        default:
+                return 0;
+        }
+}
+
+/* Only where Oracle runs: the check stats files outside /proc and /sys. */
+void ng_collect_libnuma(struct collector *c)
+{
+        static const char *const paths[] = NG_LIBNUMA_PATHS;
+        struct ng_snapshot *s = c->s;
+        s->libnuma_so = -1;
+        for (size_t i = 0; i < s->n_procs && s->libnuma_so < 0; i++)
+                if (!strncmp(s->procs[i].name, "ora_", 4) || !strncmp(s->procs[i].name, "asm_", 4))
+                        s->libnuma_so = 0;
+        for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && s->libnuma_so == 0; i++) {
+                uint64_t size;
+                if (ng_path_file_size(c->p, &size, "%s", paths[i]) >= 0)
+                        s->libnuma_so = 1;
+        }
+}
+
+int ng_collect_pidfiles(struct collector *c)
+{
+        struct ng_snapshot *s = c->s;
+        if (c->o.n_pidfiles == 0)
+                return 0;
+        s->pidfiles = calloc(c->o.n_pidfiles, sizeof(*s->pidfiles));
+        if (!s->pidfiles)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->o.n_pidfiles; i++) {
+                struct ng_pidfile *pf = &s->pidfiles[s->n_pidfiles++];
+                char *buf;
+                uint64_t v;
+                if (!(pf->path = strdup(c->o.pidfiles[i])))
+                        return -ENOMEM;
+                if (ng_collect_read(c, &buf, NULL, "%s", pf->path) < 0)
+                        continue;
+                /* PostgreSQL's postmaster.pid holds more lines after the pid. */
+                char *nl = strchr(buf, '\n');
+                if (nl)
+                        *nl = '\0';
+                if (ng_parse_u64_full(buf, &v) >= 0 && v > 0 && v <= INT32_MAX)
+                        pf->pid = (pid_t) v;
+                free(buf);
+        }
+        return 0;
+}

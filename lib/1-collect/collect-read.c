@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* collect: the readers every part of the collection shares (one file, a
+ * list, a meminfo, a number) and the problems they record. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect-internal.h"
+#include "ng-parse.h"
+#include "ng-snapshot.h"
+#include "ng-units.h"
+
+/* Every read goes through ng_collect_vread() so that the snapshot can say
+ * what it cost. */
+static int vrd(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)
+        __attribute__((format(printf, 4, 0)));
+static int vrd(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)
+{
+        return ng_collect_vread(c, ret_buf, ret_len, fmt, ap);
+}
+int ng_collect_read(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vrd(c, ret_buf, ret_len, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+void ng_collect_problem(struct collector *c, const char *path, const char *fmt, ...)
+{
+        struct ng_snapshot *s = c->s;
+        if (s->n_problems++ >= NG_MAX_PROBLEMS)
+                return;
+        struct ng_problem *pb = &s->problems[s->n_problems - 1];
+        /* A long root is cut from its start: the kernel path matters most. */
+        size_t rl = strlen(s->root), keep = sizeof(pb->path) / 2;
+        const char *root = rl > keep ? s->root + rl - keep : s->root;
+        int n = snprintf(pb->path, sizeof(pb->path), "%.*s%s", (int) strnlen(root, keep), root, path);
+        if (n >= (int) sizeof(pb->path))
+                strcpy(pb->path + sizeof(pb->path) - 4, "...");
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(pb->reason, sizeof(pb->reason), fmt, ap);
+        va_end(ap);
+}
+
+/* Reads a list file ("0-3"); an absent file leaves *ret empty, one that
+ * does not parse too, with a problem naming it. */
+int ng_collect_read_list(struct collector *c, struct ng_bitmap *ret, const char *path)
+{
+        char *buf;
+        int r = ng_collect_read(c, &buf, NULL, "%s", path);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        struct ng_bitmap b = {0};
+        r = ng_bitmap_parse_list(buf, &b);
+        free(buf);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                ng_collect_problem(c, path, "not a list of ids (%s)", strerror(-r));
+                return 0;
+        }
+        *ret = b;
+        return 0;
+}
+
+/* Fields of a meminfo that are parts of MemTotal. */
+static bool part_of_total(const char *key)
+{
+        static const char *const keys[] = { "MemFree", "MemUsed", "MemAvailable", "FilePages", "Shmem",
+                                            "PageTables", "AnonPages", "Mapped", "Active", "Inactive",
+                                            "Slab", "KernelStack" };
+        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+                if (!strcmp(key, keys[i]))
+                        return true;
+        return false;
+}
+
+/* A meminfo that cannot be true is unknown as a whole: a MemFree of 2^64-1
+ * kB would otherwise plan hugepages on memory the node does not have. */
+static bool meminfo_plausible(struct collector *c, const char *path, const struct ng_meminfo *m)
+{
+        uint64_t total;
+        if (ng_meminfo_get(m, "MemTotal", &total) < 0) {
+                ng_collect_problem(c, path, "no MemTotal line: the memory is unknown");
+                return false;
+        }
+        for (size_t i = 0; i < m->n; i++) {
+                const struct ng_meminfo_field *f = &m->f[i];
+                if (!f->kib)
+                        continue;
+                if (f->value > NG_PLAUSIBLE_MAX_KIB) {
+                        ng_collect_problem(c, path, "%s %" PRIu64 " kB is more than any machine holds (4 PiB): the memory "
+                                "is unknown", f->key, f->value);
+                        return false;
+                }
+                if (part_of_total(f->key) && f->value > total) {
+                        ng_collect_problem(c, path, "%s %" PRIu64 " kB exceeds MemTotal %" PRIu64 " kB: the memory is "
+                                "unknown", f->key, f->value, total);
+                        return false;
+                }
+        }
+        return true;
+}
+
+/* Reads a meminfo; has set when it exists, parses and can be true. */
+void ng_collect_read_meminfo(struct collector *c, struct ng_meminfo *m, bool *has, bool must_exist, const char *fmt, ...)
+{
+        char path[128], *buf;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(path, sizeof(path), fmt, ap);
+        va_end(ap);
+        *has = false;
+        int r = ng_collect_read(c, &buf, NULL, "%s", path);
+        if (r < 0) {
+                if (r != -ENOENT || must_exist)
+                        ng_collect_problem(c, path, "%s: the memory is unknown",
+                                r == -ENOENT ? "missing" : strerror(-r));
+                return;
+        }
+        r = ng_parse_meminfo(buf, m);
+        free(buf);
+        if (r < 0)
+                ng_collect_problem(c, path, "no meminfo line parses: the memory is unknown");
+        else
+                *has = meminfo_plausible(c, path, m);
+}
+
+int ng_collect_read_u64(struct collector *c, uint64_t *ret, const char *fmt, ...)
+{
+        char *buf;
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vrd(c, &buf, NULL, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return r;
+        r = ng_parse_u64_full(buf, ret);
+        free(buf);
+        return r;
+}

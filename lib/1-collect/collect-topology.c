@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* collect: the nodes, their memory, CPUs, distances and huge page pools,
+ * and the kernel's NUMA knobs. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect-internal.h"
+#include "ng-parse.h"
+#include "ng-snapshot.h"
+#include "ng-units.h"
+
+static int pool_cmp(const void *a, const void *b)
+{
+        const struct ng_hugepool *x = a, *y = b;
+        return (x->page_kib > y->page_kib) - (x->page_kib < y->page_kib);
+}
+
+/* Reads every hugepages-<size>kB directory under dir into pools. */
+static int read_pools(struct collector *c, const char *dir, bool global,
+                      struct ng_hugepool *pools, size_t *ret_n)
+{
+        char **names;
+        size_t n = 0, k = 0;
+        int r = ng_path_list(c->p, &names, &n, "%s", dir);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        for (size_t i = 0; i < n && k < NG_MAX_HUGE_SIZES; i++) {
+                struct ng_hugepool hp = {0};
+                if (ng_parse_hugepages_dirname(names[i], &hp.page_kib) < 0)
+                        continue;
+                if (ng_collect_read_u64(c, &hp.nr_pages, "%s/%s/nr_hugepages", dir, names[i]) < 0)
+                        continue;
+                ng_collect_read_u64(c, &hp.free_pages, "%s/%s/free_hugepages", dir, names[i]);
+                ng_collect_read_u64(c, &hp.surplus_pages, "%s/%s/surplus_hugepages", dir, names[i]);
+                if (global) {
+                        ng_collect_read_u64(c, &hp.resv_pages, "%s/%s/resv_hugepages", dir, names[i]);
+                        ng_collect_read_u64(c, &hp.overcommit_pages, "%s/%s/nr_overcommit_hugepages", dir, names[i]);
+                }
+                uint64_t bytes, all;
+                if (!ng_add_u64(hp.nr_pages, hp.surplus_pages, &all) || !ng_units_bytes(all, hp.page_kib, &bytes) ||
+                    hp.free_pages > all) {
+                        char path[192];
+                        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+                        ng_collect_problem(c, path, "nr_hugepages %" PRIu64 ", free %" PRIu64 ", surplus %" PRIu64
+                                " of %" PRIu64 " kB cannot be true: the pool is unknown", hp.nr_pages,
+                                hp.free_pages, hp.surplus_pages, hp.page_kib);
+                        continue;
+                }
+                pools[k++] = hp;
+        }
+        ng_strv_free(names);
+        qsort(pools, k, sizeof(*pools), pool_cmp);
+        *ret_n = k;
+        return 0;
+}
+
+static int read_node(struct collector *c, struct ng_node *nd, const struct ng_topology *t)
+{
+        char path[128], *buf;
+        int r;
+
+        nd->has_cpu = ng_bitmap_test(&t->has_cpu, (unsigned) nd->id);
+        nd->has_memory = ng_bitmap_test(&t->has_memory, (unsigned) nd->id);
+        nd->has_normal_memory = ng_bitmap_test(&t->has_normal_memory, (unsigned) nd->id);
+
+        snprintf(path, sizeof(path), NG_SYS_NODE_DIR "/node%d/cpulist", nd->id);
+        r = ng_collect_read_list(c, &nd->cpus, path);
+        if (r < 0)
+                return r;
+
+        if (ng_collect_read(c, &buf, NULL, NG_SYS_NODE_DIR "/node%d/distance", nd->id) >= 0) {
+                uint64_t row[1024];
+                size_t n = 0;
+                r = ng_parse_u64_row(buf, row, 1024, &n);
+                free(buf);
+                if (r >= 0 && n > 0) {
+                        nd->distance = malloc(n * sizeof(*nd->distance));
+                        if (!nd->distance)
+                                return -ENOMEM;
+                        memcpy(nd->distance, row, n * sizeof(*row));
+                        nd->n_distance = n;
+                }
+        }
+
+        /* Every online node has one; without it the node's memory is
+         * unknown, never 0. */
+        ng_collect_read_meminfo(c, &nd->meminfo, &nd->has_meminfo, true, NG_SYS_NODE_DIR "/node%d/meminfo", nd->id);
+
+        snprintf(path, sizeof(path), NG_SYS_NODE_DIR "/node%d/hugepages", nd->id);
+        return read_pools(c, path, false, nd->pools, &nd->n_pools);
+}
+
+/* A kernel without NUMA sysfs is one node holding every CPU and all memory. */
+static int synthesize_node0(struct collector *c, struct ng_topology *t)
+{
+        t->nodes = calloc(1, sizeof(*t->nodes));
+        if (!t->nodes)
+                return -ENOMEM;
+        t->n_nodes = 1;
+        ng_bitmap_set(&t->online, 0);
+        ng_bitmap_set(&t->possible, 0);
+        ng_bitmap_set(&t->has_memory, 0);
+        ng_bitmap_set(&t->has_normal_memory, 0);
+        if (!ng_bitmap_empty(&t->cpus_online))
+                ng_bitmap_set(&t->has_cpu, 0);
+        struct ng_node *nd = &t->nodes[0];
+        nd->cpus = t->cpus_online;
+        nd->has_cpu = !ng_bitmap_empty(&t->cpus_online);
+        nd->has_memory = nd->has_normal_memory = true;
+        nd->distance = malloc(sizeof(*nd->distance));
+        if (!nd->distance)
+                return -ENOMEM;
+        nd->distance[0] = 10;
+        nd->n_distance = 1;
+        nd->has_meminfo = c->s->has_meminfo;
+        nd->meminfo = c->s->meminfo;
+        memcpy(nd->pools, c->s->pools, sizeof(nd->pools));
+        nd->n_pools = c->s->n_pools;
+        return 0;
+}
+
+static int nodes_from_dirs(struct collector *c, struct ng_bitmap *ret)
+{
+        char **names;
+        size_t n;
+        int r = ng_path_list(c->p, &names, &n, NG_SYS_NODE_DIR);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        for (size_t i = 0; i < n; i++) {
+                char *end;
+                if (strncmp(names[i], "node", 4) || !names[i][4])
+                        continue;
+                unsigned long id = strtoul(names[i] + 4, &end, 10);
+                if (!*end && id < NG_BITMAP_BITS)
+                        ng_bitmap_set(ret, (unsigned) id);
+        }
+        ng_strv_free(names);
+        return 0;
+}
+
+int ng_collect_topology(struct collector *c)
+{
+        struct ng_topology *t = &c->s->topo;
+        int r = ng_collect_read_list(c, &t->cpus_online, NG_SYS_CPU_DIR "/online");
+        if (r < 0)
+                return r;
+
+        char *buf;
+        r = ng_collect_read(c, &buf, NULL, NG_SYS_NODE_DIR "/online");
+        if (r < 0 && r != -ENOENT)
+                return r;
+        bool missing = r == -ENOENT;
+        if (r >= 0) {
+                r = ng_bitmap_parse_list(buf, &t->online);
+                free(buf);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0 || ng_bitmap_empty(&t->online)) {
+                        ng_collect_problem(c, NG_SYS_NODE_DIR "/online", "not a list of node ids: nodes taken from the "
+                                "node directories");
+                        memset(&t->online, 0, sizeof(t->online));
+                }
+        }
+        /* A tree that lost node/online but has nodeN directories is not a
+         * one-node host: take the nodes from the directories, and say so. */
+        if (ng_bitmap_empty(&t->online)) {
+                r = nodes_from_dirs(c, &t->online);
+                if (r < 0)
+                        return r;
+                if (ng_bitmap_empty(&t->online))
+                        return synthesize_node0(c, t);
+                if (missing)
+                        ng_collect_problem(c, NG_SYS_NODE_DIR "/online", "missing while node directories exist: nodes "
+                                "taken from them");
+        }
+        t->numa_sysfs = true;
+
+        static const struct {
+                const char *file;
+                size_t offset;
+        } lists[] = {
+                { NG_SYS_NODE_DIR "/possible", offsetof(struct ng_topology, possible) },
+                { NG_SYS_NODE_DIR "/has_cpu", offsetof(struct ng_topology, has_cpu) },
+                { NG_SYS_NODE_DIR "/has_memory", offsetof(struct ng_topology, has_memory) },
+                { NG_SYS_NODE_DIR "/has_normal_memory", offsetof(struct ng_topology, has_normal_memory) },
+        };
+        for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+                r = ng_collect_read_list(c, (struct ng_bitmap *) ((char *) t + lists[i].offset), lists[i].file);
+                if (r < 0)
+                        return r;
+        }
+
+        size_t n = ng_bitmap_count(&t->online);
+        if (n == 0)
+                return -EINVAL;
+        t->nodes = calloc(n, sizeof(*t->nodes));
+        if (!t->nodes)
+                return -ENOMEM;
+        NG_BITMAP_FOREACH(id, &t->online) {
+                struct ng_node *nd = &t->nodes[t->n_nodes++];
+                nd->id = id;
+                r = read_node(c, nd, t);
+                if (r < 0)
+                        return r;
+        }
+        /* Watermarks for node_free_floor = auto; absent is fine (old trees). */
+        if (ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/zoneinfo") >= 0) {
+                for (size_t i = 0; i < t->n_nodes; i++) {
+                        uint64_t pages;
+                        if (ng_parse_zoneinfo_high(buf, t->nodes[i].id, &pages) >= 0 &&
+                            pages <= NG_PLAUSIBLE_MAX_KIB / 4)
+                                t->nodes[i].high_wmark_pages = pages;
+                }
+                free(buf);
+        }
+        return 0;
+}
+
+int ng_collect_memory(struct collector *c)
+{
+        struct ng_snapshot *s = c->s;
+        ng_collect_read_meminfo(c, &s->meminfo, &s->has_meminfo, false, NG_PROC_DIR "/meminfo");
+        return read_pools(c, NG_SYS_HUGEPAGES_DIR, true, s->pools, &s->n_pools);
+}
+
+void ng_collect_knobs(struct collector *c)
+{
+        struct ng_knobs *k = &c->s->knobs;
+        uint64_t v;
+        char *buf;
+
+        k->numa_balancing = ng_collect_read_u64(c, &v, NG_PROC_DIR "/sys/kernel/numa_balancing") >= 0
+                ? (int) (v > 255 ? 255 : v) : -1;
+        k->nr_hugepages = ng_collect_read_u64(c, &v, NG_PROC_DIR "/sys/vm/nr_hugepages") >= 0
+                ? (int64_t) (v > INT64_MAX ? INT64_MAX : v) : -1;
+        if (ng_collect_read(c, &buf, NULL, NG_SYS_THP_ENABLED) >= 0) {
+                if (ng_parse_bracketed_choice(buf, k->thp_enabled, sizeof(k->thp_enabled)) < 0)
+                        k->thp_enabled[0] = '\0';
+                free(buf);
+        }
+}

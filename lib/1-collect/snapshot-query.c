@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A snapshot's queries (a node, a process, a cgroup, a sample, a distance)
+ * and what a new snapshot carries over from the previous one. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect-internal.h"
+#include "ng-snapshot.h"
+
+const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id)
+{
+        for (size_t i = 0; i < s->topo.n_nodes; i++)
+                if (s->topo.nodes[i].id == id)
+                        return &s->topo.nodes[i];
+        return NULL;
+}
+
+const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid)
+{
+        size_t lo = 0, hi = s->n_procs;
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (s->procs[mid].pid == pid)
+                        return &s->procs[mid];
+                if (s->procs[mid].pid < pid)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
+
+const struct ng_cgroup *ng_snapshot_cgroup(const struct ng_snapshot *s, const char *path)
+{
+        for (size_t i = 0; i < s->n_cgroups; i++)
+                if (!strcmp(s->cgroups[i].path, path))
+                        return &s->cgroups[i];
+        return NULL;
+}
+
+static const struct ng_map *same_map(const struct ng_proc *pr, uint64_t start, uint64_t end)
+{
+        for (size_t j = 0; j < pr->n_maps; j++)
+                if (pr->maps[j].start == start && pr->maps[j].end == end)
+                        return &pr->maps[j];
+        return NULL;
+}
+
+int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot *prev)
+{
+        int carried = 0;
+        for (size_t i = 0; i < s->n_procs; i++) {
+                struct ng_proc *pr = &s->procs[i];
+                if (!pr->n_maps)
+                        continue;
+                const struct ng_proc *old = ng_snapshot_proc(prev, pr->pid);
+                if (!old || old->stat.starttime_ticks != pr->stat.starttime_ticks)
+                        continue;
+                for (size_t j = 0; j < pr->n_maps; j++) {
+                        struct ng_map *m = &pr->maps[j];
+                        const struct ng_map *om = same_map(old, m->start, m->end);
+                        if (!om || !ng_map_is_segment(m) || om->kind != m->kind || om->inode != m->inode)
+                                continue;
+                        if (!m->page_kib)
+                                m->page_kib = om->page_kib;
+                        const struct ng_sample *os = ng_snapshot_sample(prev, pr->pid, m->start);
+                        if (!os || ng_snapshot_sample(s, pr->pid, m->start))
+                                continue;
+                        struct ng_sample copy = *os;
+                        copy.np = malloc((os->n_np + 1) * sizeof(*copy.np));
+                        if (!copy.np)
+                                return -ENOMEM;
+                        if (os->n_np)   /* a sample with nothing resident has no np */
+                                memcpy(copy.np, os->np, os->n_np * sizeof(*copy.np));
+                        if (ng_collect_add_sample(s, &copy) < 0) {
+                                free(copy.np);
+                                return -ENOMEM;
+                        }
+                        carried++;
+                }
+        }
+        return carried;
+}
+
+void ng_snapshot_cpu_since(struct ng_snapshot *s, const struct ng_snapshot *prev)
+{
+        for (size_t i = 0; i < s->n_procs; i++) {
+                struct ng_proc *pr = &s->procs[i];
+                const struct ng_proc *old = ng_snapshot_proc(prev, pr->pid);
+                uint64_t now = pr->stat.utime_ticks + pr->stat.stime_ticks;
+                if (old && old->stat.starttime_ticks == pr->stat.starttime_ticks)
+                        pr->cpu_weight_ticks = now - (old->stat.utime_ticks + old->stat.stime_ticks);
+                /* (unsigned wrap is impossible: CPU time only grows) */
+                if (pr->cpu_weight_ticks > now)
+                        pr->cpu_weight_ticks = now;
+        }
+}
+
+const struct ng_sample *ng_snapshot_sample(const struct ng_snapshot *s, pid_t pid, uint64_t start)
+{
+        for (size_t i = 0; i < s->n_samples; i++)
+                if (s->samples[i].pid == pid && s->samples[i].start == start)
+                        return &s->samples[i];
+        return NULL;
+}
+
+int ng_snapshot_distance(const struct ng_snapshot *s, int from, int to)
+{
+        const struct ng_node *a = ng_snapshot_node(s, from);
+        if (!a)
+                return -1;
+        for (size_t i = 0; i < s->topo.n_nodes && i < a->n_distance; i++)
+                if (s->topo.nodes[i].id == to)
+                        return a->distance[i] > INT32_MAX ? -1 : (int) a->distance[i];
+        return -1;
+}
