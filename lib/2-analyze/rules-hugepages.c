@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* analyze, the rules of huge pages: pools that boot sets otherwise, segments
+ * that fell back to small pages, idle pools, shortfalls.
+ * docs/ARCHITECTURE.md, "Why it exists", gives the facts behind every
+ * threshold. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit-internal.h"
+#include "ng-format.h"
+#include "ng-units.h"
+#include "rules-internal.h"
+
+/* ---- hugepages ---- */
+
+/* A pool the boot configuration sets otherwise than it is now: a reboot
+ * changes it. Pools no boot source mentions (set by sysctl, scripts) are
+ * not compared: numaguard cannot tell what boot gives them. */
+int ng_rule_hugepage_not_persistent(struct audit_ctx *ctx)
+{
+        const struct ng_snapshot *s = ctx->s;
+        int r = 0;
+        for (size_t i = 0; i < s->topo.n_nodes && r >= 0; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                for (size_t k = 0; k < nd->n_pools && r >= 0; k++) {
+                        const struct ng_hugepool *hp = &nd->pools[k];
+                        const struct ng_boot_pool *bp = ng_boot_pool_find(s->boot_pools, s->n_boot_pools, nd->id,
+                                                                          hp->page_kib);
+                        if (!bp || bp->pages == hp->nr_pages)
+                                continue;
+                        struct ng_bitmap node = {0};
+                        ng_bitmap_set(&node, (unsigned) nd->id);
+                        char where[128];
+                        if (bp->from_file)
+                                snprintf(where, sizeof(where), "%s line %u", NG_HUGEPAGES_BOOT_FILE, bp->line);
+                        else
+                                snprintf(where, sizeof(where), "the kernel command line");
+                        r = ng_rules_add(ctx, NG_CODE_HUGEPAGE_NOT_PERSISTENT, NG_SEV_WARNING, NULL, NULL, &node,
+                                (double) hp->nr_pages,
+                                "record the pools for boot (numaguardctl hugepages apply --persist), or set the "
+                                "pool back",
+                                "node %d has %" PRIu64 " hugepages of %s; the boot configuration (%s) gives it %"
+                                PRIu64 ": a reboot changes the pool",
+                                nd->id, hp->nr_pages, ng_rules_bytes_h(hp->page_kib * 1024).s, where, bp->pages);
+                }
+        }
+        return r;
+}
+
+static const struct ng_hugepool *default_pool(const struct ng_snapshot *s)
+{
+        uint64_t kib = s->has_meminfo ? ng_meminfo_value(&s->meminfo, "Hugepagesize") : 0;
+        for (size_t i = 0; i < s->n_pools; i++)
+                if (s->pools[i].page_kib == (kib ? kib : 2048))
+                        return &s->pools[i];
+        return s->n_pools ? &s->pools[0] : NULL;
+}
+
+static uint64_t pool_available(const struct ng_hugepool *hp)
+{
+        return hp->free_pages > hp->resv_pages ? hp->free_pages - hp->resv_pages : 0;
+}
+
+static bool can_use_hugepages(const struct ng_segment *seg)
+{
+        /* /dev/shm files (Oracle AMM) cannot be backed by hugetlb pages. */
+        return seg->kind == NG_SEG_SYSV || seg->kind == NG_SEG_ANON_SHARED;
+}
+
+static bool in_small_pages(const struct ng_segment *seg, uint64_t min_bytes)
+{
+        return can_use_hugepages(seg) && seg->page_kib == 4 && seg->bytes >= min_bytes;
+}
+
+int ng_rule_fallback(struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        const struct ng_hugepool *hp = default_pool(ctx->s);
+        bool required = in->cfg->hugepages == NG_HUGEPAGES_REQUIRED;
+        if (in->cfg->hugepages == NG_HUGEPAGES_OFF || (!required && (!hp || hp->nr_pages == 0)))
+                return 0;
+        for (size_t k = 0; k < in->n_segs; k++) {
+                const struct ng_segment *seg = &ctx->a->segments[in->segs[k]];
+                if (!in_small_pages(seg, ctx->cfg->min_segment_size_bytes))
+                        continue;
+                uint64_t page_bytes = ng_kib_bytes_sat(hp ? hp->page_kib : 2048);
+                uint64_t need = (seg->bytes + page_bytes - 1) / page_bytes;
+                char label[128];
+                ng_segment_label(seg, label, sizeof(label));
+                int r = ng_rules_add(ctx, NG_CODE_HUGEPAGE_FALLBACK, required ? NG_SEV_CRITICAL : NG_SEV_WARNING, in,
+                            label, NULL, (double) seg->bytes,
+                            "size the pool to the whole segment plus a margin (numaguardctl hugepages plan) "
+                            "and restart the instance; set the database to refuse 4K pages",
+                            "%s (%s) sits in 4K pages although the %s pool has %" PRIu64 " pages (%" PRIu64
+                            " free, %" PRIu64 " reserved); it needs %" PRIu64 " pages",
+                            label, ng_rules_bytes_h(seg->bytes).s, ng_rules_bytes_h(page_bytes).s, hp ? hp->nr_pages : 0,
+                            hp ? hp->free_pages : 0, hp ? hp->resv_pages : 0, need);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int ng_rule_idle(struct audit_ctx *ctx)
+{
+        uint64_t small_bytes = 0, n_small = 0;
+        for (size_t i = 0; i < ctx->a->n_segments; i++)
+                if (in_small_pages(&ctx->a->segments[i], ctx->cfg->min_segment_size_bytes)) {
+                        small_bytes += ctx->a->segments[i].bytes;
+                        n_small++;
+                }
+        if (n_small == 0)
+                return 0;
+        for (size_t i = 0; i < ctx->s->n_pools; i++) {
+                const struct ng_hugepool *hp = &ctx->s->pools[i];
+                uint64_t idle = pool_available(hp);
+                if (idle == 0)
+                        continue;
+                int r = ng_rules_add(ctx, NG_CODE_HUGEPAGE_IDLE, NG_SEV_WARNING, NULL, NULL, NULL, (double) idle,
+                            "the pool is sized but unused: find why the database fell back to 4K pages "
+                            "(pool one page short, permissions, memlock) or release the pages",
+                            "%" PRIu64 " of %" PRIu64 " %s hugepages (%s) are free and unreserved while %s of "
+                            "shared memory in %" PRIu64 " segment%s sits in 4K pages",
+                            idle, hp->nr_pages, ng_rules_bytes_h(ng_kib_bytes_sat(hp->page_kib)).s, ng_rules_bytes_h(ng_kib_bytes_sat(ng_mul_sat(idle, hp->page_kib))).s,
+                            ng_rules_bytes_h(small_bytes).s, n_small, n_small == 1 ? "" : "s");
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Bytes the instance wants in hugepages and does not have there yet. */
+static uint64_t missing_bytes(const struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        uint64_t want = 0, have = 0;
+        for (size_t k = 0; k < in->n_segs; k++) {
+                const struct ng_segment *seg = &ctx->a->segments[in->segs[k]];
+                if (seg->page_kib > 4)
+                        have += seg->bytes;
+                else if (in_small_pages(seg, ctx->cfg->min_segment_size_bytes))
+                        want += seg->bytes;
+        }
+        want += have;
+        if (in->cfg->expected_size_bytes > want)
+                want = in->cfg->expected_size_bytes;
+        return want > have ? want - have : 0;
+}
+
+static uint64_t node_free_pages(const struct ng_snapshot *s, const struct ng_bitmap *nodes, uint64_t page_kib)
+{
+        uint64_t sum = 0;
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                if (!ng_bitmap_test(nodes, (unsigned) nd->id))
+                        continue;
+                for (size_t k = 0; k < nd->n_pools; k++)
+                        if (nd->pools[k].page_kib == page_kib)
+                                sum += nd->pools[k].free_pages;
+        }
+        return sum;
+}
+
+/* Demand against supply, globally and on the nodes the instance may use
+ * (reservations are global: a big enough pool can still be empty on the
+ * instance's nodes, and that ends in SIGBUS). Instances draw on the pool
+ * in order, so two instances cannot both count the same free pages. */
+int ng_rule_shortfall(struct audit_ctx *ctx)
+{
+        const struct ng_hugepool *hp = default_pool(ctx->s);
+        uint64_t remaining = hp ? pool_available(hp) : 0, page_bytes = ng_kib_bytes_sat(hp ? hp->page_kib : 2048);
+        for (size_t i = 0; i < ctx->a->n_instances; i++) {
+                const struct ng_instance *in = &ctx->a->instances[i];
+                bool required = in->cfg->hugepages == NG_HUGEPAGES_REQUIRED;
+                bool in_play = required || in->cfg->expected_size_bytes || (hp && hp->nr_pages);
+                if (in->cfg->hugepages == NG_HUGEPAGES_OFF || !in_play)
+                        continue;
+                uint64_t need = (missing_bytes(ctx, in) + page_bytes - 1) / page_bytes;
+                if (need == 0)
+                        continue;
+                enum ng_severity sev = required ? NG_SEV_CRITICAL : NG_SEV_WARNING;
+                const char *advice = "reserve the missing pages per node (numaguardctl hugepages plan / apply), "
+                                     "at boot if the host is fragmented";
+                int r = 0;
+                if (need > remaining)
+                        r = ng_rules_add(ctx, NG_CODE_HUGEPAGE_SHORTFALL, sev, in, NULL, NULL, (double) (need - remaining),
+                                advice, "needs %" PRIu64 " more %s pages (%s) but the pool has %" PRIu64
+                                " free and unreserved of %" PRIu64,
+                                need, ng_rules_bytes_h(page_bytes).s, ng_rules_bytes_h(ng_mul_sat(need, page_bytes)).s, remaining,
+                                hp ? hp->nr_pages : 0);
+                else {
+                        struct ng_bitmap nodes = ng_bitmap_empty(&in->cfg->nodes) ? in->mems : in->cfg->nodes;
+                        uint64_t on_nodes = node_free_pages(ctx->s, &nodes, page_bytes / 1024);
+                        if (on_nodes < need && !ng_bitmap_empty(&nodes))
+                                r = ng_rules_add(ctx, NG_CODE_HUGEPAGE_NODE_SHORTFALL, sev, in, NULL, &nodes,
+                                        (double) (need - on_nodes), advice,
+                                        "needs %" PRIu64 " %s pages on its node%s %s, which have %" PRIu64
+                                        " free; the other %" PRIu64 " free pages are on nodes it may not use",
+                                        need, ng_rules_bytes_h(page_bytes).s, ng_bitmap_count(&nodes) == 1 ? "" : "s",
+                                        ng_rules_list_h(&nodes).s, on_nodes, remaining - on_nodes);
+                }
+                if (r < 0)
+                        return r;
+                remaining -= need < remaining ? need : remaining;
+        }
+        return 0;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Shared by the rules: rules-common.c (adding a finding, the texts of the
+ * messages), the rules of rules-placement.c, rules-hugepages.c and rules.c,
+ * which runs them all. Not installed. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "audit-internal.h"
+#include "ng-price.h"
+
+/* Library-internal: not exported from libnumaguard.so. */
+#pragma GCC visibility push(hidden)
+
+/* Appends a finding; 0 or -ENOMEM. */
+int ng_rules_add(struct audit_ctx *ctx, enum ng_code code, enum ng_severity sev, const struct ng_instance *in,
+                 const char *segment, const struct ng_bitmap *nodes, double value, const char *advice,
+                 const char *fmt, ...) __attribute__((format(printf, 9, 10)));
+
+/* Short human sizes for messages: "7.4 GiB". */
+struct sz {
+        char s[24];
+};
+
+struct lst {
+        char s[128];
+};
+
+struct price_txt {
+        char s[200];
+};
+
+struct sz ng_rules_bytes_h(uint64_t bytes);
+struct lst ng_rules_list_h(const struct ng_bitmap *b);
+/* A share as a rounded percentage. */
+uint64_t ng_rules_pct(double f);
+/* "1", "1.5", "3.98": no trailing zeros. */
+struct sz ng_rules_num_h(double v);
+/* CYCLOPS: mostly bandwidth and contention. */
+struct price_txt ng_rules_bandwidth_h(const struct ng_price *p);
+struct price_txt ng_rules_latency_h(const struct ng_price *p);
+/* b is exactly {node}. */
+bool ng_rules_single_node(const struct ng_bitmap *b, int node);
+
+/* The rules of the other files, which rules.c runs. */
+int ng_rule_cyclops(struct audit_ctx *ctx, const struct ng_instance *in);
+int ng_rule_remote(struct audit_ctx *ctx, const struct ng_instance *in);
+int ng_rule_cpuset_drift(struct audit_ctx *ctx, const struct ng_instance *in);
+int ng_rule_not_persistent(struct audit_ctx *ctx, const struct ng_instance *in);
+int ng_rule_fallback(struct audit_ctx *ctx, const struct ng_instance *in);
+int ng_rule_hugepage_not_persistent(struct audit_ctx *ctx);
+int ng_rule_idle(struct audit_ctx *ctx);
+int ng_rule_shortfall(struct audit_ctx *ctx);
+
+#pragma GCC visibility pop

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* analyze, the rules of placement: one node serving everything, remote
+ * memory, a cpuset that drifted or that its owner does not keep.
+ * docs/ARCHITECTURE.md, "Why it exists", gives the facts behind every
+ * threshold. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit-internal.h"
+#include "ng-format.h"
+#include "ng-units.h"
+#include "rules-internal.h"
+
+/* REMOTE_MEMORY: resident share on nodes without the instance's CPUs. */
+#define REMOTE_SHARE_WARN 0.25
+
+/* ---- placement ---- */
+
+int ng_rule_cyclops(struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        if (ctx->s->topo.n_nodes < 2 || in->resident_bytes == 0 ||
+            in->resident_bytes < ctx->cfg->min_segment_size_bytes || ng_bitmap_count(&in->cpu_nodes) < 2)
+                return 0;
+        int top = -1;
+        uint64_t top_bytes = 0;
+        for (size_t i = 0; i < in->n_nodes; i++)
+                if (in->nodes[i].bytes > top_bytes) {
+                        top_bytes = in->nodes[i].bytes;
+                        top = in->nodes[i].node;
+                }
+        double share = (double) top_bytes / (double) in->resident_bytes;
+        if (top < 0 || share < ctx->cfg->cyclops_fraction)
+                return 0;
+        /* Deliberately bound to that one node: not a cyclops. */
+        if (in->cfg->policy == NG_POLICY_BIND && ng_rules_single_node(&in->cfg->nodes, top))
+                return 0;
+        struct ng_bitmap nodes = {0};
+        ng_bitmap_set(&nodes, (unsigned) top);
+        return ng_rules_add(ctx, NG_CODE_CYCLOPS, NG_SEV_WARNING, in, NULL, &nodes, share,
+                   "interleave the shared memory over the instance's nodes (start it under numactl "
+                   "--interleave, enable the database's NUMA support, or numaguardctl rebalance)",
+                   "%" PRIu64 "%% of %s resident shared memory sits on node %d (%s) while the instance's "
+                   "CPUs %s span nodes %s%s",
+                   ng_rules_pct(share), ng_rules_bytes_h(in->resident_bytes).s, top, ng_rules_bytes_h(top_bytes).s, ng_rules_list_h(&in->cpus).s,
+                   ng_rules_list_h(&in->cpu_nodes).s, ng_rules_bandwidth_h(&in->price).s);
+}
+
+static bool intended_remote(const struct ng_instance *in, const struct ng_bitmap *remote)
+{
+        /* An interleave or bind policy that names those nodes is a choice. */
+        if (in->cfg->policy == NG_POLICY_LOCAL || ng_bitmap_empty(&in->cfg->nodes))
+                return false;
+        struct ng_bitmap r = *remote;
+        ng_bitmap_and(&r, &in->cfg->nodes);
+        return ng_bitmap_equal(&r, remote);
+}
+
+int ng_rule_remote(struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        const struct ng_snapshot *s = ctx->s;
+        if (s->topo.n_nodes < 2 || ng_bitmap_empty(&in->cpu_nodes) || ng_bitmap_empty(&in->mems))
+                return 0;
+        struct ng_bitmap local = in->mems, allowed_remote = in->mems, sits_remote = {0};
+        ng_bitmap_and(&local, &in->cpu_nodes);
+        /* Allowed on CPU-bearing nodes that hold none of its CPUs. Memory-only
+         * nodes (CXL tiers) are allowed by default and only count when
+         * memory actually sits there. */
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                int id = s->topo.nodes[i].id;
+                if (ng_bitmap_test(&in->cpu_nodes, (unsigned) id) || ng_bitmap_empty(&s->topo.nodes[i].cpus))
+                        allowed_remote.w[id / 64] &= ~(UINT64_C(1) << (id % 64));
+        }
+        uint64_t remote_bytes = 0;
+        for (size_t i = 0; i < in->n_nodes; i++)
+                if (!ng_bitmap_test(&in->cpu_nodes, (unsigned) in->nodes[i].node) && in->nodes[i].bytes) {
+                        remote_bytes += in->nodes[i].bytes;
+                        ng_bitmap_set(&sits_remote, (unsigned) in->nodes[i].node);
+                }
+        double share = in->resident_bytes ? (double) remote_bytes / (double) in->resident_bytes : 0;
+        const char *advice = "put the instance's memory on the nodes of its CPUs: fix cpuset.mems "
+                             "(numaguardctl cpuset apply) or the numactl binding it starts under";
+
+        if (ng_bitmap_empty(&local)) {
+                int from = ng_bitmap_next(&in->cpu_nodes, 0), to = ng_bitmap_next(&in->mems, 0);
+                return ng_rules_add(ctx, NG_CODE_REMOTE_MEMORY, NG_SEV_CRITICAL, in, NULL, &in->mems, 1.0, advice,
+                           "memory is bound to node%s %s but the CPUs %s are on node%s %s (distance %d): every "
+                           "access is remote%s",
+                           ng_bitmap_count(&in->mems) == 1 ? "" : "s", ng_rules_list_h(&in->mems).s, ng_rules_list_h(&in->cpus).s,
+                           ng_bitmap_count(&in->cpu_nodes) == 1 ? "" : "s", ng_rules_list_h(&in->cpu_nodes).s,
+                           ng_snapshot_distance(s, from, to), ng_rules_latency_h(&in->price).s);
+        }
+        if (share >= REMOTE_SHARE_WARN && !intended_remote(in, &sits_remote))
+                return ng_rules_add(ctx, NG_CODE_REMOTE_MEMORY, NG_SEV_WARNING, in, NULL, &sits_remote, share, advice,
+                           "%" PRIu64 "%% of %s resident shared memory (%s) sits on node%s %s, which hold%s none "
+                           "of the instance's CPUs %s (nodes %s)%s",
+                           ng_rules_pct(share), ng_rules_bytes_h(in->resident_bytes).s, ng_rules_bytes_h(remote_bytes).s,
+                           ng_bitmap_count(&sits_remote) == 1 ? "" : "s", ng_rules_list_h(&sits_remote).s,
+                           ng_bitmap_count(&sits_remote) == 1 ? "s" : "", ng_rules_list_h(&in->cpus).s,
+                           ng_rules_list_h(&in->cpu_nodes).s, ng_rules_latency_h(&in->price).s);
+        if (!ng_bitmap_empty(&allowed_remote) && !intended_remote(in, &allowed_remote))
+                return ng_rules_add(ctx, NG_CODE_REMOTE_MEMORY, NG_SEV_WARNING, in, NULL, &allowed_remote, 0, advice,
+                           "memory may be allocated on node%s %s (allowed nodes %s), which hold%s none of the "
+                           "instance's CPUs %s (nodes %s)",
+                           ng_bitmap_count(&allowed_remote) == 1 ? "" : "s", ng_rules_list_h(&allowed_remote).s,
+                           ng_rules_list_h(&in->mems).s, ng_bitmap_count(&allowed_remote) == 1 ? "s" : "",
+                           ng_rules_list_h(&in->cpus).s, ng_rules_list_h(&in->cpu_nodes).s);
+        return 0;
+}
+
+int ng_rule_cpuset_drift(struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        const struct ng_instance_config *ic = in->cfg;
+        if (in->origin != NG_INST_CONFIGURED || ng_bitmap_empty(&ic->nodes) || in->n_pids == 0)
+                return 0;
+        const struct ng_cgroup *cg = in->cgroup ? ng_snapshot_cgroup(ctx->s, in->cgroup) : NULL;
+        struct ng_bitmap mems = in->mems, cpu_nodes = in->cpu_nodes;
+        if (cg && cg->has_cpuset)
+                mems = ng_bitmap_empty(&cg->effective_mems) ? cg->mems : cg->effective_mems;
+        bool mems_drift = !ng_bitmap_equal(&mems, &ic->nodes);
+        /* local and bind also want the CPUs on those nodes. */
+        struct ng_bitmap outside = cpu_nodes;
+        for (int id = ng_bitmap_next(&ic->nodes, 0); id >= 0; id = ng_bitmap_next(&ic->nodes, id + 1))
+                outside.w[id / 64] &= ~(UINT64_C(1) << (id % 64));
+        bool cpus_drift = ic->policy != NG_POLICY_INTERLEAVE && !ng_bitmap_empty(&outside);
+        if (!mems_drift && !cpus_drift)
+                return 0;
+        return ng_rules_add(ctx, NG_CODE_CPUSET_DRIFT, NG_SEV_WARNING, in, NULL, &ic->nodes, 0,
+                   "set the cgroup's cpuset.mems/cpuset.cpus to the configured nodes (numaguardctl cpuset apply)",
+                   "%s%s has memory nodes %s and CPUs on nodes %s; the configured policy %s wants nodes %s",
+                   cg ? "cpuset " : "processes", cg ? cg->path : "", ng_rules_list_h(&mems).s, ng_rules_list_h(&cpu_nodes).s,
+                   ic->policy == NG_POLICY_BIND ? "bind" : ic->policy == NG_POLICY_INTERLEAVE ? "interleave" : "local",
+                   ng_rules_list_h(&ic->nodes).s);
+}
+
+/* What the owner writes back for one of the two sets: its declared value,
+ * or on systemd "" (the parent's) when the property is unset; false when it
+ * leaves the set alone (a cgconfig group without that key). */
+static bool owner_restores(const struct ng_owner *ow, bool mems, struct ng_bitmap *ret)
+{
+        bool has = mems ? ow->has_mems : ow->has_cpus;
+        if (!has && ow->kind != NG_OWNER_SYSTEMD)
+                return false;
+        *ret = has ? (mems ? ow->mems : ow->cpus) : (struct ng_bitmap) {0};
+        return true;
+}
+
+/* "cpuset.mems 6, its owner restores 0" for the sets that differ. */
+static void describe_restore(const struct ng_owner *ow, const struct ng_cgroup *cg, bool mems, char *buf, size_t size)
+{
+        struct ng_bitmap want;
+        const struct ng_bitmap *live = mems ? &cg->mems : &cg->cpus;
+        size_t n = strlen(buf);
+        if (!owner_restores(ow, mems, &want) || ng_bitmap_equal(&want, live))
+                return;
+        const char *prop = ow->kind == NG_OWNER_SYSTEMD ? (mems ? "AllowedMemoryNodes=" : "AllowedCPUs=")
+                                                        : (mems ? "cpuset.mems = " : "cpuset.cpus = ");
+        snprintf(buf + n, size - n, "%scpuset.%s is %s, %s%s%s", n ? "; " : "", mems ? "mems" : "cpus",
+                 ng_bitmap_empty(live) ? "empty (the parent's)" : ng_rules_list_h(live).s, prop,
+                 ng_bitmap_empty(&want) ? "" : ng_rules_list_h(&want).s, ng_bitmap_empty(&want) ? " (unset: the parent's)" : "");
+}
+
+/* The owner puts its own values back (systemd on daemon-reload or a restart
+ * of the unit, cgconfig at boot): a live cpuset that differs is undone. */
+int ng_rule_not_persistent(struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        const struct ng_owner *ow = in->owner;
+        const struct ng_cgroup *cg = in->cgroup ? ng_snapshot_cgroup(ctx->s, in->cgroup) : NULL;
+        if (!ow || !cg || !cg->has_cpuset || !ow->known ||
+            (ow->kind != NG_OWNER_SYSTEMD && ow->kind != NG_OWNER_CGCONFIG))
+                return 0;
+        char diff[384] = "";
+        describe_restore(ow, cg, true, diff, sizeof(diff));
+        describe_restore(ow, cg, false, diff, sizeof(diff));
+        if (!diff[0])
+                return 0;
+        bool sd = ow->kind == NG_OWNER_SYSTEMD;
+        return ng_rules_add(ctx, NG_CODE_CPUSET_NOT_PERSISTENT, NG_SEV_WARNING, in, NULL, &cg->mems, 1,
+                   sd ? "write through the unit (numaguardctl cpuset apply, or systemctl set-property UNIT "
+                        "AllowedCPUs=... AllowedMemoryNodes=...)"
+                      : "write the group's values in its cgconfig file too (numaguardctl cpuset apply)",
+                   "cpuset %s differs from what its owner %s %s (%s) restores%s: %s", cg->path,
+                   sd ? "systemd unit" : "cgconfig group", ow->name, ow->source,
+                   sd ? " on daemon-reload or a restart of the unit" : " at boot", diff);
+}
