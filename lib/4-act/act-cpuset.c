@@ -21,288 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ng-act-cpuset.h"
-
-/* A formatted list; longer than a struct ng_write value can hold is refused. */
-struct list_str {
-        char s[256];
-};
-
-static struct list_str list_s(const struct ng_bitmap *b)
-{
-        struct list_str l;
-        if (ng_bitmap_format_list(b, l.s, sizeof(l.s)) >= (int) sizeof(l.s))
-                snprintf(l.s + sizeof(l.s) - 4, 4, "...");
-        if (!l.s[0])
-                snprintf(l.s, sizeof(l.s), "(none)");
-        return l;
-}
-
-static bool list_fits(const struct ng_bitmap *b)
-{
-        char buf[256];
-        return ng_bitmap_format_list(b, buf, sizeof(buf)) < (int) sizeof(buf);
-}
-
-static bool subset(const struct ng_bitmap *a, const struct ng_bitmap *b)
-{
-        for (size_t i = 0; i < NG_BITMAP_WORDS; i++)
-                if (a->w[i] & ~b->w[i])
-                        return false;
-        return true;
-}
-
-static struct ng_bitmap minus(const struct ng_bitmap *a, const struct ng_bitmap *b)
-{
-        struct ng_bitmap r;
-        for (size_t i = 0; i < NG_BITMAP_WORDS; i++)
-                r.w[i] = a->w[i] & ~b->w[i];
-        return r;
-}
-
-static const char *policy_name(enum ng_policy p)
-{
-        switch (p) {
-        case NG_POLICY_LOCAL: return "local";
-        case NG_POLICY_INTERLEAVE: return "interleave";
-        case NG_POLICY_BIND: return "bind";
-        }
-        return "?";
-}
-
-static const char *eff_cpus_file(int version)
-{
-        return version == 1 ? "cpuset.effective_cpus" : "cpuset.cpus.effective";
-}
-
-static const char *eff_mems_file(int version)
-{
-        return version == 1 ? "cpuset.effective_mems" : "cpuset.mems.effective";
-}
-
-/* ---- planning ---- */
-
-static struct ng_bitmap memory_nodes(const struct ng_snapshot *s)
-{
-        struct ng_bitmap r = {0};
-        for (size_t i = 0; i < s->topo.n_nodes; i++)
-                if (s->topo.nodes[i].has_memory)
-                        ng_bitmap_set(&r, (unsigned) s->topo.nodes[i].id);
-        return r;
-}
-
-static struct ng_bitmap cpus_of_nodes(const struct ng_snapshot *s, const struct ng_bitmap *nodes)
-{
-        struct ng_bitmap r = {0};
-        for (size_t i = 0; i < s->topo.n_nodes; i++)
-                if (!nodes || ng_bitmap_test(nodes, (unsigned) s->topo.nodes[i].id))
-                        ng_bitmap_or(&r, &s->topo.nodes[i].cpus);
-        return r;
-}
-
-static struct ng_bitmap nodes_of_cpus(const struct ng_snapshot *s, const struct ng_bitmap *cpus)
-{
-        struct ng_bitmap r = {0};
-        for (size_t i = 0; i < s->topo.n_nodes; i++)
-                if (ng_bitmap_intersects(&s->topo.nodes[i].cpus, cpus))
-                        ng_bitmap_set(&r, (unsigned) s->topo.nodes[i].id);
-        return r;
-}
-
-static int refuse(struct ng_cpuset_plan *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int refuse(struct ng_cpuset_plan *pl, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(pl->reason, sizeof(pl->reason), fmt, ap);
-        va_end(ap);
-        pl->refused = true;
-        return 0;
-}
-
-/* local without nodes=: the memory nodes among the nodes of its CPUs. */
-static int target_local(const struct ng_snapshot *s, const struct ng_instance *in, struct ng_cpuset_plan *pl)
-{
-        struct ng_bitmap nodes = ng_bitmap_empty(&in->cpu_nodes) ? nodes_of_cpus(s, &pl->old_cpus) : in->cpu_nodes;
-        struct ng_bitmap mem = memory_nodes(s);
-        pl->mems = nodes;
-        ng_bitmap_and(&pl->mems, &mem);
-        pl->cpus = pl->old_cpus;
-        if (ng_bitmap_empty(&pl->mems))
-                return refuse(pl, "policy local: the instance's CPUs are on node(s) %s, none of which has memory; "
-                              "set nodes= for it", list_s(&nodes).s);
-        return 0;
-}
-
-/* local or bind with nodes=: memory there, and CPUs there too when those
- * nodes have any (a memory-only node, e.g. CXL, keeps the CPUs as they are). */
-static void target_bind(const struct ng_snapshot *s, const struct ng_instance *in, const struct ng_cpuset_bounds *parent,
-                        struct ng_cpuset_plan *pl)
-{
-        struct ng_bitmap node_cpus = cpus_of_nodes(s, &in->cfg->nodes);
-        pl->mems = in->cfg->nodes;
-        pl->cpus = pl->old_cpus;
-        if (ng_bitmap_empty(&node_cpus))
-                return;
-        ng_bitmap_and(&pl->cpus, &node_cpus);
-        if (!ng_bitmap_empty(&pl->cpus))
-                return;
-        /* None of its CPUs there: those the parent allows, or (none allowed)
-         * all of them, which validate() then refuses naming the parent. */
-        pl->cpus = node_cpus;
-        ng_bitmap_and(&pl->cpus, &parent->cpus);
-        if (ng_bitmap_empty(&pl->cpus))
-                pl->cpus = node_cpus;
-}
-
-static int targets(const struct ng_snapshot *s, const struct ng_instance *in, const struct ng_cpuset_bounds *parent,
-                   struct ng_cpuset_plan *pl)
-{
-        const struct ng_instance_config *ic = in->cfg;
-        bool has_nodes = !ng_bitmap_empty(&ic->nodes);
-        switch (ic->policy) {
-        case NG_POLICY_LOCAL:
-                if (!has_nodes)
-                        return target_local(s, in, pl);
-                target_bind(s, in, parent, pl);
-                return 0;
-        case NG_POLICY_BIND:
-                if (!has_nodes)
-                        return refuse(pl, "policy bind without nodes=: nothing to bind to");
-                target_bind(s, in, parent, pl);
-                return 0;
-        case NG_POLICY_INTERLEAVE:
-                pl->cpus = pl->old_cpus;
-                if (has_nodes)
-                        pl->mems = ic->nodes;
-                else {
-                        pl->mems = memory_nodes(s);
-                        ng_bitmap_and(&pl->mems, &parent->mems);
-                }
-                return 0;
-        }
-        return refuse(pl, "unknown policy");
-}
-
-/* Checks the targets against the topology and the parent. */
-static int validate(const struct ng_snapshot *s, const struct ng_cpuset_bounds *parent, struct ng_cpuset_plan *pl)
-{
-        struct ng_bitmap mem = memory_nodes(s), online = cpus_of_nodes(s, NULL);
-        if (ng_bitmap_empty(&pl->mems))
-                return refuse(pl, "cpuset.mems would be empty");
-        if (ng_bitmap_empty(&pl->cpus))
-                return refuse(pl, "cpuset.cpus would be empty");
-        struct ng_bitmap bad = minus(&pl->mems, &mem);
-        if (!ng_bitmap_empty(&bad))
-                return refuse(pl, "node(s) %s have no memory (or are not online): cpuset.mems %s refused",
-                              list_s(&bad).s, list_s(&pl->mems).s);
-        bad = minus(&pl->cpus, &online);
-        if (!ng_bitmap_empty(&bad))
-                return refuse(pl, "CPU(s) %s are not online on any node: cpuset.cpus %s refused",
-                              list_s(&bad).s, list_s(&pl->cpus).s);
-        if (!subset(&pl->mems, &parent->mems))
-                return refuse(pl, "the parent cgroup allows mems %s only; target %s is outside it",
-                              list_s(&parent->mems).s, list_s(&pl->mems).s);
-        if (!subset(&pl->cpus, &parent->cpus))
-                return refuse(pl, "the parent cgroup allows cpus %s only; target %s is outside it",
-                              list_s(&parent->cpus).s, list_s(&pl->cpus).s);
-        if (!list_fits(&pl->mems) || !list_fits(&pl->cpus))
-                return refuse(pl, "target list too long to write");
-        return 0;
-}
-
-static bool is_root_cgroup(const char *path)
-{
-        return !path || !path[0] || !strcmp(path, "/");
-}
-
-int ng_cpuset_plan(const struct ng_snapshot *s, const struct ng_instance *in, const struct ng_cpuset_bounds *parent,
-                   struct ng_cpuset_plan *ret)
-{
-        if (!s || !in || !in->cfg || !ret)
-                return -EINVAL;
-        struct ng_cpuset_plan pl = { .policy = in->cfg->policy, .memory_migrate = -1 };
-        snprintf(pl.instance, sizeof(pl.instance), "%s", in->name);
-        const struct ng_cgroup *cg = in->cgroup ? ng_snapshot_cgroup(s, in->cgroup) : NULL;
-        if (is_root_cgroup(in->cgroup))
-                refuse(&pl, "instance %s has no cpuset cgroup of its own%s: the root cpuset is never rewritten",
-                       in->name, in->cgroup ? " (it runs in the root cgroup)" : "");
-        else if (!cg)
-                refuse(&pl, "cgroup %s of instance %s was not found", in->cgroup, in->name);
-        else if (!cg->has_cpuset)
-                refuse(&pl, "the cpuset controller is not enabled for %s (cgroup v2: add +cpuset to the parent's "
-                       "cgroup.subtree_control)", cg->path);
-        if (cg) {
-                snprintf(pl.cgroup, sizeof(pl.cgroup), "%s", cg->path);
-                snprintf(pl.dir, sizeof(pl.dir), "%s", cg->dir);
-                pl.version = cg->version;
-                pl.memory_migrate = cg->version == 1 ? cg->memory_migrate : -1;
-                /* v2: an empty cpuset.cpus/mems means "the parent's": what is in effect. */
-                pl.old_cpus = ng_bitmap_empty(&cg->cpus) ? cg->effective_cpus : cg->cpus;
-                pl.old_mems = ng_bitmap_empty(&cg->mems) ? cg->effective_mems : cg->mems;
-                pl.cpus_inherited = cg->version == 2 && ng_bitmap_empty(&cg->cpus);
-                pl.mems_inherited = cg->version == 2 && ng_bitmap_empty(&cg->mems);
-                pl.owner = cg->owner;
-                if (!pl.refused && cg->owner.kind == NG_OWNER_UNKNOWN)
-                        refuse(&pl, "the owner of cpuset %s cannot be told (%s), so a fix could be silently undone: "
-                               "repair that, then retry", cg->path, cg->owner.error);
-        }
-        if (!pl.refused && !parent)
-                refuse(&pl, "what the parent of %s allows is unknown", pl.cgroup);
-        if (!pl.refused && targets(s, in, parent, &pl) >= 0 && !pl.refused)
-                validate(s, parent, &pl);
-        pl.write_cpus = !pl.refused && !ng_bitmap_equal(&pl.cpus, &pl.old_cpus);
-        pl.write_mems = !pl.refused && !ng_bitmap_equal(&pl.mems, &pl.old_mems);
-        memcpy(ret, &pl, sizeof(pl));
-        return 0;
-}
-
-/* ---- reading ---- */
-
-static int read_list(const struct ng_path *p, const struct ng_action_ops *ops, const char *dir, const char *file,
-                     struct ng_bitmap *ret)
-{
-        char path[PATH_MAX], buf[4096];
-        if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int) sizeof(path))
-                return -ENAMETOOLONG;
-        int r = ops->read(ops->userdata, p, path, buf, sizeof(buf));
-        if (r < 0)
-                return r;
-        return ng_bitmap_parse_list(buf, ret);
-}
-
-int ng_cpuset_parent_read(const struct ng_path *p, const struct ng_action_ops *ops, const struct ng_snapshot *s,
-                          const struct ng_instance *in, struct ng_cpuset_bounds *ret)
-{
-        if (!ops || !s || !in || !ret || is_root_cgroup(in->cgroup))
-                return -EINVAL;
-        const struct ng_cgroup *cg = ng_snapshot_cgroup(s, in->cgroup);
-        const char *slash = cg ? strrchr(cg->dir, '/') : NULL;
-        if (!slash || slash == cg->dir)
-                return -EINVAL;
-        char dir[PATH_MAX];
-        snprintf(dir, sizeof(dir), "%.*s", (int) (slash - cg->dir), cg->dir);
-        /* v1 checks a child against the parent's configured sets
-         * (validate_change); v2 against what is in effect. */
-        struct ng_cpuset_bounds b;
-        int r = read_list(p, ops, dir, cg->version == 1 ? "cpuset.cpus" : eff_cpus_file(2), &b.cpus);
-        if (r >= 0)
-                r = read_list(p, ops, dir, cg->version == 1 ? "cpuset.mems" : eff_mems_file(2), &b.mems);
-        if (r < 0)
-                return r;
-        *ret = b;
-        return 0;
-}
-
-/* The value in effect: the file, or on v2 when it is empty, the effective one. */
-static int read_current(const struct ng_path *p, const struct ng_action_ops *ops, const struct ng_cpuset_plan *plan,
-                        bool mems, struct ng_bitmap *ret)
-{
-        int r = read_list(p, ops, plan->dir, mems ? "cpuset.mems" : "cpuset.cpus", ret);
-        if (r >= 0 && ng_bitmap_empty(ret))
-                r = read_list(p, ops, plan->dir, mems ? eff_mems_file(plan->version) : eff_cpus_file(plan->version), ret);
-        return r;
-}
+#include "act-cpuset-internal.h"
 
 /* ---- executing ---- */
 
@@ -365,13 +84,13 @@ static void describe_change(struct exec *x)
         const struct ng_cpuset_plan *pl = x->plan;
         bool m = pl->write_mems && !ng_bitmap_equal(&x->cur_mems, &pl->mems);
         bool c = pl->write_cpus && !ng_bitmap_equal(&x->cur_cpus, &pl->cpus);
-        summarize(x->res, "cgroup v%d %s: cpuset.mems %s", pl->version, pl->cgroup, list_s(&x->cur_mems).s);
+        summarize(x->res, "cgroup v%d %s: cpuset.mems %s", pl->version, pl->cgroup, ng_cpuset_list_s(&x->cur_mems).s);
         if (m)
-                summarize(x->res, " -> %s", list_s(&pl->mems).s);
-        summarize(x->res, "%s, cpuset.cpus %s", m ? "" : " unchanged", list_s(&x->cur_cpus).s);
+                summarize(x->res, " -> %s", ng_cpuset_list_s(&pl->mems).s);
+        summarize(x->res, "%s, cpuset.cpus %s", m ? "" : " unchanged", ng_cpuset_list_s(&x->cur_cpus).s);
         if (c)
-                summarize(x->res, " -> %s", list_s(&pl->cpus).s);
-        summarize(x->res, "%s (policy %s)", c ? "" : " unchanged", policy_name(pl->policy));
+                summarize(x->res, " -> %s", ng_cpuset_list_s(&pl->cpus).s);
+        summarize(x->res, "%s (policy %s)", c ? "" : " unchanged", ng_cpuset_policy_name(pl->policy));
 }
 
 /* What happens to memory already allocated when mems change. */
@@ -385,11 +104,11 @@ static void describe_memory(struct exec *x)
                           "costly, and pages it cannot move stay where they are)");
         else if (pl->memory_migrate == 1)
                 summarize(x->res, "; cpuset.memory_migrate=1: the kernel moves the tasks' pages to node(s) %s",
-                          list_s(&pl->mems).s);
+                          ng_cpuset_list_s(&pl->mems).s);
         else
                 summarize(x->res, "; cpuset.memory_migrate=%s: pages already allocated stay where they are, only new "
                           "allocations go to node(s) %s (set cpuset.memory_migrate=1 to move them)",
-                          pl->memory_migrate == 0 ? "0" : "unknown", list_s(&pl->mems).s);
+                          pl->memory_migrate == 0 ? "0" : "unknown", ng_cpuset_list_s(&pl->mems).s);
 }
 
 /* 0: written and read back as written (or recorded, in a dry run); 1: it
@@ -421,13 +140,13 @@ static void describe_failure(struct exec *x, int r, const struct step *st)
         const struct ng_cpuset_plan *pl = x->plan;
         if (r < 0) {
                 x->res->outcome = ng_outcome_for_errno(r);
-                summarize(x->res, "writing %s to %s/%s failed: %s; ", list_s(&st->value).s, pl->dir, st->file,
+                summarize(x->res, "writing %s to %s/%s failed: %s; ", ng_cpuset_list_s(&st->value).s, pl->dir, st->file,
                           strerror(-r));
         }
         summarize(x->res, "%s: cgroup v%d %s has cpuset.mems %s, cpuset.cpus %s (wanted mems %s, cpus %s, policy %s)",
                   x->n_done > 0 ? "some writes took, the cpuset is left valid" : "nothing changed", pl->version,
-                  pl->cgroup, list_s(&x->now_mems).s, list_s(&x->now_cpus).s, list_s(&pl->mems).s,
-                  list_s(&pl->cpus).s, policy_name(pl->policy));
+                  pl->cgroup, ng_cpuset_list_s(&x->now_mems).s, ng_cpuset_list_s(&x->now_cpus).s, ng_cpuset_list_s(&pl->mems).s,
+                  ng_cpuset_list_s(&pl->cpus).s, ng_cpuset_policy_name(pl->policy));
 }
 
 static void run_steps(struct exec *x)
@@ -493,9 +212,9 @@ static int wait_live(struct exec *x)
 {
         int r = 0;
         for (int i = 0; i < 50; i++) {
-                r = read_current(x->p, x->ops, x->plan, false, &x->now_cpus);
+                r = ng_cpuset_read_current(x->p, x->ops, x->plan, false, &x->now_cpus);
                 if (r >= 0)
-                        r = read_current(x->p, x->ops, x->plan, true, &x->now_mems);
+                        r = ng_cpuset_read_current(x->p, x->ops, x->plan, true, &x->now_mems);
                 if (r >= 0 && ng_bitmap_equal(&x->now_cpus, &x->plan->cpus) &&
                     ng_bitmap_equal(&x->now_mems, &x->plan->mems))
                         return 1;
@@ -644,9 +363,9 @@ int ng_cpuset_apply(const struct ng_path *p, const struct ng_action_ops *ops, co
                 return 0;
         }
         struct exec x = { .p = p, .ops = ops, .plan = plan, .dry_run = dry_run, .res = res };
-        int r = read_current(p, ops, plan, false, &x.cur_cpus);
+        int r = ng_cpuset_read_current(p, ops, plan, false, &x.cur_cpus);
         if (r >= 0)
-                r = read_current(p, ops, plan, true, &x.cur_mems);
+                r = ng_cpuset_read_current(p, ops, plan, true, &x.cur_mems);
         if (r < 0) {
                 res->outcome = ng_outcome_for_errno(r);
                 res->error = r;
