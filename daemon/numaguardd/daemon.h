@@ -313,6 +313,18 @@ int manager_reload(struct manager *m, char *why, size_t whylen);
  * loop runs the collection on a thread of its own instead. */
 int manager_poll(struct manager *m);
 
+/* poll.c: the steps of a poll manager.c takes apart to run the collection
+ * on the worker thread. */
+/* Counts the poll and fills m->job for the collection. */
+void manager_job_prepare(struct manager *m);
+/* The collection (m->job); the worker thread's body. */
+void manager_job_run(struct manager *m);
+void *manager_worker_main(void *userdata);
+/* The rest of the poll on the loop's thread, once the collection is done. */
+int manager_poll_finish(struct manager *m);
+/* STATUS= for the service manager. */
+void manager_notify_status(struct manager *m);
+
 /* Wall clock in microseconds (CLOCK_REALTIME) and monotonic. */
 uint64_t now_realtime_usec(void);
 uint64_t now_monotonic_usec(void);
