@@ -3,13 +3,15 @@
 #  - lib/ stages: an object of stage N calls only into stages 0..N (the
 #    include path enforces it for declarations; this checks the link);
 #  - no circle between the files of the library or of either program: the
-#    "file A calls a function defined in file B" graph sorts (tsort).
+#    "file A calls a function defined in file B" graph sorts (tsort);
+#  - no .c file in lib/ or daemon/ is over MAX_LINES (600) lines: a bigger
+#    one is split along its seams (docs/ARCHITECTURE.md).
 # BUILD: build directory (default build).
 set -u
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
-echo "1..6"
+echo "1..8"
 command -v nm >/dev/null && command -v tsort >/dev/null || { echo "skip layout: nm or tsort missing"; exit 77; }
 
 stages=()
@@ -66,6 +68,24 @@ for prog in numaguardctl numaguardd; do
         [ -e "${objs[0]}" ] || { fail "$prog-no-circle" "no objects under $B/daemon/$prog"; continue; }
         acyclic "$prog" "$(edges "${objs[@]}")"
 done
+
+# Rooms stay small: a .c over MAX_LINES lines is split along its seams.
+MAX_LINES=600
+big() {         # FILE...: "file (N lines)" for each file over MAX_LINES
+        awk -v max=$MAX_LINES 'FNR == 1 && NR > 1 && n > max { printf " %s (%d lines)", f, n }
+                               { f = FILENAME; n = FNR }
+                               END { if (n > max) printf " %s (%d lines)", f, n }' "$@"
+}
+cfiles=()
+while IFS= read -r -d '' f; do cfiles+=("${f#"$SRC"/}"); done < <(find "$SRC/lib" "$SRC/daemon" -name '*.c' -print0 | sort -z)
+over=$(cd "$SRC" && big "${cfiles[@]}")
+if [ ${#cfiles[@]} -gt 0 ] && [ -z "$over" ]; then pass "c-files-at-most-$MAX_LINES-lines"
+else fail "c-files-at-most-$MAX_LINES-lines" "split along the seams:${over:- no .c found}"; fi
+# ... and the size check can fail.
+tmp=$(mktemp); trap 'rm -f "$tmp"' EXIT
+seq 1 $((MAX_LINES + 1)) > "$tmp"
+if [ -n "$(big "$tmp")" ] && [ -z "$(head -n $MAX_LINES "$tmp" | big /dev/stdin)" ]; then pass "size-check-reports-big-file"
+else fail "size-check-reports-big-file" "a file of $((MAX_LINES + 1)) lines passed, or one of $MAX_LINES failed"; fi
 
 # The checks above can fail: a circle is reported.
 fake=$(printf 'a b f\nb a g\n')
