@@ -12,47 +12,7 @@
 
 #include "collect-internal.h"
 #include "ng-parse.h"
-
-/*
- * One process as last read. Its cmdline, cgroup and status sets are shared
- * with the snapshots made from it (ng_proc_share) and never modified once
- * read: snapshots of earlier polls may still hold them, on another thread. A
- * process read again gets a new entry. Its maps are the picture's alone
- * (snapshots take copies, which collection annotates).
- */
-struct pic_ent {
-        struct ng_proc pr;      /* pr.pid and pr.stat set for every entry */
-        uint64_t ino;           /* of /proc/PID at the last listing */
-        bool kept;              /* a user process; else a kernel thread or unreadable */
-        bool fresh;             /* read in full by this collection */
-};
-
-/* What /proc/sysvipc/shm said of a segment at the last collection. */
-struct pic_seg {
-        int32_t shmid;
-        uint64_t nattch;
-        pid_t lpid;
-        int64_t atime, dtime;
-        /* nattch minus the attachments the picture's maps show, as of the
-         * last full scan: attachers in other pid namespaces or unreadable. */
-        int64_t hidden;
-};
-
-struct ng_picture {
-        struct pic_ent **v;     /* pid order; entries move between polls, not copied */
-        size_t n;
-        struct pic_seg *segs;   /* shmid order */
-        size_t n_segs;
-        uint64_t files_sig;
-        unsigned full_scan_every, since_full;
-        bool valid;
-        struct ng_proc_events *events;  /* NULL: not available, see events_errno */
-        int events_errno;
-        bool events_tried;
-        bool events_new;        /* opened by this collection: they say nothing of before */
-        struct ng_pid_set touched;
-        struct ng_picture_stats stats;
-};
+#include "picture-internal.h"
 
 int ng_picture_new(unsigned full_scan_every, struct ng_picture **ret)
 {
@@ -149,123 +109,6 @@ static int proc_share(struct pic_ent *e, struct ng_proc *dst)
 }
 
 /* ---- change detection ---- */
-
-static int seg_cmp(const void *a, const void *b)
-{
-        const struct pic_seg *x = a, *y = b;
-        return (x->shmid > y->shmid) - (x->shmid < y->shmid);
-}
-
-static struct pic_seg *seg_find(struct pic_seg *v, size_t n, int32_t shmid)
-{
-        struct pic_seg key = { .shmid = shmid };
-        return v ? bsearch(&key, v, n, sizeof(*v), seg_cmp) : NULL;
-}
-
-/* FNV-1a over the names of the /dev/shm and hugetlbfs files. */
-static uint64_t files_signature(const struct ng_snapshot *s)
-{
-        uint64_t h = UINT64_C(14695981039346656037);
-        for (size_t i = 0; i < s->n_files; i++)
-                for (const unsigned char *q = (const unsigned char *) s->files[i].path;; q++) {
-                        h = (h ^ *q) * UINT64_C(1099511628211);
-                        if (!*q)
-                                break;
-                }
-        return h;
-}
-
-static bool maps_segment(const struct ng_proc *pr)
-{
-        for (size_t j = 0; j < pr->n_maps; j++)
-                if (ng_map_is_segment(&pr->maps[j]))
-                        return true;
-        return false;
-}
-
-/* RssShmem and VmPTE of small-page attachers move as they touch the
- * segment; a process whose shared memory is all hugetlb needs no reread,
- * nor one whose segments are all below the size that counts. */
-static bool counters_move(const struct ng_proc *pr, uint64_t min_bytes)
-{
-        if (pr->status.hugetlb_kib > 0 && pr->status.rss_shmem_kib == 0)
-                return false;
-        for (size_t j = 0; j < pr->n_maps; j++)
-                if (ng_map_is_segment(&pr->maps[j]) && pr->maps[j].end - pr->maps[j].start >= min_bytes)
-                        return true;
-        return false;
-}
-
-static bool pid_in(const pid_t *v, size_t n, pid_t pid)
-{
-        for (size_t i = 0; i < n; i++)
-                if (v[i] == pid)
-                        return true;
-        return false;
-}
-
-/* The segments of s, each with the pids worth rereading when it changed:
- * its last attacher or detacher, and its creator when it is new. */
-static int diff_segments(struct ng_picture *pic, const struct ng_snapshot *s, bool full,
-                         struct pic_seg **ret, pid_t **ret_want, size_t *ret_n_want)
-{
-        struct pic_seg *nv = calloc(s->n_shm + 1, sizeof(*nv));
-        pid_t *want = calloc(2 * s->n_shm + 1, sizeof(*want));
-        size_t n_want = 0;
-        if (!nv || !want) {
-                free(nv);
-                free(want);
-                return -ENOMEM;
-        }
-        for (size_t i = 0; i < s->n_shm; i++) {
-                const struct ng_shm_seg *g = &s->shm[i];
-                const struct pic_seg *old = seg_find(pic->segs, pic->n_segs, g->shmid);
-                nv[i] = (struct pic_seg) { .shmid = g->shmid, .nattch = g->nattch, .lpid = g->lpid,
-                                           .atime = g->atime, .dtime = g->dtime, .hidden = old ? old->hidden : 0 };
-                if (full || (old && old->nattch == g->nattch && old->lpid == g->lpid && old->atime == g->atime &&
-                             old->dtime == g->dtime))
-                        continue;
-                if (g->lpid > 0)
-                        want[n_want++] = g->lpid;
-                if (!old && g->cpid > 0)
-                        want[n_want++] = g->cpid;
-        }
-        qsort(nv, s->n_shm, sizeof(*nv), seg_cmp);
-        *ret = nv;
-        *ret_want = want;
-        *ret_n_want = n_want;
-        return 0;
-}
-
-/* Attachments the picture sees per segment (one per VMA, as nattch counts
- * them) against nattch: after a full scan the difference is recorded;
- * after an incremental one a new difference means an attach the picture
- * missed (two processes attached in one interval): the next collection
- * rescans. */
-static bool attachments_match(struct pic_seg *segs, size_t n_segs, struct pic_ent *const *v, size_t n, bool full)
-{
-        int64_t *seen = calloc(n_segs + 1, sizeof(*seen));
-        bool match = true;
-        if (!seen)
-                return false;
-        for (size_t i = 0; i < n; i++)
-                for (size_t j = 0; v[i]->kept && j < v[i]->pr.n_maps; j++) {
-                        const struct ng_map *m = &v[i]->pr.maps[j];
-                        struct pic_seg *g = m->kind == NG_MAP_SYSV && m->inode <= INT32_MAX ?
-                                            seg_find(segs, n_segs, (int32_t) m->inode) : NULL;
-                        if (g)
-                                seen[g - segs]++;
-                }
-        for (size_t k = 0; k < n_segs; k++) {
-                int64_t hidden = (int64_t) segs[k].nattch - seen[k];
-                if (full)
-                        segs[k].hidden = hidden;
-                else if (hidden != segs[k].hidden)
-                        match = false;
-        }
-        free(seen);
-        return match;
-}
 
 /* ---- one collection ---- */
 
@@ -440,7 +283,7 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
                 if (!e->kept || e->fresh)
                         continue;
                 int r;
-                if (pid_in(want, n_want, e->pr.pid) || (files_changed && maps_segment(&e->pr))) {
+                if (ng_picture_pid_in(want, n_want, e->pr.pid) || (files_changed && ng_picture_maps_segment(&e->pr))) {
                         struct pic_ent *ne;
                         pic->stats.procs_reread++;
                         r = read_entry(c, e->pr.pid, e, &ne);
@@ -451,7 +294,7 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
                         drop_entry(e);
                         v[i] = ne;
                         r = ne->kept;
-                } else if (counters && counters_move(&e->pr, c->o.min_private_bytes)) {
+                } else if (counters && ng_picture_counters_move(&e->pr, c->o.min_private_bytes)) {
                         struct ng_pid_status st;
                         pic->stats.status_reread++;
                         r = ng_collect_read_status(c, e->pr.pid, &st);
@@ -562,9 +405,9 @@ static int update(struct ng_picture *pic, struct collector *c, bool full)
         struct pic_ent **nv = NULL;
         events_start(pic, c);
         int r = merge(pic, c, full, &nv, &n_v);
-        uint64_t sig = files_signature(s);
+        uint64_t sig = ng_picture_files_signature(s);
         if (r >= 0)
-                r = diff_segments(pic, s, full, &segs, &want, &n_want);
+                r = ng_picture_diff_segments(pic, s, full, &segs, &want, &n_want);
         if (r >= 0 && !full)
                 r = refresh(pic, c, nv, n_v, want, n_want, sig != pic->files_sig);
         free(want);
@@ -579,7 +422,7 @@ static int update(struct ng_picture *pic, struct collector *c, bool full)
         pic->segs = segs;
         pic->n_segs = s->n_shm;
         pic->files_sig = sig;
-        if (!attachments_match(segs, s->n_shm, nv, n_v, full))
+        if (!ng_picture_attachments_match(segs, s->n_shm, nv, n_v, full))
                 pic->since_full = pic->full_scan_every;         /* rescan next time */
         return 0;
 }

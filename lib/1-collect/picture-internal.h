@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Shared by picture.c (collecting through the picture) and picture-diff.c
+ * (its change detection). Not installed. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "collect-internal.h"
+
+/* Library-internal: not exported from libnumaguard.so. */
+#pragma GCC visibility push(hidden)
+
+/*
+ * One process as last read. Its cmdline, cgroup and status sets are shared
+ * with the snapshots made from it (ng_proc_share) and never modified once
+ * read: snapshots of earlier polls may still hold them, on another thread. A
+ * process read again gets a new entry. Its maps are the picture's alone
+ * (snapshots take copies, which collection annotates).
+ */
+struct pic_ent {
+        struct ng_proc pr;      /* pr.pid and pr.stat set for every entry */
+        uint64_t ino;           /* of /proc/PID at the last listing */
+        bool kept;              /* a user process; else a kernel thread or unreadable */
+        bool fresh;             /* read in full by this collection */
+};
+
+/* What /proc/sysvipc/shm said of a segment at the last collection. */
+struct pic_seg {
+        int32_t shmid;
+        uint64_t nattch;
+        pid_t lpid;
+        int64_t atime, dtime;
+        /* nattch minus the attachments the picture's maps show, as of the
+         * last full scan: attachers in other pid namespaces or unreadable. */
+        int64_t hidden;
+};
+
+struct ng_picture {
+        struct pic_ent **v;     /* pid order; entries move between polls, not copied */
+        size_t n;
+        struct pic_seg *segs;   /* shmid order */
+        size_t n_segs;
+        uint64_t files_sig;
+        unsigned full_scan_every, since_full;
+        bool valid;
+        struct ng_proc_events *events;  /* NULL: not available, see events_errno */
+        int events_errno;
+        bool events_tried;
+        bool events_new;        /* opened by this collection: they say nothing of before */
+        struct ng_pid_set touched;
+        struct ng_picture_stats stats;
+};
+
+/* FNV-1a over the names of the /dev/shm and hugetlbfs files. */
+uint64_t ng_picture_files_signature(const struct ng_snapshot *s);
+bool ng_picture_maps_segment(const struct ng_proc *pr);
+bool ng_picture_counters_move(const struct ng_proc *pr, uint64_t min_bytes);
+bool ng_picture_pid_in(const pid_t *v, size_t n, pid_t pid);
+int ng_picture_diff_segments(struct ng_picture *pic, const struct ng_snapshot *s, bool full,
+                             struct pic_seg **ret, pid_t **ret_want, size_t *ret_n_want);
+bool ng_picture_attachments_match(struct pic_seg *segs, size_t n_segs, struct pic_ent *const *v, size_t n,
+                                  bool full);
+
+#pragma GCC visibility pop
