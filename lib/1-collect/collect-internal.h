@@ -8,6 +8,9 @@
 
 #include "ng-snapshot.h"
 
+/* Library-internal: not exported from libnumaguard.so. */
+#pragma GCC visibility push(hidden)
+
 struct collector {
         const struct ng_path *p;
         struct ng_collect_opts o;
@@ -100,3 +103,5 @@ void ng_collect_libnuma(struct collector *c);
 int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp);
 /* collect-cgroups.c */
 int ng_collect_cgroups(struct collector *c);
+
+#pragma GCC visibility pop

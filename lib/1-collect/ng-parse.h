@@ -23,6 +23,9 @@
 extern "C" {
 #endif
 
+/* Library-internal: not exported from libnumaguard.so. */
+#pragma GCC visibility push(hidden)
+
 /* ---- small helpers ---- */
 
 /* Parses an unsigned decimal at *s, skipping leading blanks; advances *s.
@@ -101,6 +104,8 @@ void ng_mounts_free(struct ng_mount *m, size_t n);
 /* Both "anon N0=4096 N1=0" (v2) and "total=12 N0=10 N1=2" (v1/hugetlb). */
 int ng_parse_numa_stat(const char *buf, struct ng_numa_stat_line **ret, size_t *ret_n);
 void ng_numa_stat_free(struct ng_numa_stat_line *l, size_t n);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,9 @@
 
 #include "ng-audit.h"
 
+/* Library-internal: not exported from libnumaguard.so. */
+#pragma GCC visibility push(hidden)
+
 struct audit_ctx {
         const struct ng_snapshot *s;
         const struct ng_config *cfg;
@@ -13,3 +16,5 @@ struct audit_ctx {
 
 /* Evaluates every rule and sorts the findings, most severe first. */
 int ng_audit_rules(struct audit_ctx *ctx);
+
+#pragma GCC visibility pop

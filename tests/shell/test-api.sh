@@ -9,8 +9,9 @@
 #  - a C++ program built with `pkg-config --cflags --libs numaguard` against
 #    the installed copy audits a committed fixture tree and prints what
 #    numaguardctl audit --json says there (segments, findings, exit status);
-#  - libnumaguard.so exports ng_ symbols only, all at version NUMAGUARD_0,
-#    every function the installed headers declare and every symbol of
+#  - libnumaguard.so exports ng_ symbols only, all at version NUMAGUARD_0:
+#    exactly the functions and objects the installed headers declare, and
+#    every symbol of
 #    default visibility of the static library; no library object defines a
 #    global symbol without the prefix (the version script would hide it from
 #    the .so, not from the static library).
@@ -155,13 +156,17 @@ if [ "$(wc -l < "$tmp/exports")" -gt 100 ] && [ -z "$other" ] && [ -z "$unversio
 else
         fail exports-prefixed "$(wc -l < "$tmp/exports") exports; not ng_: ${other:-none}; not at NUMAGUARD_0: ${unversioned:-none}"
 fi
-# The functions the installed headers declare: "ng_x(" starting a
-# declaration, or after its return type, outside static inline helpers.
+# Exactly what the installed headers declare: functions ("ng_x(" starting a
+# declaration, or after its return type; not static inline helpers) and
+# extern objects. Private headers hide their declarations (visibility).
 cat "$I"/*.h | grep -vE '^static|^#' | grep -oE '^[a-z][a-z0-9_ ]*[ *]\**(ng_[a-z0-9_]+)\(' |
-        grep -oE 'ng_[a-z0-9_]+\($' | tr -d '(' | sort -u > "$tmp/declared"
+        grep -oE 'ng_[a-z0-9_]+\($' | tr -d '(' > "$tmp/declared"
+cat "$I"/*.h | grep -oE '^extern [a-z_ ]+[ *]\**ng_[a-z0-9_]+' | grep -oE 'ng_[a-z0-9_]+$' >> "$tmp/declared"
+sort -u -o "$tmp/declared" "$tmp/declared"
 missing=$(comm -23 "$tmp/declared" "$tmp/exports" | tr '\n' ' ')
-if [ "$(wc -l < "$tmp/declared")" -gt 100 ] && [ -z "$missing" ]; then pass exports-cover-headers
-else fail exports-cover-headers "$(wc -l < "$tmp/declared") declared; not exported: ${missing:-none}"; fi
+extra=$(comm -13 "$tmp/declared" "$tmp/exports" | tr '\n' ' ')
+if [ "$(wc -l < "$tmp/declared")" -gt 100 ] && [ -z "$missing" ] && [ -z "$extra" ]; then pass exports-equal-headers
+else fail exports-equal-headers "$(wc -l < "$tmp/declared") declared; not exported: ${missing:-none}; exported, declared in no installed header (hide it: #pragma GCC visibility push(hidden) in its private header): ${extra:-none}"; fi
 
 # 8. no object of the library defines an unprefixed global symbol (but
 # ASan's ODR indicators, __odr_asan.NAME, in a sanitizer build)
