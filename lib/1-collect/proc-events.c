@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
@@ -78,22 +79,36 @@ static bool event_of(const char *buf, size_t len, struct proc_event *ret, struct
         return true;
 }
 
+static int64_t now_msec(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* Waits for the kernel's answer to our listen request: an event NONE whose
  * ack is ours plus one, err 0 (its seq is the kernel's own event count since
  * Linux 3.x). Other listeners' answers are multicast too. */
 static int wait_ack(struct ng_proc_events *ev)
 {
         char buf[4096] __attribute__((aligned(NLMSG_ALIGNTO)));
-        for (int rounds = 0; rounds < 1000; rounds++) {
+        int64_t deadline = now_msec() + EVENTS_ACK_TIMEOUT_MS;
+        for (int64_t left; (left = deadline - now_msec()) > 0;) {
                 struct pollfd pfd = { .fd = ev->fd, .events = POLLIN };
-                int k = poll(&pfd, 1, EVENTS_ACK_TIMEOUT_MS);
+                int k = poll(&pfd, 1, (int) left);
                 if (k < 0 && errno == EINTR)
                         continue;
                 if (k <= 0)
                         return k < 0 ? -errno : -ETIMEDOUT;
-                ssize_t n = recv(ev->fd, buf, sizeof(buf), 0);
+                struct sockaddr_nl from;
+                socklen_t fl = sizeof(from);
+                ssize_t n = recvfrom(ev->fd, buf, sizeof(buf), 0, (struct sockaddr *) &from, &fl);
+                if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                        continue;
                 if (n < 0)
-                        return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+                        return -errno;
+                if (from.nl_pid != 0)
+                        continue;
                 struct proc_event pe;
                 struct cn_msg cn;
                 if (!event_of(buf, (size_t) n, &pe, &cn) || pe.what != PROC_EVENT_NONE || cn.ack != ev->seq + 1)
@@ -195,6 +210,7 @@ int ng_proc_events_drain(struct ng_proc_events *ev, struct ng_pid_set *touched)
         char bufs[BATCH][SLOT] __attribute__((aligned(NLMSG_ALIGNTO)));
         struct iovec iov[BATCH];
         struct mmsghdr msgs[BATCH];
+        struct sockaddr_nl from[BATCH];
         bool lost = false;
         touched->n = 0;
         for (size_t k = 0; k < BATCH; k++)
@@ -205,6 +221,8 @@ int ng_proc_events_drain(struct ng_proc_events *ev, struct ng_pid_set *touched)
                 for (size_t k = 0; k < BATCH; k++) {
                         msgs[k].msg_hdr.msg_iov = &iov[k];
                         msgs[k].msg_hdr.msg_iovlen = 1;
+                        msgs[k].msg_hdr.msg_name = &from[k];
+                        msgs[k].msg_hdr.msg_namelen = sizeof(from[k]);
                 }
                 int n = recvmmsg(ev->fd, msgs, BATCH, MSG_DONTWAIT, NULL);
                 if (n < 0 && errno == EINTR)
@@ -218,6 +236,9 @@ int ng_proc_events_drain(struct ng_proc_events *ev, struct ng_pid_set *touched)
                 for (int k = 0; k < n; k++) {
                         struct proc_event pe;
                         struct cn_msg cn;
+                        /* only the kernel speaks for the kernel */
+                        if (from[k].nl_pid != 0)
+                                continue;
                         int r = event_of(bufs[k], msgs[k].msg_len, &pe, &cn) ? take_event(&pe, touched) : 0;
                         if (r < 0)
                                 return r;
