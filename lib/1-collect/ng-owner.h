@@ -140,33 +140,78 @@ int ng_unit_files_read(const struct ng_path *p, const char *unit, struct ng_unit
  * early in boot, after the kernel command line's pools. */
 #define NG_HUGEPAGES_BOOT_FILE "/etc/tmpfiles.d/numaguard-hugepages.conf"
 
+/* Where a boot pool comes from, in the order boot applies them: the kernel
+ * sets its pools while it starts, runs the sysctl.* parameters of its
+ * command line before init, systemd-sysctl.service applies sysctl.d, and
+ * systemd-tmpfiles-setup.service numaguard's file (it starts after the
+ * local file systems are mounted, systemd-sysctl right after the kernel
+ * modules are loaded). */
+enum ng_boot_source {
+        NG_BOOT_CMDLINE,        /* "hugepages=" on the kernel command line */
+        NG_BOOT_CMDLINE_SYSCTL, /* "sysctl.vm.nr_hugepages=" on it */
+        NG_BOOT_SYSCTL,         /* vm.nr_hugepages in a sysctl.d file */
+        NG_BOOT_TMPFILES,       /* NG_HUGEPAGES_BOOT_FILE */
+};
+
+/* node of a total the kernel spreads over the nodes with memory */
+#define NG_BOOT_ALL_NODES (-1)
+
 struct ng_boot_pool {
-        int node;
+        int node;               /* or NG_BOOT_ALL_NODES, as parsed */
         uint64_t page_kib;
         uint64_t pages;
         bool from_file;         /* NG_HUGEPAGES_BOOT_FILE, else the kernel command line */
         unsigned line;          /* its line in the file */
+        enum ng_boot_source source;
+        /* A node's share of a total (hugepages=N, vm.nr_hugepages): the kernel
+         * hands the pages out round robin over the nodes with memory, so
+         * pages is this node's expected share and only the sum over the
+         * split nodes is certain. */
+        bool split;
+        uint64_t setting;       /* the total as written (split, or NG_BOOT_ALL_NODES) */
+        char file[128];         /* NG_BOOT_SYSCTL: the file, as inside the root */
 };
 
 /*
- * The kernel command line's per-node pools: "hugepagesz=2M
+ * The kernel command line's pools: the per-node form "hugepagesz=2M
  * hugepages=0:512,1:512" (Linux >= 5.7; a "hugepages=" applies to the
  * "hugepagesz=" before it, or to the default size: "default_hugepagesz=",
- * else default_kib). The global form "hugepages=N" leaves the split to the
- * kernel and is not returned. Appends to *pools and *n. Returns 0, -ENOMEM,
- * -E2BIG.
+ * else default_kib) one entry per node; the global form "hugepages=N" and
+ * "sysctl.vm.nr_hugepages=N" (the default size) one NG_BOOT_ALL_NODES
+ * entry each. Appends to *pools and *n. Returns 0, -ENOMEM, -E2BIG.
  */
 int ng_parse_hugepages_cmdline(const char *cmdline, uint64_t default_kib, struct ng_boot_pool **pools, size_t *n);
 /* The "w .../nodeN/hugepages/hugepages-SIZEkB/nr_hugepages - - - - PAGES"
  * lines of a tmpfiles.d file; other lines are skipped. Appends (from_file
  * set). Returns 0, -ENOMEM, -E2BIG. */
 int ng_parse_hugepages_tmpfiles(const char *text, struct ng_boot_pool **pools, size_t *n);
+/* The last assignment of vm.nr_hugepages (or vm.nr_hugepages_mempolicy,
+ * the same under systemd-sysctl's default policy) in a sysctl.d(5) file:
+ * "key = value", '.' or '/' between the key's parts, a leading '-' (errors
+ * ignored) allowed, comments from '#' or ';'. A value that is not a
+ * number is skipped (the kernel refuses the write). Returns 1 with
+ * *ret_pages and *ret_line, 0 when the file sets neither, -EINVAL. */
+int ng_parse_sysctl_hugepages(const char *text, uint64_t *ret_pages, unsigned *ret_line);
 /* The pool a node of that size gets at boot: the file's line over the
  * command line's; NULL when neither says. */
 const struct ng_boot_pool *ng_boot_pool_find(const struct ng_boot_pool *pools, size_t n, int node, uint64_t page_kib);
-/* Fills s->boot_pools from the kernel command line (NG_PROC_DIR/cmdline)
- * and NG_HUGEPAGES_BOOT_FILE (ng_snapshot_collect() calls it). A per-node
- * command line form gives 0 to the nodes it does not list. 0 or -ENOMEM. */
+/* Says where bp comes from, e.g. "the kernel command line",
+ * "/etc/sysctl.d/80-hugepages.conf line 2: vm.nr_hugepages = 512, split by
+ * the kernel". */
+void ng_boot_pool_describe(const struct ng_boot_pool *bp, char *buf, size_t size);
+/* sysctl.d directories, highest precedence first (sysctl.d(5)); a file name
+ * in a higher one masks the same name below, and all files apply in name
+ * order. /etc/sysctl.conf applies as 99-sysctl.conf (the link Debian's
+ * procps and systemd's own tmpfiles put there) when no file has that name. */
+#define NG_SYSCTL_DIRS { "/etc/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d", "/usr/lib/sysctl.d", \
+                         "/lib/sysctl.d" }
+#define NG_SYSCTL_CONF "/etc/sysctl.conf"
+/* Fills s->boot_pools with what boot gives every node, per size that any
+ * source sets: the kernel command line (NG_PROC_DIR/cmdline), sysctl.d, then
+ * NG_HUGEPAGES_BOOT_FILE, applied in that order (ng_snapshot_collect()
+ * calls it). A per-node command line form gives 0 to the nodes it does not
+ * list; a total is split as the kernel splits it (split set). 0 or
+ * -ENOMEM. */
 int ng_boot_pools_collect(const struct ng_path *p, struct ng_snapshot *s);
 
 #ifdef __cplusplus

@@ -3,7 +3,9 @@
  * Hugepage pools as the boot configuration sets them (ng-owner.h): the
  * kernel command line (Documentation/admin-guide/mm/hugetlbpage.rst:
  * "hugepagesz=", "hugepages=", the per-node form "hugepages=0:N,1:M",
- * "default_hugepagesz=") and numaguard's own tmpfiles.d file.
+ * "default_hugepagesz=", and Documentation/admin-guide/sysctl's
+ * "sysctl.vm.nr_hugepages="), sysctl.d(5) files and numaguard's own
+ * tmpfiles.d file.
  */
 
 #include <errno.h>
@@ -46,11 +48,29 @@ static uint64_t size_kib(const char *s, size_t len)
         return 0;
 }
 
-/* "0:512,1:512" -> entries; anything else -> none (the global form). */
+/* A plain number, as the whole of s: the global form. */
+static bool total(const char *s, size_t len, uint64_t *ret)
+{
+        char buf[32];
+        if (len == 0 || len >= sizeof(buf))
+                return false;
+        memcpy(buf, s, len);
+        buf[len] = '\0';
+        const char *p = buf;
+        return ng_parse_u64(&p, ret) >= 0 && !*p;
+}
+
+/* "0:512,1:512" -> entries; "512" -> one NG_BOOT_ALL_NODES entry. */
 static int per_node(const char *s, size_t len, uint64_t kib, struct ng_boot_pool **pools, size_t *n)
 {
         char buf[512];
-        if (!memchr(s, ':', len) || len >= sizeof(buf) || kib == 0)
+        uint64_t all;
+        if (kib == 0)
+                return 0;
+        if (total(s, len, &all))
+                return push(pools, n, (struct ng_boot_pool) { .node = NG_BOOT_ALL_NODES, .page_kib = kib,
+                                                              .pages = all, .setting = all });
+        if (!memchr(s, ':', len) || len >= sizeof(buf))
                 return 0;
         memcpy(buf, s, len);
         buf[len] = '\0';
@@ -92,6 +112,18 @@ int ng_parse_hugepages_cmdline(const char *cmdline, uint64_t default_kib, struct
                         int r = per_node(p + 10, len - 10, cur, pools, n);
                         if (r < 0)
                                 return r;
+                } else if ((len > 23 && !strncmp(p, "sysctl.vm.nr_hugepages=", 23)) ||
+                           (len > 23 && !strncmp(p, "sysctl.vm/nr_hugepages=", 23))) {
+                        /* Linux >= 5.8 writes it to /proc/sys before init runs:
+                         * the default size only, whatever hugepagesz= came before */
+                        uint64_t pages;
+                        int r = total(p + 23, len - 23, &pages) && default_kib
+                                        ? push(pools, n, (struct ng_boot_pool) {
+                                                  .node = NG_BOOT_ALL_NODES, .page_kib = default_kib, .pages = pages,
+                                                  .setting = pages, .source = NG_BOOT_CMDLINE_SYSCTL })
+                                        : 0;
+                        if (r < 0)
+                                return r;
                 }
                 p += len;
         }
@@ -116,7 +148,7 @@ static int tmpfiles_line(char *line, void *item, void *userdata)
                    &tail) != 2 || node < 0 || node > 4095 || kib == 0)
                 return 0;
         *bp = (struct ng_boot_pool) { .node = node, .page_kib = kib, .pages = pages, .from_file = true,
-                                      .line = *lineno };
+                                      .line = *lineno, .source = NG_BOOT_TMPFILES };
         return 1;
 }
 
@@ -141,6 +173,86 @@ int ng_parse_hugepages_tmpfiles(const char *text, struct ng_boot_pool **pools, s
                 r = push(pools, n, v[i]);
         free(v);
         return r;
+}
+
+/* "vm.nr_hugepages", "vm/nr_hugepages", "-vm.nr_hugepages_mempolicy" */
+static bool hugepages_key(const char *k, size_t len)
+{
+        if (len && *k == '-')
+                k++, len--;
+        static const char *const keys[] = { "vm.nr_hugepages", "vm.nr_hugepages_mempolicy" };
+        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+                if (strlen(keys[i]) != len)
+                        continue;
+                size_t j = 0;
+                while (j < len && (k[j] == keys[i][j] || (keys[i][j] == '.' && k[j] == '/')))
+                        j++;
+                if (j == len)
+                        return true;
+        }
+        return false;
+}
+
+int ng_parse_sysctl_hugepages(const char *text, uint64_t *ret_pages, unsigned *ret_line)
+{
+        if (!text || !ret_pages || !ret_line)
+                return -EINVAL;
+        unsigned lineno = 0;
+        int found = 0;
+        for (const char *p = text; *p;) {
+                size_t len = strcspn(p, "\n");
+                const char *l = p, *end = p + len;
+                lineno++;
+                p = *end ? end + 1 : end;
+                while (l < end && (*l == ' ' || *l == '\t'))
+                        l++;
+                if (l == end || *l == '#' || *l == ';')
+                        continue;
+                const char *eq = memchr(l, '=', (size_t) (end - l));
+                if (!eq)
+                        continue;
+                const char *ke = eq;
+                while (ke > l && (ke[-1] == ' ' || ke[-1] == '\t'))
+                        ke--;
+                if (!hugepages_key(l, (size_t) (ke - l)))
+                        continue;
+                const char *v = eq + 1, *ve = end;
+                while (v < ve && (*v == ' ' || *v == '\t'))
+                        v++;
+                while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t' || ve[-1] == '\r'))
+                        ve--;
+                uint64_t pages;
+                if (!total(v, (size_t) (ve - v), &pages))
+                        continue;
+                *ret_pages = pages;
+                *ret_line = lineno;
+                found = 1;
+        }
+        return found;
+}
+
+void ng_boot_pool_describe(const struct ng_boot_pool *bp, char *buf, size_t size)
+{
+        const char *split = bp->split ? ", split by the kernel" : "";
+        switch (bp->source) {
+        case NG_BOOT_CMDLINE:
+                if (bp->split)
+                        snprintf(buf, size, "the kernel command line: hugepages=%" PRIu64 "%s", bp->setting, split);
+                else
+                        snprintf(buf, size, "the kernel command line");
+                break;
+        case NG_BOOT_CMDLINE_SYSCTL:
+                snprintf(buf, size, "the kernel command line: sysctl.vm.nr_hugepages=%" PRIu64 "%s", bp->setting,
+                         split);
+                break;
+        case NG_BOOT_SYSCTL:
+                snprintf(buf, size, "%s line %u: vm.nr_hugepages = %" PRIu64 "%s", bp->file, bp->line, bp->setting,
+                         split);
+                break;
+        case NG_BOOT_TMPFILES:
+                snprintf(buf, size, "%s line %u", NG_HUGEPAGES_BOOT_FILE, bp->line);
+                break;
+        }
 }
 
 const struct ng_boot_pool *ng_boot_pool_find(const struct ng_boot_pool *pools, size_t n, int node, uint64_t page_kib)

@@ -33,6 +33,9 @@ struct ng_plan_node {
         bool has_boot;          /* the boot configuration sets this pool (ng-owner.h) */
         bool boot_from_file;    /* numaguard's tmpfiles.d file, else the kernel command line */
         uint64_t boot_pages;    /* what it gives at boot */
+        enum ng_boot_source boot_source;
+        bool boot_split;        /* a share of a total the kernel splits: only the sum is certain */
+        char boot_where[256];   /* ng_boot_pool_describe() */
 };
 
 struct ng_plan {

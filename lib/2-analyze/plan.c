@@ -125,6 +125,9 @@ int ng_plan_hugepages(const struct ng_snapshot *s, const struct ng_config *cfg, 
                         pn->has_boot = true;
                         pn->boot_from_file = bp->from_file;
                         pn->boot_pages = bp->pages;
+                        pn->boot_source = bp->source;
+                        pn->boot_split = bp->split;
+                        ng_boot_pool_describe(bp, pn->boot_where, sizeof(pn->boot_where));
                 }
         }
         for (size_t i = 0; i < a->n_instances; i++) {

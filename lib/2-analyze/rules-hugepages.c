@@ -18,27 +18,69 @@
 /* ---- hugepages ---- */
 
 /* A pool the boot configuration sets otherwise than it is now: a reboot
- * changes it. Pools no boot source mentions (set by sysctl, scripts) are
- * not compared: numaguard cannot tell what boot gives them. */
+ * changes it. Pools no boot source mentions (set by a script or a unit of
+ * its own) are not compared: numaguard cannot tell what boot gives them.
+ * Nodes that share a total the kernel splits (hugepages=N, vm.nr_hugepages)
+ * are compared as one sum, the only certain figure. */
+static const struct ng_hugepool *node_pool_of(const struct ng_node *nd, uint64_t page_kib)
+{
+        for (size_t k = 0; k < nd->n_pools; k++)
+                if (nd->pools[k].page_kib == page_kib)
+                        return &nd->pools[k];
+        return NULL;
+}
+
+static int not_persistent_split(struct audit_ctx *ctx, const struct ng_boot_pool *bp0)
+{
+        const struct ng_snapshot *s = ctx->s;
+        struct ng_bitmap nodes = {0};
+        uint64_t live = 0, boot = 0;
+        for (size_t i = 0; i < s->n_boot_pools; i++) {
+                const struct ng_boot_pool *bp = &s->boot_pools[i];
+                if (!bp->split || bp->page_kib != bp0->page_kib)
+                        continue;
+                if (bp < bp0)
+                        return 0;       /* the group's first entry reports it */
+                const struct ng_node *nd = ng_snapshot_node(s, bp->node);
+                const struct ng_hugepool *hp = nd ? node_pool_of(nd, bp->page_kib) : NULL;
+                if (!hp)
+                        return 0;       /* a pool not read: unknown, not different */
+                ng_bitmap_set(&nodes, (unsigned) bp->node);
+                live += hp->nr_pages;
+                boot += bp->pages;
+        }
+        if (live == boot)
+                return 0;
+        char where[256], list[64];
+        ng_boot_pool_describe(bp0, where, sizeof(where));
+        ng_bitmap_format_list(&nodes, list, sizeof(list));
+        return ng_rules_add(ctx, NG_CODE_HUGEPAGE_NOT_PERSISTENT, NG_SEV_WARNING, NULL, NULL, &nodes, (double) live,
+                   "record the pools for boot (numaguardctl hugepages apply --persist), or set the pool back",
+                   "node%s %s ha%s %" PRIu64 " hugepages of %s; the boot configuration (%s) gives %s %" PRIu64
+                   ": a reboot changes the pool",
+                   ng_bitmap_count(&nodes) == 1 ? "" : "s", list, ng_bitmap_count(&nodes) == 1 ? "s" : "ve", live,
+                   ng_rules_bytes_h(bp0->page_kib * 1024).s, where, ng_bitmap_count(&nodes) == 1 ? "it" : "them", boot);
+}
+
 int ng_rule_hugepage_not_persistent(struct audit_ctx *ctx)
 {
         const struct ng_snapshot *s = ctx->s;
         int r = 0;
+        for (size_t i = 0; i < s->n_boot_pools && r >= 0; i++)
+                if (s->boot_pools[i].split)
+                        r = not_persistent_split(ctx, &s->boot_pools[i]);
         for (size_t i = 0; i < s->topo.n_nodes && r >= 0; i++) {
                 const struct ng_node *nd = &s->topo.nodes[i];
                 for (size_t k = 0; k < nd->n_pools && r >= 0; k++) {
                         const struct ng_hugepool *hp = &nd->pools[k];
                         const struct ng_boot_pool *bp = ng_boot_pool_find(s->boot_pools, s->n_boot_pools, nd->id,
                                                                           hp->page_kib);
-                        if (!bp || bp->pages == hp->nr_pages)
+                        if (!bp || bp->split || bp->pages == hp->nr_pages)
                                 continue;
                         struct ng_bitmap node = {0};
                         ng_bitmap_set(&node, (unsigned) nd->id);
-                        char where[128];
-                        if (bp->from_file)
-                                snprintf(where, sizeof(where), "%s line %u", NG_HUGEPAGES_BOOT_FILE, bp->line);
-                        else
-                                snprintf(where, sizeof(where), "the kernel command line");
+                        char where[256];
+                        ng_boot_pool_describe(bp, where, sizeof(where));
                         r = ng_rules_add(ctx, NG_CODE_HUGEPAGE_NOT_PERSISTENT, NG_SEV_WARNING, NULL, NULL, &node,
                                 (double) hp->nr_pages,
                                 "record the pools for boot (numaguardctl hugepages apply --persist), or set the "

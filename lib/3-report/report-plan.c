@@ -31,19 +31,19 @@ static void print_boot(const struct ng_plan *p, FILE *f)
         for (size_t i = 0; i < p->n_nodes; i++)
                 any |= p->nodes[i].has_boot;
         if (!any) {
-                fprintf(f, "at boot: no pool of this size is set by the kernel command line or %s (numaguardctl "
-                        "hugepages apply --persist); pools made now do not survive a reboot unless something "
-                        "else (sysctl, a script) makes them\n", NG_HUGEPAGES_BOOT_FILE);
+                fprintf(f, "at boot: no pool of this size is set by the kernel command line, sysctl.d or %s "
+                        "(numaguardctl hugepages apply --persist); pools made now do not survive a reboot unless "
+                        "something else (a script, a unit) makes them\n", NG_HUGEPAGES_BOOT_FILE);
                 return;
         }
-        fprintf(f, "at boot (kernel command line, then %s):\n", NG_HUGEPAGES_BOOT_FILE);
+        fprintf(f, "at boot (the kernel command line, then sysctl.d, then %s):\n", NG_HUGEPAGES_BOOT_FILE);
         for (size_t i = 0; i < p->n_nodes; i++) {
                 const struct ng_plan_node *pn = &p->nodes[i];
                 if (!pn->has_boot)
                         fprintf(f, "  node %d: not set at boot\n", pn->id);
                 else
-                        fprintf(f, "  node %d: %" PRIu64 " pages (%s)%s\n", pn->id, pn->boot_pages,
-                                pn->boot_from_file ? "tmpfiles.d" : "kernel command line",
+                        fprintf(f, "  node %d: %s%" PRIu64 " pages (%s)%s\n", pn->id, pn->boot_split ? "about " : "",
+                                pn->boot_pages, pn->boot_where,
                                 pn->boot_pages < pn->target_pages ? ", fewer than the target" : "");
         }
 }
@@ -133,6 +133,14 @@ struct json_object *ng_report_plan_json(const struct ng_plan *p)
                 json_object_object_add(no, "target", json_object_new_uint64(pn->target_pages));
                 json_object_object_add(no, "headroom", json_object_new_uint64(pn->headroom_pages));
                 json_object_object_add(no, "boot_pages", pn->has_boot ? json_object_new_uint64(pn->boot_pages) : NULL);
+                static const char *const kinds[] = { [NG_BOOT_CMDLINE] = "cmdline",
+                                                     [NG_BOOT_CMDLINE_SYSCTL] = "cmdline-sysctl",
+                                                     [NG_BOOT_SYSCTL] = "sysctl", [NG_BOOT_TMPFILES] = "tmpfiles" };
+                json_object_object_add(no, "boot_source",
+                                       pn->has_boot ? json_object_new_string(kinds[pn->boot_source]) : NULL);
+                json_object_object_add(no, "boot_split", json_object_new_boolean(pn->has_boot && pn->boot_split));
+                json_object_object_add(no, "boot_where",
+                                       pn->has_boot ? json_object_new_string(pn->boot_where) : NULL);
                 json_object_array_add(nodes, no);
                 if (pn->target_pages <= pn->nr_pages)
                         continue;

@@ -1,6 +1,6 @@
 /* libFuzzer target for the owner parsers: ng_parse_cgconfig() (libcgroup's
  * cgconfig.conf), ng_parse_unit_cpuset() (systemd unit files) and the
- * hugepage pools at boot (kernel command line, tmpfiles.d). */
+ * hugepage pools at boot (kernel command line, sysctl.d, tmpfiles.d). */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,6 +41,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void) ng_parse_hugepages_cmdline(buf, 2048, &bp, &nb);
         (void) ng_parse_hugepages_tmpfiles(buf, &bp, &nb);
         (void) ng_boot_pool_find(bp, nb, 0, 2048);
+        for (size_t i = 0; i < nb; i++) {
+                char where[256];
+                ng_boot_pool_describe(&bp[i], where, sizeof(where));
+        }
+        uint64_t pages;
+        unsigned line;
+        if (ng_parse_sysctl_hugepages(buf, &pages, &line) == 1 && line == 0)
+                abort();
         free(bp);
         char name[256];
         (void) ng_unit_from_cgroup(buf, name, sizeof(name));

@@ -216,10 +216,31 @@ START_TEST(boot_cmdline)
         free(v);
         v = NULL;
         n = 0;
-        /* the global form is the kernel's to split: not per node; a bad
-         * per-node list is rejected whole, as the kernel does */
+        /* the global form is the kernel's to split: one entry for all
+         * nodes; a bad per-node list is rejected whole, as the kernel does */
         ck_assert_int_eq(ng_parse_hugepages_cmdline("hugepages=512 hugepagesz=1G hugepages=0:2,x:1", 2048, &v, &n), 0);
-        ck_assert_uint_eq(n, 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_int_eq(v[0].node, NG_BOOT_ALL_NODES);
+        ck_assert_uint_eq(v[0].page_kib, 2048);
+        ck_assert_uint_eq(v[0].pages, 512);
+        ck_assert_int_eq(v[0].source, NG_BOOT_CMDLINE);
+        ck_assert_ptr_null(ng_boot_pool_find(v, n, 0, 2048));
+        free(v);
+        v = NULL;
+        n = 0;
+        /* sysctl.* on the command line (Linux >= 5.8): the default size,
+         * even after a hugepagesz= of another */
+        ck_assert_int_eq(ng_parse_hugepages_cmdline("hugepagesz=1G hugepages=2 sysctl.vm.nr_hugepages=64 "
+                                                    "sysctl.vm.nr_hugepages=x hugepages=3x", 2048, &v, &n), 0);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_uint_eq(v[0].page_kib, 1048576);
+        ck_assert_uint_eq(v[0].pages, 2);
+        ck_assert_uint_eq(v[1].page_kib, 2048);
+        ck_assert_uint_eq(v[1].pages, 64);
+        ck_assert_int_eq(v[1].source, NG_BOOT_CMDLINE_SYSCTL);
+        free(v);
+        v = NULL;
+        n = 0;
         /* before any hugepagesz=, hugepages= is the default size's */
         ck_assert_int_eq(ng_parse_hugepages_cmdline("hugepages=1:4 default_hugepagesz=1G", 2048, &v, &n), 0);
         ck_assert_uint_eq(n, 1);
@@ -252,6 +273,29 @@ START_TEST(boot_tmpfiles)
 }
 END_TEST
 
+/* sysctl.d(5) syntax as systemd-sysctl reads it. */
+START_TEST(boot_sysctl)
+{
+        uint64_t pages = 0;
+        unsigned line = 0;
+        ck_assert_int_eq(ng_parse_sysctl_hugepages("# vm.nr_hugepages = 1\n; vm.nr_hugepages = 2\n"
+                                                   "kernel.shmmax = 4\nvm.nr_hugepages_x = 5\nxvm.nr_hugepages = 6\n"
+                                                   "vm.nr_overcommit_hugepages = 7\n", &pages, &line), 0);
+        ck_assert_int_eq(ng_parse_sysctl_hugepages("  vm.nr_hugepages\t=\t512  \n", &pages, &line), 1);
+        ck_assert_uint_eq(pages, 512);
+        ck_assert_uint_eq(line, 1);
+        /* the last one wins; '/' separators, '-' prefix, _mempolicy; a
+         * value the kernel would refuse is skipped */
+        ck_assert_int_eq(ng_parse_sysctl_hugepages("vm.nr_hugepages=1\n-vm/nr_hugepages = 2\n\n"
+                                                   "vm.nr_hugepages_mempolicy = 3\r\nvm.nr_hugepages = lots\n"
+                                                   "vm.nr_hugepages = 99999999999999999999999\n", &pages, &line), 1);
+        ck_assert_uint_eq(pages, 3);
+        ck_assert_uint_eq(line, 4);
+        ck_assert_int_eq(ng_parse_sysctl_hugepages("vm.nr_hugepages", &pages, &line), 0);
+        ck_assert_int_eq(ng_parse_sysctl_hugepages(NULL, &pages, &line), -EINVAL);
+}
+END_TEST
+
 static Suite *owner_suite(void)
 {
         Suite *s = suite_create("owner");
@@ -263,6 +307,7 @@ static Suite *owner_suite(void)
         tcase_add_test(tc, cgconfig_edit);
         tcase_add_test(tc, boot_cmdline);
         tcase_add_test(tc, boot_tmpfiles);
+        tcase_add_test(tc, boot_sysctl);
         suite_add_tcase(s, tc);
         return s;
 }
