@@ -194,18 +194,26 @@ struct json_object *ctl_action_json(const struct ctl_opts *o, enum ng_correction
 }
 
 /* A unit property ("set AllowedMemoryNodes=0 on UNIT") or a config file
- * line ("change FILE:LINE from ... to ..."). */
-static void print_owner_write(const struct ng_write *w, bool dry)
+ * line ("change FILE:LINE from ... to ..."). Under --root the file is the
+ * tree's copy, named as written, then as the tree's host names it. */
+static void print_owner_write(const struct ctl_opts *o, const struct ng_write *w, bool dry)
 {
-        if (w->kind == NG_WRITE_UNIT_PROPERTY)
+        char path[PATH_MAX + 256], in_tree[PATH_MAX + 300] = "";
+        if (w->kind == NG_WRITE_UNIT_PROPERTY) {
                 printf("%s %s on systemd unit %s (runtime and persistent, as systemctl set-property; %s: %s%s%s)\n",
                        dry ? "would set" : w->error < 0 ? "failed to set" : "set", w->value, w->path,
                        dry ? "now" : "was", w->before, dry ? "" : ", read back: ", dry ? "" : w->after);
-        else if (!w->before[0])
-                printf("%s line to %s: %s%s%s%s\n", dry ? "would add a" : "added a", w->path, w->value,
+                return;
+        }
+        ctl_tree_path(o, w->path, path, sizeof(path));
+        if (o->root)
+                snprintf(in_tree, sizeof(in_tree), " (the tree's %s)", w->path);
+        if (!w->before[0])
+                printf("%s line to %s%s: %s%s%s%s\n", dry ? "would add a" : "added a", path, in_tree, w->value,
                        dry ? "" : " (read back: ", dry ? "" : w->after[0] ? w->after : "-", dry ? "" : ")");
         else
-                printf("%s %s\n  from: %s\n    to: %s\n", dry ? "would change" : "changed", w->path, w->before, w->value);
+                printf("%s %s%s\n  from: %s\n    to: %s\n", dry ? "would change" : "changed", path, in_tree, w->before,
+                       w->value);
 }
 
 static void report_text(const struct ctl_opts *o, enum ng_correction kind, const char *target,
@@ -216,7 +224,7 @@ static void report_text(const struct ctl_opts *o, enum ng_correction kind, const
         for (size_t i = 0; i < res->n_writes; i++) {
                 const struct ng_write *w = &res->writes[i];
                 if (w->kind != NG_WRITE_FILE) {
-                        print_owner_write(w, dry || o->dry_run);
+                        print_owner_write(o, w, dry || o->dry_run);
                         continue;
                 }
                 ctl_tree_path(o, w->path, path, sizeof(path));

@@ -102,7 +102,7 @@ check unit-apply "$(cat "$tmp/out"; cat "$dropin" 2>&1)" eval 'grep -q "^cpuset 
 check unit-after "$(audit "$tmp/unit" | grep owner)" \
         grep -q 'cpuset owner: systemd unit oracle-db.service (AllowedCPUs=0, AllowedMemoryNodes=0,' <(audit "$tmp/unit")
 apply "$tmp/cgconfig" --dry-run > "$tmp/out"
-check cgconfig-dry-run "$(cat "$tmp/out")" eval 'grep -qx "would change /etc/cgconfig.conf:15" "$tmp/out" &&
+check cgconfig-dry-run "$(cat "$tmp/out")" eval 'grep -qx "would change $tmp/cgconfig/etc/cgconfig.conf:15 (the tree'"'"'s /etc/cgconfig.conf:15)" "$tmp/out" &&
         grep -qxF "$(printf "    to: \t\tcpuset.mems = \"0\";")" "$tmp/out" &&
         cmp -s "$tmp/orig/etc/cgconfig.conf" "$tmp/cgconfig/etc/cgconfig.conf" && [ "$(cat "$cg_cgc/cpuset.mems")" = 6 ]'
 apply "$tmp/cgconfig" > "$tmp/out"
@@ -117,7 +117,7 @@ check none-dry-run "$(cat "$tmp/out")" grep -q "no owner persists it (no systemd
 sed -i '/cpuset.mems = "6"/d' "$tmp/nokey/etc/cgconfig.conf"
 apply "$tmp/nokey" > "$tmp/out"
 check cgconfig-add-key "$(cat "$tmp/out"; sed -n 12,16p "$tmp/nokey/etc/cgconfig.conf")" eval '[ "$(sed -n 15p "$tmp/nokey/etc/cgconfig.conf")" = "$(printf "\t\tcpuset.mems = \"0\";")" ] &&
-        [ "$(sed -n 16p "$tmp/nokey/etc/cgconfig.conf")" = "$(printf "\t}")" ] && grep -q "^added a line to /etc/cgconfig.conf:15" "$tmp/out"'
+        [ "$(sed -n 16p "$tmp/nokey/etc/cgconfig.conf")" = "$(printf "\t}")" ] && grep -qF "added a line to $tmp/nokey/etc/cgconfig.conf:15 (the tree'"'"'s /etc/cgconfig.conf:15): " "$tmp/out"'
 # an unknown owner: refused, nothing written
 "$DERIVE" cgconfig "$tmp/broken"
 printf 'group oracle {\n\tcpuset {\n\t\tcpuset.mems = 6\n\t}\n}\n' > "$tmp/broken/etc/cgconfig.conf"
