@@ -2,8 +2,12 @@
 /*
  * Enforce mode: the daemon carries out the corrections an instance's
  * enforce= allows when its findings call for them -- cpuset on
- * CPUSET_DRIFT/REMOTE_MEMORY, hugepages on HUGEPAGE_SHORTFALL/
- * HUGEPAGE_NODE_SHORTFALL, rebalance on CYCLOPS. Each (instance, kind) acts
+ * CPUSET_DRIFT/REMOTE_MEMORY/CPUSET_NOT_PERSISTENT (through the cpuset's
+ * owner, as numaguardctl cpuset apply: the unit's properties over sd-bus,
+ * the cgconfig group's file, then the live files), hugepages on
+ * HUGEPAGE_SHORTFALL/HUGEPAGE_NODE_SHORTFALL (live pools only: the boot
+ * configuration is the administrator's, see numaguardd(8)), rebalance on
+ * CYCLOPS. Each (instance, kind) acts
  * at most once per cooldown; transient errors are retried on later polls up
  * to ENFORCE_MAX_TRANSIENT times, a permanent error marks the target
  * unmanaged with one warning. Every attempt is logged at NOTICE with the
@@ -21,18 +25,19 @@
 #include "ng-plan.h"
 
 /* What calls for each correction (ng-correction.h has the rest). */
-static const enum ng_code triggers[NG_CORRECTION_MAX_][2] = {
-        [NG_CORRECTION_CPUSET] = { NG_CODE_CPUSET_DRIFT, NG_CODE_REMOTE_MEMORY },
-        [NG_CORRECTION_HUGEPAGES] = { NG_CODE_HUGEPAGE_SHORTFALL, NG_CODE_HUGEPAGE_NODE_SHORTFALL },
-        [NG_CORRECTION_REBALANCE] = { NG_CODE_CYCLOPS, NG_CODE_CYCLOPS },
+static const enum ng_code triggers[NG_CORRECTION_MAX_][3] = {
+        [NG_CORRECTION_CPUSET] = { NG_CODE_CPUSET_DRIFT, NG_CODE_REMOTE_MEMORY, NG_CODE_CPUSET_NOT_PERSISTENT },
+        [NG_CORRECTION_HUGEPAGES] = { NG_CODE_HUGEPAGE_SHORTFALL, NG_CODE_HUGEPAGE_NODE_SHORTFALL,
+                                      NG_CODE_HUGEPAGE_SHORTFALL },
+        [NG_CORRECTION_REBALANCE] = { NG_CODE_CYCLOPS, NG_CODE_CYCLOPS, NG_CODE_CYCLOPS },
 };
 
 static bool called_for(const struct ng_audit *a, const struct ng_instance *in, enum ng_correction k)
 {
         for (size_t i = 0; i < a->n_findings; i++)
-                if (!strcmp(a->findings[i].instance, in->name) &&
-                    (a->findings[i].code == triggers[k][0] || a->findings[i].code == triggers[k][1]))
-                        return true;
+                for (size_t t = 0; t < sizeof(triggers[k]) / sizeof(triggers[k][0]); t++)
+                        if (!strcmp(a->findings[i].instance, in->name) && a->findings[i].code == triggers[k][t])
+                                return true;
         return false;
 }
 
@@ -72,6 +77,13 @@ static int do_hugepages(struct manager *m, const struct ng_snapshot *s, const st
                 r = ng_act_hugepages_plan_apply(s, m->config->node_free_floor_bytes, plan, &act);
         if (r >= 0)
                 r = ng_act_hugepages_run(act, m->path, &ng_action_ops_default, false, res);
+        /* Live pools only: recording them for boot rewrites the host's boot
+         * configuration, which stays the administrator's call. */
+        if (r >= 0 && (res->outcome == NG_OUTCOME_DONE || res->outcome == NG_OUTCOME_PARTIAL)) {
+                size_t l = strlen(res->summary);
+                snprintf(res->summary + l, sizeof(res->summary) - l,
+                         "; live only, not recorded for boot (numaguardctl hugepages apply --persist records it)");
+        }
         ng_act_hugepages_free(act);
         ng_plan_free(plan);
         return r;
