@@ -13,7 +13,7 @@
 #   does with numaguard's tmpfiles.d file (systemd-tmpfiles --create, as
 #   systemd-tmpfiles-setup.service runs it) brings a pool that was lost back,
 #   and the audit flags the pool while it differs (HUGEPAGE_NOT_PERSISTENT).
-#   numa-vm runs QEMU with -no-reboot, so the guest itself is not rebooted.
+#   The real reboot is case hugepages-reboot's (topology systemd-reboot).
 #
 # The cpusets before the fix, after it and after the owner re-applied its
 # configuration go to $BUILD/e2e/unit-owner-record.txt.
