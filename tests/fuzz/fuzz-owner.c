@@ -46,8 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 ng_boot_pool_describe(&bp[i], where, sizeof(where));
         }
         uint64_t pages;
-        unsigned line;
-        if (ng_parse_sysctl_hugepages(buf, &pages, &line) == 1 && line == 0)
+        unsigned sline = 0;
+        if (ng_parse_sysctl_hugepages(buf, &pages, &sline) == 1 && sline == 0)
                 abort();
         free(bp);
         char name[256];
