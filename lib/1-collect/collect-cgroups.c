@@ -60,7 +60,7 @@ static void read_cgroup_files(struct collector *c, struct ng_cgroup *cg)
         }
         uint64_t v;
         cg->memory_migrate = cg->version == 1 &&
-                ng_collect_read_u64(c, &v, "%s/%s", cg->dir, "cpuset.memory_migrate") >= 0 ? (int) (v != 0) : -1;
+                ng_path_read_u64(c->reads, &v, "%s/%s", cg->dir, "cpuset.memory_migrate") >= 0 ? (int) (v != 0) : -1;
         if (cg->version == 2 && ng_collect_read(c, &buf, NULL, "%s/memory.numa_stat", cg->dir) >= 0) {
                 if (ng_parse_numa_stat(buf, &cg->memory_numa_stat, &cg->n_memory_numa_stat) < 0)
                         cg->n_memory_numa_stat = 0;

@@ -7,19 +7,25 @@
 #include <stdarg.h>
 
 #include "ng-snapshot.h"
+#include "path-internal.h"
 
 /* Library-internal: not exported from libnumaguard.so. */
 #pragma GCC visibility push(hidden)
 
 struct collector {
         const struct ng_path *p;
+        /* p, counting what the collector's reads cost: every file the
+         * snapshot reads goes through it (ng_collect_vread(), or the path
+         * layer's readers directly). */
+        const struct ng_path *reads;
+        struct ng_path_cost cost;
         struct ng_collect_opts o;
         struct ng_snapshot *s;
         pid_t current_pid;      /* whose files are being read, 0 for the host's */
 };
 
-/* Reads a file through the path layer and counts it in the snapshot's
- * cost; calls the progress hook first. */
+/* Reads a file through c->reads (which counts it); calls the progress
+ * hook first. */
 int ng_collect_vread(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)
         __attribute__((format(printf, 4, 0)));
 /* 1 when the process was read, 0 when it is a kernel thread or went away
@@ -81,8 +87,6 @@ void ng_collect_problem(struct collector *c, const char *path, const char *fmt, 
 int ng_collect_read_list(struct collector *c, struct ng_bitmap *ret, const char *path);
 void ng_collect_read_meminfo(struct collector *c, struct ng_meminfo *m, bool *has, bool must_exist,
                              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-int ng_collect_read_u64(struct collector *c, uint64_t *ret, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
 
 /* ---- the parts of ng_snapshot_collect(), in the order it calls them ---- */
 

@@ -13,33 +13,6 @@
 #include "collect-internal.h"
 #include "ng-parse.h"
 
-/* Every read goes through here so that the snapshot can say what it cost. */
-int ng_collect_vread(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)
-{
-        size_t len = 0;
-        if (c->o.progress)
-                c->o.progress(c->o.progress_data, c->current_pid);
-        int r = ng_path_vread(c->p, ret_buf, &len, fmt, ap);
-        if (r < 0)
-                return r;
-        c->s->cost.files_read++;
-        c->s->cost.bytes_read += len;
-        if (ret_len)
-                *ret_len = len;
-        return 0;
-}
-
-static int rd(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-static int rd(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        int r = ng_collect_vread(c, ret_buf, ret_len, fmt, ap);
-        va_end(ap);
-        return r;
-}
-
 void ng_proc_set_name(struct ng_proc *pr)
 {
         const char *comm = pr->stat.comm;
@@ -188,7 +161,7 @@ int ng_collect_read_stat(struct collector *c, pid_t pid, struct ng_pid_stat *ret
 {
         char *buf;
         c->current_pid = pid;
-        int r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/stat", pid);
+        int r = ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/%d/stat", pid);
         if (r < 0)
                 return r;
         r = ng_parse_pid_stat(buf, ret);
@@ -200,7 +173,7 @@ int ng_collect_read_status(struct collector *c, pid_t pid, struct ng_pid_status 
 {
         char *buf;
         c->current_pid = pid;
-        int r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/status", pid);
+        int r = ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/%d/status", pid);
         if (r < 0)
                 return r == -ENOENT || r == -EACCES ? 0 : r;
         r = ng_parse_pid_status(buf, ret);
@@ -219,7 +192,7 @@ int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
         memset(pr, 0, sizeof(*pr));
         pr->pid = pid;
         c->current_pid = pid;
-        r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/stat", pid);
+        r = ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/%d/stat", pid);
         if (r < 0)
                 return r == -ENOENT || r == -EACCES ? 0 : r;
         r = ng_parse_pid_stat(buf, &pr->stat);
@@ -228,7 +201,7 @@ int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
                 return 0;
         pr->cpu_weight_ticks = pr->stat.utime_ticks + pr->stat.stime_ticks;
 
-        r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/status", pid);
+        r = ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/%d/status", pid);
         if (r < 0)
                 return r == -ENOENT || r == -EACCES ? 0 : r;
         r = ng_parse_pid_status(buf, &pr->status);
@@ -238,21 +211,21 @@ int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
         if (r < 0)
                 return 0;
 
-        if (rd(c, &buf, &len, NG_PROC_DIR "/%d/cmdline", pid) >= 0) {
+        if (ng_collect_read(c, &buf, &len, NG_PROC_DIR "/%d/cmdline", pid) >= 0) {
                 r = ng_parse_cmdline(buf, len, &pr->cmdline);
                 free(buf);
                 if (r == -ENOMEM)
                         goto fail;
         }
         ng_proc_set_name(pr);
-        if (rd(c, &buf, NULL, NG_PROC_DIR "/%d/cgroup", pid) >= 0) {
+        if (ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/%d/cgroup", pid) >= 0) {
                 r = ng_parse_pid_cgroup(buf, &pr->cgroup);
                 free(buf);
                 if (r == -ENOMEM)
                         goto fail;
         }
         /* maps lists VMAs without walking page tables: cheap, tier 0. */
-        r = rd(c, &buf, NULL, NG_PROC_DIR "/%d/maps", pid);
+        r = ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/%d/maps", pid);
         if (r == -EACCES || r == -EPERM)
                 pr->maps_errno = -r;
         if (r >= 0) {

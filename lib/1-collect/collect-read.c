@@ -14,19 +14,18 @@
 #include "ng-snapshot.h"
 #include "ng-units.h"
 
-/* Every read goes through ng_collect_vread() so that the snapshot can say
- * what it cost. */
-static int vrd(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)
-        __attribute__((format(printf, 4, 0)));
-static int vrd(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)
+int ng_collect_vread(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)
 {
-        return ng_collect_vread(c, ret_buf, ret_len, fmt, ap);
+        if (c->o.progress)
+                c->o.progress(c->o.progress_data, c->current_pid);
+        return ng_path_vread(c->reads, ret_buf, ret_len, fmt, ap);
 }
+
 int ng_collect_read(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, ...)
 {
         va_list ap;
         va_start(ap, fmt);
-        int r = vrd(c, ret_buf, ret_len, fmt, ap);
+        int r = ng_collect_vread(c, ret_buf, ret_len, fmt, ap);
         va_end(ap);
         return r;
 }
@@ -131,18 +130,4 @@ void ng_collect_read_meminfo(struct collector *c, struct ng_meminfo *m, bool *ha
                 ng_collect_problem(c, path, "no meminfo line parses: the memory is unknown");
         else
                 *has = meminfo_plausible(c, path, m);
-}
-
-int ng_collect_read_u64(struct collector *c, uint64_t *ret, const char *fmt, ...)
-{
-        char *buf;
-        va_list ap;
-        va_start(ap, fmt);
-        int r = vrd(c, &buf, NULL, fmt, ap);
-        va_end(ap);
-        if (r < 0)
-                return r;
-        r = ng_parse_u64_full(buf, ret);
-        free(buf);
-        return r;
 }

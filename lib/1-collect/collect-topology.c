@@ -32,13 +32,13 @@ static int read_pools(struct collector *c, const char *dir, bool global,
                 struct ng_hugepool hp = {0};
                 if (ng_parse_hugepages_dirname(names[i], &hp.page_kib) < 0)
                         continue;
-                if (ng_collect_read_u64(c, &hp.nr_pages, "%s/%s/nr_hugepages", dir, names[i]) < 0)
+                if (ng_path_read_u64(c->reads, &hp.nr_pages, "%s/%s/nr_hugepages", dir, names[i]) < 0)
                         continue;
-                ng_collect_read_u64(c, &hp.free_pages, "%s/%s/free_hugepages", dir, names[i]);
-                ng_collect_read_u64(c, &hp.surplus_pages, "%s/%s/surplus_hugepages", dir, names[i]);
+                ng_path_read_u64(c->reads, &hp.free_pages, "%s/%s/free_hugepages", dir, names[i]);
+                ng_path_read_u64(c->reads, &hp.surplus_pages, "%s/%s/surplus_hugepages", dir, names[i]);
                 if (global) {
-                        ng_collect_read_u64(c, &hp.resv_pages, "%s/%s/resv_hugepages", dir, names[i]);
-                        ng_collect_read_u64(c, &hp.overcommit_pages, "%s/%s/nr_overcommit_hugepages", dir, names[i]);
+                        ng_path_read_u64(c->reads, &hp.resv_pages, "%s/%s/resv_hugepages", dir, names[i]);
+                        ng_path_read_u64(c->reads, &hp.overcommit_pages, "%s/%s/nr_overcommit_hugepages", dir, names[i]);
                 }
                 uint64_t bytes, all;
                 if (!ng_add_u64(hp.nr_pages, hp.surplus_pages, &all) || !ng_units_bytes(all, hp.page_kib, &bytes) ||
@@ -233,9 +233,9 @@ void ng_collect_knobs(struct collector *c)
         uint64_t v;
         char *buf;
 
-        k->numa_balancing = ng_collect_read_u64(c, &v, NG_PROC_DIR "/sys/kernel/numa_balancing") >= 0
+        k->numa_balancing = ng_path_read_u64(c->reads, &v, NG_PROC_DIR "/sys/kernel/numa_balancing") >= 0
                 ? (int) (v > 255 ? 255 : v) : -1;
-        k->nr_hugepages = ng_collect_read_u64(c, &v, NG_PROC_DIR "/sys/vm/nr_hugepages") >= 0
+        k->nr_hugepages = ng_path_read_u64(c->reads, &v, NG_PROC_DIR "/sys/vm/nr_hugepages") >= 0
                 ? (int64_t) (v > INT64_MAX ? INT64_MAX : v) : -1;
         if (ng_collect_read(c, &buf, NULL, NG_SYS_THP_ENABLED) >= 0) {
                 if (ng_parse_bracketed_choice(buf, k->thp_enabled, sizeof(k->thp_enabled)) < 0)

@@ -13,6 +13,7 @@
 
 #include "ng-parse.h"
 #include "ng-path.h"
+#include "path-internal.h"
 
 _Static_assert(NG_PATH_MAX == PATH_MAX, "NG_PATH_MAX sizes path buffers of public structs: it must be PATH_MAX");
 
@@ -23,6 +24,8 @@ struct ng_path {
         /* A tree's NG_PATH_DENIED_FILE: host paths, one a line, that the
          * live host refused to read when the tree was taken. */
         char *denied;
+        /* NULL, or what every file read adds to (ng_path_new_counting). */
+        struct ng_path_cost *cost;
 };
 
 static int read_fd(int fd, char **ret_buf, size_t *ret_len);
@@ -81,6 +84,21 @@ int ng_path_new(const char *root, struct ng_path **ret)
                         load_denied(p);
         }
         *ret = p;
+        return 0;
+}
+
+int ng_path_new_counting(const struct ng_path *p, struct ng_path_cost *cost, struct ng_path **ret)
+{
+        struct ng_path *n = malloc(sizeof(*n));
+        if (!n)
+                return -ENOMEM;
+        *n = *p;
+        if (p->denied && !(n->denied = strdup(p->denied))) {
+                free(n);
+                return -ENOMEM;
+        }
+        n->cost = cost;
+        *ret = n;
         return 0;
 }
 
@@ -218,6 +236,10 @@ int ng_path_vread(const struct ng_path *p, char **ret_buf, size_t *ret_len, cons
                 return r;
         if (p->recorder)
                 p->recorder(p->recorder_data, 'f', rel, buf, len);
+        if (p->cost) {
+                p->cost->files_read++;
+                p->cost->bytes_read += len;
+        }
         *ret_buf = buf;
         if (ret_len)
                 *ret_len = len;

@@ -60,6 +60,12 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
         if (!s)
                 return -ENOMEM;
         struct collector c = { .p = p, .o = opts ? *opts : NG_COLLECT_OPTS_DEFAULT, .s = s };
+        struct ng_path *reads;
+        if (ng_path_new_counting(p, &c.cost, &reads) < 0) {
+                free(s);
+                return -ENOMEM;
+        }
+        c.reads = reads;
         uint64_t t0 = now_usec(CLOCK_MONOTONIC), c0 = now_usec(CLOCK_THREAD_CPUTIME_ID);
 
         s->taken_usec = now_usec(CLOCK_REALTIME);
@@ -91,10 +97,13 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                         r = ng_collect_pidfiles(&c);
                 ng_collect_libnuma(&c);
         }
+        ng_path_free(reads);
         if (r < 0) {
                 ng_snapshot_free(s);
                 return r;
         }
+        s->cost.files_read += c.cost.files_read;
+        s->cost.bytes_read += c.cost.bytes_read;
         s->cost.wall_usec = now_usec(CLOCK_MONOTONIC) - t0;
         s->cost.cpu_usec = now_usec(CLOCK_THREAD_CPUTIME_ID) - c0;
         *ret = s;
