@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "ng-config.h"
+#include "ng-engine.h"
 #include "ng-snapshot.h"
 
 int ng_collect_for_config(const struct ng_path *p, const struct ng_config *cfg, enum ng_placement placement,
@@ -20,7 +21,11 @@ int ng_collect_for_config_opts(const struct ng_path *p, const struct ng_config *
                                const struct ng_collect_opts *base, struct ng_snapshot **ret)
 {
         const char **pidfiles = calloc(cfg->n_instances + 1, sizeof(*pidfiles));
-        const char **comms = calloc(cfg->n_instances + 3, sizeof(*comms));
+        size_t n_heaps = 0;
+        for (size_t e = 0; e < ng_n_engines; e++)
+                for (const char *const *f = ng_engines[e].family; f && *f && ng_engines[e].private_heap; f++)
+                        n_heaps++;
+        const char **comms = calloc(cfg->n_instances + n_heaps + 1, sizeof(*comms));
         if (!pidfiles || !comms) {
                 free(pidfiles);
                 free(comms);
@@ -33,9 +38,11 @@ int ng_collect_for_config_opts(const struct ng_path *p, const struct ng_config *
         co.progress_data = base->progress_data;
         co.sample_pages = cfg->sample_pages;
         co.min_private_bytes = cfg->min_segment_size_bytes;
-        /* InnoDB's buffer pool, and whatever configured instances run. */
-        comms[co.n_private_comms++] = "mysqld";
-        comms[co.n_private_comms++] = "mariadbd";
+        /* The engines' private buffer pools (InnoDB), and whatever
+         * configured instances run. */
+        for (size_t e = 0; e < ng_n_engines; e++)
+                for (const char *const *f = ng_engines[e].family; f && *f && ng_engines[e].private_heap; f++)
+                        comms[co.n_private_comms++] = *f;
         for (size_t i = 0; i < cfg->n_instances; i++) {
                 if (cfg->instances[i].pidfile)
                         pidfiles[co.n_pidfiles++] = cfg->instances[i].pidfile;

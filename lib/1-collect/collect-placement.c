@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "collect-internal.h"
+#include "ng-engine.h"
 #include "ng-parse.h"
 #include "ng-sample.h"
 #include "ng-snapshot.h"
@@ -257,15 +258,18 @@ int ng_collect_placement(struct collector *c)
         }
 }
 
-/* Only where Oracle runs: the check stats files outside /proc and /sys. */
+/* Only where an engine that needs the unversioned libnuma.so runs: the
+ * check stats files outside /proc and /sys. */
 void ng_collect_libnuma(struct collector *c)
 {
         static const char *const paths[] = NG_LIBNUMA_PATHS;
         struct ng_snapshot *s = c->s;
         s->libnuma_so = -1;
-        for (size_t i = 0; i < s->n_procs && s->libnuma_so < 0; i++)
-                if (!strncmp(s->procs[i].name, "ora_", 4) || !strncmp(s->procs[i].name, "asm_", 4))
+        for (size_t i = 0; i < s->n_procs && s->libnuma_so < 0; i++) {
+                const struct ng_engine *e = ng_engine_of_process(s->procs[i].name);
+                if (e && e->needs_libnuma)
                         s->libnuma_so = 0;
+        }
         for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && s->libnuma_so == 0; i++) {
                 uint64_t size;
                 if (ng_path_file_size(c->p, &size, "%s", paths[i]) >= 0)

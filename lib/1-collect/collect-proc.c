@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "collect-internal.h"
+#include "ng-engine.h"
 #include "ng-parse.h"
 
 void ng_proc_set_name(struct ng_proc *pr)
@@ -133,11 +134,12 @@ void ng_proc_done(struct ng_proc *pr)
 
 static bool keeps_private_heaps(const struct collector *c, const char *comm)
 {
-        static const char *const defaults[] = { "mysqld", "mariadbd" };
-        const char *const *globs = c->o.private_comms ? c->o.private_comms : defaults;
-        size_t n = c->o.private_comms ? c->o.n_private_comms : sizeof(defaults) / sizeof(defaults[0]);
-        for (size_t i = 0; i < n; i++)
-                if (fnmatch(globs[i], comm, 0) == 0)
+        if (!c->o.private_comms) {
+                const struct ng_engine *e = ng_engine_of_process(comm);
+                return e && e->private_heap && ng_engine_in_family(e, comm);
+        }
+        for (size_t i = 0; i < c->o.n_private_comms; i++)
+                if (fnmatch(c->o.private_comms[i], comm, 0) == 0)
                         return true;
         return false;
 }

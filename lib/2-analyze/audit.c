@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "audit-internal.h"
+#include "ng-engine.h"
 
 static const char *const code_names[NG_CODE_MAX_] = {
         [NG_CODE_CYCLOPS] = "CYCLOPS",
@@ -225,18 +226,10 @@ static bool cmdline_arg(const char *cmdline, const char *shortopt, const char *l
         return false;
 }
 
-static bool comm_is(const struct ng_proc *pr, const char *const *names)
-{
-        for (; *names; names++)
-                if (!strcmp(pr->name, *names))
-                        return true;
-        return false;
-}
-
-/* The SID of an Oracle background process ("ora_dbw0_FIN_PROD" -> "FIN_PROD",
- * "asm_pmon_+ASM" -> "+ASM"): prefix, a name without '_', then the SID,
- * which may itself hold '_'. NULL when name is not of that shape. */
-static const char *oracle_sid(const char *name, const char *prefix)
+/* The SID of a background process (Oracle's ora_dbw0_FIN_PROD: FIN_PROD,
+ * asm_pmon_+ASM: +ASM): prefix, a name without '_', then the SID, which may
+ * itself hold '_'. NULL when name is not of that shape. */
+static const char *process_sid(const char *name, const char *prefix)
 {
         size_t pl = strlen(prefix);
         if (strncmp(name, prefix, pl))
@@ -245,89 +238,93 @@ static const char *oracle_sid(const char *name, const char *prefix)
         return us && us > name + pl && us[1] ? us + 1 : NULL;
 }
 
-/* A dedicated server shows as "oracle<SID> (LOCAL=NO)" in argv[0] while
- * its comm is "oracle", "oracle_<pid>_<sid>" (12c and later) or the cut
- * "oracle<SID>": judge by the first word of argv[0]. */
-static bool is_dedicated_server(const struct ng_proc *pr, const char *sid)
+/* A dedicated server shows as <prefix><SID> in argv[0] (Oracle's
+ * "oracle<SID> (LOCAL=NO)") while its comm is the prefix, the prefix and
+ * more (Oracle 12c and later: "oracle_<pid>_<sid>") or the cut
+ * "<prefix><SID>": judge by the first word of argv[0]. */
+static bool is_dedicated_server(const struct ng_proc *pr, const char *prefix, const char *sid)
 {
         const char *a = pr->cmdline ? pr->cmdline : pr->name;
-        size_t n = strlen(sid);
-        return !strncmp(pr->stat.comm, "oracle", 6) && !strncmp(a, "oracle", 6) && !strncmp(a + 6, sid, n) &&
-               (a[6 + n] == '\0' || a[6 + n] == ' ');
+        size_t pl = strlen(prefix), n = strlen(sid);
+        return !strncmp(pr->stat.comm, prefix, pl) && !strncmp(a, prefix, pl) && !strncmp(a + pl, sid, n) &&
+               (a[pl + n] == '\0' || a[pl + n] == ' ');
 }
 
 /* Names are the full ones (ng_proc.name), so SIDs longer than the 15
  * characters of comm, several instances and ASM (asm_pmon_+ASM) come out
- * whole and distinct. Background processes are <prefix><name>_<SID>;
- * dedicated servers are oracle<SID>. */
-static int discover_oracle(struct audit_ctx *ctx, const struct ng_proc *pmon, const char *prefix)
+ * whole and distinct. Background processes are <member_prefix><name>_<SID>;
+ * dedicated servers are <dedicated_prefix><SID>. */
+static int discover_by_sid(struct audit_ctx *ctx, const struct ng_engine *e, const struct ng_proc *main)
 {
         const struct ng_snapshot *s = ctx->s;
-        const char *sid = oracle_sid(pmon->name, prefix);
+        const char *sid = process_sid(main->name, e->member_prefix);
         char name[NG_INSTANCE_NAME_MAX + 1];
-        snprintf(name, sizeof(name), "%s:%s", strcmp(prefix, "asm_") ? "oracle" : "asm", sid);
-        struct ng_instance *in = new_instance(ctx, name, NG_INST_DISCOVERED, "oracle", &ctx->a->default_cfg);
-        if (!in)
-                return -ENOMEM;
-        in->main_pid = pmon->pid;
-        for (size_t k = 0; k < s->n_procs; k++) {
-                const struct ng_proc *pr = &s->procs[k];
-                const char *psid = oracle_sid(pr->name, prefix);
-                bool mine = (psid && !strcmp(psid, sid)) || is_dedicated_server(pr, sid);
-                if (mine && pr->status.uid == pmon->status.uid && pids_add(in, pr->pid) < 0)
-                        return -ENOMEM;
-        }
-        return 0;
-}
-
-/* A server whose parent is not of its kind is the main process (postmaster,
- * mysqld, hdbindexserver's daemon); its children join the instance. */
-static int discover_server(struct audit_ctx *ctx, const struct ng_proc *main, const char *type,
-                           const char *const *family, const char *shortopt, const char *longopt)
-{
-        const struct ng_snapshot *s = ctx->s;
-        char dir[256], name[NG_INSTANCE_NAME_MAX + 1];
-        if (cmdline_arg(main->cmdline, shortopt, longopt, dir, sizeof(dir)))
-                snprintf(name, sizeof(name), "%s:%.50s", type, dir);
-        else
-                snprintf(name, sizeof(name), "%s:%d", type, (int) main->pid);
-        struct ng_instance *in = new_instance(ctx, name, NG_INST_DISCOVERED, type, &ctx->a->default_cfg);
+        snprintf(name, sizeof(name), "%s:%s", e->name, sid);
+        struct ng_instance *in = new_instance(ctx, name, NG_INST_DISCOVERED, e->type, &ctx->a->default_cfg);
         if (!in)
                 return -ENOMEM;
         in->main_pid = main->pid;
         for (size_t k = 0; k < s->n_procs; k++) {
                 const struct ng_proc *pr = &s->procs[k];
-                if ((pr->pid == main->pid || (pr->stat.ppid == main->pid && comm_is(pr, family))) &&
+                const char *psid = process_sid(pr->name, e->member_prefix);
+                bool mine = (psid && !strcmp(psid, sid)) ||
+                            (e->dedicated_prefix && is_dedicated_server(pr, e->dedicated_prefix, sid));
+                if (mine && pr->status.uid == main->status.uid && pids_add(in, pr->pid) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* The main process of a family (for a nested one, the process whose parent
+ * is not of the family); its children of the family join the instance. */
+static int discover_by_family(struct audit_ctx *ctx, const struct ng_engine *e, const struct ng_proc *main)
+{
+        const struct ng_snapshot *s = ctx->s;
+        char dir[256], name[NG_INSTANCE_NAME_MAX + 1];
+        if (cmdline_arg(main->cmdline, e->dir_shortopt, e->dir_longopt, dir, sizeof(dir)))
+                snprintf(name, sizeof(name), "%s:%.50s", e->name, dir);
+        else
+                snprintf(name, sizeof(name), "%s:%d", e->name, (int) main->pid);
+        struct ng_instance *in = new_instance(ctx, name, NG_INST_DISCOVERED, e->type, &ctx->a->default_cfg);
+        if (!in)
+                return -ENOMEM;
+        in->main_pid = main->pid;
+        for (size_t k = 0; k < s->n_procs; k++) {
+                const struct ng_proc *pr = &s->procs[k];
+                if ((pr->pid == main->pid || (pr->stat.ppid == main->pid && ng_engine_in_family(e, pr->name))) &&
                     pids_add(in, pr->pid) < 0)
                         return -ENOMEM;
         }
         return 0;
 }
 
+/* Whether pr is the main process of an instance of e. */
+static bool is_main_process(const struct ng_engine *e, const struct ng_proc *pr, const struct ng_proc *parent)
+{
+        if (e->main_prefix) {
+                size_t n = strlen(e->main_prefix);
+                bool fork_of_parent = parent && !strcmp(parent->name, pr->name);
+                return !strncmp(pr->name, e->main_prefix, n) && pr->name[n] && !fork_of_parent;
+        }
+        return ng_engine_in_family(e, pr->name) && !(e->nested && parent && ng_engine_in_family(e, parent->name));
+}
+
 static int discover(struct audit_ctx *ctx)
 {
-        static const char *const pg[] = { "postgres", "postmaster", NULL };
-        static const char *const my[] = { "mysqld", "mariadbd", NULL };
-        static const char *const hana[] = { "hdbindexserver", NULL };
         const struct ng_snapshot *s = ctx->s;
 
         for (size_t k = 0; k < s->n_procs; k++) {
                 const struct ng_proc *pr = &s->procs[k];
                 const struct ng_proc *parent = ng_snapshot_proc(s, pr->stat.ppid);
-                int r = 0;
-                bool fork_of_parent = parent && !strcmp(parent->name, pr->name);
-                if (!strncmp(pr->name, "ora_pmon_", 9) && pr->name[9] && !fork_of_parent)
-                        r = discover_oracle(ctx, pr, "ora_");
-                else if (!strncmp(pr->name, "asm_pmon_", 9) && pr->name[9] && !fork_of_parent)
-                        r = discover_oracle(ctx, pr, "asm_");
-                else if (comm_is(pr, pg) && !(parent && comm_is(parent, pg)))
-                        r = discover_server(ctx, pr, "postgresql", pg, "-D", "--pgdata");
-                else if (comm_is(pr, my) && !(parent && comm_is(parent, my)))
-                        r = discover_server(ctx, pr, "mysql", my, "--datadir", "--datadir");
-                else if (comm_is(pr, hana))
-                        r = discover_server(ctx, pr, "hana", hana, "--sid", "--sid");
-                if (r < 0)
-                        return r;
+                for (size_t i = 0; i < ng_n_engines; i++) {
+                        const struct ng_engine *e = &ng_engines[i];
+                        if (!is_main_process(e, pr, parent))
+                                continue;
+                        int r = e->main_prefix ? discover_by_sid(ctx, e, pr) : discover_by_family(ctx, e, pr);
+                        if (r < 0)
+                                return r;
+                        break;
+                }
         }
         return 0;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "audit-internal.h"
+#include "ng-engine.h"
 #include "ng-format.h"
 #include "ng-units.h"
 #include "rules-internal.h"
@@ -142,19 +143,22 @@ static int rule_host(struct audit_ctx *ctx)
         return r;
 }
 
-static bool is_oracle(const struct audit_ctx *ctx, const struct ng_instance *in)
+/* An instance of an engine that needs the unversioned libnuma.so: by its
+ * type, or for a configured instance by its main process. */
+static bool needs_libnuma(const struct audit_ctx *ctx, const struct ng_instance *in)
 {
-        if (!strcmp(in->type, "oracle"))
+        if (ng_engine_needing_libnuma(in->type))
                 return true;
         const struct ng_proc *pr = ng_snapshot_proc(ctx->s, in->main_pid);
-        return in->origin == NG_INST_CONFIGURED && pr && !strncmp(pr->name, "ora_", 4);
+        const struct ng_engine *e = pr ? ng_engine_of_process(pr->name) : NULL;
+        return in->origin == NG_INST_CONFIGURED && e && e->needs_libnuma;
 }
 
 /* Oracle dlopen()s the unversioned libnuma.so for _enable_NUMA_support and
  * turns NUMA support off without a word when it is missing. */
 static int rule_libnuma(struct audit_ctx *ctx, const struct ng_instance *in)
 {
-        if (ctx->s->libnuma_so != 0 || ctx->s->topo.n_nodes < 2 || !is_oracle(ctx, in))
+        if (ctx->s->libnuma_so != 0 || ctx->s->topo.n_nodes < 2 || !needs_libnuma(ctx, in))
                 return 0;
         return ng_rules_add(ctx, NG_CODE_LIBNUMA_MISSING, NG_SEV_INFO, in, NULL, NULL, 0,
                    "install the development symlink (libnuma-dev / numactl-devel) if the instance sets "

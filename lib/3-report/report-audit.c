@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ng-audit.h"
+#include "ng-engine.h"
 #include "ng-report.h"
 #include "ng-units.h"
 
@@ -50,20 +51,24 @@ static void print_price(const struct ng_price *p, FILE *f)
                 fprintf(f, "bandwidth ceiling %.2g of %u nodes\n", ng_price_ceiling_nodes(p), p->interleave_nodes);
 }
 
-/* Oracle AMM (memory_target) keeps the SGA as granule files in /dev/shm,
- * named ora_<SID>_<id>_<n>, 4 MiB to 512 MiB each: hundreds to thousands
- * per instance. They are one logical segment, shown as one. */
-static bool is_amm_granule(const struct ng_segment *seg)
+/* The engine whose shared memory granules this segment is (Oracle AMM
+ * keeps the SGA as hundreds to thousands of files in /dev/shm), or NULL:
+ * they are one logical segment, shown as one. */
+static const struct ng_engine *granule_engine(const struct ng_segment *seg)
 {
-        static const char prefix[] = "/dev/shm/ora_";
-        return seg->kind == NG_SEG_FILE && !seg->huge && !strncmp(seg->name, prefix, sizeof(prefix) - 1);
+        return seg->kind == NG_SEG_FILE && !seg->huge ? ng_engine_of_granule(seg->name) : NULL;
+}
+
+static bool is_granule(const struct ng_segment *seg)
+{
+        return granule_engine(seg) != NULL;
 }
 
 /* Segments of a claimed instance below min_segment_size (PostgreSQL's
  * dynamic shared memory, a few KiB each) are summed up in one line. */
 static bool is_small(const struct ng_audit *a, const struct ng_segment *seg)
 {
-        return seg->bytes < a->min_segment_bytes && !is_amm_granule(seg);
+        return seg->bytes < a->min_segment_bytes && !is_granule(seg);
 }
 
 /* A group of an instance's segments as one: sizes, methods, bytes per node. */
@@ -100,10 +105,21 @@ static int group_of(const struct ng_audit *a, const struct ng_instance *in,
         return 0;
 }
 
-static bool amm_member(const struct ng_audit *a, const struct ng_segment *seg)
+static bool granule_member(const struct ng_audit *a, const struct ng_segment *seg)
 {
         (void) a;
-        return is_amm_granule(seg);
+        return is_granule(seg);
+}
+
+/* What the instance's granules are called ("Oracle AMM SGA"). */
+static const char *granules_label(const struct ng_audit *a, const struct ng_instance *in)
+{
+        for (size_t k = 0; k < in->n_segs; k++) {
+                const struct ng_engine *e = granule_engine(&a->segments[in->segs[k]]);
+                if (e)
+                        return e->granules_label;
+        }
+        return "";
 }
 
 static void print_segment(const struct ng_snapshot *s, const struct ng_segment *seg, FILE *f)
@@ -129,12 +145,12 @@ static int print_groups(const struct ng_snapshot *s, const struct ng_audit *a, c
 {
         struct group g;
         char sz[24], res[24], min[24];
-        int r = group_of(a, in, amm_member, &g);
+        int r = group_of(a, in, granule_member, &g);
         if (r >= 0 && g.n > 0) {
                 ng_format_kib(g.bytes / 1024, sz, sizeof(sz));
                 ng_format_kib(g.resident_bytes / 1024, res, sizeof(res));
-                fprintf(f, "  Oracle AMM SGA: %zu file%s in /dev/shm, %s, %s resident, placement %s "
-                        "(--verbose lists the files)\n", g.n, g.n == 1 ? "" : "s", sz, res,
+                fprintf(f, "  %s: %zu file%s in /dev/shm, %s, %s resident, placement %s "
+                        "(--verbose lists the files)\n", granules_label(a, in), g.n, g.n == 1 ? "" : "s", sz, res,
                         g.mixed ? "mixed" : ng_method_name(g.method));
                 if (g.n_nodes)
                         ng_report_node_bars(s, g.nodes, g.n_nodes, g.resident_bytes, "    ", f);
@@ -218,7 +234,7 @@ static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a
         print_price(&in->price, f);
         for (size_t k = 0; k < in->n_segs; k++) {
                 const struct ng_segment *seg = &a->segments[in->segs[k]];
-                if (!group || (!is_amm_granule(seg) && !is_small(a, seg)))
+                if (!group || (!is_granule(seg) && !is_small(a, seg)))
                         print_segment(s, seg, f);
         }
         if (group && print_groups(s, a, in, f) < 0)
@@ -355,7 +371,7 @@ static struct json_object *instance_json(const struct ng_audit *a, const struct 
                 json_object_array_add(segs, ng_segment_json(&a->segments[in->segs[k]]));
         json_object_object_add(o, "segments", segs);
         if (in->origin != NG_INST_UNCLAIMED) {
-                json_object_object_add(o, "amm_sga", group_json(a, in, amm_member));
+                json_object_object_add(o, "amm_sga", group_json(a, in, granule_member));
                 json_object_object_add(o, "small_segments", group_json(a, in, is_small));
         }
         return o;

@@ -5,13 +5,15 @@
 #  - no circle between the files of the library or of either program: the
 #    "file A calls a function defined in file B" graph sorts (tsort);
 #  - no .c file in lib/ or daemon/ is over MAX_LINES (600) lines: a bigger
-#    one is split along its seams (docs/ARCHITECTURE.md).
+#    one is split along its seams (docs/ARCHITECTURE.md);
+#  - the database engines' process names are spelled in one table
+#    (lib/1-collect/engine.c), nowhere else in lib/.
 # BUILD: build directory (default build).
 set -u
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
-echo "1..8"
+echo "1..9"
 command -v nm >/dev/null && command -v tsort >/dev/null || { echo "skip layout: nm or tsort missing"; exit 77; }
 
 stages=()
@@ -86,6 +88,11 @@ tmp=$(mktemp); trap 'rm -f "$tmp"' EXIT
 seq 1 $((MAX_LINES + 1)) > "$tmp"
 if [ -n "$(big "$tmp")" ] && [ -z "$(head -n $MAX_LINES "$tmp" | big /dev/stdin)" ]; then pass "size-check-reports-big-file"
 else fail "size-check-reports-big-file" "a file of $((MAX_LINES + 1)) lines passed, or one of $MAX_LINES failed"; fi
+
+# One table of engines: their process names appear in lib/ only there.
+spelled=$(cd "$SRC" && grep -rlE '"ora_|mysqld|mariadbd|hdb|postgres' lib | grep -vx 'lib/1-collect/engine.c' | tr '\n' ' ')
+if [ -z "$spelled" ] && grep -q '"mysqld"' "$SRC/lib/1-collect/engine.c"; then pass "engines-one-table"
+else fail "engines-one-table" "engine names outside lib/1-collect/engine.c: ${spelled:-(the table names none)}"; fi
 
 # The checks above can fail: a circle is reported.
 fake=$(printf 'a b f\nb a g\n')

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The table of database engines (ng-engine.h). */
+
+#include <assert.h>
+#include <string.h>
+
+#include "ng-engine.h"
+
+static const char *const postgresql[] = { "postgres", "postmaster", NULL };
+static const char *const mysql[] = { "mysqld", "mariadbd", NULL };
+static const char *const hana[] = { "hdbindexserver", NULL };
+
+const struct ng_engine ng_engines[] = {
+        /* Background processes ora_<name>_<SID>, dedicated servers
+         * oracle<SID>. Under AMM (memory_target) the SGA is granule files in
+         * /dev/shm named ora_<SID>_<id>_<n>, 4 MiB to 512 MiB each: hundreds
+         * to thousands per instance. */
+        { .name = "oracle", .type = "oracle",
+          .main_prefix = "ora_pmon_", .member_prefix = "ora_", .dedicated_prefix = "oracle",
+          .needs_libnuma = true,
+          .granule_prefix = "/dev/shm/ora_", .granules_label = "Oracle AMM SGA" },
+        /* Oracle ASM: the same processes as asm_<name>_+ASM. */
+        { .name = "asm", .type = "oracle",
+          .main_prefix = "asm_pmon_", .member_prefix = "asm_", .dedicated_prefix = "oracle",
+          .needs_libnuma = true },
+        /* The postmaster and its backends. */
+        { .name = "postgresql", .type = "postgresql",
+          .family = postgresql, .nested = true, .dir_shortopt = "-D", .dir_longopt = "--pgdata" },
+        /* One server process; InnoDB's buffer pool is private memory. */
+        { .name = "mysql", .type = "mysql",
+          .family = mysql, .nested = true, .dir_shortopt = "--datadir", .dir_longopt = "--datadir",
+          .private_heap = true },
+        /* Every index server is an instance of its own. */
+        { .name = "hana", .type = "hana",
+          .family = hana, .nested = false, .dir_shortopt = "--sid", .dir_longopt = "--sid" },
+};
+
+const size_t ng_n_engines = sizeof(ng_engines) / sizeof(ng_engines[0]);
+
+bool ng_engine_in_family(const struct ng_engine *e, const char *name)
+{
+        assert(e && name);
+        for (const char *const *f = e->family; f && *f; f++)
+                if (!strcmp(name, *f))
+                        return true;
+        return false;
+}
+
+const struct ng_engine *ng_engine_of_process(const char *name)
+{
+        assert(name);
+        for (size_t i = 0; i < ng_n_engines; i++) {
+                const struct ng_engine *e = &ng_engines[i];
+                if ((e->member_prefix && !strncmp(name, e->member_prefix, strlen(e->member_prefix))) ||
+                    ng_engine_in_family(e, name))
+                        return e;
+        }
+        return NULL;
+}
+
+const struct ng_engine *ng_engine_needing_libnuma(const char *type)
+{
+        assert(type);
+        for (size_t i = 0; i < ng_n_engines; i++)
+                if (ng_engines[i].needs_libnuma && !strcmp(ng_engines[i].type, type))
+                        return &ng_engines[i];
+        return NULL;
+}
+
+const struct ng_engine *ng_engine_of_granule(const char *path)
+{
+        assert(path);
+        for (size_t i = 0; i < ng_n_engines; i++) {
+                const char *g = ng_engines[i].granule_prefix;
+                if (g && !strncmp(path, g, strlen(g)))
+                        return &ng_engines[i];
+        }
+        return NULL;
+}
