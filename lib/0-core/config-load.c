@@ -9,6 +9,7 @@
  * none of that reaches the config.
  */
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <ini.h>
@@ -21,6 +22,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "config-internal.h"
 
 /* ---- loading ---------------------------------------------------------- */
@@ -303,6 +305,7 @@ static int handle_pair(void *user, const char *section, const char *key, const c
 int ng_config_load_string(const char *text, const char *name, ng_config_diag_fn diag,
                           void *userdata, struct ng_config **ret)
 {
+        assert(text && ret);
         struct load_ctx ctx = {
                 .name = name ? name : "<string>",
                 .diag = diag,
@@ -331,30 +334,19 @@ int ng_config_load_string(const char *text, const char *name, ng_config_diag_fn 
 
 static int read_text(const char *path, char **ret, size_t *ret_len)
 {
-        FILE *f = fopen(path, "re");
-        size_t len;
-        char *buf;
-        int r = 0;
-
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
         if (!f)
                 return -errno;
-        buf = malloc(CONFIG_MAX_BYTES + 1);
-        if (!buf) {
-                fclose(f);
+        _cleanup_free_ char *buf = malloc(CONFIG_MAX_BYTES + 1);
+        if (!buf)
                 return -ENOMEM;
-        }
-        len = fread(buf, 1, CONFIG_MAX_BYTES + 1, f);
+        size_t len = fread(buf, 1, CONFIG_MAX_BYTES + 1, f);
         if (ferror(f))
-                r = errno ? -errno : -EIO;
-        else if (len > CONFIG_MAX_BYTES)
-                r = -EFBIG;
-        fclose(f);
-        if (r < 0) {
-                free(buf);
-                return r;
-        }
+                return errno ? -errno : -EIO;
+        if (len > CONFIG_MAX_BYTES)
+                return -EFBIG;
         buf[len] = '\0';
-        *ret = buf;
+        *ret = ng_steal_ptr(&buf);
         *ret_len = len;
         return 0;
 }

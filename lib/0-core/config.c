@@ -5,6 +5,7 @@
  * that walks it in config-load.c.
  */
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -165,6 +166,7 @@ void ng_config_free(struct ng_config *c)
 
 int ng_config_new_default(struct ng_config **ret)
 {
+        assert(ret);
         struct ng_config *c = calloc(1, sizeof(*c));
         int r;
 

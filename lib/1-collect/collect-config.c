@@ -2,9 +2,11 @@
 /* One collection under a configuration: what numaguardctl and numaguardd
  * both need before an audit. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 
+#include "cleanup.h"
 #include "ng-config.h"
 #include "ng-engine.h"
 #include "ng-snapshot.h"
@@ -20,17 +22,15 @@ int ng_collect_for_config(const struct ng_path *p, const struct ng_config *cfg, 
 int ng_collect_for_config_opts(const struct ng_path *p, const struct ng_config *cfg,
                                const struct ng_collect_opts *base, struct ng_snapshot **ret)
 {
-        const char **pidfiles = calloc(cfg->n_instances + 1, sizeof(*pidfiles));
+        assert(p && cfg && base && ret);
+        _cleanup_free_ const char **pidfiles = calloc(cfg->n_instances + 1, sizeof(*pidfiles));
         size_t n_heaps = 0;
         for (size_t e = 0; e < ng_n_engines; e++)
                 for (const char *const *f = ng_engines[e].family; f && *f && ng_engines[e].private_heap; f++)
                         n_heaps++;
-        const char **comms = calloc(cfg->n_instances + n_heaps + 1, sizeof(*comms));
-        if (!pidfiles || !comms) {
-                free(pidfiles);
-                free(comms);
+        _cleanup_free_ const char **comms = calloc(cfg->n_instances + n_heaps + 1, sizeof(*comms));
+        if (!pidfiles || !comms)
                 return -ENOMEM;
-        }
         struct ng_collect_opts co = NG_COLLECT_OPTS_DEFAULT;
         co.placement = base->placement;
         co.picture = base->picture;
@@ -51,8 +51,5 @@ int ng_collect_for_config_opts(const struct ng_path *p, const struct ng_config *
         }
         co.pidfiles = pidfiles;
         co.private_comms = comms;
-        int r = ng_snapshot_collect(p, &co, ret);
-        free(pidfiles);
-        free(comms);
-        return r;
+        return ng_snapshot_collect(p, &co, ret);
 }

@@ -15,7 +15,10 @@
 
 #include <json-c/json.h>
 
+#include "cleanup.h"
 #include "ng-latency.h"
+
+NG_DEFINE_CLEANUP(struct ng_latency, ng_latency_free)
 
 struct ng_latency *ng_latency_new(size_t n_cpu_nodes, size_t n_nodes)
 {
@@ -202,7 +205,8 @@ static int parse_object(struct json_object *top, struct ng_latency **ret, char *
         int r = parse_header(top, at, sizeof(at), err, esz);
         if (r < 0)
                 return r;
-        int *nodes = NULL, *cpu_nodes = NULL;
+        _cleanup_free_ int *nodes = NULL;
+        _cleanup_free_ int *cpu_nodes = NULL;
         size_t n = 0, n_cpu = 0;
         struct json_object *o = NULL;
         json_object_object_get_ex(top, "nodes", &o);
@@ -212,31 +216,29 @@ static int parse_object(struct json_object *top, struct ng_latency **ret, char *
         o = NULL;
         json_object_object_get_ex(top, "cpu_nodes", &o);
         r = parse_ids(o, "cpu_nodes", &cpu_nodes, &n_cpu, err, esz);
-        for (size_t i = 0; r >= 0 && i < n_cpu; i++)
-                if (find(nodes, n, cpu_nodes[i]) < 0)
-                        r = fail(err, esz, "CPU node %d is not among \"nodes\"", cpu_nodes[i]);
-        if (r >= 0 && n == 0)
-                r = fail(err, esz, "\"nodes\" is empty");
-        struct ng_latency *m = r >= 0 ? ng_latency_new(n_cpu, n) : NULL;
-        if (r >= 0 && !m)
-                r = -ENOMEM;
-        if (m) {
-                memcpy(m->nodes, nodes, n * sizeof(*nodes));
-                memcpy(m->cpu_nodes, cpu_nodes, n_cpu * sizeof(*cpu_nodes));
-                snprintf(m->measured_at, sizeof(m->measured_at), "%s", at);
-                r = parse_matrix(top, "latency_ns", NG_LATENCY_MAX_NS, m, m->latency_ns, err, esz);
-                if (r >= 0)
-                        r = parse_matrix(top, "bandwidth_mbps", NG_LATENCY_MAX_MBPS, m, m->bandwidth_mbps, err, esz);
-                if (r >= 0)
-                        r = parse_verified(top, m, err, esz);
-        }
-        free(nodes);
-        free(cpu_nodes);
-        if (r < 0) {
-                ng_latency_free(m);
+        if (r < 0)
                 return r;
-        }
-        *ret = m;
+        for (size_t i = 0; i < n_cpu; i++)
+                if (find(nodes, n, cpu_nodes[i]) < 0)
+                        return fail(err, esz, "CPU node %d is not among \"nodes\"", cpu_nodes[i]);
+        if (n == 0)
+                return fail(err, esz, "\"nodes\" is empty");
+        _ng_cleanup_(ng_latency_freep) struct ng_latency *m = ng_latency_new(n_cpu, n);
+        if (!m)
+                return -ENOMEM;
+        memcpy(m->nodes, nodes, n * sizeof(*nodes));
+        memcpy(m->cpu_nodes, cpu_nodes, n_cpu * sizeof(*cpu_nodes));
+        snprintf(m->measured_at, sizeof(m->measured_at), "%s", at);
+        r = parse_matrix(top, "latency_ns", NG_LATENCY_MAX_NS, m, m->latency_ns, err, esz);
+        if (r < 0)
+                return r;
+        r = parse_matrix(top, "bandwidth_mbps", NG_LATENCY_MAX_MBPS, m, m->bandwidth_mbps, err, esz);
+        if (r < 0)
+                return r;
+        r = parse_verified(top, m, err, esz);
+        if (r < 0)
+                return r;
+        *ret = ng_steal_ptr(&m);
         return 0;
 }
 
@@ -247,20 +249,17 @@ int ng_latency_parse(const char *buf, size_t len, struct ng_latency **ret, char 
         struct json_tokener *tok = json_tokener_new();
         if (!tok)
                 return -ENOMEM;
-        struct json_object *top = json_tokener_parse_ex(tok, buf, (int) len);
+        _cleanup_json_ struct json_object *top = json_tokener_parse_ex(tok, buf, (int) len);
         enum json_tokener_error jerr = json_tokener_get_error(tok);
         size_t used = json_tokener_get_parse_end(tok);
         json_tokener_free(tok);
-        int r;
         if (!top || jerr != json_tokener_success)
-                r = fail(err, err_size, "not JSON: %s", json_tokener_error_desc(jerr));
-        else {
-                while (used < len && strchr(" \t\r\n", buf[used]))
-                        used++;
-                r = used < len ? fail(err, err_size, "text after the JSON object") : parse_object(top, ret, err, err_size);
-        }
-        json_object_put(top);
-        return r;
+                return fail(err, err_size, "not JSON: %s", json_tokener_error_desc(jerr));
+        while (used < len && strchr(" \t\r\n", buf[used]))
+                used++;
+        if (used < len)
+                return fail(err, err_size, "text after the JSON object");
+        return parse_object(top, ret, err, err_size);
 }
 
 /* ---- formatting and files ---- */

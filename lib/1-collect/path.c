@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The root-prefixed path layer (see ng-path.h). */
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "ng-parse.h"
 #include "ng-path.h"
 #include "path-internal.h"
@@ -61,6 +63,7 @@ static bool is_denied(const struct ng_path *p, const char *rel)
 
 int ng_path_new(const char *root, struct ng_path **ret)
 {
+        assert(ret);
         struct ng_path *p = calloc(1, sizeof(*p));
         if (!p)
                 return -ENOMEM;
@@ -209,13 +212,14 @@ static int read_fd(int fd, char **ret_buf, size_t *ret_len)
 
 int ng_path_vread(const struct ng_path *p, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)
 {
+        assert(p && ret_buf && fmt);
         char rel[PATH_MAX], abs[PATH_MAX];
         int r = vresolve2(p, rel, abs, fmt, ap);
         if (r < 0)
                 return r;
         if (is_denied(p, rel))
                 return -EACCES;
-        int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        _cleanup_close_ int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0) {
                 int e = errno;
                 if ((e == EACCES || e == EPERM) && p->recorder)
@@ -223,15 +227,11 @@ int ng_path_vread(const struct ng_path *p, char **ret_buf, size_t *ret_len, cons
                 return errno_absent(e);
         }
         struct stat st;
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                /* Never block on a FIFO or read a device planted in a tree. */
-                close(fd);
-                return -EINVAL;
-        }
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+                return -EINVAL; /* never block on a FIFO or read a device planted in a tree */
         char *buf = NULL;
         size_t len = 0;
         r = read_fd(fd, &buf, &len);
-        close(fd);
         if (r < 0)
                 return r;
         if (p->recorder)
@@ -257,20 +257,14 @@ int ng_path_read(const struct ng_path *p, char **ret_buf, size_t *ret_len, const
 
 int ng_path_read_u64(const struct ng_path *p, uint64_t *ret, const char *fmt, ...)
 {
-        char *buf;
+        _cleanup_free_ char *buf = NULL;
         va_list ap;
         va_start(ap, fmt);
         int r = ng_path_vread(p, &buf, NULL, fmt, ap);
         va_end(ap);
         if (r < 0)
                 return r;
-        uint64_t v;
-        r = ng_parse_u64_full(buf, &v);
-        free(buf);
-        if (r < 0)
-                return r;
-        *ret = v;
-        return 0;
+        return ng_parse_u64_full(buf, ret);
 }
 
 /* stat(2) of a formatted path; rel gets the host path for the recorder. */
@@ -331,15 +325,13 @@ int ng_path_list(const struct ng_path *p, char ***ret_names, size_t *ret_n, cons
         va_end(ap);
         if (r < 0)
                 return r;
-        DIR *d = opendir(abs);
+        _cleanup_closedir_ DIR *d = opendir(abs);
         if (!d)
                 return errno_absent(errno);
         size_t n = 0, cap = 16;
         char **v = malloc(cap * sizeof(*v));
-        if (!v) {
-                closedir(d);
+        if (!v)
                 return -ENOMEM;
-        }
         struct dirent *de;
         while ((de = readdir(d))) {
                 if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
@@ -355,7 +347,6 @@ int ng_path_list(const struct ng_path *p, char ***ret_names, size_t *ret_n, cons
                         goto oom;
                 n++;
         }
-        closedir(d);
         v[n] = NULL;
         qsort(v, n, sizeof(*v), cmp_names);
         if (p->recorder)
@@ -367,7 +358,6 @@ int ng_path_list(const struct ng_path *p, char ***ret_names, size_t *ret_n, cons
 oom:
         v[n] = NULL;
         ng_strv_free(v);
-        closedir(d);
         return -ENOMEM;
 }
 
@@ -383,36 +373,32 @@ int ng_path_list_pids(const struct ng_path *p, struct ng_pid_entry **ret, size_t
         if (snprintf(rel, sizeof(rel), "%s", dir) >= (int) sizeof(rel) ||
             snprintf(abs, sizeof(abs), "%s%s", p->root, rel) >= (int) sizeof(abs))
                 return -ENAMETOOLONG;
-        DIR *d = opendir(abs);
+        _cleanup_closedir_ DIR *d = opendir(abs);
         if (!d)
                 return errno_absent(errno);
         size_t n = 0, cap = 256;
-        struct ng_pid_entry *v = malloc(cap * sizeof(*v));
+        _cleanup_free_ struct ng_pid_entry *v = malloc(cap * sizeof(*v));
+        if (!v)
+                return -ENOMEM;
         struct dirent *de;
-        while (v && (de = readdir(d))) {
+        while ((de = readdir(d))) {
                 char *end;
                 long pid = strtol(de->d_name, &end, 10);
                 if (*end || pid <= 0 || pid > INT32_MAX || de->d_name[0] == '+' || de->d_name[0] == '-')
                         continue;
                 if (n == cap) {
                         struct ng_pid_entry *nv = n < NG_PATH_MAX_PIDS ? realloc(v, cap * 2 * sizeof(*v)) : NULL;
-                        if (!nv) {
-                                free(v);
-                                closedir(d);
+                        if (!nv)
                                 return n < NG_PATH_MAX_PIDS ? -ENOMEM : -E2BIG;
-                        }
                         v = nv;
                         cap *= 2;
                 }
                 v[n++] = (struct ng_pid_entry) { .pid = (pid_t) pid, .ino = de->d_ino };
         }
-        closedir(d);
-        if (!v)
-                return -ENOMEM;
         qsort(v, n, sizeof(*v), cmp_pid_ent);
         if (p->recorder)
                 p->recorder(p->recorder_data, 'd', rel, NULL, n);
-        *ret = v;
+        *ret = ng_steal_ptr(&v);
         *ret_n = n;
         return 0;
 }

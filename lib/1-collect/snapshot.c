@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* collect: read the host through the path layer into one snapshot. */
 
+#include <assert.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -11,12 +12,16 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cleanup.h"
 #include "collect-internal.h"
 #include "ng-latency.h"
 #include "ng-snapshot.h"
 #include "ng-units.h"
 #include "ng-sample.h"
 #include "ng-parse.h"
+
+NG_DEFINE_CLEANUP(struct ng_snapshot, ng_snapshot_free)
+NG_DEFINE_CLEANUP(struct ng_path, ng_path_free)
 
 static uint64_t now_usec(clockid_t clk)
 {
@@ -52,19 +57,18 @@ static bool tree_has_dir(const struct ng_path *p, const char *dir)
 int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *opts,
                         struct ng_snapshot **ret)
 {
+        assert(p && ret);
         /* A root with neither proc/ nor sys/ is no host tree: say so rather
          * than audit an empty machine. */
         if (!ng_path_is_live(p) && !tree_has_dir(p, NG_PROC_DIR) && !tree_has_dir(p, NG_SYS_DIR))
                 return -ENOENT;
-        struct ng_snapshot *s = calloc(1, sizeof(*s));
+        _ng_cleanup_(ng_snapshot_freep) struct ng_snapshot *s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
         struct collector c = { .p = p, .o = opts ? *opts : NG_COLLECT_OPTS_DEFAULT, .s = s };
-        struct ng_path *reads;
-        if (ng_path_new_counting(p, &c.cost, &reads) < 0) {
-                free(s);
+        _ng_cleanup_(ng_path_freep) struct ng_path *reads = NULL;
+        if (ng_path_new_counting(p, &c.cost, &reads) < 0)
                 return -ENOMEM;
-        }
         c.reads = reads;
         uint64_t t0 = now_usec(CLOCK_MONOTONIC), c0 = now_usec(CLOCK_THREAD_CPUTIME_ID);
 
@@ -97,16 +101,13 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                         r = ng_collect_pidfiles(&c);
                 ng_collect_libnuma(&c);
         }
-        ng_path_free(reads);
-        if (r < 0) {
-                ng_snapshot_free(s);
+        if (r < 0)
                 return r;
-        }
         s->cost.files_read += c.cost.files_read;
         s->cost.bytes_read += c.cost.bytes_read;
         s->cost.wall_usec = now_usec(CLOCK_MONOTONIC) - t0;
         s->cost.cpu_usec = now_usec(CLOCK_THREAD_CPUTIME_ID) - c0;
-        *ret = s;
+        *ret = ng_steal_ptr(&s);
         return 0;
 }
 

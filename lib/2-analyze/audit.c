@@ -4,6 +4,7 @@
  * belongs to them. The rules live in rules.c. Pure: no I/O.
  */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <fnmatch.h>
@@ -487,6 +488,7 @@ static int price_instance(struct audit_ctx *ctx, struct ng_instance *in)
 
 int ng_audit_run(const struct ng_snapshot *s, const struct ng_config *cfg, struct ng_audit **ret)
 {
+        assert(s && cfg && ret);
         struct ng_audit *a = calloc(1, sizeof(*a));
         if (!a)
                 return -ENOMEM;

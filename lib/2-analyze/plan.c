@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* `numaguardctl hugepages plan`: demand per node against the pools. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,7 @@ static void spread(struct ng_plan *p, const struct ng_plan_instance *pi)
 int ng_plan_hugepages(const struct ng_snapshot *s, const struct ng_config *cfg, const struct ng_audit *a,
                       struct ng_plan **ret)
 {
+        assert(s && cfg && a && ret);
         struct ng_plan *p = calloc(1, sizeof(*p));
         if (!p)
                 return -ENOMEM;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Segments and their per-node placement, from one snapshot. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -451,6 +452,7 @@ static int place(struct builder *b)
 
 int ng_segments_build(const struct ng_snapshot *s, struct ng_segment **ret, size_t *ret_n)
 {
+        assert(s && ret && ret_n);
         struct builder b = { .s = s };
         int r = add_sysv_table(&b);
         if (r >= 0)

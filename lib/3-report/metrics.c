@@ -5,6 +5,7 @@
  * pages because that is what operators reserve, with the page size as label.
  */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -278,6 +279,7 @@ static void poll_cost(FILE *f, const struct ng_snapshot *s, const struct ng_metr
 int ng_metrics_render(const struct ng_snapshot *s, const struct ng_audit *a,
                       const struct ng_metrics_poll *p, FILE *f)
 {
+        assert(s && f);
         gauge(f, "nodes", "gauge", "Online NUMA nodes.", s->topo.n_nodes);
         pools(f, s);
         node_memory(f, s);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* `numaguardctl audit`: instances, their segments per node, findings. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -248,6 +249,7 @@ int ng_report_audit_text(const struct ng_snapshot *s, const struct ng_audit *a, 
 
 int ng_report_audit_text_flags(const struct ng_snapshot *s, const struct ng_audit *a, unsigned flags, FILE *f)
 {
+        assert(s && a && f);
         size_t c[3];
         count_severities(a, c);
         fprintf(f, "numaguard audit%s%s: %zu node%s, %zu instance%s, %zu segment%s; %zu critical, %zu warning%s, "

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Renders the hugepage plan: table, sysfs writes, sysctl and boot forms. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
@@ -50,6 +51,7 @@ static void print_boot(const struct ng_plan *p, FILE *f)
 
 int ng_report_plan_text(const struct ng_plan *p, FILE *f)
 {
+        assert(p && f);
         char l[32], boot[1024], sz[24];
         ng_format_page_size(p->page_kib, l, sizeof(l));
         fprintf(f, "hugepage plan for %s pages (margin %d%%, at least one page per instance)\n\n", l,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* `numaguardctl segments`: every shared segment and where it sits. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
@@ -39,6 +40,7 @@ struct json_object *ng_node_bytes_json(const struct ng_node_bytes *nb, size_t n)
 
 int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment *v, size_t n, FILE *f)
 {
+        assert(s && (v || n == 0) && f);
         if (n == 0)
                 fprintf(f, "no shared memory segments\n");
         for (size_t i = 0; i < n; i++) {

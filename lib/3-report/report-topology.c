@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* `numaguardctl topology`: nodes, CPUs, memory, hugepage pools, distances. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -181,6 +182,7 @@ int ng_report_latency_text(const struct ng_snapshot *s, const struct ng_latency 
 
 int ng_report_topology_text(const struct ng_snapshot *s, FILE *f)
 {
+        assert(s && f);
         char online[256], cpus[256];
         uint64_t sizes[NG_MAX_HUGE_SIZES];
         size_t n_sizes = page_sizes(s, sizes);

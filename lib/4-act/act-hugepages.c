@@ -2,6 +2,7 @@
 /* Hugepage pools per node: targets checked against supply (pure), then
  * written per node, read back, compacted and retried when short. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -424,6 +425,7 @@ static void run_writes(struct run *x)
 int ng_act_hugepages_run(const struct ng_act_hugepages *a, const struct ng_path *p, const struct ng_action_ops *ops,
                          bool dry_run, struct ng_action_result *res)
 {
+        assert(a && ops && res);
         struct run x = { .a = a, .p = p, .ops = ops, .res = res };
         ng_hugepage_size_format(a->page_kib, x.size, sizeof(x.size));
         memset(res, 0, sizeof(*res));

@@ -80,6 +80,7 @@ static void chomp(char *s)
 int ng_action_write(const struct ng_action_ops *ops, const struct ng_path *p, struct ng_action_result *res,
                     bool dry_run, const char *path, const char *value)
 {
+        assert(ops && res && path && value);
         if (res->n_writes >= NG_ACTION_MAX_WRITES)
                 return -E2BIG;
         struct ng_write *w = &res->writes[res->n_writes++];
