@@ -162,6 +162,11 @@ int manager_poll_finish(struct manager *m)
                 poll_failed(m, "reading the host", r);
                 return r;
         }
+        /* Prices weigh the CPU time since the previous poll: the picture
+         * rereads the stat of every process that maps a segment and of its
+         * threads on each poll. */
+        if (m->snapshot)
+                ng_snapshot_cpu_since(s, m->snapshot);
         if (s->latency_error[0] && (!m->snapshot || strcmp(m->snapshot->latency_error, s->latency_error)))
                 log_warning("%s; prices come from the SLIT until numaguardctl probe --save rewrites it",
                             s->latency_error);

@@ -47,6 +47,11 @@ int ng_proc_share(struct ng_proc *pr, const struct ng_proc *like);
 /* *src with its shared parts held once more, without maps or numa_maps. */
 void ng_proc_copy_shared(const struct ng_proc *src, struct ng_proc *dst);
 bool ng_map_is_segment(const struct ng_map *m);
+/* Whether pr maps a segment: a database process, whose threads count. */
+bool ng_proc_maps_segment(const struct ng_proc *pr);
+/* Reads pr's threads into pr->tasks (left empty for one thread, or when
+ * task/ cannot be read). 0, or -ENOMEM. */
+int ng_collect_read_tasks(struct collector *c, struct ng_proc *pr);
 
 /* picture.c: the processes of c->s from the picture, reading only what may
  * have changed since the last collection (or everything, see ng-picture.h). */

@@ -102,6 +102,8 @@ void ng_proc_copy_shared(const struct ng_proc *src, struct ng_proc *dst)
         dst->numa_maps = NULL;
         dst->n_numa_maps = 0;
         dst->has_numa_maps = false;
+        dst->tasks = NULL;      /* each record weighs its own (ng_snapshot_cpu_since) */
+        dst->n_tasks = 0;
         __atomic_add_fetch(&src->held->refs, 1, __ATOMIC_RELAXED);
 }
 
@@ -127,6 +129,7 @@ void ng_proc_done(struct ng_proc *pr)
                 ng_pid_cgroup_done(&pr->cgroup);
                 ng_pid_status_done(&pr->status);
         }
+        free(pr->tasks);
         ng_maps_free(pr->maps, pr->n_maps);
         ng_numa_maps_free(pr->numa_maps, pr->n_numa_maps);
         memset(pr, 0, sizeof(*pr));
@@ -169,6 +172,71 @@ int ng_collect_read_stat(struct collector *c, pid_t pid, struct ng_pid_stat *ret
         r = ng_parse_pid_stat(buf, ret);
         free(buf);
         return r;
+}
+
+bool ng_proc_maps_segment(const struct ng_proc *pr)
+{
+        for (size_t j = 0; j < pr->n_maps; j++)
+                if (ng_map_is_segment(&pr->maps[j]))
+                        return true;
+        return false;
+}
+
+static int task_read(struct collector *c, pid_t pid, pid_t tid, struct ng_task *ret)
+{
+        char *buf;
+        struct ng_pid_stat st;
+        int r = ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/%d/task/%d/stat", pid, tid);
+        if (r < 0)
+                return r;
+        r = ng_parse_pid_stat(buf, &st);
+        free(buf);
+        if (r < 0)
+                return r;
+        uint64_t ticks;
+        if (__builtin_add_overflow(st.utime_ticks, st.stime_ticks, &ticks))
+                return -ERANGE;
+        *ret = (struct ng_task) { .tid = tid, .processor = st.processor, .ticks = ticks, .weight_ticks = ticks };
+        return 0;
+}
+
+/* One file per thread and no page walk. A process with one thread is its
+ * own task: its stat says all, with no further read. */
+int ng_collect_read_tasks(struct collector *c, struct ng_proc *pr)
+{
+        free(pr->tasks);
+        pr->tasks = NULL;
+        pr->n_tasks = 0;
+        if (pr->stat.num_threads <= 1)
+                return 0;
+        struct ng_pid_entry *tids;
+        size_t n;
+        char dir[64];
+        snprintf(dir, sizeof(dir), NG_PROC_DIR "/%d/task", (int) pr->pid);
+        c->current_pid = pr->pid;
+        int r = ng_path_list_pids(c->p, &tids, &n, dir);
+        if (r < 0)      /* not readable, or a tree captured without it */
+                return r == -ENOMEM ? r : 0;
+        struct ng_task *v = calloc(n + 1, sizeof(*v));
+        if (!v) {
+                free(tids);
+                return -ENOMEM;
+        }
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+                r = task_read(c, pr->pid, tids[i].pid, &v[k]);
+                if (r == -ENOMEM)
+                        break;
+                k += r >= 0;    /* a thread that ended meanwhile: gone */
+        }
+        free(tids);
+        if (r == -ENOMEM || k == 0) {
+                free(v);
+                return r == -ENOMEM ? r : 0;
+        }
+        pr->tasks = v;
+        pr->n_tasks = k;
+        return 0;
 }
 
 int ng_collect_read_status(struct collector *c, pid_t pid, struct ng_pid_status *ret)
@@ -238,6 +306,10 @@ int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
                 if (r >= 0 && !keeps_private_heaps(c, pr->name))
                         drop_private_maps(pr);
         }
+        /* Where a database's threads run prices its placement; other
+         * processes' threads are not worth a read each. */
+        if (ng_proc_maps_segment(pr) && ng_collect_read_tasks(c, pr) == -ENOMEM)
+                goto fail;
         return 1;
 fail:
         ng_proc_done(pr);

@@ -69,6 +69,7 @@ struct ng_pid_stat {
         pid_t ppid;
         uint32_t flags;
         uint64_t utime_ticks, stime_ticks; /* fields 14, 15: CPU time of all its threads */
+        uint64_t num_threads;   /* field 20 */
         uint64_t starttime_ticks; /* field 22: pid-reuse guard */
         int processor;          /* field 39, -1 if absent */
 };

@@ -94,6 +94,17 @@ struct ng_cgroup {
 /* The kernel keeps TASK_COMM_LEN - 1 characters of a command name. */
 #define NG_COMM_MAX 15
 
+/* One thread of a process, from /proc/<pid>/task/<tid>/stat. */
+struct ng_task {
+        pid_t tid;
+        int processor;          /* the CPU it last ran on, -1 unknown */
+        uint64_t ticks;         /* its utime + stime */
+        /* CPU time that weighs processor in an instance's price: all of
+         * ticks in one collection, since the previous poll after
+         * ng_snapshot_cpu_since(). */
+        uint64_t weight_ticks;
+};
+
 struct ng_proc {
         pid_t pid;
         struct ng_pid_stat stat;
@@ -112,7 +123,7 @@ struct ng_proc {
         size_t n_numa_maps;
         /* CPU time that weighs its last CPU in an instance's price: all of
          * it in one collection, since the previous poll after
-         * ng_snapshot_cpu_since(). */
+         * ng_snapshot_cpu_since(). Used when tasks is empty. */
         uint64_t cpu_weight_ticks;
         /* Set when cmdline, cgroup and the status's CPU and node sets are
          * shared, counted and never modified, between this record and
@@ -120,6 +131,11 @@ struct ng_proc {
          * and the snapshots of its polls); ng_proc_done() releases them.
          * NULL: the record owns them. */
         struct ng_proc_hold *held;
+        /* Its threads, read for processes that map a segment (a database's,
+         * whose threads run on many nodes: MariaDB is one process); empty
+         * for the others and where task/ cannot be read. */
+        struct ng_task *tasks;
+        size_t n_tasks;
 };
 
 struct ng_collect_cost {
@@ -252,8 +268,9 @@ const struct ng_cgroup *ng_snapshot_cgroup(const struct ng_snapshot *s, const ch
  */
 int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot *prev);
 
-/* Each process's CPU time since prev (same pid and start time), for
- * prices weighted by the last poll's CPU time. */
+/* Each process's and each of its threads' CPU time since prev (same pid
+ * and start time; a thread new since prev counts whole), for prices
+ * weighted by the last poll's CPU time. */
 void ng_snapshot_cpu_since(struct ng_snapshot *s, const struct ng_snapshot *prev);
 
 /* Order in which attached processes serve as a segment's representative:

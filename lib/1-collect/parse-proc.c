@@ -111,6 +111,7 @@ int ng_parse_sysvipc_shm(const char *buf, struct ng_shm_seg **ret, size_t *ret_n
 #define STAT_FLAGS 9
 #define STAT_UTIME 14
 #define STAT_STIME 15
+#define STAT_NUM_THREADS 20
 #define STAT_STARTTIME 22
 #define STAT_PROCESSOR 39
 
@@ -126,7 +127,8 @@ static int stat_fields(char **f, size_t n, struct ng_pid_stat *st)
             ng_parse_field_u32(f[STAT_FLAGS - 3], &st->flags) < 0 ||
             ng_parse_field_u64(f[STAT_STARTTIME - 3], &st->starttime_ticks) < 0 ||
             ng_parse_field_u64(f[STAT_UTIME - 3], &st->utime_ticks) < 0 ||
-            ng_parse_field_u64(f[STAT_STIME - 3], &st->stime_ticks) < 0)
+            ng_parse_field_u64(f[STAT_STIME - 3], &st->stime_ticks) < 0 ||
+            ng_parse_field_u64(f[STAT_NUM_THREADS - 3], &st->num_threads) < 0)
                 return -EINVAL;
         st->processor = -1;
         if (n > STAT_PROCESSOR - 3) {

@@ -37,14 +37,6 @@ uint64_t ng_picture_files_signature(const struct ng_snapshot *s)
         return h;
 }
 
-bool ng_picture_maps_segment(const struct ng_proc *pr)
-{
-        for (size_t j = 0; j < pr->n_maps; j++)
-                if (ng_map_is_segment(&pr->maps[j]))
-                        return true;
-        return false;
-}
-
 /* RssShmem and VmPTE of small-page attachers move as they touch the
  * segment; a process whose shared memory is all hugetlb needs no reread,
  * nor one whose segments are all below the size that counts. */

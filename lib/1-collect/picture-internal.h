@@ -56,7 +56,6 @@ struct ng_picture {
 
 /* FNV-1a over the names of the /dev/shm and hugetlbfs files. */
 uint64_t ng_picture_files_signature(const struct ng_snapshot *s);
-bool ng_picture_maps_segment(const struct ng_proc *pr);
 bool ng_picture_counters_move(const struct ng_proc *pr, uint64_t min_bytes);
 bool ng_picture_pid_in(const pid_t *v, size_t n, pid_t pid);
 int ng_picture_diff_segments(struct ng_picture *pic, const struct ng_snapshot *s, bool full,

@@ -97,12 +97,26 @@ static int copy_maps(const struct ng_proc *src, struct ng_proc *dst)
         return 0;
 }
 
+static int copy_tasks(const struct ng_proc *src, struct ng_proc *dst)
+{
+        if (!src->n_tasks)
+                return 0;
+        if (!(dst->tasks = malloc(src->n_tasks * sizeof(*dst->tasks))))
+                return -ENOMEM;
+        memcpy(dst->tasks, src->tasks, src->n_tasks * sizeof(*dst->tasks));
+        dst->n_tasks = src->n_tasks;
+        return 0;
+}
+
 /* The snapshot's view of e: the record itself with e's shared parts held,
- * its own copy of the maps, no numa_maps (those belong to one collection). */
+ * its own copy of the maps and threads, no numa_maps (those belong to one
+ * collection). */
 static int proc_share(struct pic_ent *e, struct ng_proc *dst)
 {
         ng_proc_copy_shared(&e->pr, dst);
         int r = copy_maps(&e->pr, dst);
+        if (r >= 0)
+                r = copy_tasks(&e->pr, dst);
         if (r < 0)
                 ng_proc_done(dst);
         return r;
@@ -271,9 +285,29 @@ static int take_status(struct collector *c, struct pic_ent **e, struct ng_pid_st
         return 1;
 }
 
-/* Rereads what the segment and file changes point at and, when the
- * collection places segments (not on a counters-only poll), the counters
- * that move. */
+/* A database process's price weighs the CPU time it and its threads used
+ * since the previous poll, so their stat files are read on every poll
+ * (one file per thread, no page walk; other processes are not). 1 done,
+ * 0 gone, <0 on a real error. */
+static int reread_cpu(struct collector *c, struct ng_proc *pr)
+{
+        struct ng_pid_stat st;
+        int r = ng_collect_read_stat(c, pr->pid, &st);
+        if (r == -ENOENT || r == -ESRCH || r == -EACCES)
+                return 0;
+        if (r < 0)
+                return r;
+        if (st.starttime_ticks != pr->stat.starttime_ticks)
+                return 0;       /* another process now: the next listing reads it */
+        pr->stat = st;
+        pr->cpu_weight_ticks = st.utime_ticks + st.stime_ticks;
+        r = ng_collect_read_tasks(c, pr);
+        return r < 0 ? r : 1;
+}
+
+/* Rereads what the segment and file changes point at, when the collection
+ * places segments (not on a counters-only poll) the counters that move,
+ * and on every poll the CPU time of the processes that map a segment. */
 static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent **v, size_t n,
                    const pid_t *want, size_t n_want, bool files_changed)
 {
@@ -282,8 +316,10 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
                 struct pic_ent *e = v[i];
                 if (!e->kept || e->fresh)
                         continue;
-                int r;
-                if (ng_picture_pid_in(want, n_want, e->pr.pid) || (files_changed && ng_picture_maps_segment(&e->pr))) {
+                int r = 1;
+                bool whole = ng_picture_pid_in(want, n_want, e->pr.pid) ||
+                             (files_changed && ng_proc_maps_segment(&e->pr));
+                if (whole) {
                         struct pic_ent *ne;
                         pic->stats.procs_reread++;
                         r = read_entry(c, e->pr.pid, e, &ne);
@@ -302,9 +338,9 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
                                 r = take_status(c, &v[i], &st);
                         if (r < 0)
                                 return r;
-                } else {
-                        continue;
                 }
+                if (r > 0 && !whole && ng_proc_maps_segment(&v[i]->pr) && (r = reread_cpu(c, &v[i]->pr)) < 0)
+                        return r;
                 if (r == 0) {   /* gone since the listing */
                         v[i]->kept = false;
                         pic->stats.procs_gone++;

@@ -85,17 +85,36 @@ int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot 
         return carried;
 }
 
+static const struct ng_task *task_of(const struct ng_proc *pr, pid_t tid)
+{
+        for (size_t i = 0; i < pr->n_tasks; i++)
+                if (pr->tasks[i].tid == tid)
+                        return &pr->tasks[i];
+        return NULL;
+}
+
+/* CPU time only grows; a value that went down (a tree edited, a counter
+ * reset) counts whole rather than wrapping. */
+static uint64_t since(uint64_t now, uint64_t then)
+{
+        return now >= then ? now - then : now;
+}
+
 void ng_snapshot_cpu_since(struct ng_snapshot *s, const struct ng_snapshot *prev)
 {
         for (size_t i = 0; i < s->n_procs; i++) {
                 struct ng_proc *pr = &s->procs[i];
                 const struct ng_proc *old = ng_snapshot_proc(prev, pr->pid);
                 uint64_t now = pr->stat.utime_ticks + pr->stat.stime_ticks;
-                if (old && old->stat.starttime_ticks == pr->stat.starttime_ticks)
-                        pr->cpu_weight_ticks = now - (old->stat.utime_ticks + old->stat.stime_ticks);
-                /* (unsigned wrap is impossible: CPU time only grows) */
-                if (pr->cpu_weight_ticks > now)
-                        pr->cpu_weight_ticks = now;
+                if (!old || old->stat.starttime_ticks != pr->stat.starttime_ticks)
+                        continue;
+                pr->cpu_weight_ticks = since(now, old->stat.utime_ticks + old->stat.stime_ticks);
+                for (size_t k = 0; k < pr->n_tasks; k++) {
+                        struct ng_task *t = &pr->tasks[k];
+                        const struct ng_task *ot = task_of(old, t->tid);
+                        /* a thread started since: all of its time is new */
+                        t->weight_ticks = ot ? since(t->ticks, ot->ticks) : t->ticks;
+                }
         }
 }
 

@@ -65,10 +65,11 @@ struct ng_price {
 void ng_price_done(struct ng_price *p);
 
 /*
- * CPU share per node of the processes pids: each one's last CPU (stat
- * field 39) weighted by its cpu_weight_ticks. When none used CPU time, an
- * even share over cpu_nodes (ret_measured false). Returns 0 or -ENOMEM;
- * *ret_n is 0 when no node is known.
+ * CPU share per node of the processes pids: each thread's last CPU (field
+ * 39 of task/<tid>/stat) weighted by its weight_ticks, or for a process
+ * without tasks its own last CPU weighted by its cpu_weight_ticks. When
+ * none used CPU time, an even share over cpu_nodes (ret_measured false).
+ * Returns 0 or -ENOMEM; *ret_n is 0 when no node is known.
  */
 int ng_price_cpu_share(const struct ng_snapshot *s, const pid_t *pids, size_t n_pids,
                        const struct ng_bitmap *cpu_nodes, struct ng_node_share **ret, size_t *ret_n,

@@ -55,11 +55,19 @@ int ng_price_cpu_share(const struct ng_snapshot *s, const pid_t *pids, size_t n_
                 return -ENOMEM;
         for (size_t k = 0; k < n_pids; k++) {
                 const struct ng_proc *pr = ng_snapshot_proc(s, pids[k]);
-                size_t i = pr ? node_index(s, cpu_node(s, pr->stat.processor)) : SIZE_MAX;
-                if (i == SIZE_MAX || pr->cpu_weight_ticks == 0)
+                if (!pr)
                         continue;
-                w[i] += (double) pr->cpu_weight_ticks;
-                total += (double) pr->cpu_weight_ticks;
+                /* Each thread where it last ran (MariaDB is one process
+                 * whose threads run everywhere), else the process. */
+                for (size_t t = 0; t < (pr->n_tasks ? pr->n_tasks : 1); t++) {
+                        int cpu = pr->n_tasks ? pr->tasks[t].processor : pr->stat.processor;
+                        uint64_t ticks = pr->n_tasks ? pr->tasks[t].weight_ticks : pr->cpu_weight_ticks;
+                        size_t i = node_index(s, cpu_node(s, cpu));
+                        if (i == SIZE_MAX || ticks == 0)
+                                continue;
+                        w[i] += (double) ticks;
+                        total += (double) ticks;
+                }
         }
         bool measured = total > 0;
         if (!measured)

@@ -11,7 +11,7 @@
 # Each asserts the instance's name (mysql:DATADIR), the pool (size,
 # resident, per node) and the findings in JSON and in the text.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
-plan 2
+plan 3
 need_ctl
 MY=/tmp/e2e-my
 DATA=$MY/data
@@ -120,6 +120,46 @@ expect "pool all on node $n ($POOL_NODES)" test "$POOL_NODES" = "$n:$POOL_RES"
 expect_finding CYCLOPS "$inst" warning "$n"
 expect "text: CYCLOPS [$inst]" grep -q "^warning  CYCLOPS \[$inst\]" "$T/bound.txt"
 result bound
+
+# ---- its price's CPU share per node comes from its threads: the kernel's
+# task/TID/stat of each (last CPU, utime + stime), read around the audit
+declare -A CPU_NODE=()
+for id in "${NODE_IDS[@]}"; do for c in $(expand_cpulist "$(node_cpus "$id")"); do CPU_NODE[$c]=$id; done; done
+# thread_shares PID -> "node:share ..." by the threads' CPU time
+thread_shares() {
+    local st line f node total=0 out="" n
+    local -A ticks=()
+    for st in /proc/"$1"/task/*/stat; do
+        read -r line < "$st" 2>/dev/null || continue
+        read -ra f <<<"${line##*) }"
+        node=${CPU_NODE[${f[36]}]:-}
+        [ -n "$node" ] || continue
+        ticks[$node]=$(( ${ticks[$node]:-0} + f[11] + f[12] ))
+        total=$((total + f[11] + f[12]))
+    done
+    for n in "${NODE_IDS[@]}"; do
+        ((${ticks[$n]:-0} > 0)) && out+="$n:$(awk -v a="${ticks[$n]}" -v b="$total" 'BEGIN { printf "%.4f", a / b }') "
+    done
+    echo "${out% }"
+}
+threads=(/proc/"$MY_PID"/task/*)
+THREADS=${#threads[@]}
+before=$(thread_shares "$MY_PID")
+audit_load --config "$T/ng.conf" || abort "audit"
+after=$(thread_shares "$MY_PID")
+got=$(jq -r --arg n "$inst" '.instances[] | select(.name == $n)
+    | [.cpu_share_by_node[] | "\(.node):\(.share * 10000 | round / 10000)"] | join(" ")' "$T/audit.json")
+log "cpu_share_by_node $got; $THREADS threads by their CPU time: $before (before), $after (after)"
+# within 5 points of what the threads' own stat said before or after
+near() {
+    awk -v g="$1" -v w="$2" 'BEGIN { n = split(g, a, " "); m = split(w, b, " "); if (n != m) exit 1
+        for (i = 1; i <= n; i++) { split(a[i], x, ":"); split(b[i], y, ":")
+            if (x[1] != y[1] || x[2] - y[2] > 0.05 || y[2] - x[2] > 0.05) exit 1 } }'
+}
+expect "mariadbd runs $THREADS threads" test "$THREADS" -gt 10
+expect "cpu_share_by_node ($got) is its threads' ($before / $after)" eval 'near "$got" "$before" || near "$got" "$after"'
+expect "its threads ran on more than one node ($got)" test "$(wc -w <<<"$got")" -gt 1
+result threads
 my_stop
 
 # ---- innodb_numa_interleave=1: a scan brings the table back into the pool
