@@ -87,6 +87,11 @@ my_check() {
         abort "audit JSON unreadable"
     eval "$sh"
     log "$1: pool $POOL_BYTES bytes, $POOL_RES resident ($POOL_METHOD): $POOL_NODES"
+    # the findings as the text gives them, and the instance's JSON without
+    # its segments but the pool's
+    sed -n '/^findings:/,$p; /^no findings/p' "$T/$1.txt" | logf
+    jq -c --arg n "$inst" '.instances[] | select(.name == $n)
+        | .segments |= (map(select(.kind == "private")) | max_by(.resident_bytes) | [.])' "$T/audit.json" | logf
     expect "one instance $inst (got $MY_INSTANCES)" test "$MY_INSTANCES" = 1
     expect "type mysql (got $MY_TYPE)" test "$MY_TYPE" = mysql
     expect "main pid $MY_PID (got $MY_MAIN)" test "$MY_MAIN" = "$MY_PID"
