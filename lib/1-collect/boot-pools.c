@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,24 +18,7 @@
 
 struct owners {
         const struct ng_path *p;
-        struct ng_snapshot *s;
 };
-
-static int rd(struct owners *o, char **ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int rd(struct owners *o, char **ret, const char *fmt, ...)
-{
-        size_t len = 0;
-        va_list ap;
-        va_start(ap, fmt);
-        int r = ng_path_vread(o->p, ret, &len, fmt, ap);
-        va_end(ap);
-        if (r >= 0) {
-                o->s->cost.files_read++;
-                o->s->cost.bytes_read += len;
-        }
-        return r;
-}
-
 
 struct boot_sysctl {
         struct ng_boot_pool pool;       /* the last assignment, NG_BOOT_ALL_NODES */
@@ -119,7 +101,7 @@ static int read_sysctl(struct owners *o, uint64_t default_kib, struct boot_sysct
                 char *buf;
                 uint64_t pages;
                 unsigned line;
-                if (rd(o, &buf, "%s", v[i].path) < 0)
+                if (ng_path_read(o->p, &buf, NULL, "%s", v[i].path) < 0)
                         continue;
                 if (ng_parse_sysctl_hugepages(buf, &pages, &line) > 0) {
                         ret->pool = (struct ng_boot_pool) { .node = NG_BOOT_ALL_NODES, .page_kib = default_kib,
@@ -288,7 +270,7 @@ static int boot_resolve(const struct boot_input *in, struct ng_boot_pool **ret, 
 
 int ng_boot_pools_collect(const struct ng_path *p, struct ng_snapshot *s)
 {
-        struct owners o = { .p = p, .s = s };
+        struct owners o = { .p = p };
         struct ng_boot_pool *cmd = NULL, *file = NULL;
         size_t n_cmd = 0, n_file = 0;
         struct boot_sysctl sysctl = {0};
@@ -297,13 +279,13 @@ int ng_boot_pools_collect(const struct ng_path *p, struct ng_snapshot *s)
         uint64_t def = s->has_meminfo ? ng_meminfo_value(&s->meminfo, "Hugepagesize") : 0;
         if (!def)
                 def = 2048;
-        if (rd(&o, &buf, "%s", NG_PROC_DIR "/cmdline") >= 0) {
+        if (ng_path_read(o.p, &buf, NULL, "%s", NG_PROC_DIR "/cmdline") >= 0) {
                 r = ng_parse_hugepages_cmdline(buf, def, &cmd, &n_cmd);
                 free(buf);
         }
         if (r >= 0)
                 r = read_sysctl(&o, def, &sysctl);
-        if (r >= 0 && rd(&o, &buf, "%s", NG_HUGEPAGES_BOOT_FILE) >= 0) {
+        if (r >= 0 && ng_path_read(o.p, &buf, NULL, "%s", NG_HUGEPAGES_BOOT_FILE) >= 0) {
                 r = ng_parse_hugepages_tmpfiles(buf, &file, &n_file);
                 free(buf);
         }

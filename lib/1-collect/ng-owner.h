@@ -111,8 +111,9 @@ int ng_unit_from_cgroup(const char *cgroup_path, char *buf, size_t size);
 struct ng_path;
 struct ng_snapshot;
 
-/* Fills the owner of every cgroup of s (ng_snapshot_collect() calls it).
- * Returns 0 or -ENOMEM; what cannot be read is recorded in the owner. */
+/* Fills the owner of every cgroup of s (ng_snapshot_collect() calls it, with
+ * the path that counts its reads into the snapshot's cost). Returns 0 or
+ * -ENOMEM; what cannot be read is recorded in the owner. */
 int ng_owners_collect(const struct ng_path *p, struct ng_snapshot *s);
 
 /* A connection to the service manager (an sd_bus *): for root its private

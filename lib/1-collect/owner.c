@@ -32,32 +32,16 @@ struct cgconfig_file {
 
 struct owners {
         const struct ng_path *p;
-        struct ng_snapshot *s;
         struct cgconfig_file *files;
         size_t n_files;
 };
-
-static int rd(struct owners *o, char **ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int rd(struct owners *o, char **ret, const char *fmt, ...)
-{
-        size_t len = 0;
-        va_list ap;
-        va_start(ap, fmt);
-        int r = ng_path_vread(o->p, ret, &len, fmt, ap);
-        va_end(ap);
-        if (r >= 0) {
-                o->s->cost.files_read++;
-                o->s->cost.bytes_read += len;
-        }
-        return r;
-}
 
 /* ---- cgconfig ---- */
 
 static int add_cgconfig(struct owners *o, const char *path)
 {
         char *buf;
-        int r = rd(o, &buf, "%s", path);
+        int r = ng_path_read(o->p, &buf, NULL, "%s", path);
         if (r == -ENOENT)
                 return 0;
         struct cgconfig_file *nf = realloc(o->files, (o->n_files + 1) * sizeof(*nf));
@@ -374,7 +358,7 @@ static void systemd_owner(struct owners *o, sd_bus *bus, const struct ng_cgroup 
 
 int ng_owners_collect(const struct ng_path *p, struct ng_snapshot *s)
 {
-        struct owners o = { .p = p, .s = s };
+        struct owners o = { .p = p };
         sd_bus *bus = NULL;
         bool bus_tried = false;
         int r = 0;

@@ -79,7 +79,7 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
         if (r >= 0)
                 r = ng_collect_topology(&c);
         if (r >= 0)
-                r = ng_boot_pools_collect(p, s);
+                r = ng_boot_pools_collect(reads, s);
         if (r >= 0)
                 r = collect_latency(&c);
         if (r >= 0 && !c.o.skip_procs) {
@@ -94,7 +94,7 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                 if (r >= 0)
                         r = ng_collect_cgroups(&c);
                 if (r >= 0)
-                        r = ng_owners_collect(p, s);
+                        r = ng_owners_collect(reads, s);
                 if (r >= 0)
                         r = ng_collect_placement(&c);
                 if (r >= 0)

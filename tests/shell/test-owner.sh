@@ -16,7 +16,7 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
 CTL=$B/numaguardctl
 DERIVE=$SRC/tests/fixtures/derive-owner-tree
-echo "1..26"
+echo "1..28"
 [ -x "$CTL" ] || { echo "not ok owner: $CTL not built"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -46,6 +46,15 @@ check cgconfig-text "no owner line: $(audit "$tmp/cgconfig" | grep owner)" \
         grep -qx '  cpuset owner: cgconfig group oracle (cpuset.cpus 0, cpuset.mems 6, from /etc/cgconfig.conf)' <(audit "$tmp/cgconfig")
 check none-json "cpuset_owner is not none/null" \
         jqt "$tmp/none" '.instances[0] | .cpuset_owner == "none" and .cpuset_owner_name == null'
+
+# --- what finding the owner read costs shows in the audit's cost: the trees
+# differ from the unowned one by the unit file or cgconfig.conf read
+reads() { audit "$1" --json | jq '.cost.files_read'; }
+n_none=$(reads "$tmp/none")
+check unit-cost "files_read $(reads "$tmp/unit") is not the unowned tree's $n_none plus the unit file" \
+        test "$(reads "$tmp/unit")" = $((n_none + 1))
+check cgconfig-cost "files_read $(reads "$tmp/cgconfig") is not the unowned tree's $n_none plus cgconfig.conf" \
+        test "$(reads "$tmp/cgconfig")" = $((n_none + 1))
 
 # --- live as declared: nothing to flag; the remote binding itself is
 check unit-persistent "CPUSET_NOT_PERSISTENT although the live cpuset is the unit's" \
