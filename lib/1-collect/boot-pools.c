@@ -16,10 +16,6 @@
 #include "ng-snapshot.h"
 #include "parse-internal.h"
 
-struct owners {
-        const struct ng_path *p;
-};
-
 struct boot_sysctl {
         struct ng_boot_pool pool;       /* the last assignment, NG_BOOT_ALL_NODES */
         bool set;
@@ -59,7 +55,7 @@ static int sysctl_add(struct sysctl_file **v, size_t *n, const char *name, const
 
 /* Every *.conf of the sysctl.d directories, a name masking the same name in
  * a lower directory, in name order: what systemd-sysctl applies. */
-static int sysctl_files(struct owners *o, struct sysctl_file **ret, size_t *ret_n)
+static int sysctl_files(const struct ng_path *p, struct sysctl_file **ret, size_t *ret_n)
 {
         static const char *const dirs[] = NG_SYSCTL_DIRS;
         struct sysctl_file *v = NULL;
@@ -68,7 +64,7 @@ static int sysctl_files(struct owners *o, struct sysctl_file **ret, size_t *ret_
         for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]) && r >= 0; d++) {
                 char **names;
                 size_t k;
-                if (ng_path_list(o->p, &names, &k, "%s", dirs[d]) < 0)
+                if (ng_path_list(p, &names, &k, "%s", dirs[d]) < 0)
                         continue;
                 for (size_t i = 0; i < k && r >= 0; i++) {
                         size_t l = strlen(names[i]);
@@ -92,16 +88,16 @@ static int sysctl_files(struct owners *o, struct sysctl_file **ret, size_t *ret_
         return 0;
 }
 
-static int read_sysctl(struct owners *o, uint64_t default_kib, struct boot_sysctl *ret)
+static int read_sysctl(const struct ng_path *p, uint64_t default_kib, struct boot_sysctl *ret)
 {
         struct sysctl_file *v;
         size_t n;
-        int r = sysctl_files(o, &v, &n);
+        int r = sysctl_files(p, &v, &n);
         for (size_t i = 0; i < n && r >= 0; i++) {
                 char *buf;
                 uint64_t pages;
                 unsigned line;
-                if (ng_path_read(o->p, &buf, NULL, "%s", v[i].path) < 0)
+                if (ng_path_read(p, &buf, NULL, "%s", v[i].path) < 0)
                         continue;
                 if (ng_parse_sysctl_hugepages(buf, &pages, &line) > 0) {
                         ret->pool = (struct ng_boot_pool) { .node = NG_BOOT_ALL_NODES, .page_kib = default_kib,
@@ -270,7 +266,6 @@ static int boot_resolve(const struct boot_input *in, struct ng_boot_pool **ret, 
 
 int ng_boot_pools_collect(const struct ng_path *p, struct ng_snapshot *s)
 {
-        struct owners o = { .p = p };
         struct ng_boot_pool *cmd = NULL, *file = NULL;
         size_t n_cmd = 0, n_file = 0;
         struct boot_sysctl sysctl = {0};
@@ -279,13 +274,13 @@ int ng_boot_pools_collect(const struct ng_path *p, struct ng_snapshot *s)
         uint64_t def = s->has_meminfo ? ng_meminfo_value(&s->meminfo, "Hugepagesize") : 0;
         if (!def)
                 def = 2048;
-        if (ng_path_read(o.p, &buf, NULL, "%s", NG_PROC_DIR "/cmdline") >= 0) {
+        if (ng_path_read(p, &buf, NULL, "%s", NG_PROC_DIR "/cmdline") >= 0) {
                 r = ng_parse_hugepages_cmdline(buf, def, &cmd, &n_cmd);
                 free(buf);
         }
         if (r >= 0)
-                r = read_sysctl(&o, def, &sysctl);
-        if (r >= 0 && ng_path_read(o.p, &buf, NULL, "%s", NG_HUGEPAGES_BOOT_FILE) >= 0) {
+                r = read_sysctl(p, def, &sysctl);
+        if (r >= 0 && ng_path_read(p, &buf, NULL, "%s", NG_HUGEPAGES_BOOT_FILE) >= 0) {
                 r = ng_parse_hugepages_tmpfiles(buf, &file, &n_file);
                 free(buf);
         }
