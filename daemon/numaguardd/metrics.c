@@ -31,6 +31,7 @@ static void fill_poll(const struct manager *m, struct ng_metrics_poll *p)
                 .polls_stuck_total = m->polls_stuck,
                 .full_scan = m->last_picture.full,
                 .process_events = m->last_picture.events,
+                .listing_skipped = m->last_picture.listing_skipped,
                 .procs_held = m->last_picture.procs,
         };
 }

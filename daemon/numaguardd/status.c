@@ -208,6 +208,7 @@ static struct json_object *json_last_poll(const struct manager *m)
                 json_object_object_add(o, "numa_maps_read", json_u64(c->numa_maps_read));
                 json_object_object_add(o, "full_scan", json_object_new_boolean(m->last_picture.full));
                 json_object_object_add(o, "process_events", json_object_new_boolean(m->last_picture.events));
+                json_object_object_add(o, "listing_skipped", json_object_new_boolean(m->last_picture.listing_skipped));
                 json_object_object_add(o, "procs_held", json_u64(m->last_picture.procs));
                 json_object_object_add(o, "procs_new", json_u64(m->last_picture.procs_new));
                 json_object_object_add(o, "procs_gone", json_u64(m->last_picture.procs_gone));

@@ -37,6 +37,8 @@ int ng_collect_read_status(struct collector *c, pid_t pid, struct ng_pid_status 
 int ng_collect_read_stat(struct collector *c, pid_t pid, struct ng_pid_stat *ret);
 /* Appends a copy of *pr (taking what it owns) to s->procs, *cap its room. */
 int ng_collect_add_proc(struct ng_snapshot *s, size_t *cap, const struct ng_proc *pr);
+/* Releases what pr owns or holds; ng_proc_done() also clears it. */
+void ng_proc_release(struct ng_proc *pr);
 void ng_proc_done(struct ng_proc *pr);
 /* Makes pr's cmdline, cgroup and status sets shared with the records
  * ng_proc_copy_shared() makes of it, counted and never modified: pr and

@@ -120,7 +120,7 @@ static void hold_release(struct ng_proc_hold *h)
         free(h);
 }
 
-void ng_proc_done(struct ng_proc *pr)
+void ng_proc_release(struct ng_proc *pr)
 {
         if (pr->held) {
                 hold_release(pr->held);
@@ -132,6 +132,11 @@ void ng_proc_done(struct ng_proc *pr)
         free(pr->tasks);
         ng_maps_free(pr->maps, pr->n_maps);
         ng_numa_maps_free(pr->numa_maps, pr->n_numa_maps);
+}
+
+void ng_proc_done(struct ng_proc *pr)
+{
+        ng_proc_release(pr);
         memset(pr, 0, sizeof(*pr));
 }
 

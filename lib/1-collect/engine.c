@@ -46,11 +46,26 @@ bool ng_engine_in_family(const struct ng_engine *e, const char *name)
         return false;
 }
 
+/* Whether name could belong to e: its first character is that of e's
+ * member prefix or of one of its family's names. Most processes on a host
+ * are no database's, and this is asked of each on every poll. */
+static bool may_be_of(const struct ng_engine *e, char c)
+{
+        if (e->member_prefix && e->member_prefix[0] == c)
+                return true;
+        for (const char *const *f = e->family; f && *f; f++)
+                if ((*f)[0] == c)
+                        return true;
+        return false;
+}
+
 const struct ng_engine *ng_engine_of_process(const char *name)
 {
         assert(name);
         for (size_t i = 0; i < ng_n_engines; i++) {
                 const struct ng_engine *e = &ng_engines[i];
+                if (!may_be_of(e, name[0]))
+                        continue;
                 if ((e->member_prefix && !strncmp(name, e->member_prefix, strlen(e->member_prefix))) ||
                     ng_engine_in_family(e, name))
                         return e;

@@ -60,6 +60,13 @@ int ng_parse_zoneinfo_high(const char *buf, int node, uint64_t *ret_pages);
 /* Skips the header and malformed lines. An empty table is valid (n = 0). */
 int ng_parse_sysvipc_shm(const char *buf, struct ng_shm_seg **ret, size_t *ret_n);
 
+/* ---- /proc/loadavg ---- */
+
+/* "0.74 1.22 1.22 2/345 12345": the threads that exist (345) and the last
+ * pid the kernel handed out in the reader's pid namespace (12345).
+ * -EINVAL on anything else. */
+int ng_parse_loadavg(const char *buf, uint64_t *ret_threads, uint64_t *ret_last_pid);
+
 /* ---- /proc/<pid>/stat ---- */
 
 int ng_parse_pid_stat(const char *buf, struct ng_pid_stat *ret);

@@ -327,6 +327,11 @@ struct ng_picture_stats {
          * delivered, were lost, and on full scans). */
         bool events;
         int events_errno;               /* why events are not used: EPERM, ... (0: they are, or a tree) */
+        /* Without events: the last collection found in /proc/loadavg that
+         * no process or thread had started or ended since the one before
+         * (the calling thread aside), so the /proc listing could only have
+         * said what the picture holds, and it was not read. */
+        bool listing_skipped;
         uint64_t procs;                 /* user processes held */
         uint64_t procs_new, procs_gone, procs_reread, status_reread;
         uint64_t collections, full_scans;

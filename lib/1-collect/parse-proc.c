@@ -158,6 +158,28 @@ static int stat_comm(const char *buf, struct ng_pid_stat *st, const char **ret_r
 }
 
 /* One record: any malformed field before field 22 fails the whole parse. */
+int ng_parse_loadavg(const char *buf, uint64_t *ret_threads, uint64_t *ret_last_pid)
+{
+        char line[128], *f[6], *slash;
+        size_t len = strlen(buf);
+        uint64_t running, threads, last;
+
+        if (len >= sizeof(line) || (len && buf[len - 1] != '\n'))
+                return -EINVAL;
+        memcpy(line, buf, len + 1);
+        if (len)
+                line[len - 1] = '\0';
+        if (ng_parse_split(line, f, 5) != 5 || !(slash = strchr(f[3], '/')))
+                return -EINVAL;
+        *slash = '\0';
+        if (ng_parse_field_u64(f[3], &running) < 0 || ng_parse_field_u64(slash + 1, &threads) < 0 ||
+            ng_parse_field_u64(f[4], &last) < 0 || last > INT32_MAX)
+                return -EINVAL;
+        *ret_threads = threads;
+        *ret_last_pid = last;
+        return 0;
+}
+
 int ng_parse_pid_stat(const char *buf, struct ng_pid_stat *ret)
 {
         struct ng_pid_stat st = {};

@@ -51,6 +51,10 @@ struct ng_picture {
         bool events_tried;
         bool events_new;        /* opened by this collection: they say nothing of before */
         struct ng_pid_set touched;
+        /* /proc/loadavg at the last collection that listed /proc: the
+         * threads that existed and the last pid handed out. */
+        bool witness_ok;
+        uint64_t witness_threads, witness_last_pid;
         struct ng_picture_stats stats;
 };
 

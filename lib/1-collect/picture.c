@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collect-internal.h"
 #include "ng-parse.h"
@@ -354,7 +355,8 @@ static int hand_over(struct pic_ent *const *v, size_t n, struct ng_snapshot *s)
         size_t kept = 0;
         for (size_t i = 0; i < n; i++)
                 kept += v[i]->kept;
-        if (!(s->procs = calloc(kept + 1, sizeof(*s->procs))))
+        /* Every record is written whole (ng_proc_copy_shared). */
+        if (!(s->procs = reallocarray(NULL, kept + 1, sizeof(*s->procs))))
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 if (!v[i]->kept)
@@ -400,6 +402,52 @@ static int events_take(struct ng_picture *pic)
         return 1;
 }
 
+/* Whether no process or thread started or ended since the last listing:
+ * the same number of threads exists and the kernel handed out no pid but,
+ * at most, the calling thread's own (numaguardd collects on a thread it
+ * starts for each poll, in place of the last poll's, which has ended).
+ * An exec() changes neither, as it changes nothing the listing shows
+ * either. Reads /proc/loadavg (of a tree too, where it has one) and keeps
+ * it for the next collection; false whenever it cannot tell. */
+static bool quiet_since_listing(struct ng_picture *pic, struct collector *c, bool full)
+{
+        bool had = pic->witness_ok;
+        uint64_t threads, last;
+        char *buf;
+        pic->witness_ok = false;
+        if (ng_collect_read(c, &buf, NULL, "/proc/loadavg") < 0)
+                return false;   /* a tree without it, say */
+        int r = ng_parse_loadavg(buf, &threads, &last);
+        free(buf);
+        if (r < 0)
+                return false;
+        bool quiet = had && !full && threads == pic->witness_threads &&
+                     (last == pic->witness_last_pid ||
+                      (last == pic->witness_last_pid + 1 && ng_path_is_live(c->p) && last == (uint64_t) gettid()));
+        pic->witness_ok = true;
+        pic->witness_threads = threads;
+        pic->witness_last_pid = last;
+        return quiet;
+}
+
+/* Every known process moved over unread. */
+static int keep_all(struct ng_picture *pic, struct pic_ent ***ret_nv, size_t *ret_n)
+{
+        struct pic_ent **nv = calloc(pic->n + 1, sizeof(*nv));
+        if (!nv)
+                return -ENOMEM;
+        for (size_t i = 0; i < pic->n; i++) {
+                pic->v[i]->fresh = false;
+                nv[i] = pic->v[i];
+        }
+        *ret_n = pic->n;
+        free(pic->v);
+        pic->v = NULL;
+        pic->n = 0;
+        *ret_nv = nv;
+        return 0;
+}
+
 /* Known processes merged with the listing, or with the process events when
  * they can serve (never on a full scan). */
 static int merge(struct ng_picture *pic, struct collector *c, bool full, struct pic_ent ***ret_nv, size_t *ret_n)
@@ -411,12 +459,18 @@ static int merge(struct ng_picture *pic, struct collector *c, bool full, struct 
                 return r;
         pic->stats.events = r > 0 && !full && !pic->events_new;
         pic->events_new = false;
+        pic->stats.listing_skipped = false;
         if (pic->stats.events) {
+                pic->witness_ok = false;
                 struct pic_ent **nv = calloc(pic->n + pic->touched.n + 1, sizeof(*nv));
                 if (!nv)
                         return -ENOMEM;
                 *ret_nv = nv;
                 return apply_events(pic, c, pic->touched.v, pic->touched.n, nv, ret_n);
+        }
+        if (quiet_since_listing(pic, c, full)) {
+                pic->stats.listing_skipped = true;
+                return keep_all(pic, ret_nv, ret_n);
         }
         r = ng_path_list_pids(c->p, &pids, &n, NG_PROC_DIR);
         if (r == -ENOENT) {

@@ -100,11 +100,15 @@ static uint64_t since(uint64_t now, uint64_t then)
         return now >= then ? now - then : now;
 }
 
+/* Both snapshots hold their processes in pid order: one pass over each. */
 void ng_snapshot_cpu_since(struct ng_snapshot *s, const struct ng_snapshot *prev)
 {
+        size_t j = 0;
         for (size_t i = 0; i < s->n_procs; i++) {
                 struct ng_proc *pr = &s->procs[i];
-                const struct ng_proc *old = ng_snapshot_proc(prev, pr->pid);
+                while (j < prev->n_procs && prev->procs[j].pid < pr->pid)
+                        j++;
+                const struct ng_proc *old = j < prev->n_procs && prev->procs[j].pid == pr->pid ? &prev->procs[j] : NULL;
                 uint64_t now = pr->stat.utime_ticks + pr->stat.stime_ticks;
                 if (!old || old->stat.starttime_ticks != pr->stat.starttime_ticks)
                         continue;

@@ -124,7 +124,7 @@ void ng_snapshot_free(struct ng_snapshot *s)
                 free(s->files[i].path);
         free(s->files);
         for (size_t i = 0; i < s->n_procs; i++)
-                ng_proc_done(&s->procs[i]);
+                ng_proc_release(&s->procs[i]);
         free(s->procs);
         for (size_t i = 0; i < s->n_cgroups; i++) {
                 free(s->cgroups[i].path);

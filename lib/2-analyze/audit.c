@@ -304,8 +304,9 @@ static bool is_main_process(const struct ng_engine *e, const struct ng_proc *pr,
 {
         if (e->main_prefix) {
                 size_t n = strlen(e->main_prefix);
-                bool fork_of_parent = parent && !strcmp(parent->name, pr->name);
-                return !strncmp(pr->name, e->main_prefix, n) && pr->name[n] && !fork_of_parent;
+                if (strncmp(pr->name, e->main_prefix, n) || !pr->name[n])
+                        return false;
+                return !(parent && !strcmp(parent->name, pr->name));    /* not a fork of its parent */
         }
         return ng_engine_in_family(e, pr->name) && !(e->nested && parent && ng_engine_in_family(e, parent->name));
 }
@@ -314,18 +315,16 @@ static int discover(struct audit_ctx *ctx)
 {
         const struct ng_snapshot *s = ctx->s;
 
+        /* A main process is one of its engine's processes: the engines'
+         * names do not overlap, so only that engine is asked. */
         for (size_t k = 0; k < s->n_procs; k++) {
                 const struct ng_proc *pr = &s->procs[k];
-                const struct ng_proc *parent = ng_snapshot_proc(s, pr->stat.ppid);
-                for (size_t i = 0; i < ng_n_engines; i++) {
-                        const struct ng_engine *e = &ng_engines[i];
-                        if (!is_main_process(e, pr, parent))
-                                continue;
-                        int r = e->main_prefix ? discover_by_sid(ctx, e, pr) : discover_by_family(ctx, e, pr);
-                        if (r < 0)
-                                return r;
-                        break;
-                }
+                const struct ng_engine *e = ng_engine_of_process(pr->name);
+                if (!e || !is_main_process(e, pr, ng_snapshot_proc(s, pr->stat.ppid)))
+                        continue;
+                int r = e->main_prefix ? discover_by_sid(ctx, e, pr) : discover_by_family(ctx, e, pr);
+                if (r < 0)
+                        return r;
         }
         return 0;
 }

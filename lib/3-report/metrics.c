@@ -260,6 +260,9 @@ static void poll_cost(FILE *f, const struct ng_snapshot *s, const struct ng_metr
         gauge(f, "poll_process_events", "gauge",
               "1 when the last poll learnt of new processes from the kernel's process events, 0 when it listed /proc.",
               p->process_events);
+        gauge(f, "poll_listing_skipped", "gauge",
+              "1 when the last poll did not list /proc: /proc/loadavg showed no process or thread started or ended since the one before.",
+              p->listing_skipped);
         gauge(f, "poll_processes_held", "gauge", "User processes in the daemon's picture after the last poll.",
               p->procs_held);
         gauge(f, "poll_stuck", "gauge",

@@ -33,6 +33,7 @@ struct ng_metrics_poll {
         /* The last poll's process picture (see ng_picture_new). */
         bool full_scan;
         bool process_events;
+        bool listing_skipped;
         uint64_t procs_held;
 };
 

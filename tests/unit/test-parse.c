@@ -613,6 +613,40 @@ START_TEST(test_cgroup_edge)
 }
 END_TEST
 
+/* /proc/loadavg as Linux 6.1 writes it ("%lu.%02lu %lu.%02lu %lu.%02lu
+ * %u/%d %d\n", fs/proc/loadavg.c): this host's, read on 2026-11-23. */
+START_TEST(test_loadavg)
+{
+        uint64_t threads = 7, last = 7;
+
+        ck_assert_int_eq(ng_parse_loadavg("0.51 0.42 0.96 1/83 1592\n", &threads, &last), 0);
+        ck_assert_uint_eq(threads, 83);
+        ck_assert_uint_eq(last, 1592);
+        ck_assert_int_eq(ng_parse_loadavg("12.00 8.50 3.25 40/4170 4194303\n", &threads, &last), 0);
+        ck_assert_uint_eq(threads, 4170);
+        ck_assert_uint_eq(last, 4194303);
+
+        static const char *const bad[] = {
+                "", "\n", "0.51 0.42 0.96 1/83 1592",          /* no newline: cut short */
+                "0.51 0.42 0.96 83 1592\n", "0.51 0.42 0.96 1/83\n", "0.51 0.42 0.96 1/83 1592 7\n",
+                "0.51 0.42 0.96 1/-83 1592\n", "0.51 0.42 0.96 1/83 -1\n", "0.51 0.42 0.96 /83 1592\n",
+                "0.51 0.42 0.96 1/83 4294967296\n", "0.51 0.42 0.96 1/99999999999999999999 1\n",
+                "0.51 0.42 0.96 1/83x 1592\n",
+        };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                threads = last = 7;
+                ck_assert_msg(ng_parse_loadavg(bad[i], &threads, &last) == -EINVAL, "accepted \"%s\"", bad[i]);
+                ck_assert_uint_eq(threads + last, 14);
+        }
+        /* longer than any line the kernel writes */
+        char lng[300];
+        memset(lng, '1', sizeof(lng) - 2);
+        lng[sizeof(lng) - 2] = '\n';
+        lng[sizeof(lng) - 1] = '\0';
+        ck_assert_int_eq(ng_parse_loadavg(lng, &threads, &last), -EINVAL);
+}
+END_TEST
+
 static Suite *parse_suite(void)
 {
         Suite *s = suite_create("parse");
@@ -648,6 +682,7 @@ static Suite *parse_suite(void)
         tcase_add_test(tc, test_cgroup_v1);
         tcase_add_test(tc, test_cgroup_v2_and_hybrid);
         tcase_add_test(tc, test_cgroup_edge);
+        tcase_add_test(tc, test_loadavg);
         suite_add_tcase(s, tc);
         return s;
 }

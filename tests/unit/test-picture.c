@@ -7,6 +7,8 @@
  * namespaces; under CI they must be there), and from the /proc listing. */
 
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
@@ -307,6 +309,87 @@ START_TEST(every_collection_full_when_asked)
 }
 END_TEST
 
+/* Without events, /proc/loadavg tells a poll whether any process started
+ * or ended since the last listing. On a copy of a captured tree: while it
+ * says nothing did, a pid added to the tree is not listed (the listing was
+ * skipped); once the last pid handed out moves, or the number of threads
+ * does, the listing finds what changed. A malformed file never skips. */
+static void write_loadavg(const char *root, const char *text)
+{
+        char path[512];
+        snprintf(path, sizeof(path), "%s/proc/loadavg", root);
+        FILE *f = fopen(path, "we");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_ge(fputs(text, f), 0);
+        ck_assert_int_eq(fclose(f), 0);
+}
+
+static void collect_tree(struct ng_path *p, struct ng_collect_opts *o, struct ng_picture_stats *st, pid_t pid,
+                         bool skipped, bool present)
+{
+        struct ng_snapshot *s;
+        ck_assert_int_eq(ng_snapshot_collect(p, o, &s), 0);
+        ng_picture_get_stats(o->picture, st);
+        ck_assert_msg(st->listing_skipped == skipped, "listing %s", st->listing_skipped ? "skipped" : "read");
+        ck_assert_msg((ng_snapshot_proc(s, pid) != NULL) == present, "pid %d %s", (int) pid,
+                      present ? "missing" : "listed");
+        ng_snapshot_free(s);
+}
+
+START_TEST(listing_skipped_while_nothing_starts_or_ends)
+{
+        char root[] = "/tmp/ng-picture-XXXXXX", cmd[1024];
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        snprintf(cmd, sizeof(cmd), "cp -a '%s'/. '%s'", NG_FIXTURES "/trees/guest4-v2", root);
+        ck_assert_int_eq(system(cmd), 0);
+        write_loadavg(root, "0.00 0.01 0.05 1/120 4000\n");
+        struct ng_path *p;
+        struct ng_picture *pic;
+        struct ng_picture_stats st;
+        struct ng_collect_opts o = NG_COLLECT_OPTS_DEFAULT;
+        ck_assert_int_eq(ng_path_new(root, &p), 0);
+        ck_assert_int_eq(ng_picture_new(1000, &pic), 0);
+        o.placement = NG_PLACEMENT_COUNTERS;
+        o.picture = pic;
+        const pid_t added = 4001;
+        collect_tree(p, &o, &st, added, false, false);  /* the first collection is full */
+        ck_assert(st.full);
+        collect_tree(p, &o, &st, added, true, false);
+        uint64_t held = st.procs;
+
+        /* a process appears in the tree, loadavg unchanged: not looked for */
+        snprintf(cmd, sizeof(cmd),
+                 "cp -a '%s/proc/1' '%s/proc/%d' && sed -i 's/^\\(Pid\\|Tgid\\):.*/\\1:\t%d/' '%s/proc/%d/status'"
+                 " && sed -i 's/^1 /%d /' '%s/proc/%d/stat'",
+                 root, root, (int) added, (int) added, root, (int) added, (int) added, root, (int) added);
+        ck_assert_int_eq(system(cmd), 0);
+        collect_tree(p, &o, &st, added, true, false);
+        ck_assert_uint_eq(st.procs, held);
+        /* the kernel handed out its pid: listed and read */
+        write_loadavg(root, "0.00 0.01 0.05 1/121 4001\n");
+        collect_tree(p, &o, &st, added, false, true);
+        ck_assert_uint_eq(st.procs_new, 1);
+        collect_tree(p, &o, &st, added, true, true);
+        /* it ends: only the number of threads says so */
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s/proc/%d'", root, (int) added);
+        ck_assert_int_eq(system(cmd), 0);
+        write_loadavg(root, "0.00 0.01 0.05 1/120 4001\n");
+        collect_tree(p, &o, &st, added, false, false);
+        ck_assert_uint_eq(st.procs_gone, 1);
+        ck_assert_uint_eq(st.procs, held);
+        /* a file that cannot be read as loadavg never skips */
+        write_loadavg(root, "0.00 0.01 0.05 120 4001\n");
+        collect_tree(p, &o, &st, added, false, false);
+        collect_tree(p, &o, &st, added, false, false);
+        ck_assert(!st.full);
+
+        ng_picture_free(pic);
+        ng_path_free(p);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+        ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("picture");
@@ -314,6 +397,7 @@ int main(void)
         tcase_add_test(tc, incremental_equals_full_events);
         tcase_add_test(tc, incremental_equals_full_listing);
         tcase_add_test(tc, every_collection_full_when_asked);
+        tcase_add_test(tc, listing_skipped_while_nothing_starts_or_ends);
         suite_add_tcase(s, tc);
         return ng_test_run(s);
 }
