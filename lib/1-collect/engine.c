@@ -2,6 +2,8 @@
 /* The table of database engines (ng-engine.h). */
 
 #include <assert.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ng-engine.h"
@@ -47,8 +49,7 @@ bool ng_engine_in_family(const struct ng_engine *e, const char *name)
 }
 
 /* Whether name could belong to e: its first character is that of e's
- * member prefix or of one of its family's names. Most processes on a host
- * are no database's, and this is asked of each on every poll. */
+ * member prefix or of one of its family's names. */
 static bool may_be_of(const struct ng_engine *e, char c)
 {
         if (e->member_prefix && e->member_prefix[0] == c)
@@ -59,9 +60,27 @@ static bool may_be_of(const struct ng_engine *e, char c)
         return false;
 }
 
+/* The first characters of every engine's process names, one bit each:
+ * most processes on a host are no database's, and this is asked of each
+ * on every poll. */
+static uint64_t first_chars[4];
+
+static void first_chars_init(void)
+{
+        for (size_t i = 0; i < ng_n_engines; i++)
+                for (unsigned c = 1; c < 256; c++)
+                        if (may_be_of(&ng_engines[i], (char) c))
+                                first_chars[c / 64] |= UINT64_C(1) << (c % 64);
+}
+
 const struct ng_engine *ng_engine_of_process(const char *name)
 {
+        static pthread_once_t once = PTHREAD_ONCE_INIT;
         assert(name);
+        unsigned char c0 = (unsigned char) name[0];
+        pthread_once(&once, first_chars_init);
+        if (!(first_chars[c0 / 64] >> (c0 % 64) & 1))
+                return NULL;
         for (size_t i = 0; i < ng_n_engines; i++) {
                 const struct ng_engine *e = &ng_engines[i];
                 if (!may_be_of(e, name[0]))

@@ -317,6 +317,10 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
                 struct pic_ent *e = v[i];
                 if (!e->kept || e->fresh)
                         continue;
+                /* No segment, no counter that moves: only a pid the
+                 * segments point at is read again (most processes). */
+                if (!e->pr.n_maps && !ng_picture_pid_in(want, n_want, e->pr.pid))
+                        continue;
                 int r = 1;
                 bool whole = ng_picture_pid_in(want, n_want, e->pr.pid) ||
                              (files_changed && ng_proc_maps_segment(&e->pr));
