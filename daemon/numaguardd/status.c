@@ -72,9 +72,13 @@ static void text_daemon(const struct manager *m, FILE *f, uint64_t now)
         if (m->last_poll_error)
                 fprintf(f, "The latest poll failed (%s); showing the last good one.\n",
                         strerror(-m->last_poll_error));
-        fprintf(f, "Processes: %" PRIu64 " held, the last poll %s (%" PRIu64 " new, %" PRIu64 " gone, %" PRIu64
+        const char *how = m->last_picture.full              ? ""
+                          : m->last_picture.events          ? ", new ones from process events"
+                          : m->last_picture.listing_skipped ? ", no process started or ended"
+                                                            : ", new ones from a /proc listing";
+        fprintf(f, "Processes: %" PRIu64 " held, the last poll %s%s (%" PRIu64 " new, %" PRIu64 " gone, %" PRIu64
                 " reread, %" PRIu64 " counters reread)\n", m->last_picture.procs,
-                m->last_picture.full ? "read every one" : "read what changed", m->last_picture.procs_new,
+                m->last_picture.full ? "read every one" : "read what changed", how, m->last_picture.procs_new,
                 m->last_picture.procs_gone, m->last_picture.procs_reread, m->last_picture.status_reread);
 }
 
