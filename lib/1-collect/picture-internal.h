@@ -21,10 +21,12 @@
  * (snapshots take copies, which collection annotates).
  */
 struct pic_ent {
-        struct ng_proc pr;      /* pr.pid and pr.stat set for every entry */
+        /* First, on one cache line with pr.pid: a poll walks every entry. */
         uint64_t ino;           /* of /proc/PID at the last listing */
         bool kept;              /* a user process; else a kernel thread or unreadable */
         bool fresh;             /* read in full by this collection */
+        bool mapped;            /* pr.n_maps > 0: something a poll may look at again */
+        struct ng_proc pr;      /* pr.pid and pr.stat set for every entry */
 };
 
 /* What /proc/sysvipc/shm said of a segment at the last collection. */

@@ -157,6 +157,7 @@ static int read_entry(struct collector *c, pid_t pid, const struct pic_ent *like
         }
         e->kept = r > 0;
         e->fresh = true;
+        e->mapped = e->pr.n_maps > 0;
         *ret = e;
         return 0;
 }
@@ -319,7 +320,7 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
                         continue;
                 /* No segment, no counter that moves: only a pid the
                  * segments point at is read again (most processes). */
-                if (!e->pr.n_maps && !ng_picture_pid_in(want, n_want, e->pr.pid))
+                if (!e->mapped && !ng_picture_pid_in(want, n_want, e->pr.pid))
                         continue;
                 int r = 1;
                 bool whole = ng_picture_pid_in(want, n_want, e->pr.pid) ||
