@@ -201,6 +201,22 @@ static size_t attachers_seen(struct ng_picture *pic, const struct ng_path *p)
         return k;
 }
 
+/* The segment and the file are made and removed by the process that runs
+ * the tests, so that they never outlive a test that failed (a failed check
+ * ends the test's own process at once). */
+static void segments_make(void)
+{
+        shmid = shmget(IPC_PRIVATE, SEG_BYTES, IPC_CREAT | 0600);
+        snprintf(shm_file, sizeof(shm_file), "/dev/shm/ng-test-picture.%d", (int) getpid());
+}
+
+static void segments_remove(void)
+{
+        if (shmid >= 0)
+                shmctl(shmid, IPC_RMID, NULL);
+        unlink(shm_file);
+}
+
 static void workload(bool events)
 {
         struct ng_path *p;
@@ -208,9 +224,8 @@ static void workload(bool events)
         want_events = events;
         incremental_steps = 0;
         memset(kids, 0, sizeof(kids));
-        shmid = shmget(IPC_PRIVATE, SEG_BYTES, IPC_CREAT | 0600);
         ck_assert_int_ge(shmid, 0);
-        snprintf(shm_file, sizeof(shm_file), "/dev/shm/ng-test-picture.%d", (int) getpid());
+        unlink(shm_file);
         ck_assert_int_eq(ng_path_new(NULL, &p), 0);
         ck_assert_int_eq(ng_picture_new(1000, &pic), 0);
         ng_picture_use_events(pic, events);
@@ -257,7 +272,6 @@ static void workload(bool events)
                 if (kids[i].pid)
                         kid_do(i, 'q');
         unlink(shm_file);
-        shmctl(shmid, IPC_RMID, NULL);
         ng_picture_free(pic);
         ng_path_free(p);
 }
@@ -394,6 +408,7 @@ int main(void)
 {
         Suite *s = suite_create("picture");
         TCase *tc = tcase_create("picture");
+        tcase_add_unchecked_fixture(tc, segments_make, segments_remove);
         tcase_add_test(tc, incremental_equals_full_events);
         tcase_add_test(tc, incremental_equals_full_listing);
         tcase_add_test(tc, every_collection_full_when_asked);
