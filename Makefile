@@ -184,7 +184,7 @@ fuzz: $(FUZZ_BINS)
 fuzz-smoke: $(FUZZ_BINS)
 	tests/fuzz/run-smoke $(FUZZ_BINS)
 
-bench: all
+bench: all $(BUILD)/tests/helpers/ng-block-fs
 	BUILD=$(BUILD) bench/run-bench
 
 install: all
