@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,16 +77,6 @@ int main(int argc, char **argv)
                 fprintf(stderr, "numaguardd: unexpected argument '%s'\n", argv[optind]);
                 return EXIT_USAGE;
         }
-        /* Each poll's snapshot replaces the last one, and both are alive
-         * while the new one is audited: the record array (520 bytes a
-         * process, 2.6 MiB with 5,000) is needed twice at that moment
-         * however it is allocated. From the heap, the next poll reuses the
-         * array the last one freed; mapped anew each poll (glibc's 128 KiB
-         * default) every page of it faulted in again, about 1.5 ms a poll
-         * with 5,000 processes (bench/README.md). A fixed threshold keeps
-         * glibc from moving it with each free; arrays above it (hosts with
-         * tens of thousands of processes) are still mapped and returned. */
-        mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
         struct manager *m;
         bool config_error = false;
         if (manager_new(&o, &m, &config_error) < 0)

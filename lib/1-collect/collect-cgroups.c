@@ -91,7 +91,7 @@ int ng_collect_cgroups(struct collector *c)
                 return 0;
         const struct ng_cgroup_entry *last = NULL;
         for (size_t i = 0; i < s->n_procs; i++) {
-                const struct ng_pid_cgroup *pc = &s->procs[i].cgroup;
+                const struct ng_pid_cgroup *pc = &s->procs[i]->cgroup;
                 /* Records of a picture share equal cgroup lists: one look each. */
                 if (pc->e && pc->e == last)
                         continue;

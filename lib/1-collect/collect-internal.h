@@ -58,6 +58,8 @@ int ng_collect_read_tasks(struct collector *c, struct ng_proc *pr);
 /* picture.c: the processes of c->s from the picture, reading only what may
  * have changed since the last collection (or everything, see ng-picture.h). */
 int ng_picture_collect_procs(struct ng_picture *pic, struct collector *c);
+/* Lets go of a snapshot's hold on the picture's records (NULL: nothing). */
+void ng_proc_gen_unref(struct ng_proc_gen *g);
 
 /* proc-events.c: the kernel's process events (live host only). */
 struct ng_pid_touch {

@@ -108,11 +108,14 @@ static int for_each_representative(struct collector *c,
         struct ng_proc **order = malloc((s->n_procs + 1) * sizeof(*order));
         if (!order)
                 return -ENOMEM;
+        /* Only a process with maps can serve (and its record is s's own). */
+        size_t n = 0;
         for (size_t i = 0; i < s->n_procs; i++)
-                order[i] = &s->procs[i];
-        qsort(order, s->n_procs, sizeof(*order), rep_cmp_ptr);
+                if (s->procs[i]->n_maps)
+                        order[n++] = s->procs[i];
+        qsort(order, n, sizeof(*order), rep_cmp_ptr);
 
-        for (size_t i = 0; i < s->n_procs && r >= 0; i++) {
+        for (size_t i = 0; i < n && r >= 0; i++) {
                 struct ng_proc *pr = order[i];
                 bool needed = false;
                 for (size_t j = 0; j < pr->n_maps && !needed; j++)
@@ -266,7 +269,7 @@ void ng_collect_libnuma(struct collector *c)
         struct ng_snapshot *s = c->s;
         s->libnuma_so = -1;
         for (size_t i = 0; i < s->n_procs && s->libnuma_so < 0; i++) {
-                const struct ng_engine *e = ng_engine_of_process(s->procs[i].name);
+                const struct ng_engine *e = ng_engine_of_process(s->procs[i]->name);
                 if (e && e->needs_libnuma)
                         s->libnuma_so = 0;
         }

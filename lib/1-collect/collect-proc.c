@@ -325,13 +325,17 @@ int ng_collect_add_proc(struct ng_snapshot *s, size_t *cap, const struct ng_proc
 {
         if (s->n_procs == *cap) {
                 size_t ncap = *cap ? *cap * 2 : 64;
-                struct ng_proc *np = realloc(s->procs, ncap * sizeof(*np));
+                struct ng_proc **np = reallocarray(s->procs, ncap, sizeof(*np));
                 if (!np)
                         return -ENOMEM;
                 s->procs = np;
                 *cap = ncap;
         }
-        s->procs[s->n_procs++] = *pr;
+        struct ng_proc *own = malloc(sizeof(*own));
+        if (!own)
+                return -ENOMEM;
+        *own = *pr;
+        s->procs[s->n_procs++] = own;
         return 0;
 }
 

@@ -106,18 +106,20 @@ struct ng_task {
 };
 
 struct ng_proc {
+        /* What an audit looks at in every process comes first, so that a
+         * pass over thousands of records reads one cache line of each. */
         pid_t pid;
-        struct ng_pid_stat stat;
-        struct ng_pid_status status;
-        char *cmdline;
-        /* The name users know the process by (ng_proc_set_name). */
-        char name[128];
         /* EACCES or EPERM when its maps could not be read (another user's
          * process without CAP_SYS_PTRACE): its segments are unknown. */
         int maps_errno;
-        struct ng_pid_cgroup cgroup;
         struct ng_map *maps;
         size_t n_maps;
+        struct ng_pid_cgroup cgroup;
+        /* The name users know the process by (ng_proc_set_name). */
+        char name[128];
+        struct ng_pid_stat stat;
+        struct ng_pid_status status;
+        char *cmdline;
         bool has_numa_maps;
         struct ng_numa_map *numa_maps;
         size_t n_numa_maps;
@@ -164,6 +166,7 @@ struct ng_pidfile {
 };
 
 struct ng_picture;
+struct ng_proc_gen;
 
 struct ng_collect_opts {
         enum ng_placement placement;
@@ -220,8 +223,16 @@ struct ng_snapshot {
         size_t n_mounts;
         struct ng_shm_file *files;
         size_t n_files;
-        struct ng_proc *procs;  /* user processes, pid order */
+        /* User processes, pid order, one record each. In a snapshot made
+         * through a picture (ng_collect_opts.picture), the record of a
+         * process with no maps (n_maps 0: most of a host's processes) is
+         * the picture's own, shared with its other snapshots and never
+         * modified: treat every record as read-only. */
+        struct ng_proc **procs;
         size_t n_procs;
+        /* Private: what keeps the picture's shared records alive (NULL
+         * when every record is the snapshot's own). */
+        struct ng_proc_gen *proc_gen;
         struct ng_cgroup *cgroups;
         size_t n_cgroups;
         struct ng_pidfile *pidfiles;
@@ -270,7 +281,8 @@ int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot 
 
 /* Each process's and each of its threads' CPU time since prev (same pid
  * and start time; a thread new since prev counts whole), for prices
- * weighted by the last poll's CPU time. */
+ * weighted by the last poll's CPU time: for the processes with maps, the
+ * ones a price weighs. The others keep their whole CPU time. */
 void ng_snapshot_cpu_since(struct ng_snapshot *s, const struct ng_snapshot *prev);
 
 /* Order in which attached processes serve as a segment's representative:

@@ -16,9 +16,14 @@
 /*
  * One process as last read. Its cmdline, cgroup and status sets are shared
  * with the snapshots made from it (ng_proc_share) and never modified once
- * read: snapshots of earlier polls may still hold them, on another thread. A
- * process read again gets a new entry. Its maps are the picture's alone
- * (snapshots take copies, which collection annotates).
+ * read: snapshots of earlier polls may still hold them, on another thread.
+ *
+ * A process with no maps (most of them) is handed to each snapshot as pr
+ * itself, not a copy: once handed over, pr is never modified, and an entry
+ * the picture lets go of lives on until every snapshot that may point at it
+ * is freed (struct ng_proc_gen). A change is a new entry. A process with
+ * maps is copied into each snapshot (collection annotates the copy), so its
+ * pr is the picture's alone and is updated in place.
  */
 struct pic_ent {
         /* First, on one cache line with pr.pid: a poll walks every entry. */
@@ -27,6 +32,22 @@ struct pic_ent {
         bool fresh;             /* read in full by this collection */
         bool mapped;            /* pr.n_maps > 0: something a poll may look at again */
         struct ng_proc pr;      /* pr.pid and pr.stat set for every entry */
+        struct pic_ent *next_retired;   /* in ng_proc_gen.retired */
+};
+
+/*
+ * What keeps let-go entries alive. Each collection through the picture
+ * hands its snapshot a new generation; an entry the picture lets go of
+ * while building the next one joins the current generation's retired list.
+ * A generation holds a reference on the next newer one, so it is freed
+ * (with its retired entries) only once its own snapshot, the picture (while
+ * it is current) and every older generation, so every older snapshot, are
+ * gone: no snapshot that may point at a retired entry is left.
+ */
+struct ng_proc_gen {
+        unsigned refs;                  /* atomic */
+        struct ng_proc_gen *newer;      /* a reference held, or NULL */
+        struct pic_ent *retired;
 };
 
 /* What /proc/sysvipc/shm said of a segment at the last collection. */
@@ -43,6 +64,7 @@ struct pic_seg {
 struct ng_picture {
         struct pic_ent **v;     /* pid order; entries move between polls, not copied */
         size_t n;
+        struct ng_proc_gen *gen;        /* of the last snapshot handed out, or NULL */
         struct pic_seg *segs;   /* shmid order */
         size_t n_segs;
         uint64_t files_sig;
@@ -59,6 +81,13 @@ struct ng_picture {
         uint64_t witness_threads, witness_last_pid;
         struct ng_picture_stats stats;
 };
+
+/* picture-gen.c: an entry freed now (never handed out), or let go of by
+ * the picture (retired until no snapshot can point at it); v freed too. */
+void ng_picture_drop_entry(struct pic_ent *e);
+void ng_picture_retire(struct ng_picture *pic, struct pic_ent *e);
+void ng_picture_retire_all(struct ng_picture *pic, struct pic_ent **v, size_t n);
+struct ng_proc_gen *ng_picture_next_gen(struct ng_picture *pic);
 
 /* FNV-1a over the names of the /dev/shm and hugetlbfs files. */
 uint64_t ng_picture_files_signature(const struct ng_snapshot *s);

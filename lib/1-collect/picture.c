@@ -25,27 +25,12 @@ int ng_picture_new(unsigned full_scan_every, struct ng_picture **ret)
         return 0;
 }
 
-/* The picture lets go of e; snapshots holding its shared parts keep them. */
-static void drop_entry(struct pic_ent *e)
-{
-        if (!e)
-                return;
-        ng_proc_done(&e->pr);
-        free(e);
-}
-
-static void drop_entries(struct pic_ent **v, size_t n)
-{
-        for (size_t i = 0; i < n; i++)
-                drop_entry(v[i]);
-        free(v);
-}
-
 void ng_picture_free(struct ng_picture *pic)
 {
         if (!pic)
                 return;
-        drop_entries(pic->v, pic->n);
+        ng_picture_retire_all(pic, pic->v, pic->n);
+        ng_proc_gen_unref(pic->gen);
         free(pic->segs);
         ng_proc_events_free(pic->events);
         free(pic->touched.v);
@@ -109,9 +94,9 @@ static int copy_tasks(const struct ng_proc *src, struct ng_proc *dst)
         return 0;
 }
 
-/* The snapshot's view of e: the record itself with e's shared parts held,
- * its own copy of the maps and threads, no numa_maps (those belong to one
- * collection). */
+/* The snapshot's own record of e (a process with maps): e's shared parts
+ * held, its own copy of the maps and threads (collection annotates them),
+ * no numa_maps (those belong to one collection). */
 static int proc_share(struct pic_ent *e, struct ng_proc *dst)
 {
         ng_proc_copy_shared(&e->pr, dst);
@@ -172,7 +157,7 @@ static int merge_listing(struct ng_picture *pic, struct collector *c, const stru
         for (size_t i = 0; i < n && r >= 0; i++) {
                 while (j < pic->n && pic->v[j]->pr.pid < pids[i].pid) {
                         pic->stats.procs_gone += pic->v[j]->kept;
-                        drop_entry(pic->v[j++]);
+                        ng_picture_retire(pic, pic->v[j++]);
                 }
                 struct pic_ent *old = j < pic->n && pic->v[j]->pr.pid == pids[i].pid ? pic->v[j++] : NULL;
                 struct pic_ent *e;
@@ -181,7 +166,7 @@ static int merge_listing(struct ng_picture *pic, struct collector *c, const stru
                         e->fresh = false;
                 } else {
                         pic->stats.procs_new += !old;
-                        drop_entry(old);
+                        ng_picture_retire(pic, old);
                         r = read_entry(c, pids[i].pid, k ? nv[k - 1] : NULL, &e);
                         if (r < 0)
                                 break;
@@ -193,7 +178,7 @@ static int merge_listing(struct ng_picture *pic, struct collector *c, const stru
         }
         for (; j < pic->n; j++) {
                 pic->stats.procs_gone += pic->v[j]->kept;
-                drop_entry(pic->v[j]);
+                ng_picture_retire(pic, pic->v[j]);
         }
         free(pic->v);
         pic->v = NULL;
@@ -234,7 +219,7 @@ static int apply_events(struct ng_picture *pic, struct collector *c, struct ng_p
                         continue;
                 r = read_entry(c, touched[i].pid, k ? nv[k - 1] : NULL, &e);
                 if (r < 0) {
-                        drop_entry(old);
+                        ng_picture_retire(pic, old);
                         break;
                 }
                 bool gone = !e->kept && e->pr.stat.pid == 0;
@@ -242,12 +227,12 @@ static int apply_events(struct ng_picture *pic, struct collector *c, struct ng_p
                         pic->stats.procs_gone += old->kept && !e->kept;
                         pic->stats.procs_reread += old->kept && e->kept;
                         e->ino = old->ino;
-                        drop_entry(old);
+                        ng_picture_retire(pic, old);
                 } else {
                         pic->stats.procs_new += e->kept;
                 }
                 if (gone)
-                        drop_entry(e);
+                        ng_picture_retire(pic, e);
                 else
                         nv[k++] = e;
         }
@@ -263,11 +248,12 @@ static int apply_events(struct ng_picture *pic, struct collector *c, struct ng_p
 }
 
 /* Takes the counters of a status read again into *e; a process whose CPU
- * or node sets changed is read again in full (the sets are shared). */
-static int take_status(struct collector *c, struct pic_ent **e, struct ng_pid_status *st)
+ * or node sets changed is read again in full (the sets are shared), as is
+ * one without maps (its record may be a snapshot's, never changed). */
+static int take_status(struct ng_picture *pic, struct collector *c, struct pic_ent **e, struct ng_pid_status *st)
 {
         struct ng_pid_status *cur = &(*e)->pr.status;
-        if (!ng_idset_equal(&st->cpus_allowed, &cur->cpus_allowed) ||
+        if (!(*e)->mapped || !ng_idset_equal(&st->cpus_allowed, &cur->cpus_allowed) ||
             !ng_idset_equal(&st->mems_allowed, &cur->mems_allowed) ||
             st->has_cpus_allowed != cur->has_cpus_allowed || st->has_mems_allowed != cur->has_mems_allowed) {
                 ng_pid_status_done(st);
@@ -276,7 +262,7 @@ static int take_status(struct collector *c, struct pic_ent **e, struct ng_pid_st
                 if (r < 0)
                         return r;
                 n->ino = (*e)->ino;
-                drop_entry(*e);
+                ng_picture_retire(pic, *e);
                 *e = n;
                 return n->kept;
         }
@@ -333,7 +319,7 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
                                 return r;
                         ne->ino = e->ino;
                         ne->fresh = false;
-                        drop_entry(e);
+                        ng_picture_retire(pic, e);
                         v[i] = ne;
                         r = ne->kept;
                 } else if (counters && ng_picture_counters_move(&e->pr, c->o.min_private_bytes)) {
@@ -341,7 +327,7 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
                         pic->stats.status_reread++;
                         r = ng_collect_read_status(c, e->pr.pid, &st);
                         if (r > 0)
-                                r = take_status(c, &v[i], &st);
+                                r = take_status(pic, c, &v[i], &st);
                         if (r < 0)
                                 return r;
                 }
@@ -355,21 +341,32 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
         return 0;
 }
 
-static int hand_over(struct pic_ent *const *v, size_t n, struct ng_snapshot *s)
+/* s gets a new generation, and of each kept process the picture's record
+ * (no maps) or its own copy (maps). */
+static int hand_over(struct ng_picture *pic, struct ng_snapshot *s)
 {
+        if (!(s->proc_gen = ng_picture_next_gen(pic)))
+                return -ENOMEM;
         size_t kept = 0;
-        for (size_t i = 0; i < n; i++)
-                kept += v[i]->kept;
-        /* Every record is written whole (ng_proc_copy_shared). */
+        for (size_t i = 0; i < pic->n; i++)
+                kept += pic->v[i]->kept;
         if (!(s->procs = reallocarray(NULL, kept + 1, sizeof(*s->procs))))
                 return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                if (!v[i]->kept)
+        for (size_t i = 0; i < pic->n; i++) {
+                struct pic_ent *e = pic->v[i];
+                if (!e->kept)
                         continue;
-                int r = proc_share(v[i], &s->procs[s->n_procs]);
-                if (r < 0)
+                if (!e->mapped) {
+                        s->procs[s->n_procs++] = &e->pr;
+                        continue;
+                }
+                struct ng_proc *own = malloc(sizeof(*own));
+                int r = own ? proc_share(e, own) : -ENOMEM;
+                if (r < 0) {
+                        free(own);
                         return r;
-                s->n_procs++;
+                }
+                s->procs[s->n_procs++] = own;
         }
         return 0;
 }
@@ -507,7 +504,7 @@ static int update(struct ng_picture *pic, struct collector *c, bool full)
                 r = refresh(pic, c, nv, n_v, want, n_want, sig != pic->files_sig);
         free(want);
         if (r < 0) {
-                drop_entries(nv, n_v);
+                ng_picture_retire_all(pic, nv, n_v);
                 free(segs);
                 return r;
         }
@@ -545,5 +542,5 @@ int ng_picture_collect_procs(struct ng_picture *pic, struct collector *c)
         pic->stats.procs = 0;
         for (size_t i = 0; i < pic->n; i++)
                 pic->stats.procs += pic->v[i]->kept;
-        return hand_over(pic->v, pic->n, c->s);
+        return hand_over(pic, c->s);
 }

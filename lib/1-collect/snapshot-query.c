@@ -23,9 +23,9 @@ const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid)
         size_t lo = 0, hi = s->n_procs;
         while (lo < hi) {
                 size_t mid = (lo + hi) / 2;
-                if (s->procs[mid].pid == pid)
-                        return &s->procs[mid];
-                if (s->procs[mid].pid < pid)
+                if (s->procs[mid]->pid == pid)
+                        return s->procs[mid];
+                if (s->procs[mid]->pid < pid)
                         lo = mid + 1;
                 else
                         hi = mid;
@@ -53,7 +53,7 @@ int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot 
 {
         int carried = 0;
         for (size_t i = 0; i < s->n_procs; i++) {
-                struct ng_proc *pr = &s->procs[i];
+                struct ng_proc *pr = s->procs[i];       /* with maps: s's own */
                 if (!pr->n_maps)
                         continue;
                 const struct ng_proc *old = ng_snapshot_proc(prev, pr->pid);
@@ -105,10 +105,14 @@ void ng_snapshot_cpu_since(struct ng_snapshot *s, const struct ng_snapshot *prev
 {
         size_t j = 0;
         for (size_t i = 0; i < s->n_procs; i++) {
-                struct ng_proc *pr = &s->procs[i];
-                while (j < prev->n_procs && prev->procs[j].pid < pr->pid)
+                struct ng_proc *pr = s->procs[i];
+                /* Without maps a record may be a picture's (shared): its
+                 * process is in no price. */
+                if (!pr->n_maps)
+                        continue;
+                while (j < prev->n_procs && prev->procs[j]->pid < pr->pid)
                         j++;
-                const struct ng_proc *old = j < prev->n_procs && prev->procs[j].pid == pr->pid ? &prev->procs[j] : NULL;
+                const struct ng_proc *old = j < prev->n_procs && prev->procs[j]->pid == pr->pid ? prev->procs[j] : NULL;
                 uint64_t now = pr->stat.utime_ticks + pr->stat.stime_ticks;
                 if (!old || old->stat.starttime_ticks != pr->stat.starttime_ticks)
                         continue;

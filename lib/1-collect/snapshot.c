@@ -123,9 +123,15 @@ void ng_snapshot_free(struct ng_snapshot *s)
         for (size_t i = 0; i < s->n_files; i++)
                 free(s->files[i].path);
         free(s->files);
-        for (size_t i = 0; i < s->n_procs; i++)
-                ng_proc_release(&s->procs[i]);
+        /* A picture's snapshot shares the records without maps. */
+        for (size_t i = 0; i < s->n_procs; i++) {
+                if (s->proc_gen && !s->procs[i]->n_maps)
+                        continue;
+                ng_proc_release(s->procs[i]);
+                free(s->procs[i]);
+        }
         free(s->procs);
+        ng_proc_gen_unref(s->proc_gen);
         for (size_t i = 0; i < s->n_cgroups; i++) {
                 free(s->cgroups[i].path);
                 free(s->cgroups[i].dir);

@@ -188,7 +188,7 @@ static int add_configured(struct audit_ctx *ctx)
                 if (ic->pidfile)
                         in->main_pid = pidfile_pid(s, ic->pidfile);
                 for (size_t k = 0; k < s->n_procs && has_process_matcher(ic); k++)
-                        if (proc_matches(s, ic, &s->procs[k]) && pids_add(in, s->procs[k].pid) < 0)
+                        if (proc_matches(s, ic, s->procs[k]) && pids_add(in, s->procs[k]->pid) < 0)
                                 return -ENOMEM;
                 if (!in->main_pid && in->n_pids)
                         in->main_pid = in->pids[0];
@@ -266,7 +266,7 @@ static int discover_by_sid(struct audit_ctx *ctx, const struct ng_engine *e, con
                 return -ENOMEM;
         in->main_pid = main->pid;
         for (size_t k = 0; k < s->n_procs; k++) {
-                const struct ng_proc *pr = &s->procs[k];
+                const struct ng_proc *pr = s->procs[k];
                 const char *psid = process_sid(pr->name, e->member_prefix);
                 bool mine = (psid && !strcmp(psid, sid)) ||
                             (e->dedicated_prefix && is_dedicated_server(pr, e->dedicated_prefix, sid));
@@ -291,7 +291,7 @@ static int discover_by_family(struct audit_ctx *ctx, const struct ng_engine *e, 
                 return -ENOMEM;
         in->main_pid = main->pid;
         for (size_t k = 0; k < s->n_procs; k++) {
-                const struct ng_proc *pr = &s->procs[k];
+                const struct ng_proc *pr = s->procs[k];
                 if ((pr->pid == main->pid || (pr->stat.ppid == main->pid && ng_engine_in_family(e, pr->name))) &&
                     pids_add(in, pr->pid) < 0)
                         return -ENOMEM;
@@ -318,7 +318,7 @@ static int discover(struct audit_ctx *ctx)
         /* A main process is one of its engine's processes: the engines'
          * names do not overlap, so only that engine is asked. */
         for (size_t k = 0; k < s->n_procs; k++) {
-                const struct ng_proc *pr = &s->procs[k];
+                const struct ng_proc *pr = s->procs[k];
                 const struct ng_engine *e = ng_engine_of_process(pr->name);
                 if (!e || !is_main_process(e, pr, ng_snapshot_proc(s, pr->stat.ppid)))
                         continue;

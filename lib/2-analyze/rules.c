@@ -135,11 +135,11 @@ static int rule_host(struct audit_ctx *ctx)
                         "4 KiB shared pages toward whichever process touched them last",
                         s->knobs.numa_balancing);
         for (size_t i = 0; i < s->n_procs && r >= 0; i++)
-                if (!strcmp(s->procs[i].name, "numad"))
-                        r = ng_rules_add(ctx, NG_CODE_NUMAD_RUNNING, NG_SEV_INFO, NULL, NULL, NULL, s->procs[i].pid,
+                if (!strcmp(s->procs[i]->name, "numad"))
+                        r = ng_rules_add(ctx, NG_CODE_NUMAD_RUNNING, NG_SEV_INFO, NULL, NULL, NULL, s->procs[i]->pid,
                                 "exclude database processes from numad (numad -x PID) or stop it",
                                 "numad (pid %d) moves whole processes between nodes and drags shared pages "
-                                "after them", (int) s->procs[i].pid);
+                                "after them", (int) s->procs[i]->pid);
         return r;
 }
 
@@ -225,7 +225,7 @@ static int rule_incomplete(struct audit_ctx *ctx)
         uint32_t uids[8];
         size_t n = 0, n_uids = 0, more = 0;
         for (size_t i = 0; i < s->n_procs; i++) {
-                const struct ng_proc *pr = &s->procs[i];
+                const struct ng_proc *pr = s->procs[i];
                 if (!pr->maps_errno)
                         continue;
                 n++;

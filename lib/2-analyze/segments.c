@@ -202,7 +202,7 @@ static int add_pid(struct ng_segment *seg, const struct ng_proc *pr, const struc
 static int collect_attachers(struct builder *b)
 {
         for (size_t i = 0; i < b->s->n_procs; i++) {
-                const struct ng_proc *pr = &b->s->procs[i];
+                const struct ng_proc *pr = b->s->procs[i];
                 for (size_t j = 0; j < pr->n_maps; j++) {
                         const struct ng_map *m = &pr->maps[j];
                         if (m->kind == NG_MAP_OTHER)

@@ -207,7 +207,7 @@ static int unreadable(FILE *f, const struct ng_snapshot *s)
                "Processes whose memory maps the last poll could not read, per uid: what they attach is unknown.");
         size_t n = 0;
         for (size_t i = 0; i < s->n_procs; i++)
-                n += s->procs[i].maps_errno != 0;
+                n += s->procs[i]->maps_errno != 0;
         if (!n)
                 return 0;
         uint32_t *uids = malloc(n * sizeof(*uids));
@@ -215,8 +215,8 @@ static int unreadable(FILE *f, const struct ng_snapshot *s)
                 return -ENOMEM;
         n = 0;
         for (size_t i = 0; i < s->n_procs; i++)
-                if (s->procs[i].maps_errno)
-                        uids[n++] = s->procs[i].status.uid;
+                if (s->procs[i]->maps_errno)
+                        uids[n++] = s->procs[i]->status.uid;
         qsort(uids, n, sizeof(*uids), cmp_u32);
         for (size_t i = 0, j; i < n; i = j) {
                 for (j = i; j < n && uids[j] == uids[i]; j++)

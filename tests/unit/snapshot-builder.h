@@ -100,8 +100,9 @@ static inline struct ng_proc *snap_proc(struct ng_snapshot *s, pid_t pid, pid_t 
 {
         s->procs = realloc(s->procs, (s->n_procs + 1) * sizeof(*s->procs));
         ck_assert_ptr_nonnull(s->procs);
-        struct ng_proc *pr = &s->procs[s->n_procs++];
-        memset(pr, 0, sizeof(*pr));
+        struct ng_proc *pr = calloc(1, sizeof(*pr));
+        ck_assert_ptr_nonnull(pr);
+        s->procs[s->n_procs++] = pr;
         pr->pid = pid;
         pr->stat.pid = pid;
         pr->stat.ppid = ppid;

@@ -567,9 +567,9 @@ START_TEST(long_sids_asm_and_several_instances)
         snap_proc(s, 130, 1, "asm_pmon_+ASM", "0-1", "0-1");
         snap_proc(s, 131, 1, "asm_rbal_+ASM", "0-1", "0-1");
         snap_proc(s, 132, 1, "oracle+ASM (LOCAL=NO)", "0-1", "0-1");
-        ck_assert_str_eq(s->procs[0].stat.comm, "ora_pmon_FINPRO");
-        ck_assert_str_eq(s->procs[0].name, "ora_pmon_FINPROD012");
-        ck_assert_str_eq(s->procs[2].name, "oracleFINPROD012");
+        ck_assert_str_eq(s->procs[0]->stat.comm, "ora_pmon_FINPRO");
+        ck_assert_str_eq(s->procs[0]->name, "ora_pmon_FINPROD012");
+        ck_assert_str_eq(s->procs[2]->name, "oracleFINPROD012");
         struct ng_config *c = conf("");
         struct ng_audit *a = run(s, c);
         ck_assert_uint_eq(a->n_instances, 4);

@@ -37,7 +37,7 @@ START_TEST(carried_when_unchanged)
         ck_assert_int_eq(ng_snapshot_carry_placement(s, prev), 1);
         ck_assert_uint_eq(s->n_samples, 1);
         ck_assert_ptr_ne(s->samples[0].np, prev->samples[0].np);     /* a copy */
-        ck_assert_uint_eq(s->procs[0].maps[0].page_kib, 4);
+        ck_assert_uint_eq(s->procs[0]->maps[0].page_kib, 4);
         struct ng_segment *v;
         size_t n;
         ck_assert_int_eq(ng_segments_build(s, &v, &n), 0);
@@ -58,7 +58,7 @@ START_TEST(not_carried_across_pid_reuse_or_remap)
         struct ng_snapshot *prev = snap(5, ADDR, true);
         struct ng_snapshot *reused = snap(6, ADDR, false), *moved = snap(5, ADDR + GiB, false);
         ck_assert_int_eq(ng_snapshot_carry_placement(reused, prev), 0);
-        ck_assert_uint_eq(reused->procs[0].maps[0].page_kib, 0);
+        ck_assert_uint_eq(reused->procs[0]->maps[0].page_kib, 0);
         ck_assert_int_eq(ng_snapshot_carry_placement(moved, prev), 0);
         struct ng_segment *v;
         size_t n;

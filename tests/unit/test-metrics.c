@@ -126,9 +126,9 @@ START_TEST(test_unreadable)
         expect_line(t, "# TYPE numaguard_audit_unreadable_processes gauge");
         ck_assert_ptr_null(strstr(t, "numaguard_audit_unreadable_processes{"));
         free(t);
-        s->procs[0].maps_errno = EACCES;
-        s->procs[1].maps_errno = EACCES;
-        s->procs[2].maps_errno = EPERM;
+        s->procs[0]->maps_errno = EACCES;
+        s->procs[1]->maps_errno = EACCES;
+        s->procs[2]->maps_errno = EPERM;
         t = render(s, NULL);
         check_syntax(t);
         expect_line(t, "numaguard_audit_unreadable_processes{uid=\"105\"} 2\n"

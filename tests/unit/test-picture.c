@@ -404,6 +404,81 @@ START_TEST(listing_skipped_while_nothing_starts_or_ends)
 }
 END_TEST
 
+/* A snapshot made through the picture points at the picture's record of
+ * each process with no maps instead of copying it (a poll's cost does not
+ * grow with idle processes), and holds its own copy of each process with
+ * maps. A record the picture lets go of (its process ended) stays whole
+ * for as long as an older snapshot may point at it: here after two newer
+ * snapshots and the picture itself are freed. */
+START_TEST(snapshots_share_records_and_keep_them)
+{
+        char root[] = "/tmp/ng-picture-XXXXXX", cmd[1024];
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        snprintf(cmd, sizeof(cmd), "cp -a '%s'/. '%s'", NG_FIXTURES "/trees/guest4-v2", root);
+        ck_assert_int_eq(system(cmd), 0);
+        write_loadavg(root, "0.00 0.01 0.05 1/120 4000\n");
+        struct ng_path *p;
+        struct ng_picture *pic;
+        struct ng_picture_stats st;
+        struct ng_snapshot *s1, *s2, *s3;
+        struct ng_collect_opts o = NG_COLLECT_OPTS_DEFAULT;
+        ck_assert_int_eq(ng_path_new(root, &p), 0);
+        ck_assert_int_eq(ng_picture_new(1000, &pic), 0);
+        o.placement = NG_PLACEMENT_COUNTERS;
+        o.picture = pic;
+        ck_assert_int_eq(ng_snapshot_collect(p, &o, &s1), 0);
+        ck_assert_int_eq(ng_snapshot_collect(p, &o, &s2), 0);
+        ck_assert_uint_eq(s1->n_procs, s2->n_procs);
+
+        /* the last process without maps whose cmdline is long enough to
+         * show a free (the allocator writes over a freed block's start) */
+        const struct ng_proc *idle = NULL;
+        size_t mapped = 0;
+        for (size_t i = 0; i < s1->n_procs; i++) {
+                const struct ng_proc *a = s1->procs[i], *b = ng_snapshot_proc(s2, a->pid);
+                ck_assert_ptr_nonnull(b);
+                if (a->n_maps) {
+                        ck_assert_msg(a != b, "pid %d: a record with maps is shared", (int) a->pid);
+                        ck_assert_uint_eq(a->n_maps, b->n_maps);
+                        ck_assert_ptr_ne(a->maps, b->maps);
+                        mapped++;
+                        continue;
+                }
+                ck_assert_msg(a == b, "pid %d: a record without maps is copied", (int) a->pid);
+                if (a->cmdline && strlen(a->cmdline) >= 24)
+                        idle = a;
+        }
+        ck_assert_uint_gt(mapped, 0);
+        ck_assert_ptr_nonnull(idle);
+        char name[sizeof(idle->name)], cmdline[256];
+        pid_t pid = idle->pid;
+        snprintf(name, sizeof(name), "%s", idle->name);
+        snprintf(cmdline, sizeof(cmdline), "%s", idle->cmdline);
+
+        /* it ends: the next collection drops it */
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s/proc/%d'", root, (int) pid);
+        ck_assert_int_eq(system(cmd), 0);
+        write_loadavg(root, "0.00 0.01 0.05 1/119 4000\n");
+        ck_assert_int_eq(ng_snapshot_collect(p, &o, &s3), 0);
+        ng_picture_get_stats(pic, &st);
+        ck_assert_uint_eq(st.procs_gone, 1);
+        ck_assert_ptr_null(ng_snapshot_proc(s3, pid));
+        ng_snapshot_free(s2);
+        ng_snapshot_free(s3);
+        ng_picture_free(pic);
+
+        /* s1's record of it is still whole */
+        idle = ng_snapshot_proc(s1, pid);
+        ck_assert_ptr_nonnull(idle);
+        ck_assert_str_eq(idle->name, name);
+        ck_assert_str_eq(idle->cmdline, cmdline);
+        ng_snapshot_free(s1);
+        ng_path_free(p);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+        ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("picture");
@@ -413,6 +488,7 @@ int main(void)
         tcase_add_test(tc, incremental_equals_full_listing);
         tcase_add_test(tc, every_collection_full_when_asked);
         tcase_add_test(tc, listing_skipped_while_nothing_starts_or_ends);
+        tcase_add_test(tc, snapshots_share_records_and_keep_them);
         suite_add_tcase(s, tc);
         return ng_test_run(s);
 }

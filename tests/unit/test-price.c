@@ -185,7 +185,7 @@ START_TEST(cpu_share_from_cpu_time)
         snap_proc(s, 100, 1, "ora_pmon_X", "0-31", "0-3");
         snap_proc(s, 101, 1, "ora_dbw0_X", "0-31", "0-3");
         snap_proc(s, 102, 1, "ora_lgwr_X", "0-31", "0-3");
-        struct ng_proc *a = &s->procs[0], *b = &s->procs[1], *c = &s->procs[2];
+        struct ng_proc *a = s->procs[0], *b = s->procs[1], *c = s->procs[2];
         a->stat.processor = 3;
         a->cpu_weight_ticks = 300;
         b->stat.processor = 17;

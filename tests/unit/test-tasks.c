@@ -173,10 +173,10 @@ START_TEST(test_threads_read)
         /* the tree's own workloads map segments with one thread: no task read */
         size_t holders = 0;
         for (size_t i = 0; i < s->n_procs; i++)
-                if (s->procs[i].pid != PID && s->procs[i].n_maps) {
+                if (s->procs[i]->pid != PID && s->procs[i]->n_maps) {
                         holders++;
-                        ck_assert_uint_eq(s->procs[i].stat.num_threads, 1);
-                        ck_assert_uint_eq(s->procs[i].n_tasks, 0);
+                        ck_assert_uint_eq(s->procs[i]->stat.num_threads, 1);
+                        ck_assert_uint_eq(s->procs[i]->n_tasks, 0);
                 }
         ck_assert_uint_gt(holders, 0);
         ng_snapshot_free(s);
