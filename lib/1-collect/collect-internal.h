@@ -82,6 +82,11 @@ void ng_proc_events_free(struct ng_proc_events *ev);
  * since the last call, in *touched (replaced; may repeat). -ENOBUFS when
  * events were lost meanwhile (then *touched is incomplete). */
 int ng_proc_events_drain(struct ng_proc_events *ev, struct ng_pid_set *touched);
+/* One datagram the kernel sent (buf aligned to NLMSG_ALIGNTO, len bytes):
+ * 1 when it names a process, appended to *touched; 0 when it names none of
+ * ours (a thread's event, another kind, short or not the proc connector's);
+ * -ENOMEM. */
+int ng_proc_events_parse(const void *buf, size_t len, struct ng_pid_set *touched);
 
 /* ---- collect-read.c: the shared readers ---- */
 

@@ -176,30 +176,45 @@ static int pids_add(struct ng_pid_set *set, pid_t pid, bool exited)
 
 /* Only processes count: a thread's birth, exec or rename is its leader's
  * business or none of ours. */
+static int take_pid(struct ng_pid_set *touched, __kernel_pid_t pid, bool exited)
+{
+        if (pid <= 0)
+                return 0;       /* no process has it: a message that cannot be true */
+        int r = pids_add(touched, pid, exited);
+        return r < 0 ? r : 1;
+}
+
 static int take_event(const struct proc_event *pe, struct ng_pid_set *touched)
 {
         switch (pe->what) {
         case PROC_EVENT_FORK:
                 if (pe->event_data.fork.child_pid != pe->event_data.fork.child_tgid)
                         return 0;
-                return pids_add(touched, pe->event_data.fork.child_tgid, false);
+                return take_pid(touched, pe->event_data.fork.child_tgid, false);
         case PROC_EVENT_EXEC:
-                return pids_add(touched, pe->event_data.exec.process_tgid, false);
+                return take_pid(touched, pe->event_data.exec.process_tgid, false);
         case PROC_EVENT_UID:
         case PROC_EVENT_GID:
-                return pids_add(touched, pe->event_data.id.process_tgid, false);
+                return take_pid(touched, pe->event_data.id.process_tgid, false);
         case PROC_EVENT_COMM:
                 if (pe->event_data.comm.process_pid != pe->event_data.comm.process_tgid)
                         return 0;
-                return pids_add(touched, pe->event_data.comm.process_tgid, false);
+                return take_pid(touched, pe->event_data.comm.process_tgid, false);
         case PROC_EVENT_EXIT:
                 /* The leader may exit before its threads: checked, not dropped. */
                 if (pe->event_data.exit.process_pid != pe->event_data.exit.process_tgid)
                         return 0;
-                return pids_add(touched, pe->event_data.exit.process_tgid, true);
+                return take_pid(touched, pe->event_data.exit.process_tgid, true);
         default:
                 return 0;
         }
+}
+
+int ng_proc_events_parse(const void *buf, size_t len, struct ng_pid_set *touched)
+{
+        struct proc_event pe;
+        struct cn_msg cn;
+        return event_of(buf, len, &pe, &cn) ? take_event(&pe, touched) : 0;
 }
 
 int ng_proc_events_drain(struct ng_proc_events *ev, struct ng_pid_set *touched)
@@ -234,12 +249,10 @@ int ng_proc_events_drain(struct ng_proc_events *ev, struct ng_pid_set *touched)
                 if (n < 0)
                         return errno == EAGAIN ? (lost ? -ENOBUFS : 0) : -errno;
                 for (int k = 0; k < n; k++) {
-                        struct proc_event pe;
-                        struct cn_msg cn;
                         /* only the kernel speaks for the kernel */
                         if (from[k].nl_pid != 0)
                                 continue;
-                        int r = event_of(bufs[k], msgs[k].msg_len, &pe, &cn) ? take_event(&pe, touched) : 0;
+                        int r = ng_proc_events_parse(bufs[k], msgs[k].msg_len, touched);
                         if (r < 0)
                                 return r;
                 }
