@@ -54,10 +54,19 @@ static struct seg_id map_id(const struct ng_proc *pr, const struct ng_map *m)
         };
 }
 
+/* Member by member: memcmp() would compare the struct's padding too, which
+ * a compound literal leaves unset, and then no segment was ever "seen": the
+ * daemon sampled a segment in a dozen attachers a poll instead of one. */
+static bool same_id(const struct seg_id *a, const struct seg_id *b)
+{
+        return a->major == b->major && a->minor == b->minor && a->inode == b->inode &&
+               a->private_pid == b->private_pid;
+}
+
 static bool id_seen(const struct seg_id *ids, size_t n, struct seg_id id)
 {
         for (size_t i = 0; i < n; i++)
-                if (!memcmp(&ids[i], &id, sizeof(id)))
+                if (same_id(&ids[i], &id))
                         return true;
         return false;
 }

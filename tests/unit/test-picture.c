@@ -184,6 +184,27 @@ static void compare(struct ng_picture *pic, const struct ng_path *p, const char 
         ng_snapshot_free(sf);
 }
 
+/* Tier 1 samples a segment in one of its attachers (the representative),
+ * however many there are: each attacher sampled would multiply a poll's
+ * move_pages(2) work by their number. */
+static void one_representative(struct ng_picture *pic, const struct ng_path *p, const char *step)
+{
+        struct ng_collect_opts o = NG_COLLECT_OPTS_DEFAULT;
+        struct ng_snapshot *s;
+        o.placement = NG_PLACEMENT_SAMPLED;
+        o.picture = pic;
+        ck_assert_int_eq(ng_snapshot_collect(p, &o, &s), 0);
+        size_t n = 0;
+        for (size_t i = 0; i < s->n_samples; i++) {
+                const struct ng_proc *pr = ng_snapshot_proc(s, s->samples[i].pid);
+                for (size_t j = 0; pr && j < pr->n_maps; j++)
+                        n += pr->maps[j].kind == NG_MAP_SYSV && pr->maps[j].inode == (uint64_t) shmid &&
+                             pr->maps[j].start == s->samples[i].start;
+        }
+        ck_assert_msg(n == 1, "%s: shmid %d sampled in %zu attachers", step, shmid, n);
+        ng_snapshot_free(s);
+}
+
 static size_t attachers_seen(struct ng_picture *pic, const struct ng_path *p)
 {
         struct ng_collect_opts o = NG_COLLECT_OPTS_DEFAULT;
@@ -237,6 +258,7 @@ static void workload(bool events)
 
         kid_start(3, true);                     /* a new attacher */
         compare(pic, p, "new attacher", true);
+        one_representative(pic, p, "three attachers");
         kid_do(1, 'a');                         /* a known idle process attaches */
         compare(pic, p, "late attach", true);
         kid_do(0, 'q');                         /* an attacher exits */
