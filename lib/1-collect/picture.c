@@ -203,8 +203,10 @@ static int touch_cmp(const void *a, const void *b)
 static int apply_events(struct ng_picture *pic, struct collector *c, struct ng_pid_touch *touched, size_t n_touched,
                         struct pic_ent **nv, size_t *ret_n)
 {
-        /* The last event of each pid decides. */
-        qsort(touched, n_touched, sizeof(*touched), touch_cmp);
+        /* The last event of each pid decides. (No event yet: touched is
+         * NULL, which qsort() must not be given even for 0 elements.) */
+        if (n_touched > 1)
+                qsort(touched, n_touched, sizeof(*touched), touch_cmp);
         size_t j = 0, k = 0;
         int r = 0;
         for (size_t i = 0; i < n_touched && r >= 0; i++) {
