@@ -11,7 +11,7 @@
 #include "picture-internal.h"
 
 /* Frees e; snapshots holding its shared parts keep them. */
-void ng_picture_drop_entry(struct pic_ent *e)
+static void drop_entry(struct pic_ent *e)
 {
         if (!e)
                 return;
@@ -25,7 +25,7 @@ void ng_proc_gen_unref(struct ng_proc_gen *g)
                 struct ng_proc_gen *newer = g->newer;
                 for (struct pic_ent *e = g->retired, *next; e; e = next) {
                         next = e->next_retired;
-                        ng_picture_drop_entry(e);
+                        drop_entry(e);
                 }
                 free(g);
                 g = newer;
@@ -39,7 +39,7 @@ void ng_picture_retire(struct ng_picture *pic, struct pic_ent *e)
         if (!e)
                 return;
         if (!pic->gen) {
-                ng_picture_drop_entry(e);
+                drop_entry(e);
                 return;
         }
         e->next_retired = pic->gen->retired;

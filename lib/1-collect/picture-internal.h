@@ -82,9 +82,8 @@ struct ng_picture {
         struct ng_picture_stats stats;
 };
 
-/* picture-gen.c: an entry freed now (never handed out), or let go of by
- * the picture (retired until no snapshot can point at it); v freed too. */
-void ng_picture_drop_entry(struct pic_ent *e);
+/* picture-gen.c: an entry let go of by the picture (freed once no
+ * snapshot can point at it); _all frees v too. */
 void ng_picture_retire(struct ng_picture *pic, struct pic_ent *e);
 void ng_picture_retire_all(struct ng_picture *pic, struct pic_ent **v, size_t n);
 struct ng_proc_gen *ng_picture_next_gen(struct ng_picture *pic);

@@ -360,6 +360,17 @@ static void write_loadavg(const char *root, const char *text)
         ck_assert_int_eq(fclose(f), 0);
 }
 
+/* A writable copy of the guest4-v2 tree in root (a mkdtemp template),
+ * with a known /proc/loadavg. */
+static void tree_copy(char *root)
+{
+        char cmd[1024];
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        snprintf(cmd, sizeof(cmd), "cp -a '%s'/. '%s'", NG_FIXTURES "/trees/guest4-v2", root);
+        ck_assert_int_eq(system(cmd), 0);
+        write_loadavg(root, "0.00 0.01 0.05 1/120 4000\n");
+}
+
 static void collect_tree(struct ng_path *p, struct ng_collect_opts *o, struct ng_picture_stats *st, pid_t pid,
                          bool skipped, bool present)
 {
@@ -375,10 +386,7 @@ static void collect_tree(struct ng_path *p, struct ng_collect_opts *o, struct ng
 START_TEST(listing_skipped_while_nothing_starts_or_ends)
 {
         char root[] = "/tmp/ng-picture-XXXXXX", cmd[1024];
-        ck_assert_ptr_nonnull(mkdtemp(root));
-        snprintf(cmd, sizeof(cmd), "cp -a '%s'/. '%s'", NG_FIXTURES "/trees/guest4-v2", root);
-        ck_assert_int_eq(system(cmd), 0);
-        write_loadavg(root, "0.00 0.01 0.05 1/120 4000\n");
+        tree_copy(root);
         struct ng_path *p;
         struct ng_picture *pic;
         struct ng_picture_stats st;
@@ -435,10 +443,7 @@ END_TEST
 START_TEST(snapshots_share_records_and_keep_them)
 {
         char root[] = "/tmp/ng-picture-XXXXXX", cmd[1024];
-        ck_assert_ptr_nonnull(mkdtemp(root));
-        snprintf(cmd, sizeof(cmd), "cp -a '%s'/. '%s'", NG_FIXTURES "/trees/guest4-v2", root);
-        ck_assert_int_eq(system(cmd), 0);
-        write_loadavg(root, "0.00 0.01 0.05 1/120 4000\n");
+        tree_copy(root);
         struct ng_path *p;
         struct ng_picture *pic;
         struct ng_picture_stats st;
