@@ -169,10 +169,21 @@ check-e2e: all $(HELPER_BINS)
 	BUILD=$(BUILD) tests/e2e/run-e2e $(E2E_ARGS)
 
 # libFuzzer targets, one per parser; fuzz-smoke is the bounded CI run.
+# The library is compiled once, instrumented, into an archive each target
+# links; only the targets themselves carry libFuzzer's main().
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE $(LIB_INC) -fsanitize=fuzzer,address,undefined
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)
+FUZZ_LIB_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE $(LIB_INC) -fsanitize=fuzzer-no-link,address,undefined
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=build-fuzz/%.o)
+FUZZ_LIB := build-fuzz/libnumaguard-fuzz.a
+build-fuzz/lib/%.o: lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_CFLAGS) $(DEPS_CFLAGS) -o $@ $< $(LIB_SRCS) $(LIB_LIBS)
+	$(CLANG) $(FUZZ_LIB_CFLAGS) $(DEPS_CFLAGS) -c -o $@ $<
+$(FUZZ_LIB): $(FUZZ_LIB_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) $(DEPS_CFLAGS) -o $@ $< $(FUZZ_LIB) $(LIB_LIBS)
 
 # The control socket's framing lives in the daemon, without its sd-event parts.
 build-fuzz/fuzz-control-request: tests/fuzz/fuzz-control-request.c daemon/numaguardd/request.c daemon/numaguardd/daemon.h $(LIB_HDRS)
