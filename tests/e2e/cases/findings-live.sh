@@ -112,26 +112,52 @@ pools 0 0 0 0
 # ------------------------------------------------ node pressure: fill node 2
 pn=2
 free_kib() { local k v u; while read -r _ _ k v u; do [ "$k" = MemFree: ] && echo "$v"; done < "/sys/devices/system/node/node$1/meminfo"; }
-sync; echo 3 > /proc/sys/vm/drop_caches
-f0=$(free_kib $pn) fk=$f0
-# The kernel reclaims while it grants, so one write can leave more free than
+# squeeze: fill node pn with hugepages until under 40 MiB is free (FK). The
+# kernel reclaims while it grants, so one write can leave more free than
 # asked: up to three rounds, each taking what is still above 24 MiB.
-for _ in 1 2 3; do
-    ((fk < 40 * 1024)) && break
-    read -r have < "$(hp_file $pn)"
-    echo $(( have + (fk - 24 * 1024) / 2048 )) > "$(hp_file $pn)"
-    fk=$(free_kib $pn)
-done
-log "node $pn: MemFree $f0 kB, after $(cat "$(hp_file $pn)") hugepages: $fk kB"
-((fk < 40 * 1024)) || abort "set-up: node $pn still has $fk kB free"
-audit_conf "$T/p-over.conf" "node_free_floor = $((fk + 8192))K"$'\n'
-audit_conf "$T/p-under.conf" "node_free_floor = $((fk - 8192))K"$'\n'
-fl "$T/p-over.conf"
-raised NODE_PRESSURE n=$pn
-for n in "${NODE_IDS[@]}"; do [ "$n" = $pn ] || not_raised NODE_PRESSURE n="$n"; done
+squeeze() {
+    local f0 have
+    sync; echo 3 > /proc/sys/vm/drop_caches
+    f0=$(free_kib $pn) FK=$f0
+    for _ in 1 2 3; do
+        ((FK < 40 * 1024)) && break
+        read -r have < "$(hp_file $pn)"
+        echo $(( have + (FK - 24 * 1024) / 2048 )) > "$(hp_file $pn)"
+        FK=$(free_kib $pn)
+    done
+    log "node $pn: MemFree $f0 kB, after $(cat "$(hp_file $pn)") hugepages: $FK kB"
+    ((FK < 40 * 1024)) || abort "set-up: node $pn still has $FK kB free"
+}
+# around FLOOR-KIB SIDE: audit with node_free_floor = FLOOR-KIB until the
+# node's MemFree, read before and after the audit, stayed on SIDE (below or
+# above) of the floor all along. kswapd goes on reclaiming after a squeeze,
+# so a node can gain megabytes during one audit: up to three tries, each
+# squeezing again, and a failure naming the readings if none held still.
+around() {
+    local floor=$1 side=$2 try before after
+    for try in 1 2 3; do
+        squeeze
+        ((floor = $1))
+        audit_conf "$T/p.conf" "node_free_floor = ${floor}K"$'\n'
+        before=$(free_kib $pn)
+        fl "$T/p.conf" || return 1
+        after=$(free_kib $pn)
+        log "floor $floor kB; MemFree before the audit $before kB, after $after kB"
+        if [ "$side" = below ]; then ((before < floor && after < floor)) && return 0
+        else ((before >= floor && after >= floor)) && return 0; fi
+        log "try $try: node $pn's MemFree crossed the floor during the audit; again"
+    done
+    fail "set-up: node $pn's MemFree would not stay $side a floor near it (last: $before, $after kB)"
+    return 1
+}
+if around 'FK + 8192' below; then
+    raised NODE_PRESSURE n=$pn
+    for n in "${NODE_IDS[@]}"; do [ "$n" = $pn ] || not_raised NODE_PRESSURE n="$n"; done
+fi
 result pressure-raised
-fl "$T/p-under.conf"
-for n in "${NODE_IDS[@]}"; do not_raised NODE_PRESSURE n="$n"; done
+if around 'FK - 8192' above; then
+    for n in "${NODE_IDS[@]}"; do not_raised NODE_PRESSURE n="$n"; done
+fi
 result pressure-not-raised
 echo 0 > "$(hp_file $pn)"
 
