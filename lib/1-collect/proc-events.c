@@ -39,27 +39,18 @@ struct ng_proc_events {
         uint32_t seq;
 };
 
-/* One netlink message carrying one connector message. */
-struct cn_request {
-        struct nlmsghdr nl;
-        struct cn_msg cn;
-        enum proc_cn_mcast_op op;
-} __attribute__((packed));
-
+/* One netlink message carrying one connector message, the op its payload:
+ * laid out piece by piece, since struct cn_msg ends in a flexible array. */
 static int send_op(struct ng_proc_events *ev, enum proc_cn_mcast_op op)
 {
-        struct cn_request req;
-        memset(&req, 0, sizeof(req));
-        req.nl.nlmsg_len = sizeof(req);
-        req.nl.nlmsg_type = NLMSG_DONE;
-        req.nl.nlmsg_pid = 0;
-        req.cn.id.idx = CN_IDX_PROC;
-        req.cn.id.val = CN_VAL_PROC;
-        req.cn.seq = ev->seq;
-        req.cn.ack = ev->seq;
-        req.cn.len = sizeof(op);
-        req.op = op;
-        return send(ev->fd, &req, sizeof(req), 0) == (ssize_t) sizeof(req) ? 0 : -errno;
+        char req[NLMSG_HDRLEN + sizeof(struct cn_msg) + sizeof(op)];
+        struct nlmsghdr nl = {.nlmsg_len = sizeof(req), .nlmsg_type = NLMSG_DONE};
+        struct cn_msg cn = {.id = {.idx = CN_IDX_PROC, .val = CN_VAL_PROC}, .seq = ev->seq, .ack = ev->seq, .len = sizeof(op)};
+        memset(req, 0, sizeof(req));
+        memcpy(req, &nl, sizeof(nl));
+        memcpy(req + NLMSG_HDRLEN, &cn, sizeof(cn));
+        memcpy(req + NLMSG_HDRLEN + sizeof(cn), &op, sizeof(op));
+        return send(ev->fd, req, sizeof(req), 0) == (ssize_t) sizeof(req) ? 0 : -errno;
 }
 
 /* The proc_event of one datagram into *ret (copied: it follows the 20-byte
