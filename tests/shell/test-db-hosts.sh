@@ -17,10 +17,13 @@ echo 1..25
 [ -x "$CTL" ] || { echo "not ok db-hosts: $CTL not built"; exit 1; }
 tmp=$(mktemp -d)
 pids=()
+# An 11-character Oracle SID of this run's own: the granule files it names
+# in /dev/shm are this run's, never those of an instance on the host.
+sid=$(printf 'NGTEST%05d' $(($$ % 100000)))
 cleanup() {
         for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
         wait 2>/dev/null
-        rm -f /dev/shm/ora_FINPROD0123_* 2>/dev/null
+        rm -f "/dev/shm/ora_${sid}_32768_"* 2>/dev/null
         rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -125,13 +128,13 @@ for e in "${exits[@]}"; do
         else echo "not ok db-hosts-exit-$name: exit $rc, want $want: $(tail -1 <<<"$out")"; fi
 done
 
-# ---- an Oracle-shaped instance with a 10-character SID on this host ----
+# ---- an Oracle-shaped instance with an 11-character SID on this host ----
 # Processes named as Oracle names them (the comm the kernel keeps is the
-# 15-character cut "ora_pmon_FINPRO"; argv[0] holds the whole name): a SysV
-# SGA attached by ora_pmon_FINPROD0123, and an AMM SGA of 24 granule files of
-# 4 MiB in /dev/shm, each mapped by an ora_<name>_FINPROD0123 process.
+# 15-character cut "ora_pmon_NGTEST"; argv[0] holds the whole name): a SysV
+# SGA attached by ora_pmon_$sid, and an AMM SGA of 24 granule files of
+# 4 MiB in /dev/shm, each mapped by an ora_<name>_$sid process.
 # Needs root for nothing but a clean /proc view; runs as any user.
-sid=FINPROD0123 n_gran=24
+n_gran=24
 mkdir -p "$tmp/bin"
 # start NAME ARGS...: the workload under an Oracle-like name; waits for its report.
 start() {
