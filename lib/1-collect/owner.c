@@ -19,6 +19,7 @@
 #include "ng-owner.h"
 #include "ng-path.h"
 #include "ng-snapshot.h"
+#include "owner-internal.h"
 #include "parse-internal.h"
 
 struct cgconfig_file {

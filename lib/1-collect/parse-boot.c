@@ -16,6 +16,7 @@
 
 #include "ng-owner.h"
 #include "ng-parse.h"
+#include "owner-internal.h"
 #include "parse-internal.h"
 
 static int push(struct ng_boot_pool **pools, size_t *n, struct ng_boot_pool bp)

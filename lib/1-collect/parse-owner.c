@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "ng-owner.h"
+#include "owner-internal.h"
 #include "parse-internal.h"
 
 const char *ng_owner_kind_name(enum ng_owner_kind k)

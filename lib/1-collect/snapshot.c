@@ -19,6 +19,7 @@
 #include "ng-units.h"
 #include "ng-sample.h"
 #include "ng-parse.h"
+#include "owner-internal.h"
 
 NG_DEFINE_CLEANUP(struct ng_snapshot, ng_snapshot_free)
 NG_DEFINE_CLEANUP(struct ng_path, ng_path_free)

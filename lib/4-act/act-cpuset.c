@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "act-cpuset-internal.h"
+#include "owner-internal.h"
 
 /* ---- executing ---- */
 

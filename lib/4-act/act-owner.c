@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "ng-act-cpuset.h"
+#include "owner-internal.h"
 
 /* ---- systemd over sd-bus ---- */
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ng-owner.h"
+#include "owner-internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

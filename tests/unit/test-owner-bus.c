@@ -14,6 +14,7 @@
 #include "ng-act-cpuset.h"
 #include "ng-owner.h"
 #include "ng-test.h"
+#include "owner-internal.h"
 
 struct manager {
         sd_bus *bus;

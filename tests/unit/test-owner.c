@@ -6,6 +6,7 @@
 #include "ng-act-cpuset.h"
 #include "ng-owner.h"
 #include "ng-test.h"
+#include "owner-internal.h"
 
 /* libcgroup samples/config/cgconfig.conf, uncommented, plus a cpuset group
  * as cgconfig.conf(5) writes one and the blocks a parser must skip. */
