@@ -250,6 +250,61 @@ START_TEST(boot_cmdline)
 }
 END_TEST
 
+/* What the kernel ignores, with a warning in dmesg (mm/hugetlb.c): the
+ * second of two settings for one size, as GRUB_CMDLINE_LINUX and
+ * GRUB_CMDLINE_LINUX_DEFAULT both setting hugepages= give. */
+START_TEST(boot_cmdline_duplicates)
+{
+        struct ng_boot_pool *v = NULL;
+        size_t n = 0;
+        /* hugepages= twice without a hugepagesz= between: the first counts */
+        ck_assert_int_eq(ng_parse_hugepages_cmdline("ro hugepagesz=2M hugepages=0:16 quiet hugepages=0:32,1:32", 2048,
+                                                    &v, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(ng_boot_pool_find(v, n, 0, 2048)->pages, 16);
+        ck_assert_ptr_null(ng_boot_pool_find(v, n, 1, 2048));
+        free(v);
+        v = NULL;
+        n = 0;
+        ck_assert_int_eq(ng_parse_hugepages_cmdline("hugepages=512 hugepagesz=2M hugepages=1024", 2048, &v, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(v[0].pages, 512);
+        free(v);
+        v = NULL;
+        n = 0;
+        /* a size named twice: its second hugepagesz= and the hugepages=
+         * after it are ignored, the other size's stand */
+        ck_assert_int_eq(ng_parse_hugepages_cmdline("hugepagesz=2M hugepages=0:8 hugepagesz=1G hugepages=0:1 "
+                                                    "hugepagesz=2M hugepages=1:8", 2048, &v, &n), 0);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_uint_eq(ng_boot_pool_find(v, n, 0, 2048)->pages, 8);
+        ck_assert_ptr_null(ng_boot_pool_find(v, n, 1, 2048));
+        ck_assert_uint_eq(ng_boot_pool_find(v, n, 0, 1048576)->pages, 1);
+        free(v);
+        v = NULL;
+        n = 0;
+        /* the one exception: the default size named again before its pages
+         * are set */
+        ck_assert_int_eq(ng_parse_hugepages_cmdline("default_hugepagesz=1G hugepagesz=1G hugepages=2", 2048, &v, &n),
+                         0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(v[0].page_kib, 1048576);
+        ck_assert_uint_eq(v[0].pages, 2);
+        free(v);
+        v = NULL;
+        n = 0;
+        /* a hugepages= after an unreadable size is ignored, the next one
+         * goes to the size before */
+        ck_assert_int_eq(ng_parse_hugepages_cmdline("hugepagesz=1G hugepages=1 hugepagesz=2Q hugepages=7 "
+                                                    "hugepagesz=2M hugepages=0:4", 2048, &v, &n), 0);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_uint_eq(v[0].pages, 1);
+        ck_assert_uint_eq(v[1].page_kib, 2048);
+        ck_assert_uint_eq(v[1].pages, 4);
+        free(v);
+}
+END_TEST
+
 START_TEST(boot_tmpfiles)
 {
         struct ng_boot_pool *v = NULL;
@@ -307,6 +362,7 @@ static Suite *owner_suite(void)
         tcase_add_test(tc, unit_names);
         tcase_add_test(tc, cgconfig_edit);
         tcase_add_test(tc, boot_cmdline);
+        tcase_add_test(tc, boot_cmdline_duplicates);
         tcase_add_test(tc, boot_tmpfiles);
         tcase_add_test(tc, boot_sysctl);
         suite_add_tcase(s, tc);
