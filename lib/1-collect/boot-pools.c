@@ -217,14 +217,6 @@ static bool boot_size(const struct boot_input *in, uint64_t kib, struct ng_boot_
         return any;
 }
 
-static bool seen_kib(const uint64_t *v, size_t n, uint64_t kib)
-{
-        for (size_t i = 0; i < n; i++)
-                if (v[i] == kib)
-                        return true;
-        return false;
-}
-
 static int boot_resolve(const struct boot_input *in, struct ng_boot_pool **ret, size_t *ret_n)
 {
         size_t nk = 0, n = 0, cap = 0;
@@ -236,7 +228,7 @@ static int boot_resolve(const struct boot_input *in, struct ng_boot_pool **ret, 
                 uint64_t kib = j < in->n_cmd ? in->cmd[j].page_kib
                                : j < in->n_cmd + in->n_file ? in->file[j - in->n_cmd].page_kib
                                : in->sysctl->set ? in->default_kib : 0;
-                if (!kib || seen_kib(kibs, nk, kib))
+                if (!kib || ng_kib_listed(kibs, nk, kib))
                         continue;
                 kibs[nk++] = kib;
                 if (!boot_size(in, kib, slot, touched))

@@ -90,6 +90,15 @@ int ng_unit_files_read(const struct ng_path *p, const char *unit, struct ng_unit
 
 /* ---- hugepage pools at boot ---- */
 
+/* Whether page size kib is among the n sizes of v. */
+static inline bool ng_kib_listed(const uint64_t *v, size_t n, uint64_t kib)
+{
+        for (size_t i = 0; i < n; i++)
+                if (v[i] == kib)
+                        return true;
+        return false;
+}
+
 /*
  * The kernel command line's pools: the per-node form "hugepagesz=2M
  * hugepages=0:512,1:512" (Linux >= 5.7; a "hugepages=" applies to the

@@ -91,21 +91,21 @@ static int per_node(const char *s, size_t len, uint64_t kib, struct ng_boot_pool
         return 0;
 }
 
-static bool named_before(const uint64_t *named, size_t n, uint64_t kib)
+/* Adds kib to the sizes v lists, if absent (up to 16: more sizes than any
+ * architecture has). */
+static void list_kib(uint64_t *v, size_t *n, uint64_t kib)
 {
-        for (size_t i = 0; i < n; i++)
-                if (named[i] == kib)
-                        return true;
-        return false;
+        if (*n < 16 && !ng_kib_listed(v, *n, kib))
+                v[(*n)++] = kib;
 }
 
-/* The kernel's own rules (mm/hugetlb.c, hugepagesz_setup and
- * hugepages_setup), which it applies with a warning in dmesg that nobody
- * reads: a hugepages= goes to the size of the hugepagesz= before it; a
- * second hugepages= without a hugepagesz= between is ignored, and so is a
- * second hugepagesz= of one size (unless it names the default size whose
- * pages are not set yet) with the hugepages= after it; a hugepages= after
- * an unreadable size is ignored. */
+/* The kernel's own rules (mm/hugetlb.c: hugepagesz_setup, hugepages_setup
+ * and hugetlb_init), which it applies with a warning in dmesg that nobody
+ * reads: a hugepages= goes to the size of the hugepagesz= before it, and
+ * the first hugepages= of a size is the one that counts; a second
+ * hugepagesz= of one size (unless it names the default size whose pages
+ * are not set yet) is ignored, with the hugepages= after it; so is a
+ * hugepages= after an unreadable size. */
 int ng_parse_hugepages_cmdline(const char *cmdline, uint64_t default_kib, struct ng_boot_pool **pools, size_t *n)
 {
         if (!cmdline || !pools || !n)
@@ -121,36 +121,31 @@ int ng_parse_hugepages_cmdline(const char *cmdline, uint64_t default_kib, struct
                                 explicit_default = true;
                         }
                 }
-        uint64_t cur = default_kib, last = 0, named[16];
-        size_t n_named = 0;
-        bool valid = true, default_set = false;
+        /* named: sizes a hugepagesz= named; given: sizes a hugepages= set */
+        uint64_t cur = default_kib, named[16], given[16];
+        size_t n_named = 0, n_given = 0;
+        bool valid = true;
         for (const char *p = cmdline; *p;) {
                 p += strspn(p, " \n\t");
                 size_t len = strcspn(p, " \n\t");
                 if (len > 11 && !strncmp(p, "hugepagesz=", 11)) {
                         uint64_t k = size_kib(p + 11, len - 11);
-                        valid = false;
-                        if (k && !named_before(named, n_named, k)) {
-                                if (n_named < sizeof(named) / sizeof(named[0]))
-                                        named[n_named++] = k;
+                        valid = k && (!ng_kib_listed(named, n_named, k) ||
+                                      (explicit_default && k == default_kib && !ng_kib_listed(given, n_given, k)));
+                        if (valid) {
+                                list_kib(named, &n_named, k);
                                 cur = k;
-                                valid = true;
-                        } else if (k && explicit_default && k == default_kib && !default_set) {
-                                cur = k;
-                                valid = true;
                         }
                 } else if (len > 10 && !strncmp(p, "hugepages=", 10)) {
                         if (!valid)
                                 valid = true;   /* ignored, as its hugepagesz= was */
-                        else if (cur != last) {
+                        else if (!ng_kib_listed(given, n_given, cur)) {
                                 size_t before = *n;
                                 int r = per_node(p + 10, len - 10, cur, pools, n);
                                 if (r < 0)
                                         return r;
-                                if (*n > before) {
-                                        last = cur;
-                                        default_set |= cur == default_kib;
-                                }
+                                if (*n > before)
+                                        list_kib(given, &n_given, cur);
                         }
                 } else if ((len > 23 && !strncmp(p, "sysctl.vm.nr_hugepages=", 23)) ||
                            (len > 23 && !strncmp(p, "sysctl.vm/nr_hugepages=", 23))) {

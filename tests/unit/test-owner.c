@@ -199,14 +199,23 @@ START_TEST(cgconfig_edit)
 }
 END_TEST
 
+/* Parses cmdline into *v (freeing what *v held) and returns the count. */
+static size_t cmdline(const char *line, uint64_t default_kib, struct ng_boot_pool **v)
+{
+        size_t n = 0;
+        free(*v);
+        *v = NULL;
+        ck_assert_int_eq(ng_parse_hugepages_cmdline(line, default_kib, v, &n), 0);
+        return n;
+}
+
 /* The command line the guest-1g tree was booted with (its README), and the
  * forms the kernel documents (admin-guide/mm/hugetlbpage.rst). */
 START_TEST(boot_cmdline)
 {
         struct ng_boot_pool *v = NULL;
-        size_t n = 0;
-        ck_assert_int_eq(ng_parse_hugepages_cmdline("BOOT_IMAGE=/vmlinuz root=/dev/vda ro hugepagesz=1G hugepages=1:1 "
-                                                    "hugepagesz=2M hugepages=0:16,1:16\n", 2048, &v, &n), 0);
+        size_t n = cmdline("BOOT_IMAGE=/vmlinuz root=/dev/vda ro hugepagesz=1G hugepages=1:1 "
+                           "hugepagesz=2M hugepages=0:16,1:16\n", 2048, &v);
         ck_assert_uint_eq(n, 3);
         const struct ng_boot_pool *b = ng_boot_pool_find(v, n, 1, 1048576);
         ck_assert_ptr_nonnull(b);
@@ -214,36 +223,27 @@ START_TEST(boot_cmdline)
         ck_assert(!b->from_file);
         ck_assert_ptr_null(ng_boot_pool_find(v, n, 0, 1048576));
         ck_assert_uint_eq(ng_boot_pool_find(v, n, 0, 2048)->pages, 16);
-        free(v);
-        v = NULL;
-        n = 0;
         /* the global form is the kernel's to split: one entry for all
          * nodes; a bad per-node list is rejected whole, as the kernel does */
-        ck_assert_int_eq(ng_parse_hugepages_cmdline("hugepages=512 hugepagesz=1G hugepages=0:2,x:1", 2048, &v, &n), 0);
+        n = cmdline("hugepages=512 hugepagesz=1G hugepages=0:2,x:1", 2048, &v);
         ck_assert_uint_eq(n, 1);
         ck_assert_int_eq(v[0].node, NG_BOOT_ALL_NODES);
         ck_assert_uint_eq(v[0].page_kib, 2048);
         ck_assert_uint_eq(v[0].pages, 512);
         ck_assert_int_eq(v[0].source, NG_BOOT_CMDLINE);
         ck_assert_ptr_null(ng_boot_pool_find(v, n, 0, 2048));
-        free(v);
-        v = NULL;
-        n = 0;
         /* sysctl.* on the command line (Linux >= 5.8): the default size,
          * even after a hugepagesz= of another */
-        ck_assert_int_eq(ng_parse_hugepages_cmdline("hugepagesz=1G hugepages=2 sysctl.vm.nr_hugepages=64 "
-                                                    "sysctl.vm.nr_hugepages=x hugepages=3x", 2048, &v, &n), 0);
+        n = cmdline("hugepagesz=1G hugepages=2 sysctl.vm.nr_hugepages=64 sysctl.vm.nr_hugepages=x hugepages=3x", 2048,
+                    &v);
         ck_assert_uint_eq(n, 2);
         ck_assert_uint_eq(v[0].page_kib, 1048576);
         ck_assert_uint_eq(v[0].pages, 2);
         ck_assert_uint_eq(v[1].page_kib, 2048);
         ck_assert_uint_eq(v[1].pages, 64);
         ck_assert_int_eq(v[1].source, NG_BOOT_CMDLINE_SYSCTL);
-        free(v);
-        v = NULL;
-        n = 0;
         /* before any hugepagesz=, hugepages= is the default size's */
-        ck_assert_int_eq(ng_parse_hugepages_cmdline("hugepages=1:4 default_hugepagesz=1G", 2048, &v, &n), 0);
+        n = cmdline("hugepages=1:4 default_hugepagesz=1G", 2048, &v);
         ck_assert_uint_eq(n, 1);
         ck_assert_uint_eq(v[0].page_kib, 1048576);
         free(v);
@@ -256,47 +256,36 @@ END_TEST
 START_TEST(boot_cmdline_duplicates)
 {
         struct ng_boot_pool *v = NULL;
-        size_t n = 0;
         /* hugepages= twice without a hugepagesz= between: the first counts */
-        ck_assert_int_eq(ng_parse_hugepages_cmdline("ro hugepagesz=2M hugepages=0:16 quiet hugepages=0:32,1:32", 2048,
-                                                    &v, &n), 0);
+        size_t n = cmdline("ro hugepagesz=2M hugepages=0:16 quiet hugepages=0:32,1:32", 2048, &v);
         ck_assert_uint_eq(n, 1);
         ck_assert_uint_eq(ng_boot_pool_find(v, n, 0, 2048)->pages, 16);
         ck_assert_ptr_null(ng_boot_pool_find(v, n, 1, 2048));
-        free(v);
-        v = NULL;
-        n = 0;
-        ck_assert_int_eq(ng_parse_hugepages_cmdline("hugepages=512 hugepagesz=2M hugepages=1024", 2048, &v, &n), 0);
+        n = cmdline("hugepages=512 hugepagesz=2M hugepages=1024", 2048, &v);
         ck_assert_uint_eq(n, 1);
         ck_assert_uint_eq(v[0].pages, 512);
-        free(v);
-        v = NULL;
-        n = 0;
+        /* the default size's first hugepages= counts, per node too, even
+         * after a hugepagesz= of it with another size between */
+        n = cmdline("hugepages=0:4 hugepagesz=1G hugepages=0:1 hugepagesz=2M hugepages=1:8", 2048, &v);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_uint_eq(ng_boot_pool_find(v, n, 0, 2048)->pages, 4);
+        ck_assert_ptr_null(ng_boot_pool_find(v, n, 1, 2048));
         /* a size named twice: its second hugepagesz= and the hugepages=
          * after it are ignored, the other size's stand */
-        ck_assert_int_eq(ng_parse_hugepages_cmdline("hugepagesz=2M hugepages=0:8 hugepagesz=1G hugepages=0:1 "
-                                                    "hugepagesz=2M hugepages=1:8", 2048, &v, &n), 0);
+        n = cmdline("hugepagesz=2M hugepages=0:8 hugepagesz=1G hugepages=0:1 hugepagesz=2M hugepages=1:8", 2048, &v);
         ck_assert_uint_eq(n, 2);
         ck_assert_uint_eq(ng_boot_pool_find(v, n, 0, 2048)->pages, 8);
         ck_assert_ptr_null(ng_boot_pool_find(v, n, 1, 2048));
         ck_assert_uint_eq(ng_boot_pool_find(v, n, 0, 1048576)->pages, 1);
-        free(v);
-        v = NULL;
-        n = 0;
         /* the one exception: the default size named again before its pages
          * are set */
-        ck_assert_int_eq(ng_parse_hugepages_cmdline("default_hugepagesz=1G hugepagesz=1G hugepages=2", 2048, &v, &n),
-                         0);
+        n = cmdline("default_hugepagesz=1G hugepagesz=1G hugepages=2", 2048, &v);
         ck_assert_uint_eq(n, 1);
         ck_assert_uint_eq(v[0].page_kib, 1048576);
         ck_assert_uint_eq(v[0].pages, 2);
-        free(v);
-        v = NULL;
-        n = 0;
         /* a hugepages= after an unreadable size is ignored, the next one
          * goes to the size before */
-        ck_assert_int_eq(ng_parse_hugepages_cmdline("hugepagesz=1G hugepages=1 hugepagesz=2Q hugepages=7 "
-                                                    "hugepagesz=2M hugepages=0:4", 2048, &v, &n), 0);
+        n = cmdline("hugepagesz=1G hugepages=1 hugepagesz=2Q hugepages=7 hugepagesz=2M hugepages=0:4", 2048, &v);
         ck_assert_uint_eq(n, 2);
         ck_assert_uint_eq(v[0].pages, 1);
         ck_assert_uint_eq(v[1].page_kib, 2048);
