@@ -46,7 +46,6 @@ static int send_op(struct ng_proc_events *ev, enum proc_cn_mcast_op op)
         char req[NLMSG_HDRLEN + sizeof(struct cn_msg) + sizeof(op)];
         struct nlmsghdr nl = {.nlmsg_len = sizeof(req), .nlmsg_type = NLMSG_DONE};
         struct cn_msg cn = {.id = {.idx = CN_IDX_PROC, .val = CN_VAL_PROC}, .seq = ev->seq, .ack = ev->seq, .len = sizeof(op)};
-        memset(req, 0, sizeof(req));
         memcpy(req, &nl, sizeof(nl));
         memcpy(req + NLMSG_HDRLEN, &cn, sizeof(cn));
         memcpy(req + NLMSG_HDRLEN + sizeof(cn), &op, sizeof(op));

@@ -128,16 +128,17 @@ squeeze() {
     log "node $pn: MemFree $f0 kB, after $(cat "$(hp_file $pn)") hugepages: $FK kB"
     ((FK < 40 * 1024)) || abort "set-up: node $pn still has $FK kB free"
 }
-# around FLOOR-KIB SIDE: audit with node_free_floor = FLOOR-KIB until the
-# node's MemFree, read before and after the audit, stayed on SIDE (below or
-# above) of the floor all along. kswapd goes on reclaiming after a squeeze,
+# around FLOOR SIDE: audit with node_free_floor = FLOOR kB (an arithmetic
+# expression of FK, the MemFree a squeeze left) until the node's MemFree,
+# read before and after the audit, stayed on SIDE (below or above) of the
+# floor all along. kswapd goes on reclaiming after a squeeze,
 # so a node can gain megabytes during one audit: up to three tries, each
 # squeezing again, and a failure naming the readings if none held still.
 around() {
-    local floor=$1 side=$2 try before after
+    local expr=$1 side=$2 floor try before after
     for try in 1 2 3; do
         squeeze
-        ((floor = $1))
+        floor=$((expr))
         audit_conf "$T/p.conf" "node_free_floor = ${floor}K"$'\n'
         before=$(free_kib $pn)
         fl "$T/p.conf" || return 1
