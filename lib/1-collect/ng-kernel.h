@@ -195,6 +195,16 @@ struct ng_sample {
         uint32_t asked, present;        /* addresses queried / with a page behind them */
         struct ng_node_pages *np;       /* sampled pages per node, node order */
         size_t n_np;
+        /* Asked of the segment itself (its file, mapped read-only by
+         * numaguard) rather than of pid's page tables: every resident page
+         * counts, mapped by a process or not. Then len is the bytes of the
+         * file that hold data, start 0, pid whose map_files reached it (0:
+         * opened by path), and dev/inode name the segment (a SysV
+         * segment's inode is its shmid). */
+        bool whole;
+        bool exact;                     /* every page with data, not a sample */
+        unsigned dev_major, dev_minor;
+        uint64_t inode;
 };
 
 #ifdef __cplusplus

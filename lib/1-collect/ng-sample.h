@@ -9,6 +9,8 @@
  * installed.
  */
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -27,6 +29,26 @@ extern "C" {
 int ng_sample_range(pid_t pid, uint64_t start, uint64_t len, uint64_t page_bytes, unsigned k,
                     ng_move_pages_fn fn, struct ng_sample *ret);
 void ng_sample_done(struct ng_sample *s);
+
+/* What ng_sample_segment_fd() asks the kernel through; swappable for tests
+ * (NULL: mincore(2) and move_pages(2)). */
+struct ng_seg_sample_ops {
+        int (*mincore)(void *addr, size_t len, unsigned char *vec);
+        ng_move_pages_fn move_pages;
+};
+
+/* Asks the shmem file behind fd (a /dev/shm file, or a SysV or anonymous
+ * shared segment opened through /proc/PID/map_files) where its resident
+ * pages are: k pages spread over the bytes that hold data, or every page
+ * when exact. Maps the file read-only in our address space a window at a
+ * time and reads one byte of a page only when mincore(2) said it is
+ * resident: it never allocates a page, never writes, never migrates
+ * (sample-segment.c says how). ret->whole is set; ret->len is the bytes
+ * holding data, ret->asked the pages asked, ret->present those resident
+ * with a node. Returns 0, -EOPNOTSUPP for a hugetlbfs file, -EINVAL for
+ * anything but a regular file, or -errno (-EPERM: a call was refused). */
+int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sample_ops *ops,
+                         struct ng_sample *ret);
 
 #pragma GCC visibility pop
 

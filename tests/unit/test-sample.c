@@ -2,6 +2,7 @@
  * real one. */
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ng-test.h"
@@ -130,6 +131,146 @@ START_TEST(real_kernel_self)
 }
 END_TEST
 
+
+/* ---- the segment itself (ng_sample_segment_fd) ---- */
+
+static int memfd_with(uint64_t size)
+{
+        int fd = memfd_create("ng-test-segment", MFD_CLOEXEC);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(ftruncate(fd, (off_t) size), 0);
+        return fd;
+}
+
+static void fill(int fd, uint64_t off, uint64_t len)
+{
+        static char buf[1 << 16];
+        memset(buf, 7, sizeof(buf));
+        for (uint64_t done = 0; done < len; done += sizeof(buf))
+                ck_assert_int_eq(pwrite(fd, buf, sizeof(buf), (off_t) (off + done)), (ssize_t) sizeof(buf));
+}
+
+static uint64_t blocks(int fd)
+{
+        struct stat st;
+        ck_assert_int_eq(fstat(fd, &st), 0);
+        return (uint64_t) st.st_blocks;
+}
+
+START_TEST(segment_pages_nobody_maps)
+{
+        /* Written with pwrite(2): no process maps a page of it, yet every
+         * page is resident. Two extents, 20 MiB of data in a 64 MiB file. */
+        int fd = memfd_with(64 << 20);
+        fill(fd, 8 << 20, 16 << 20);
+        fill(fd, 40 << 20, 4 << 20);
+        uint64_t before = blocks(fd);
+        struct ng_sample s;
+        ck_assert_int_eq(ng_sample_segment_fd(fd, 4096, false, NULL, &s), 0);
+        ck_assert(s.whole);
+        ck_assert(!s.exact);
+        ck_assert_uint_eq(s.len, 20 << 20);
+        ck_assert_uint_eq(s.asked, 4096);
+        ck_assert_uint_eq(s.present, 4096);
+        ck_assert_uint_ge(s.n_np, 1);
+        ng_sample_done(&s);
+        ck_assert_int_eq(ng_sample_segment_fd(fd, 4096, true, NULL, &s), 0);
+        ck_assert(s.exact);
+        ck_assert_uint_eq(s.asked, (20 << 20) / 4096);
+        ck_assert_uint_eq(s.present, (20 << 20) / 4096);
+        ng_sample_done(&s);
+        /* Nothing allocated: the holes stay holes. */
+        ck_assert_uint_eq(blocks(fd), before);
+        close(fd);
+}
+END_TEST
+
+START_TEST(segment_sparse_terabyte)
+{
+        /* 1 TiB with 1 MiB of data: the budget goes where the data is. */
+        int fd = memfd_with(UINT64_C(1) << 40);
+        fill(fd, UINT64_C(700) << 30, 1 << 20);
+        uint64_t before = blocks(fd);
+        struct ng_sample s;
+        ck_assert_int_eq(ng_sample_segment_fd(fd, 4096, false, NULL, &s), 0);
+        ck_assert_uint_eq(s.len, 1 << 20);
+        ck_assert_uint_eq(s.asked, 256);
+        ck_assert_uint_eq(s.present, 256);
+        ng_sample_done(&s);
+        ck_assert_uint_eq(blocks(fd), before);
+        close(fd);
+}
+END_TEST
+
+START_TEST(segment_empty_is_known_empty)
+{
+        int fd = memfd_with(32 << 20);
+        struct ng_sample s;
+        ck_assert_int_eq(ng_sample_segment_fd(fd, 4096, false, NULL, &s), 0);
+        ck_assert(s.whole);
+        ck_assert_uint_eq(s.len, 0);
+        ck_assert_uint_eq(s.asked, 0);
+        ck_assert_uint_eq(blocks(fd), 0);
+        ng_sample_done(&s);
+        close(fd);
+}
+END_TEST
+
+/* A fake kernel: every third page of the file is not resident, and the
+ * resident ones alternate between nodes 0 and 3 by page of our mapping. */
+static int fake_mincore_thirds(void *addr, size_t len, unsigned char *vec)
+{
+        (void) len;
+        *vec = (uintptr_t) addr / 4096 % 3 == 2 ? 0 : 1;
+        return 0;
+}
+
+static long fake_two_nodes(int pid, unsigned long count, void **pages, const int *nodes, int *status, int flags)
+{
+        (void) nodes, (void) flags;
+        ck_assert_int_eq(pid, 0);       /* our own mapping, never another process */
+        for (unsigned long i = 0; i < count; i++)
+                status[i] = (uintptr_t) pages[i] / 4096 % 2 ? 3 : 0;
+        return 0;
+}
+
+static int fake_mincore_refused(void *addr, size_t len, unsigned char *vec)
+{
+        (void) addr, (void) len, (void) vec;
+        errno = EPERM;
+        return -1;
+}
+
+START_TEST(segment_fake_kernel)
+{
+        int fd = memfd_with(32 << 20);
+        fill(fd, 0, 32 << 20);
+        struct ng_seg_sample_ops ops = { fake_mincore_thirds, fake_two_nodes };
+        struct ng_sample s;
+        ck_assert_int_eq(ng_sample_segment_fd(fd, 6000, false, &ops, &s), 0);
+        double present = (double) s.present / s.asked;
+        ck_assert_msg(present > 0.63 && present < 0.70, "present %.3f", present);
+        ck_assert_uint_eq(s.n_np, 2);
+        ck_assert_int_eq(s.np[0].node, 0);
+        ck_assert_int_eq(s.np[1].node, 3);
+        double share = (double) s.np[1].pages / s.present;
+        ck_assert_msg(share > 0.45 && share < 0.55, "node 3 share %.3f", share);
+        ng_sample_done(&s);
+        /* A refused call is an error, never "nothing resident". */
+        struct ng_seg_sample_ops refused = { fake_mincore_refused, fake_two_nodes };
+        s.asked = 77;
+        ck_assert_int_eq(ng_sample_segment_fd(fd, 64, false, &refused, &s), -EPERM);
+        ck_assert_uint_eq(s.asked, 77);
+        close(fd);
+        /* Not a regular file. */
+        int p[2];
+        ck_assert_int_eq(pipe(p), 0);
+        ck_assert_int_eq(ng_sample_segment_fd(p[0], 64, false, NULL, &s), -EINVAL);
+        close(p[0]);
+        close(p[1]);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("sample");
@@ -139,6 +280,10 @@ int main(void)
         tcase_add_test(tc, small_mapping_is_sampled_whole_in_batches);
         tcase_add_test(tc, errors);
         tcase_add_test(tc, real_kernel_self);
+        tcase_add_test(tc, segment_pages_nobody_maps);
+        tcase_add_test(tc, segment_sparse_terabyte);
+        tcase_add_test(tc, segment_empty_is_known_empty);
+        tcase_add_test(tc, segment_fake_kernel);
         suite_add_tcase(s, tc);
         return ng_test_run(s);
 }

@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Tiers 1 and 2 asked of the segment itself, not of an attacher: where are
+ * the resident pages of a shmem file (/dev/shm, a SysV segment, anonymous
+ * shared memory), whether or not a living process maps them
+ * (docs/ARCHITECTURE.md, "Cost tiers").
+ *
+ * The file is mapped read-only in our own address space, one window at a
+ * time. Which pages hold data comes from lseek(SEEK_DATA/SEEK_HOLE), so a
+ * sparse segment costs its extents, not its size. Residency comes from
+ * mincore(2), which on shmem looks the page up in the file's page cache (a
+ * page no process maps counts too) and never faults. Only a page mincore
+ * called resident is then read, one byte, through process_vm_readv(2) on
+ * ourselves: the fault maps the page that is there (a read fault on a hole
+ * would allocate one, which is why holes are never read), and a page
+ * truncated meanwhile is an EFAULT rather than a SIGBUS. move_pages(2) on
+ * our own mapping, no target nodes, then names each page's node. Nothing is
+ * written, nothing migrates, and the windows are unmapped before we return.
+ *
+ * Hugetlb files are refused (-EOPNOTSUPP): mincore there reports only the
+ * caller's page tables, and a fault on a hole takes a page from the pool.
+ */
+
+#include <errno.h>
+#include <numaif.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "ng-sample.h"
+
+/* Mapped at a time: our page tables for one window stay under 2 MiB even
+ * when every sampled page is in a PMD of its own. */
+#define WINDOW_BYTES (UINT64_C(1) << 30)
+/* Extents followed with SEEK_DATA before the rest of the file is taken as
+ * one: a segment fragmented page by page costs a bounded walk. */
+#define MAX_EXTENTS 65536
+#define BATCH 1024
+
+struct extent {
+        uint64_t off, len;      /* bytes, page aligned */
+};
+
+static uint64_t next_random(uint64_t *state)
+{
+        uint64_t x = *state ? *state : 1;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        *state = x;
+        return x * UINT64_C(0x2545f4914f6cdd1d);
+}
+
+static int add_extent(struct extent **v, size_t *n, uint64_t off, uint64_t end)
+{
+        if (*n % 64 == 0) {
+                struct extent *nv = realloc(*v, (*n + 64) * sizeof(*nv));
+                if (!nv)
+                        return -ENOMEM;
+                *v = nv;
+        }
+        (*v)[(*n)++] = (struct extent) { .off = off, .len = end - off };
+        return 0;
+}
+
+/* The page-aligned ranges of [0, size) that hold data. A file system
+ * without SEEK_DATA gives the whole file as one. */
+static int data_extents(int fd, uint64_t size, uint64_t page, struct extent **ret, size_t *ret_n)
+{
+        struct extent *v = NULL;
+        size_t n = 0;
+        uint64_t off = 0;
+        int r = 0;
+        while (off < size && r >= 0) {
+                off_t d = lseek(fd, (off_t) off, SEEK_DATA);
+                if (d < 0) {
+                        if (errno == ENXIO)
+                                break;
+                        if (n == 0 && errno == EINVAL) {
+                                r = add_extent(&v, &n, 0, (size + page - 1) / page * page);
+                                break;
+                        }
+                        r = -errno;
+                        break;
+                }
+                off_t h = n + 1 == MAX_EXTENTS ? (off_t) size : lseek(fd, d, SEEK_HOLE);
+                if (h < 0) {
+                        r = -errno;
+                        break;
+                }
+                uint64_t lo = (uint64_t) d / page * page;
+                uint64_t hi = ((uint64_t) h > size ? size : (uint64_t) h);
+                hi = (hi + page - 1) / page * page;
+                if (hi <= lo)
+                        break;
+                if (n && v[n - 1].off + v[n - 1].len >= lo)
+                        v[n - 1].len = hi - v[n - 1].off;
+                else
+                        r = add_extent(&v, &n, lo, hi);
+                off = hi;
+        }
+        if (r < 0) {
+                free(v);
+                return r;
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+static int count_node(struct ng_sample *s, int node)
+{
+        size_t i = 0;
+        while (i < s->n_np && s->np[i].node < node)
+                i++;
+        if (i < s->n_np && s->np[i].node == node) {
+                s->np[i].pages++;
+                return 0;
+        }
+        struct ng_node_pages *nn = realloc(s->np, (s->n_np + 1) * sizeof(*nn));
+        if (!nn)
+                return -ENOMEM;
+        s->np = nn;
+        memmove(&nn[i + 1], &nn[i], (s->n_np - i) * sizeof(*nn));
+        nn[i] = (struct ng_node_pages) { .node = node, .pages = 1 };
+        s->n_np++;
+        return 0;
+}
+
+/* Reads one byte of each page through the kernel, so a page that went away
+ * fails that read (EFAULT) instead of raising SIGBUS. Returns how many of
+ * the first pages were read (the caller skips the one after), or -errno
+ * when the call itself is refused. */
+static ssize_t touch(void **pages, size_t n)
+{
+        struct iovec remote[BATCH];
+        char sink[BATCH];
+        struct iovec local = { .iov_base = sink, .iov_len = n };
+        for (size_t i = 0; i < n; i++)
+                remote[i] = (struct iovec) { .iov_base = pages[i], .iov_len = 1 };
+        ssize_t got = process_vm_readv(getpid(), &local, 1, remote, n, 0);
+        if (got < 0)
+                return errno == EFAULT ? 0 : -errno;
+        return got;
+}
+
+struct run {
+        const struct ng_seg_sample_ops *ops;
+        struct ng_sample *s;
+        void *addrs[BATCH];
+        int status[BATCH];
+        size_t n;
+};
+
+/* The batch's addresses are resident by mincore: map them, ask their nodes. */
+static int flush(struct run *u)
+{
+        size_t done = 0;
+        while (done < u->n) {
+                ssize_t t = touch(u->addrs + done, u->n - done);
+                if (t < 0) {
+                        u->n = 0;
+                        return (int) t;
+                }
+                size_t got = (size_t) t;
+                if (got < u->n - done) {
+                        /* The page at done + got vanished: leave it out. */
+                        memmove(u->addrs + done + got, u->addrs + done + got + 1,
+                                (u->n - done - got - 1) * sizeof(void *));
+                        u->n--;
+                }
+                done += got;
+        }
+        if (u->n && u->ops->move_pages(0, u->n, u->addrs, NULL, u->status, 0) < 0) {
+                int r = -errno;
+                u->n = 0;
+                return r;
+        }
+        for (size_t i = 0; i < u->n; i++) {
+                if (u->status[i] < 0)
+                        continue;
+                u->s->present++;
+                int r = count_node(u->s, u->status[i]);
+                if (r < 0)
+                        return r;
+        }
+        u->n = 0;
+        return 0;
+}
+
+/* Maps the window holding file page first_page and asks every listed page
+ * of it (sorted file page numbers, all inside the window). */
+static int ask_window(int fd, uint64_t size, uint64_t page, uint64_t win_off, const uint64_t *pages, size_t n,
+                      struct run *u)
+{
+        uint64_t win_len = size - win_off < WINDOW_BYTES ? size - win_off : WINDOW_BYTES;
+        win_len = (win_len + page - 1) / page * page;
+        void *base = mmap(NULL, win_len, PROT_READ, MAP_SHARED, fd, (off_t) win_off);
+        if (base == MAP_FAILED)
+                return -errno;
+        int r = 0;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                uint64_t off = pages[i] * page - win_off;
+                unsigned char vec = 0;
+                u->s->asked++;
+                if (u->ops->mincore((char *) base + off, page, &vec) < 0) {
+                        /* refused (a seccomp filter): unknown, never "none" */
+                        r = -errno;
+                        break;
+                }
+                if (!(vec & 1))
+                        continue;       /* a hole, swapped out, or gone: not resident */
+                u->addrs[u->n++] = (char *) base + off;
+                if (u->n == BATCH)
+                        r = flush(u);
+        }
+        if (r >= 0)
+                r = flush(u);
+        munmap(base, win_len);
+        return r;
+}
+
+static int default_mincore(void *addr, size_t len, unsigned char *vec)
+{
+        return mincore(addr, len, vec);
+}
+
+static const struct ng_seg_sample_ops default_ops = { default_mincore, move_pages };
+
+/* The file page numbers to ask: every page of the extents (exact), or k
+ * spread over them, one at a random offset in each of k equal strata of the
+ * data, so that a sparse file spends its budget where the data is. */
+static int choose_pages(const struct extent *ext, size_t n_ext, uint64_t page, uint64_t data_pages, uint64_t k,
+                        uint64_t seed, uint64_t **ret)
+{
+        uint64_t *v = malloc((k ? k : 1) * sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        uint64_t rng = seed ^ UINT64_C(0x9e3779b97f4a7c15);
+        size_t e = 0;
+        uint64_t before = 0;    /* data pages in ext[0..e) */
+        for (uint64_t i = 0; i < k; i++) {
+                uint64_t lo = i * data_pages / k, hi = (i + 1) * data_pages / k;
+                uint64_t d = lo + (hi > lo + 1 ? next_random(&rng) % (hi - lo) : 0);
+                while (e < n_ext && d >= before + ext[e].len / page)
+                        before += ext[e++].len / page;
+                v[i] = ext[e].off / page + (d - before);
+        }
+        *ret = v;
+        return 0;
+}
+
+int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sample_ops *ops,
+                         struct ng_sample *ret)
+{
+        struct stat st;
+        long ps = sysconf(_SC_PAGESIZE);
+        uint64_t page = ps > 0 ? (uint64_t) ps : 4096;
+        if (!ops)
+                ops = &default_ops;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode) || st.st_size < 0)
+                return -EINVAL;
+        if ((uint64_t) st.st_blksize > page)
+                return -EOPNOTSUPP;     /* hugetlbfs: see the top of this file */
+        if (!exact && k == 0)
+                return -EINVAL;
+        uint64_t size = (uint64_t) st.st_size;
+        struct extent *ext;
+        size_t n_ext;
+        int r = data_extents(fd, size, page, &ext, &n_ext);
+        if (r < 0)
+                return r;
+        uint64_t data_pages = 0;
+        for (size_t i = 0; i < n_ext; i++)
+                data_pages += ext[i].len / page;
+        uint64_t n = exact ? data_pages : (data_pages < k ? data_pages : k);
+        bool all = n == data_pages;
+        if (n > UINT32_MAX) {
+                n = UINT32_MAX;
+                all = false;
+        }
+        struct ng_sample s = {
+                .len = data_pages * page, .whole = true, .exact = exact && all,
+                .dev_major = major(st.st_dev), .dev_minor = minor(st.st_dev), .inode = (uint64_t) st.st_ino,
+        };
+        uint64_t *pages = NULL;
+        if (n && (r = choose_pages(ext, n_ext, page, data_pages, n, (uint64_t) st.st_ino, &pages)) < 0) {
+                free(ext);
+                return r;
+        }
+        free(ext);
+        struct run u = { .ops = ops, .s = &s };
+        for (uint64_t i = 0; i < n && r >= 0;) {
+                uint64_t win_off = pages[i] * page / WINDOW_BYTES * WINDOW_BYTES;
+                uint64_t j = i;
+                while (j < n && pages[j] * page < win_off + WINDOW_BYTES)
+                        j++;
+                r = ask_window(fd, size, page, win_off, pages + i, j - i, &u);
+                i = j;
+        }
+        free(pages);
+        if (r < 0) {
+                ng_sample_done(&s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+}
