@@ -102,7 +102,7 @@ DAEMON := $(BUILD)/numaguardd
 UNIT := $(BUILD)/numaguard.service
 MANPAGES := man/numaguardctl.1 man/numaguard.3 man/numaguard.conf.5 man/numaguardd.8
 
-.PHONY: all check check-unit check-e2e fuzz fuzz-smoke bench install uninstall clean deb
+.PHONY: all check check-unit check-e2e fuzz fuzz-smoke golden-update bench install uninstall clean deb
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(CTL) $(BUILD)/numaguard.pc $(DAEMON) $(UNIT)
 
@@ -194,6 +194,11 @@ fuzz: $(FUZZ_BINS)
 
 fuzz-smoke: $(FUZZ_BINS)
 	tests/fuzz/run-smoke $(FUZZ_BINS)
+
+# Rewrites the golden outputs of tests/fixtures/trees that differ from what
+# numaguardctl prints now, and prints each diff for review before a commit.
+golden-update: all
+	GOLDEN_UPDATE=1 BUILD=$(BUILD) bash tests/shell/test-golden.sh
 
 bench: all $(BUILD)/tests/helpers/ng-block-fs
 	BUILD=$(BUILD) bench/run-bench

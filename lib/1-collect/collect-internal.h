@@ -12,6 +12,14 @@
 /* Library-internal: not exported from libnumaguard.so. */
 #pragma GCC visibility push(hidden)
 
+/* A segment tier 1 asked of itself (collect-whole.c): a SysV segment is
+ * its shmid on the kernel's internal mount, a file its device and inode. */
+struct ng_seg_key {
+        bool sysv, sampled;     /* sampled false: tried, hugetlb */
+        unsigned major, minor;
+        uint64_t inode;
+};
+
 struct collector {
         const struct ng_path *p;
         /* p, counting what the collector's reads cost: every file the
@@ -22,6 +30,8 @@ struct collector {
         struct ng_collect_opts o;
         struct ng_snapshot *s;
         pid_t current_pid;      /* whose files are being read, 0 for the host's */
+        struct ng_seg_key *whole;       /* segments asked of themselves */
+        size_t n_whole;
 };
 
 /* Reads a file through c->reads (which counts it); calls the progress
@@ -119,6 +129,11 @@ int ng_collect_pidfiles(struct collector *c);
 void ng_collect_libnuma(struct collector *c);
 /* Adds a copy of *smp to s->samples. */
 int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp);
+/* collect-whole.c: tier 1 (or 2, exact) asked of each shmem segment
+ * itself; live host only. */
+int ng_collect_whole(struct collector *c, bool exact);
+/* Whether the mapping's segment was sampled that way. */
+bool ng_collect_whole_done(const struct collector *c, bool sysv, unsigned major, unsigned minor, uint64_t inode);
 /* collect-cgroups.c */
 int ng_collect_cgroups(struct collector *c);
 

@@ -227,7 +227,8 @@ static int sample_proc(struct collector *c, struct ng_proc *pr, const struct id_
         for (size_t j = 0; j < pr->n_maps; j++) {
                 const struct ng_map *m = &pr->maps[j];
                 struct ng_sample smp;
-                if (!ng_map_is_segment(m) || id_seen(seen->v, seen->n, map_id(pr, m)))
+                if (!ng_map_is_segment(m) || id_seen(seen->v, seen->n, map_id(pr, m)) ||
+                    ng_collect_whole_done(c, m->kind == NG_MAP_SYSV, m->dev_major, m->dev_minor, m->inode))
                         continue;
                 int r = ng_sample_range(pr->pid, m->start, m->end - m->start, m->page_kib * 1024,
                                         c->o.sample_pages, NULL, &smp);
@@ -260,6 +261,13 @@ int ng_collect_placement(struct collector *c)
         int r = pl == NG_PLACEMENT_SAMPLED ? for_each_representative(c, read_page_sizes) : 0;
         if (r < 0)
                 return r;
+        /* Shmem segments are asked of themselves, every resident page
+         * counted; what is left (hugetlb, private memory) of an attacher. */
+        if (pl == NG_PLACEMENT_SAMPLED || pl == NG_PLACEMENT_EXACT) {
+                r = ng_collect_whole(c, pl == NG_PLACEMENT_EXACT);
+                if (r < 0)
+                        return r;
+        }
         switch (pl) {
         case NG_PLACEMENT_SAMPLED:
                 return for_each_representative(c, sample_proc);

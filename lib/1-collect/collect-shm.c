@@ -70,7 +70,7 @@ static uint64_t hugetlbfs_page_kib(const struct ng_mount *m, const struct ng_sna
         return kib;
 }
 
-static int add_file(struct collector *c, const char *path, uint64_t size, const struct ng_mount *m,
+static int add_file(struct collector *c, const char *path, const struct ng_file_stat *fs, const struct ng_mount *m,
                     enum ng_shm_file_kind kind, uint64_t page_kib)
 {
         struct ng_snapshot *s = c->s;
@@ -86,8 +86,9 @@ static int add_file(struct collector *c, const char *path, uint64_t size, const 
         if (!dup)
                 return -ENOMEM;
         s->files[s->n_files++] = (struct ng_shm_file) {
-                .path = dup, .kind = kind, .size_bytes = size, .page_kib = page_kib,
-                .dev_major = m->major, .dev_minor = m->minor,
+                .path = dup, .kind = kind, .size_bytes = fs->size_bytes, .page_kib = page_kib,
+                .dev_major = m->major, .dev_minor = m->minor, .inode = fs->inode,
+                .allocated_bytes = fs->allocated_bytes,
         };
         return 0;
 }
@@ -104,10 +105,10 @@ static int scan_files(struct collector *c, const char *dir, const struct ng_moun
                 char path[4096];
                 if (snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "", names[i]) >= (int) sizeof(path))
                         continue;
-                uint64_t size;
-                int k = ng_path_file_size(c->p, &size, "%s", path);
+                struct ng_file_stat fs;
+                int k = ng_path_file_stat(c->p, &fs, "%s", path);
                 if (k >= 0)
-                        r = add_file(c, path, size, m, kind, page_kib);
+                        r = add_file(c, path, &fs, m, kind, page_kib);
                 else if (k == -EINVAL && depth < MAX_SHM_DIR_DEPTH)
                         r = scan_files(c, path, m, kind, page_kib, depth + 1);
         }

@@ -203,6 +203,7 @@ struct ng_sample {
          * segment's inode is its shmid). */
         bool whole;
         bool exact;                     /* every page with data, not a sample */
+        bool sysv;                      /* a SysV segment (inode: its shmid) */
         unsigned dev_major, dev_minor;
         uint64_t inode;
 };

@@ -85,6 +85,16 @@ int ng_path_read_u64(const struct ng_path *p, uint64_t *ret, const char *fmt, ..
 int ng_path_file_size(const struct ng_path *p, uint64_t *ret_bytes, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 
+/* What stat(2) says of a regular file: its size, the bytes its file system
+ * allocated for it (on tmpfs and hugetlbfs: its pages, resident or
+ * swapped), and its identity. */
+struct ng_file_stat {
+        uint64_t size_bytes, allocated_bytes, inode;
+        unsigned dev_major, dev_minor;
+};
+int ng_path_file_stat(const struct ng_path *p, struct ng_file_stat *ret, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
 /* A numeric entry of a /proc listing: the pid and the inode of its
  * directory, which changes when the pid is reused by a new process. */
 struct ng_pid_entry {

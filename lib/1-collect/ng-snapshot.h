@@ -70,6 +70,8 @@ struct ng_shm_file {
         uint64_t size_bytes;
         uint64_t page_kib;      /* 4 for tmpfs, the mount's pagesize for hugetlbfs */
         unsigned dev_major, dev_minor;  /* of its mount, to match maps entries */
+        uint64_t inode;                 /* with the device, the file's identity */
+        uint64_t allocated_bytes;       /* its pages, resident or swapped (st_blocks) */
 };
 
 struct ng_cgroup {
@@ -293,6 +295,11 @@ int ng_proc_rep_cmp(const struct ng_proc *a, const struct ng_proc *b);
 
 /* The tier-1 sample of the VMA at start in pid, or NULL. */
 const struct ng_sample *ng_snapshot_sample(const struct ng_snapshot *s, pid_t pid, uint64_t start);
+/* The sample asked of a segment itself (ng_sample.whole): a SysV segment
+ * by its shmid (inode; the device is not compared), a file or anonymous
+ * shared segment by device and inode. NULL if none. */
+const struct ng_sample *ng_snapshot_whole_sample(const struct ng_snapshot *s, bool sysv, unsigned major,
+                                                 unsigned minor, uint64_t inode);
 int ng_snapshot_distance(const struct ng_snapshot *s, int from, int to);
 
 struct ng_config;

@@ -4,6 +4,7 @@
 /* The path layer's library-internal part: counting what reads cost. Not
  * installed. */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "ng-path.h"
@@ -23,5 +24,12 @@ struct ng_path_cost {
  * with ng_path_free(); *cost must outlive it. Returns 0 or -ENOMEM.
  */
 int ng_path_new_counting(const struct ng_path *p, struct ng_path_cost *cost, struct ng_path **ret);
+
+/* Live host only (-EOPNOTSUPP under a root prefix): opens a regular file
+ * read-only to ask it where its pages are, never blocking (a FIFO is
+ * -EINVAL), following no symlink unless follow (/proc/PID/map_files links
+ * must be followed). Returns the descriptor or -errno. */
+int ng_path_open_segment(const struct ng_path *p, bool follow, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 
 #pragma GCC visibility pop

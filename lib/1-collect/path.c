@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -277,22 +278,72 @@ static int vstat(const struct ng_path *p, struct stat *st, char *rel, const char
         return stat(abs, st) < 0 ? errno_absent(errno) : 0;
 }
 
-int ng_path_file_size(const struct ng_path *p, uint64_t *ret_bytes, const char *fmt, ...)
+static int vfile_stat(const struct ng_path *p, struct ng_file_stat *ret, const char *fmt, va_list ap)
 {
         char rel[PATH_MAX];
         struct stat st;
-        va_list ap;
-        va_start(ap, fmt);
         int r = vstat(p, &st, rel, fmt, ap);
-        va_end(ap);
         if (r < 0)
                 return r;
         if (!S_ISREG(st.st_mode))
                 return -EINVAL;
         if (p->recorder)
                 p->recorder(p->recorder_data, 's', rel, NULL, (size_t) st.st_size);
-        *ret_bytes = (uint64_t) st.st_size;
+        *ret = (struct ng_file_stat) {
+                .size_bytes = (uint64_t) st.st_size,
+                /* st_blocks counts 512-byte units whatever st_blksize says */
+                .allocated_bytes = (uint64_t) st.st_blocks * 512,
+                .inode = (uint64_t) st.st_ino,
+                .dev_major = major(st.st_dev), .dev_minor = minor(st.st_dev),
+        };
         return 0;
+}
+
+int ng_path_file_size(const struct ng_path *p, uint64_t *ret_bytes, const char *fmt, ...)
+{
+        struct ng_file_stat fs;
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vfile_stat(p, &fs, fmt, ap);
+        va_end(ap);
+        if (r >= 0)
+                *ret_bytes = fs.size_bytes;
+        return r;
+}
+
+int ng_path_file_stat(const struct ng_path *p, struct ng_file_stat *ret, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vfile_stat(p, ret, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int ng_path_open_segment(const struct ng_path *p, bool follow, const char *fmt, ...)
+{
+        if (!ng_path_is_live(p))
+                return -EOPNOTSUPP;
+        char rel[PATH_MAX], abs[PATH_MAX];
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vresolve2(p, rel, abs, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return r;
+        int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW);
+        /* O_NOATIME needs the owner or CAP_FOWNER; without, atime it is. */
+        int fd = open(abs, flags | O_NOATIME);
+        if (fd < 0 && errno == EPERM)
+                fd = open(abs, flags);
+        if (fd < 0)
+                return errno_absent(errno);
+        struct stat st;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                close(fd);
+                return -EINVAL;
+        }
+        return fd;
 }
 
 int ng_path_blksize(const struct ng_path *p, uint64_t *ret_bytes, const char *fmt, ...)

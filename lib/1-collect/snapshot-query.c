@@ -49,9 +49,66 @@ static const struct ng_map *same_map(const struct ng_proc *pr, uint64_t start, u
         return NULL;
 }
 
-int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot *prev)
+/* Whether the segment a whole sample names is still in s. */
+static bool whole_still_there(const struct ng_snapshot *s, const struct ng_sample *w)
+{
+        if (w->sysv) {
+                for (size_t i = 0; i < s->n_shm; i++)
+                        if ((uint64_t) (uint32_t) s->shm[i].shmid == w->inode)
+                                return true;
+                return false;
+        }
+        for (size_t i = 0; i < s->n_files; i++)
+                if (s->files[i].inode == w->inode && s->files[i].dev_major == w->dev_major &&
+                    s->files[i].dev_minor == w->dev_minor)
+                        return true;
+        for (size_t i = 0; i < s->n_procs; i++)
+                for (size_t j = 0; j < s->procs[i]->n_maps; j++) {
+                        const struct ng_map *m = &s->procs[i]->maps[j];
+                        if (m->kind == NG_MAP_ANON_SHARED && m->inode == w->inode && m->dev_major == w->dev_major &&
+                            m->dev_minor == w->dev_minor)
+                                return true;
+                }
+        return false;
+}
+
+static int copy_sample(struct ng_snapshot *s, const struct ng_sample *os)
+{
+        struct ng_sample copy = *os;
+        copy.np = malloc((os->n_np + 1) * sizeof(*copy.np));
+        if (!copy.np)
+                return -ENOMEM;
+        if (os->n_np)   /* a sample with nothing resident has no np */
+                memcpy(copy.np, os->np, os->n_np * sizeof(*copy.np));
+        if (ng_collect_add_sample(s, &copy) < 0) {
+                free(copy.np);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+/* The samples asked of segments themselves, by the segment's identity:
+ * which processes map it does not matter. */
+static int carry_whole(struct ng_snapshot *s, const struct ng_snapshot *prev)
 {
         int carried = 0;
+        for (size_t i = 0; i < prev->n_samples; i++) {
+                const struct ng_sample *w = &prev->samples[i];
+                if (!w->whole || ng_snapshot_whole_sample(s, w->sysv, w->dev_major, w->dev_minor, w->inode) ||
+                    !whole_still_there(s, w))
+                        continue;
+                if (copy_sample(s, w) < 0)
+                        return -ENOMEM;
+                carried++;
+        }
+        return carried;
+}
+
+int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot *prev)
+{
+        int carried = carry_whole(s, prev);
+        if (carried < 0)
+                return carried;
         for (size_t i = 0; i < s->n_procs; i++) {
                 struct ng_proc *pr = s->procs[i];       /* with maps: s's own */
                 if (!pr->n_maps)
@@ -69,16 +126,8 @@ int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot 
                         const struct ng_sample *os = ng_snapshot_sample(prev, pr->pid, m->start);
                         if (!os || ng_snapshot_sample(s, pr->pid, m->start))
                                 continue;
-                        struct ng_sample copy = *os;
-                        copy.np = malloc((os->n_np + 1) * sizeof(*copy.np));
-                        if (!copy.np)
+                        if (copy_sample(s, os) < 0)
                                 return -ENOMEM;
-                        if (os->n_np)   /* a sample with nothing resident has no np */
-                                memcpy(copy.np, os->np, os->n_np * sizeof(*copy.np));
-                        if (ng_collect_add_sample(s, &copy) < 0) {
-                                free(copy.np);
-                                return -ENOMEM;
-                        }
                         carried++;
                 }
         }
@@ -129,8 +178,20 @@ void ng_snapshot_cpu_since(struct ng_snapshot *s, const struct ng_snapshot *prev
 const struct ng_sample *ng_snapshot_sample(const struct ng_snapshot *s, pid_t pid, uint64_t start)
 {
         for (size_t i = 0; i < s->n_samples; i++)
-                if (s->samples[i].pid == pid && s->samples[i].start == start)
+                if (!s->samples[i].whole && s->samples[i].pid == pid && s->samples[i].start == start)
                         return &s->samples[i];
+        return NULL;
+}
+
+const struct ng_sample *ng_snapshot_whole_sample(const struct ng_snapshot *s, bool sysv, unsigned major,
+                                                 unsigned minor, uint64_t inode)
+{
+        for (size_t i = 0; i < s->n_samples; i++) {
+                const struct ng_sample *w = &s->samples[i];
+                if (w->whole && w->sysv == sysv && w->inode == inode &&
+                    (sysv || (w->dev_major == major && w->dev_minor == minor)))
+                        return w;
+        }
         return NULL;
 }
 

@@ -102,6 +102,7 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                         r = ng_collect_pidfiles(&c);
                 ng_collect_libnuma(&c);
         }
+        free(c.whole);
         if (r < 0)
                 return r;
         s->cost.files_read += c.cost.files_read;

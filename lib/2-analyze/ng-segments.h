@@ -26,6 +26,15 @@ enum ng_method {
         NG_METHOD_EXACT,        /* the representative's numa_maps */
 };
 
+/* Where a segment's resident bytes, and the nodes of its pages, came from. */
+enum ng_source {
+        NG_SOURCE_NONE,         /* unknown */
+        NG_SOURCE_SEGMENT,      /* the segment's own pages, mapped or not (tier 1 or 2 asked of it) */
+        NG_SOURCE_COUNTER,      /* the kernel's count for the whole segment (/proc/sysvipc/shm rss) */
+        NG_SOURCE_ATTACHER,     /* the pages one attacher (rep_pid) maps: its page tables only */
+        NG_SOURCE_COUNT_
+};
+
 struct ng_node_bytes {
         int node;
         uint64_t bytes;
@@ -51,6 +60,13 @@ struct ng_segment {
         uint64_t resident_bytes;
         struct ng_node_bytes *nodes;    /* node id order */
         size_t n_nodes;
+        uint64_t allocated_bytes;       /* a file's pages, resident or swapped (st_blocks); 0 unknown */
+        enum ng_source resident_source, placement_source;
+        /* Share of resident_bytes whose node the placement source saw: 1
+         * for the segment's own pages; for an attacher's page tables, what
+         * it maps of the kernel's count (the rest is taken to sit like
+         * it); negative when unknown. */
+        double placement_coverage;
 };
 
 int ng_segments_build(const struct ng_snapshot *s, struct ng_segment **ret, size_t *ret_n);
@@ -58,6 +74,8 @@ void ng_segments_free(struct ng_segment *v, size_t n);
 
 const char *ng_seg_kind_name(enum ng_seg_kind k);
 const char *ng_method_name(enum ng_method m);
+/* "none", "segment", "counter", "attacher" */
+const char *ng_source_name(enum ng_source src);
 /* How messages name a segment: "shmid 5 (key 0x0052e2c1)" for SysV (keys
  * are often IPC_PRIVATE, shmids are unique), else its name. */
 const char *ng_segment_label(const struct ng_segment *seg, char *buf, size_t size);
@@ -66,6 +84,10 @@ bool ng_segment_maps(const struct ng_segment *seg, const struct ng_proc *pr, con
 /* Adds bytes to node in a node-ordered array, inserting the node if new.
  * 0 or -ENOMEM (array untouched). */
 int ng_node_bytes_add(struct ng_node_bytes **v, size_t *n, int node, uint64_t bytes);
+/* Resident bytes of the segments v[idx[0..n)] by where their placement
+ * came from, ret[source] (saturating). */
+void ng_segments_resident_by_source(const struct ng_segment *v, const size_t *idx, size_t n,
+                                    uint64_t ret[NG_SOURCE_COUNT_]);
 /* Bytes of the segment on node, 0 if none. */
 uint64_t ng_segment_node_bytes(const struct ng_segment *seg, int node);
 

@@ -41,6 +41,18 @@ const char *ng_method_name(enum ng_method m)
         return "unknown";
 }
 
+const char *ng_source_name(enum ng_source src)
+{
+        switch (src) {
+        case NG_SOURCE_NONE: return "none";
+        case NG_SOURCE_SEGMENT: return "segment";
+        case NG_SOURCE_COUNTER: return "counter";
+        case NG_SOURCE_ATTACHER: return "attacher";
+        case NG_SOURCE_COUNT_: break;
+        }
+        return "unknown";
+}
+
 const char *ng_segment_label(const struct ng_segment *seg, char *buf, size_t size)
 {
         if (seg->kind == NG_SEG_SYSV)
@@ -58,6 +70,19 @@ uint64_t ng_segment_node_bytes(const struct ng_segment *seg, int node)
         return 0;
 }
 
+void ng_segments_resident_by_source(const struct ng_segment *v, const size_t *idx, size_t n,
+                                    uint64_t ret[NG_SOURCE_COUNT_])
+{
+        for (int k = 0; k < NG_SOURCE_COUNT_; k++)
+                ret[k] = 0;
+        for (size_t i = 0; i < n; i++) {
+                const struct ng_segment *seg = &v[idx[i]];
+                unsigned src = seg->placement_source < NG_SOURCE_COUNT_ ? seg->placement_source : NG_SOURCE_NONE;
+                if (!ng_add_u64(ret[src], seg->resident_bytes, &ret[src]))
+                        ret[src] = UINT64_MAX;
+        }
+}
+
 static struct ng_segment *add(struct builder *b)
 {
         if (b->n == b->cap) {
@@ -72,6 +97,7 @@ static struct ng_segment *add(struct builder *b)
         }
         struct ng_segment *seg = &b->v[b->n++];
         memset(seg, 0, sizeof(*seg));
+        seg->placement_coverage = -1;
         return seg;
 }
 
@@ -114,6 +140,8 @@ static int add_files(struct builder *b)
                 seg->huge = f->kind == NG_SHM_FILE_HUGETLBFS;
                 seg->dev_major = f->dev_major;
                 seg->dev_minor = f->dev_minor;
+                seg->inode = f->inode;
+                seg->allocated_bytes = f->allocated_bytes;
         }
         return 0;
 }
@@ -428,12 +456,68 @@ static int scale_to_counter(struct ng_segment *seg, uint64_t counter)
         return 0;
 }
 
+/* The sample asked of the segment itself, if tier 1 or 2 reached it. */
+static const struct ng_sample *whole_sample(const struct ng_snapshot *s, const struct ng_segment *seg)
+{
+        switch (seg->kind) {
+        case NG_SEG_SYSV:
+                return ng_snapshot_whole_sample(s, true, 0, 0, seg->inode);
+        case NG_SEG_FILE:
+        case NG_SEG_ANON_SHARED:
+                return seg->huge ? NULL : ng_snapshot_whole_sample(s, false, seg->dev_major, seg->dev_minor, seg->inode);
+        case NG_SEG_PRIVATE:
+                break;
+        }
+        return NULL;
+}
+
+/* Every resident page counts, mapped by a process or not. The resident
+ * bytes: the kernel's count when it has one (SysV), else the file's pages
+ * now (st_blocks) or the data the sample walked, times the share of them
+ * the sample found resident. */
+static int place_whole(struct ng_segment *seg, const struct ng_sample *smp, uint64_t counter)
+{
+        double frac = smp->asked ? (double) smp->present / (double) smp->asked : 0;
+        uint64_t resident;
+        if (counter || seg->resident_source == NG_SOURCE_COUNTER)
+                resident = counter;
+        else if (seg->kind == NG_SEG_FILE && seg->allocated_bytes)
+                resident = (uint64_t) ((double) seg->allocated_bytes * frac);
+        else
+                resident = (uint64_t) ((double) smp->len * frac);
+        seg->resident_bytes = 0;
+        for (size_t k = 0; k < smp->n_np && smp->present; k++) {
+                uint64_t bytes = (uint64_t) ((double) resident * (double) smp->np[k].pages / (double) smp->present);
+                if (ng_node_bytes_add(&seg->nodes, &seg->n_nodes, smp->np[k].node, bytes) < 0)
+                        return -ENOMEM;
+                seg->resident_bytes += bytes;
+        }
+        if (seg->resident_source != NG_SOURCE_COUNTER)
+                seg->resident_source = NG_SOURCE_SEGMENT;
+        else
+                seg->resident_bytes = resident;
+        seg->placement_source = NG_SOURCE_SEGMENT;
+        seg->placement_coverage = 1;
+        seg->method = smp->exact ? NG_METHOD_EXACT : NG_METHOD_SAMPLED;
+        seg->rep_pid = smp->pid;
+        seg->rep_start = 0;
+        return 1;
+}
+
 static int place(struct builder *b)
 {
         for (size_t i = 0; i < b->n; i++) {
                 struct ng_segment *seg = &b->v[i];
                 fix_sysv_rss(seg);
                 uint64_t counter = seg->method == NG_METHOD_COUNTERS ? seg->resident_bytes : 0;
+                if (seg->method == NG_METHOD_COUNTERS)
+                        seg->resident_source = NG_SOURCE_COUNTER;
+                const struct ng_sample *w = whole_sample(b->s, seg);
+                if (w) {
+                        if (place_whole(seg, w, counter) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
                 size_t n;
                 const struct ng_proc **cand = candidates(b->s, seg, &n);
                 if (!cand)
@@ -444,8 +528,16 @@ static int place(struct builder *b)
                 free(cand);
                 if (r < 0)
                         return r;
-                if (r > 0 && counter)
+                if (r == 0)
+                        continue;
+                seg->placement_source = NG_SOURCE_ATTACHER;
+                if (counter) {
+                        seg->placement_coverage = seg->resident_bytes >= counter ? 1 :
+                                                  (double) seg->resident_bytes / (double) counter;
                         scale_to_counter(seg, counter);
+                } else {
+                        seg->resident_source = NG_SOURCE_ATTACHER;
+                }
         }
         return 0;
 }

@@ -99,6 +99,19 @@ static void instances(FILE *f, const struct ng_audit *a)
                         fprintf(f, "numaguard_instance_resident_bytes{db_instance=\"%s\",node=\"%d\"} %" PRIu64 "\n",
                                 name, in->nodes[j].node, in->nodes[j].bytes);
         }
+        family(f, "instance_resident_by_placement_source_bytes", "gauge",
+               "Resident shared memory of the instance by where its placement was measured: the segments' own "
+               "pages (segment), what an attacher maps (attacher), or not at all (none).");
+        for (size_t i = 0; i < a->n_instances; i++) {
+                const struct ng_instance *in = &a->instances[i];
+                uint64_t by[NG_SOURCE_COUNT_];
+                ng_metrics_escape(in->name, name, sizeof(name));
+                ng_segments_resident_by_source(a->segments, in->segs, in->n_segs, by);
+                for (enum ng_source k = NG_SOURCE_NONE; k < NG_SOURCE_COUNT_; k++)
+                        if (k != NG_SOURCE_COUNTER)
+                                fprintf(f, "numaguard_instance_resident_by_placement_source_bytes{db_instance=\"%s\","
+                                        "source=\"%s\"} %" PRIu64 "\n", name, ng_source_name(k), by[k]);
+        }
         family(f, "instance_shared_bytes", "gauge", "Size of the instance's shared segments.");
         for (size_t i = 0; i < a->n_instances; i++) {
                 ng_metrics_escape(a->instances[i].name, name, sizeof(name));

@@ -42,6 +42,11 @@ void ng_report_node_bars(const struct ng_snapshot *s, const struct ng_node_bytes
 struct json_object *ng_node_bytes_json(const struct ng_node_bytes *nb, size_t n);
 int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment *v, size_t n, FILE *f);
 struct json_object *ng_segment_json(const struct ng_segment *seg);
+/* How the segment's placement and resident bytes were measured, as the
+ * text outputs say it: "sampled over the segment's own pages via pid 812",
+ * "exact from pid 812's page tables, which map 40% of it; resident by the
+ * kernel's count". */
+const char *ng_report_placement_how(const struct ng_segment *seg, char *buf, size_t size);
 struct json_object *ng_report_segments_json(const struct ng_segment *v, size_t n);
 
 struct ng_audit;

@@ -133,10 +133,8 @@ static void print_segment(const struct ng_snapshot *s, const struct ng_segment *
                 ng_format_page_size(seg->page_kib, pg, sizeof(pg));
                 fprintf(f, " in %s pages", pg);
         }
-        fprintf(f, ", placement %s", ng_method_name(seg->method));
-        if (seg->rep_pid)
-                fprintf(f, " via pid %d", (int) seg->rep_pid);
-        fputc('\n', f);
+        char how[160];
+        fprintf(f, ", placement %s\n", ng_report_placement_how(seg, how, sizeof(how)));
         if (seg->method == NG_METHOD_SAMPLED || seg->method == NG_METHOD_EXACT)
                 ng_report_node_bars(s, seg->nodes, seg->n_nodes, seg->resident_bytes, "    ", f);
 }
@@ -209,6 +207,31 @@ static void print_owner(const struct ng_owner *ow, FILE *f)
                 ow->source);
 }
 
+/* Where the placement of the resident bytes came from: the segments' own
+ * pages (every resident page counts), or what attachers happen to map. */
+static void print_resident_sources(const struct ng_audit *a, const struct ng_instance *in, FILE *f)
+{
+        static const struct { enum ng_source src; const char *text; } parts[] = {
+                { NG_SOURCE_SEGMENT, "from the segments' own pages" },
+                { NG_SOURCE_ATTACHER, "from attachers' page tables" },
+                { NG_SOURCE_NONE, "unknown" },
+        };
+        uint64_t by[NG_SOURCE_COUNT_];
+        ng_segments_resident_by_source(a->segments, in->segs, in->n_segs, by);
+        bool first = true;
+        for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+                uint64_t b = by[parts[i].src];
+                if (!b)
+                        continue;
+                char h[24];
+                ng_format_kib(b / 1024, h, sizeof(h));
+                fprintf(f, "%s%s %s", first ? " (placement of " : ", ", h, parts[i].text);
+                first = false;
+        }
+        if (!first)
+                fputc(')', f);
+}
+
 static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_instance *in,
                            bool verbose, FILE *f)
 {
@@ -229,7 +252,9 @@ static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a
                 in->cgroup ? in->cgroup : "");
         if (in->owner)
                 print_owner(in->owner, f);
-        fprintf(f, "  shared memory %s, %s resident; page tables %s\n", sh, res, pte);
+        fprintf(f, "  shared memory %s, %s resident", sh, res);
+        print_resident_sources(a, in, f);
+        fprintf(f, "; page tables %s\n", pte);
         /* An unclaimed pseudo-instance is its one segment: never grouped. */
         bool group = !verbose && in->origin != NG_INST_UNCLAIMED;
         print_price(&in->price, f);
@@ -365,6 +390,13 @@ static struct json_object *instance_json(const struct ng_audit *a, const struct 
                                                                json_object_new_string(in->owner->name) : NULL);
         json_object_object_add(o, "shared_bytes", json_object_new_uint64(in->shared_bytes));
         json_object_object_add(o, "resident_bytes", json_object_new_uint64(in->resident_bytes));
+        uint64_t by[NG_SOURCE_COUNT_];
+        struct json_object *src = json_object_new_object();
+        ng_segments_resident_by_source(a->segments, in->segs, in->n_segs, by);
+        for (enum ng_source k = NG_SOURCE_NONE; k < NG_SOURCE_COUNT_; k++)
+                if (k != NG_SOURCE_COUNTER)     /* a counter places nothing */
+                        json_object_object_add(src, ng_source_name(k), json_object_new_uint64(by[k]));
+        json_object_object_add(o, "resident_bytes_by_placement_source", src);
         json_object_object_add(o, "page_tables_kib", json_object_new_uint64(in->vm_pte_kib));
         json_object_object_add(o, "hugetlb_kib", json_object_new_uint64(in->hugetlb_kib));
         json_object_object_add(o, "nodes", ng_node_bytes_json(in->nodes, in->n_nodes));

@@ -38,6 +38,31 @@ struct json_object *ng_node_bytes_json(const struct ng_node_bytes *nb, size_t n)
         return a;
 }
 
+const char *ng_report_placement_how(const struct ng_segment *seg, char *buf, size_t size)
+{
+        const char *method = ng_method_name(seg->method);
+        int len = 0;
+        switch (seg->placement_source) {
+        case NG_SOURCE_SEGMENT:
+                len = snprintf(buf, size, "%s over the segment's own pages", method);
+                if (seg->rep_pid && len >= 0 && (size_t) len < size)
+                        len += snprintf(buf + len, size - (size_t) len, " via pid %d", (int) seg->rep_pid);
+                break;
+        case NG_SOURCE_ATTACHER:
+                len = snprintf(buf, size, "%s from pid %d's page tables", method, (int) seg->rep_pid);
+                if (seg->placement_coverage >= 0 && seg->placement_coverage < 0.995 && len >= 0 && (size_t) len < size)
+                        len += snprintf(buf + len, size - (size_t) len, ", which map %.0f%% of it",
+                                        seg->placement_coverage * 100);
+                break;
+        default:
+                len = snprintf(buf, size, "%s", method);
+                break;
+        }
+        if (seg->resident_source == NG_SOURCE_COUNTER && len >= 0 && (size_t) len < size)
+                snprintf(buf + len, size - (size_t) len, "; resident by the kernel's count");
+        return buf;
+}
+
 int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment *v, size_t n, FILE *f)
 {
         assert(s && (v || n == 0) && f);
@@ -57,11 +82,10 @@ int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment
                         ng_format_page_size(seg->page_kib, pg, sizeof(pg));
                         fprintf(f, "%s pages, ", pg);
                 }
-                fprintf(f, "%" PRIu64 " attached%s%s, placement %s", seg->nattch, seg->dest ? ", removed (dest)" : "",
-                        seg->locked ? ", locked" : "", ng_method_name(seg->method));
-                if (seg->rep_pid)
-                        fprintf(f, " (pid %d)", (int) seg->rep_pid);
-                fputc('\n', f);
+                char how[160];
+                fprintf(f, "%" PRIu64 " attached%s%s, placement %s\n", seg->nattch,
+                        seg->dest ? ", removed (dest)" : "", seg->locked ? ", locked" : "",
+                        ng_report_placement_how(seg, how, sizeof(how)));
                 if (seg->method == NG_METHOD_NONE || seg->method == NG_METHOD_COUNTERS)
                         continue;
                 ng_report_node_bars(s, seg->nodes, seg->n_nodes, seg->resident_bytes, "  ", f);
@@ -91,6 +115,10 @@ struct json_object *ng_segment_json(const struct ng_segment *seg)
         json_object_object_add(o, "representative_pid", json_object_new_int(seg->rep_pid));
         json_object_object_add(o, "method", json_object_new_string(ng_method_name(seg->method)));
         json_object_object_add(o, "resident_bytes", json_object_new_uint64(seg->resident_bytes));
+        json_object_object_add(o, "resident_source", json_object_new_string(ng_source_name(seg->resident_source)));
+        json_object_object_add(o, "placement_source", json_object_new_string(ng_source_name(seg->placement_source)));
+        json_object_object_add(o, "placement_coverage", seg->placement_coverage >= 0 ?
+                               json_object_new_double(seg->placement_coverage) : NULL);
         json_object_object_add(o, "nodes", ng_node_bytes_json(seg->nodes, seg->n_nodes));
         return o;
 }

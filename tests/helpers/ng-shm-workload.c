@@ -33,6 +33,11 @@
  *                      pin as RDMA registration makes) until exit: its pages
  *                      cannot migrate (hugetlb segments: io_uring refuses other
  *                      file-backed memory)
+ *       --detach       once the children are attached, this process (the one
+ *                      that touched every page) detaches: the pages stay
+ *                      resident, and the attachers left map none of them
+ *                      (fork(2) copies no page tables of a shared mapping),
+ *                      as when a database's filler exits
  *   -r, --ready FILE   when everything is attached, write the report line to
  *                      FILE (atomically: FILE.tmp + rename)
  *   -S, --stop FILE    exit cleanly as soon as FILE exists
@@ -85,7 +90,7 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fputs("usage: ng-shm-workload sysv|file PATH|anon [-s MIB] [-H|--huge-1g|--huge-try] [-k KEY]\n"
-	      "       [-p N] [--split A,B] [--child-touch] [--pin] [-r READY_FILE] [-S STOP_FILE] [--keep] [-v]\n", f);
+	      "       [-p N] [--split A,B] [--child-touch] [--pin] [--detach] [-r READY_FILE] [-S STOP_FILE] [--keep] [-v]\n", f);
 }
 
 static int write_file_atomic(const char *path, const char *text)
@@ -138,14 +143,14 @@ static unsigned long mib = 32, page_kib = 4;
 static long nprocs = 2;
 static key_t key = IPC_PRIVATE;
 static const char *ready, *stop_file;
-static int keep, verbose, huge, huge_try, child_touch, pin;
+static int keep, verbose, huge, huge_try, child_touch, pin, detach;
 static int split_a = -1, split_b = -1;
 
 /* Options may come before and after the mode. Returns -1 to go on, else
  * the exit status. */
 static int parse_options(int argc, char **argv)
 {
-	enum { OPT_HUGE1G = 1000, OPT_KEEP, OPT_HUGETRY, OPT_CHILD_TOUCH, OPT_PIN, OPT_SPLIT };
+	enum { OPT_HUGE1G = 1000, OPT_KEEP, OPT_HUGETRY, OPT_CHILD_TOUCH, OPT_PIN, OPT_SPLIT, OPT_DETACH };
 	static const struct option opts[] = {
 		{ "size", required_argument, NULL, 's' },
 		{ "huge", no_argument, NULL, 'H' },
@@ -158,6 +163,7 @@ static int parse_options(int argc, char **argv)
 		{ "keep", no_argument, NULL, OPT_KEEP },
 		{ "child-touch", no_argument, NULL, OPT_CHILD_TOUCH },
 		{ "pin", no_argument, NULL, OPT_PIN },
+		{ "detach", no_argument, NULL, OPT_DETACH },
 		{ "split", required_argument, NULL, OPT_SPLIT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -178,6 +184,7 @@ static int parse_options(int argc, char **argv)
 		case OPT_KEEP: keep = 1; break;
 		case OPT_CHILD_TOUCH: child_touch = 1; break;
 		case OPT_PIN: pin = 1; break;
+		case OPT_DETACH: detach = 1; break;
 		case OPT_SPLIT:
 			if (sscanf(optarg, "%d,%d", &split_a, &split_b) != 2 || split_a < 0 || split_b < 0 ||
 			    split_a >= 64 || split_b >= 64) {
@@ -360,13 +367,27 @@ int main(int argc, char **argv)
 		}
 	}
 
+	void *addr = p;
+	if (detach) {
+		if (pin || child_touch || nchildren == 0) {
+			fprintf(stderr, "ng-shm-workload: --detach needs children and neither --pin nor --child-touch\n");
+			rc = 1;
+			goto out;
+		}
+		if (shmid >= 0 ? shmdt(p) : munmap(p, bytes)) {
+			fprintf(stderr, "ng-shm-workload: --detach: %s\n", strerror(errno));
+			rc = 1;
+			goto out;
+		}
+		p = NULL;
+	}
 	snprintf(report, sizeof report,
 		 "pid=%d kind=%s shmid=%d key=%d bytes=%zu page_kib=%lu addr=%p nattch=%d children=%s%s%s\n",
 		 (int)getpid(), strcmp(mode, "anon") == 0 ? "anon_shared" : mode, shmid, (int)key,
-		 bytes, page_kib, (void *)p, nchildren + 1, kids, path ? " path=" : "", path ? path : "");
+		 bytes, page_kib, addr, nchildren + (detach ? 0 : 1), kids, path ? " path=" : "", path ? path : "");
 	fputs(report, stdout);
 	fflush(stdout);
-	if (verbose)
+	if (verbose && p)
 		print_numa_maps_line(p);
 	if (ready && write_file_atomic(ready, report) != 0) {
 		fprintf(stderr, "ng-shm-workload: cannot write %s: %s\n", ready, strerror(errno));
@@ -385,7 +406,8 @@ out:
 	for (int i = 0; i < nchildren; i++)
 		waitpid(children[i], NULL, 0);
 	if (shmid >= 0) {
-		shmdt(p);
+		if (p)
+			shmdt(p);
 		if (!keep)
 			shmctl(shmid, IPC_RMID, NULL);
 	} else if (p && p != MAP_FAILED) {

@@ -13,6 +13,8 @@
 # audit.txt and audit.json (a missing one fails); audit runs
 # with the tree's numaguard/numaguard.conf when there is one.
 # BUILD: build directory (default build).
+# GOLDEN_UPDATE=1 (make golden-update) writes each differing output over the
+# captured one and prints the diff for review; never under CI.
 set -u
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
@@ -20,6 +22,11 @@ case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
 CTL=$B/numaguardctl
 TREES=$SRC/tests/fixtures/trees
 
+if [ "${GOLDEN_UPDATE:-0}" = 1 ] && [ -n "${CI:-}" ] && [ "${CI:-}" != false ] && [ "${CI:-}" != 0 ]; then
+        echo "1..1"
+        echo "not ok golden: GOLDEN_UPDATE=1 under CI would pass by rewriting what it checks"
+        exit 1
+fi
 if [ ! -x "$CTL" ]; then
         echo "not ok golden: $CTL not built"
         exit 1
@@ -81,6 +88,12 @@ check() {
                 norm "$out" < "$tmp/out" > "$tmp/out.n"
                 if cmp -s "$tmp/want.n" "$tmp/out.n"; then
                         echo "ok $id"
+                elif [ "${GOLDEN_UPDATE:-0}" = 1 ]; then
+                        # make golden-update: take the new output, show the change
+                        echo "# updated $want (- captured, + now):"
+                        diff -u "$tmp/want.n" "$tmp/out.n" | sed 's/^/#   /'
+                        cp "$tmp/out" "$want"
+                        echo "ok $id (updated)"
                 else
                         echo "not ok $id: --root output differs from $want (- captured, + now)"
                         diff -u "$tmp/want.n" "$tmp/out.n" | head -n 60 | sed 's/^/#   /'

@@ -184,9 +184,9 @@ static void compare(struct ng_picture *pic, const struct ng_path *p, const char 
         ng_snapshot_free(sf);
 }
 
-/* Tier 1 samples a segment in one of its attachers (the representative),
- * however many there are: each attacher sampled would multiply a poll's
- * move_pages(2) work by their number. */
+/* Tier 1 samples a segment once (itself, or in one of its attachers),
+ * however many attachers there are: each attacher sampled would multiply a
+ * poll's move_pages(2) work by their number. */
 static void one_representative(struct ng_picture *pic, const struct ng_path *p, const char *step)
 {
         struct ng_collect_opts o = NG_COLLECT_OPTS_DEFAULT;
@@ -196,6 +196,11 @@ static void one_representative(struct ng_picture *pic, const struct ng_path *p, 
         ck_assert_int_eq(ng_snapshot_collect(p, &o, &s), 0);
         size_t n = 0;
         for (size_t i = 0; i < s->n_samples; i++) {
+                /* asked of the segment itself (through one attacher's map_files) */
+                if (s->samples[i].whole) {
+                        n += s->samples[i].sysv && s->samples[i].inode == (uint64_t) shmid;
+                        continue;
+                }
                 const struct ng_proc *pr = ng_snapshot_proc(s, s->samples[i].pid);
                 for (size_t j = 0; pr && j < pr->n_maps; j++)
                         n += pr->maps[j].kind == NG_MAP_SYSV && pr->maps[j].inode == (uint64_t) shmid &&

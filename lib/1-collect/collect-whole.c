@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * collect: where every resident page of each shmem segment is, asked of the
+ * segment rather than of one attacher's page tables (sample-segment.c). A
+ * /dev/shm file is opened by its path, so a file whose filler closed it
+ * counts; a SysV or anonymous shared segment through the map_files link of
+ * any process that maps it, which reaches the segment's own file (mapping
+ * it there changes neither its attach count nor its last attacher). Live
+ * host only. Hugetlb segments are left to the attachers' page tables
+ * (collect-placement.c).
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "collect-internal.h"
+#include "ng-sample.h"
+#include "ng-snapshot.h"
+
+/* Samples at least this many pages of a small file, whatever its share. */
+#define MIN_FILE_SAMPLES 64
+
+static const struct ng_seg_key *find(const struct collector *c, bool sysv, unsigned major, unsigned minor,
+                                     uint64_t inode)
+{
+        for (size_t i = 0; i < c->n_whole; i++) {
+                const struct ng_seg_key *k = &c->whole[i];
+                if (k->sysv == sysv && k->inode == inode && k->major == major && k->minor == minor)
+                        return k;
+        }
+        return NULL;
+}
+
+bool ng_collect_whole_done(const struct collector *c, bool sysv, unsigned major, unsigned minor, uint64_t inode)
+{
+        const struct ng_seg_key *k = find(c, sysv, major, minor, inode);
+        return k && k->sampled;
+}
+
+/* sampled false: tried, and not this way (hugetlb). */
+static int mark(struct collector *c, bool sysv, unsigned major, unsigned minor, uint64_t inode, bool sampled)
+{
+        if (c->n_whole % 32 == 0) {
+                struct ng_seg_key *nv = realloc(c->whole, (c->n_whole + 32) * sizeof(*nv));
+                if (!nv)
+                        return -ENOMEM;
+                c->whole = nv;
+        }
+        c->whole[c->n_whole++] = (struct ng_seg_key) {
+                .sysv = sysv, .sampled = sampled, .major = major, .minor = minor, .inode = inode,
+        };
+        return 0;
+}
+
+/* Samples the segment behind fd and adds the result: 1 done, 0 not this
+ * way (hugetlb, not a regular file), <0 an error that ends the collection
+ * (-ENOMEM) or that must be told (a refused call). */
+static int sample_fd(struct collector *c, int fd, pid_t via, bool sysv, unsigned k, bool exact)
+{
+        struct ng_sample smp;
+        int r = ng_sample_segment_fd(fd, k, exact, NULL, &smp);
+        if (r == -EOPNOTSUPP || r == -EINVAL)
+                return 0;
+        if (r < 0)
+                return r;
+        smp.pid = via;
+        smp.sysv = sysv;
+        c->s->cost.pages_sampled += smp.asked;
+        r = ng_collect_add_sample(c->s, &smp);
+        if (r < 0) {
+                ng_sample_done(&smp);
+                return r;
+        }
+        return 1;
+}
+
+static void refused(struct collector *c, const char *path, int r)
+{
+        ng_collect_problem(c, path, "cannot ask where this segment's pages are: %s", strerror(-r));
+}
+
+static unsigned file_budget(const struct collector *c, uint64_t allocated, uint64_t total)
+{
+        unsigned k = c->o.sample_pages;
+        if (total == 0)
+                return MIN_FILE_SAMPLES;
+        uint64_t share = (uint64_t) ((double) k * (double) allocated / (double) total) + 1;
+        return share < MIN_FILE_SAMPLES ? MIN_FILE_SAMPLES : share > k ? k : (unsigned) share;
+}
+
+/* /dev/shm files, attached or not; the file opened must be the one listed. */
+static int sample_files(struct collector *c, bool exact)
+{
+        const struct ng_snapshot *s = c->s;
+        uint64_t total = 0;
+        for (size_t i = 0; i < s->n_files; i++)
+                if (s->files[i].kind == NG_SHM_FILE_TMPFS)
+                        total += s->files[i].allocated_bytes;
+        for (size_t i = 0; i < s->n_files; i++) {
+                const struct ng_shm_file *f = &s->files[i];
+                if (f->kind != NG_SHM_FILE_TMPFS || find(c, false, f->dev_major, f->dev_minor, f->inode))
+                        continue;
+                int fd = ng_path_open_segment(c->p, false, "%s", f->path);
+                if (fd == -ENOENT)
+                        continue;       /* removed since it was listed */
+                if (fd < 0) {
+                        refused(c, f->path, fd);
+                        continue;
+                }
+                struct stat st;
+                int r = 0;
+                if (fstat(fd, &st) == 0 && (uint64_t) st.st_ino == f->inode && major(st.st_dev) == f->dev_major &&
+                    minor(st.st_dev) == f->dev_minor)
+                        r = sample_fd(c, fd, 0, false, file_budget(c, f->allocated_bytes, total), exact);
+                close(fd);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        refused(c, f->path, r);
+                else if (r > 0 && (r = mark(c, false, f->dev_major, f->dev_minor, f->inode, true)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* SysV and anonymous shared segments through whoever maps them. */
+static int sample_mapped(struct collector *c, bool exact)
+{
+        struct ng_snapshot *s = c->s;
+        for (size_t i = 0; i < s->n_procs; i++) {
+                const struct ng_proc *pr = s->procs[i];
+                for (size_t j = 0; j < pr->n_maps; j++) {
+                        const struct ng_map *m = &pr->maps[j];
+                        bool sysv = m->kind == NG_MAP_SYSV;
+                        if ((!sysv && m->kind != NG_MAP_ANON_SHARED) || (m->page_kib && m->page_kib > 4) ||
+                            find(c, sysv, m->dev_major, m->dev_minor, m->inode))
+                                continue;
+                        c->current_pid = pr->pid;
+                        if (c->o.progress)
+                                c->o.progress(c->o.progress_data, pr->pid);
+                        char path[96];
+                        snprintf(path, sizeof(path), NG_PROC_DIR "/%d/map_files/%" PRIx64 "-%" PRIx64,
+                                 (int) pr->pid, m->start, m->end);
+                        int fd = ng_path_open_segment(c->p, true, "%s", path);
+                        if (fd < 0) {
+                                if (fd != -ENOENT)      /* gone: another attacher serves */
+                                        refused(c, path, fd);
+                                continue;
+                        }
+                        int r = sample_fd(c, fd, pr->pid, sysv, c->o.sample_pages, exact);
+                        close(fd);
+                        if (r == -ENOMEM)
+                                return r;
+                        if (r < 0)
+                                refused(c, path, r);
+                        /* Done, or hugetlb: either way not again this way. */
+                        if (r >= 0 && (r = mark(c, sysv, m->dev_major, m->dev_minor, m->inode, r > 0)) < 0)
+                                return r;
+                }
+        }
+        c->current_pid = 0;
+        return 0;
+}
+
+int ng_collect_whole(struct collector *c, bool exact)
+{
+        if (!ng_path_is_live(c->p))
+                return 0;
+        int r = sample_files(c, exact);
+        return r < 0 ? r : sample_mapped(c, exact);
+}
