@@ -132,7 +132,8 @@ int ctl_collect_for_audit_recorded(const struct ctl_opts *o, const struct ng_con
                 ng_path_set_recorder(p, count_read, &c);
         else
                 ng_path_set_recorder(p, recorder, userdata);
-        r = ng_collect_for_config(p, cfg, o->exact ? NG_PLACEMENT_EXACT : NG_PLACEMENT_AUTO, ret);
+        enum ng_placement pl = o->replayable ? NG_PLACEMENT_EXACT_FILES : o->exact ? NG_PLACEMENT_EXACT : NG_PLACEMENT_AUTO;
+        r = ng_collect_for_config(p, cfg, pl, ret);
         ctl_progress_stop(c.progress);
         ng_path_free(p);
         return r;

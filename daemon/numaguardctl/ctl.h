@@ -56,6 +56,7 @@ struct ctl_opts {
         const char *socket;     /* status, reload: --socket PATH */
         bool json;
         bool exact;
+        bool replayable;        /* exact from files only (snapshot) */
         bool verbose;           /* audit: every segment on its own line */
         bool dry_run;           /* corrections: show the writes, change nothing */
         bool persist;           /* hugepages reserve|apply: record the pools for boot too */

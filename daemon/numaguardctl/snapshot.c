@@ -200,10 +200,12 @@ static int run_tar(const char *out, const char *dir)
 
 static int collect_staged(const struct ctl_opts *o, const struct ng_config *cfg, struct stage *st)
 {
-        /* Tier 2 for every segment: the tree must carry placement, and
-         * move_pages(2) answers cannot be replayed from files. */
+        /* Tier 2 for every segment, from files: the tree must carry
+         * placement, and the answers of move_pages(2) or of the segment
+         * itself cannot be replayed from files. */
         struct ctl_opts exact = *o;
         exact.exact = true;
+        exact.replayable = true;
         exact.term = NULL;      /* the snapshot's own progress counts the files */
         struct ng_snapshot *s;
         int r = ctl_collect_for_audit_recorded(&exact, cfg, recorder, st, &s);

@@ -207,17 +207,6 @@ static int read_page_sizes(struct collector *c, struct ng_proc *pr, const struct
         return any;
 }
 
-int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp)
-{
-        if (s->n_samples % 32 == 0) {
-                struct ng_sample *nv = realloc(s->samples, (s->n_samples + 32) * sizeof(*nv));
-                if (!nv)
-                        return -ENOMEM;
-                s->samples = nv;
-        }
-        s->samples[s->n_samples++] = *smp;
-        return 0;
-}
 
 /* Tier 1: move_pages(2) on sample_pages addresses of each VMA of the
  * segments no earlier representative covered: never a segment twice. */
@@ -251,6 +240,9 @@ int ng_collect_placement(struct collector *c)
 {
         enum ng_placement pl = c->o.placement;
         bool live = ng_path_is_live(c->p);
+        bool files_only = pl == NG_PLACEMENT_EXACT_FILES || !live;
+        if (pl == NG_PLACEMENT_EXACT_FILES)
+                pl = NG_PLACEMENT_EXACT;
         if (pl == NG_PLACEMENT_AUTO || (pl == NG_PLACEMENT_SAMPLED && !live))
                 pl = live ? NG_PLACEMENT_SAMPLED : NG_PLACEMENT_EXACT;
         c->s->placement = pl;
@@ -263,7 +255,7 @@ int ng_collect_placement(struct collector *c)
                 return r;
         /* Shmem segments are asked of themselves, every resident page
          * counted; what is left (hugetlb, private memory) of an attacher. */
-        if (pl == NG_PLACEMENT_SAMPLED || pl == NG_PLACEMENT_EXACT) {
+        if (!files_only && (pl == NG_PLACEMENT_SAMPLED || pl == NG_PLACEMENT_EXACT)) {
                 r = ng_collect_whole(c, pl == NG_PLACEMENT_EXACT);
                 if (r < 0)
                         return r;

@@ -26,6 +26,18 @@
 /* Samples at least this many pages of a small file, whatever its share. */
 #define MIN_FILE_SAMPLES 64
 
+int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp)
+{
+        if (s->n_samples % 32 == 0) {
+                struct ng_sample *nv = realloc(s->samples, (s->n_samples + 32) * sizeof(*nv));
+                if (!nv)
+                        return -ENOMEM;
+                s->samples = nv;
+        }
+        s->samples[s->n_samples++] = *smp;
+        return 0;
+}
+
 static const struct ng_seg_key *find(const struct collector *c, bool sysv, unsigned major, unsigned minor,
                                      uint64_t inode)
 {

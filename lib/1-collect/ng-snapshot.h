@@ -160,6 +160,11 @@ enum ng_placement {
         /* Tier 2: numa_maps of one attached process per segment (see
          * ng_proc_rep_cmp). Never one read per attacher. */
         NG_PLACEMENT_EXACT,
+        /* Tier 2 from files only: what a captured tree can reproduce
+         * (numaguardctl snapshot). One attacher's numa_maps per segment;
+         * the segments themselves are not asked, since their answers are
+         * no file. */
+        NG_PLACEMENT_EXACT_FILES,
 };
 
 struct ng_pidfile {

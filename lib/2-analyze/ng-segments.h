@@ -32,6 +32,7 @@ enum ng_source {
         NG_SOURCE_SEGMENT,      /* the segment's own pages, mapped or not (tier 1 or 2 asked of it) */
         NG_SOURCE_COUNTER,      /* the kernel's count for the whole segment (/proc/sysvipc/shm rss) */
         NG_SOURCE_ATTACHER,     /* the pages one attacher (rep_pid) maps: its page tables only */
+        NG_SOURCE_POOL,         /* per-node hugepage pool counters: the segment is all its pool holds */
         NG_SOURCE_COUNT_
 };
 
@@ -74,7 +75,7 @@ void ng_segments_free(struct ng_segment *v, size_t n);
 
 const char *ng_seg_kind_name(enum ng_seg_kind k);
 const char *ng_method_name(enum ng_method m);
-/* "none", "segment", "counter", "attacher" */
+/* "none", "segment", "counter", "attacher", "pool" */
 const char *ng_source_name(enum ng_source src);
 /* How messages name a segment: "shmid 5 (key 0x0052e2c1)" for SysV (keys
  * are often IPC_PRIVATE, shmids are unique), else its name. */

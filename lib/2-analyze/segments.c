@@ -9,15 +9,11 @@
 #include <string.h>
 
 #include "ng-segments.h"
+#include "segments-internal.h"
 #include "ng-units.h"
 
 #define MAX_SEGMENTS 1000000
 
-struct builder {
-        const struct ng_snapshot *s;
-        struct ng_segment *v;
-        size_t n, cap;
-};
 
 const char *ng_seg_kind_name(enum ng_seg_kind k)
 {
@@ -48,6 +44,7 @@ const char *ng_source_name(enum ng_source src)
         case NG_SOURCE_SEGMENT: return "segment";
         case NG_SOURCE_COUNTER: return "counter";
         case NG_SOURCE_ATTACHER: return "attacher";
+        case NG_SOURCE_POOL: return "pool";
         case NG_SOURCE_COUNT_: break;
         }
         return "unknown";
@@ -142,6 +139,13 @@ static int add_files(struct builder *b)
                 seg->dev_minor = f->dev_minor;
                 seg->inode = f->inode;
                 seg->allocated_bytes = f->allocated_bytes;
+                /* hugetlbfs pages are never swapped: its allocated pages
+                 * are resident, counted by the kernel for the whole file.
+                 * A captured tree's copies hold no such count. */
+                if (seg->huge && f->allocated_bytes) {
+                        seg->method = NG_METHOD_COUNTERS;
+                        seg->resident_bytes = f->allocated_bytes;
+                }
         }
         return 0;
 }
@@ -249,298 +253,7 @@ static int collect_attachers(struct builder *b)
         return 0;
 }
 
-bool ng_segment_maps(const struct ng_segment *seg, const struct ng_proc *pr, const struct ng_map *m)
-{
-        switch (seg->kind) {
-        case NG_SEG_SYSV:
-                return m->kind == NG_MAP_SYSV && m->inode == seg->inode;
-        case NG_SEG_FILE:
-                return m->kind == NG_MAP_FILE_SHARED && !strcmp(m->path, seg->name);
-        case NG_SEG_ANON_SHARED:
-                return m->kind == NG_MAP_ANON_SHARED && m->inode == seg->inode &&
-                       m->dev_major == seg->dev_major && m->dev_minor == seg->dev_minor;
-        case NG_SEG_PRIVATE:
-                return m->kind == NG_MAP_ANON_PRIVATE && pr->pid == seg->pids[0] && m->start == seg->rep_start;
-        }
-        return false;
-}
 
-int ng_node_bytes_add(struct ng_node_bytes **v, size_t *n, int node, uint64_t bytes)
-{
-        size_t i = 0;
-        while (i < *n && (*v)[i].node < node)
-                i++;
-        if (i < *n && (*v)[i].node == node) {
-                (*v)[i].bytes += bytes;
-                return 0;
-        }
-        struct ng_node_bytes *nn = realloc(*v, (*n + 1) * sizeof(*nn));
-        if (!nn)
-                return -ENOMEM;
-        *v = nn;
-        memmove(&nn[i + 1], &nn[i], (*n - i) * sizeof(*nn));
-        nn[i] = (struct ng_node_bytes) { .node = node, .bytes = bytes };
-        (*n)++;
-        return 0;
-}
-
-static const struct ng_numa_map *numa_map_at(const struct ng_proc *pr, uint64_t start)
-{
-        for (size_t i = 0; i < pr->n_numa_maps; i++)
-                if (pr->numa_maps[i].start == start)
-                        return &pr->numa_maps[i];
-        return NULL;
-}
-
-struct vma_walk {
-        uint64_t lo[64], hi[64];
-        size_t n;
-};
-
-/* A segment attached twice by one process is counted once: a VMA whose file
- * offsets were already seen is a second attach. */
-static bool vma_first_time(struct vma_walk *w, const struct ng_map *m)
-{
-        uint64_t lo = m->offset, hi = m->offset + (m->end - m->start);
-        for (size_t k = 0; k < w->n; k++)
-                if (lo < w->hi[k] && w->lo[k] < hi)
-                        return false;
-        if (w->n < 64) {
-                w->lo[w->n] = lo;
-                w->hi[w->n++] = hi;
-        }
-        return true;
-}
-
-/* Tier 2: sums the representative's numa_maps over the segment's VMAs. */
-static int place_exact(struct ng_segment *seg, const struct ng_proc *pr)
-{
-        struct vma_walk w = {0};
-        bool any = false;
-
-        for (size_t j = 0; j < pr->n_maps; j++) {
-                const struct ng_map *m = &pr->maps[j];
-                if (!ng_segment_maps(seg, pr, m) || !vma_first_time(&w, m))
-                        continue;
-                const struct ng_numa_map *nm = numa_map_at(pr, m->start);
-                if (!nm)
-                        continue;
-                if (!any) {
-                        seg->rep_start = m->start;
-                        seg->resident_bytes = 0;
-                        any = true;
-                }
-                if (nm->kernelpagesize_kib)
-                        seg->page_kib = nm->kernelpagesize_kib;
-                seg->huge |= nm->huge;
-                uint64_t page_bytes = ng_kib_bytes_sat(nm->kernelpagesize_kib ? nm->kernelpagesize_kib : 4);
-                for (size_t k = 0; k < nm->n_np; k++) {
-                        uint64_t bytes = ng_mul_sat(nm->np[k].pages, page_bytes);
-                        if (ng_node_bytes_add(&seg->nodes, &seg->n_nodes, nm->np[k].node, bytes) < 0)
-                                return -ENOMEM;
-                        seg->resident_bytes += bytes;
-                }
-        }
-        if (any) {
-                seg->rep_pid = pr->pid;
-                seg->method = NG_METHOD_EXACT;
-        }
-        return any;
-}
-
-/* Tier 1: every VMA of the segment in the representative is sampled on
- * its own (mbind(2) or mprotect(2) on part of a segment splits it: Oracle's
- * NUMA support binds parts of the SGA to nodes). Each VMA's shares are
- * scaled to its own resident estimate, the present fraction of its length,
- * before they are added: equal sample counts from a 192 MiB and a 64 MiB
- * VMA must not weigh the same. */
-static int place_sampled(const struct ng_snapshot *s, struct ng_segment *seg, const struct ng_proc *pr)
-{
-        struct vma_walk w = {0};
-        uint64_t first = 0;
-        bool any = false;
-        struct { int node; double bytes; } acc[64];
-        size_t n_acc = 0;
-
-        for (size_t j = 0; j < pr->n_maps; j++) {
-                const struct ng_map *m = &pr->maps[j];
-                if (!ng_segment_maps(seg, pr, m) || !vma_first_time(&w, m))
-                        continue;
-                const struct ng_sample *smp = ng_snapshot_sample(s, pr->pid, m->start);
-                if (!smp || !smp->asked)
-                        continue;
-                if (!any)
-                        first = m->start;
-                any = true;
-                for (size_t k = 0; k < smp->n_np && smp->present; k++) {
-                        /* len * present / asked resident, np / present of it on the node */
-                        double bytes = (double) smp->len * (double) smp->np[k].pages / (double) smp->asked;
-                        size_t i = 0;
-                        while (i < n_acc && acc[i].node != smp->np[k].node)
-                                i++;
-                        if (i == n_acc) {
-                                if (n_acc == 64)
-                                        continue;
-                                acc[n_acc].node = smp->np[k].node;
-                                acc[n_acc++].bytes = 0;
-                        }
-                        acc[i].bytes += bytes;
-                }
-        }
-        if (!any)
-                return 0;
-        seg->resident_bytes = 0;
-        for (size_t i = 0; i < n_acc; i++) {
-                uint64_t bytes = (uint64_t) acc[i].bytes;
-                if (ng_node_bytes_add(&seg->nodes, &seg->n_nodes, acc[i].node, bytes) < 0)
-                        return -ENOMEM;
-                seg->resident_bytes += bytes;
-        }
-        seg->rep_pid = pr->pid;
-        seg->rep_start = first;
-        seg->method = NG_METHOD_SAMPLED;
-        return 1;
-}
-
-/* Linux 6.18 counts a hugetlb SysV segment's rss in /proc/sysvipc/shm once
- * per base page of every huge page (a 4 MiB SHM_HUGETLB segment shows
- * 2 GiB); 6.1 does not. Undo the factor, and never believe more than the
- * segment's size in whole pages (a 56-byte segment holds one 4 KiB page). */
-static void fix_sysv_rss(struct ng_segment *seg)
-{
-        uint64_t page = ng_kib_bytes_sat(seg->page_kib ? seg->page_kib : 4);
-        uint64_t limit = (seg->bytes + page - 1) / page * page;
-        if (seg->kind != NG_SEG_SYSV || seg->method != NG_METHOD_COUNTERS || seg->resident_bytes <= limit)
-                return;
-        if (seg->page_kib > 4)
-                seg->resident_bytes /= seg->page_kib / 4;
-        if (seg->resident_bytes > limit)
-                seg->resident_bytes = limit;
-}
-
-static int cmp_rep(const void *a, const void *b)
-{
-        return ng_proc_rep_cmp(*(const struct ng_proc *const *) a, *(const struct ng_proc *const *) b);
-}
-
-/* The attachers in the order collect chose representatives in. */
-static const struct ng_proc **candidates(const struct ng_snapshot *s, const struct ng_segment *seg, size_t *ret_n)
-{
-        const struct ng_proc **v = malloc((seg->n_pids + 1) * sizeof(*v));
-        size_t n = 0;
-        if (!v)
-                return NULL;
-        for (size_t k = 0; k < seg->n_pids; k++) {
-                const struct ng_proc *pr = ng_snapshot_proc(s, seg->pids[k]);
-                if (pr)
-                        v[n++] = pr;
-        }
-        qsort(v, n, sizeof(*v), cmp_rep);
-        *ret_n = n;
-        return v;
-}
-
-/* numa_maps and move_pages(2) see the pages in the representative's page
- * tables only; the kernel's counter of a SysV segment sees every resident
- * page. Keep the shares, scale them to the counter. */
-static int scale_to_counter(struct ng_segment *seg, uint64_t counter)
-{
-        if (counter <= seg->resident_bytes || seg->resident_bytes == 0)
-                return 0;
-        uint64_t sum = 0;
-        for (size_t i = 0; i < seg->n_nodes; i++) {
-                seg->nodes[i].bytes = (uint64_t) ((double) seg->nodes[i].bytes * counter / seg->resident_bytes);
-                sum += seg->nodes[i].bytes;
-        }
-        seg->resident_bytes = sum;
-        return 0;
-}
-
-/* The sample asked of the segment itself, if tier 1 or 2 reached it. */
-static const struct ng_sample *whole_sample(const struct ng_snapshot *s, const struct ng_segment *seg)
-{
-        switch (seg->kind) {
-        case NG_SEG_SYSV:
-                return ng_snapshot_whole_sample(s, true, 0, 0, seg->inode);
-        case NG_SEG_FILE:
-        case NG_SEG_ANON_SHARED:
-                return seg->huge ? NULL : ng_snapshot_whole_sample(s, false, seg->dev_major, seg->dev_minor, seg->inode);
-        case NG_SEG_PRIVATE:
-                break;
-        }
-        return NULL;
-}
-
-/* Every resident page counts, mapped by a process or not. The resident
- * bytes: the kernel's count when it has one (SysV), else the file's pages
- * now (st_blocks) or the data the sample walked, times the share of them
- * the sample found resident. */
-static int place_whole(struct ng_segment *seg, const struct ng_sample *smp, uint64_t counter)
-{
-        double frac = smp->asked ? (double) smp->present / (double) smp->asked : 0;
-        uint64_t resident;
-        if (counter || seg->resident_source == NG_SOURCE_COUNTER)
-                resident = counter;
-        else if (seg->kind == NG_SEG_FILE && seg->allocated_bytes)
-                resident = (uint64_t) ((double) seg->allocated_bytes * frac);
-        else
-                resident = (uint64_t) ((double) smp->len * frac);
-        seg->resident_bytes = 0;
-        for (size_t k = 0; k < smp->n_np && smp->present; k++) {
-                uint64_t bytes = (uint64_t) ((double) resident * (double) smp->np[k].pages / (double) smp->present);
-                if (ng_node_bytes_add(&seg->nodes, &seg->n_nodes, smp->np[k].node, bytes) < 0)
-                        return -ENOMEM;
-                seg->resident_bytes += bytes;
-        }
-        if (seg->resident_source != NG_SOURCE_COUNTER)
-                seg->resident_source = NG_SOURCE_SEGMENT;
-        else
-                seg->resident_bytes = resident;
-        seg->placement_source = NG_SOURCE_SEGMENT;
-        seg->placement_coverage = 1;
-        seg->method = smp->exact ? NG_METHOD_EXACT : NG_METHOD_SAMPLED;
-        seg->rep_pid = smp->pid;
-        seg->rep_start = 0;
-        return 1;
-}
-
-static int place(struct builder *b)
-{
-        for (size_t i = 0; i < b->n; i++) {
-                struct ng_segment *seg = &b->v[i];
-                fix_sysv_rss(seg);
-                uint64_t counter = seg->method == NG_METHOD_COUNTERS ? seg->resident_bytes : 0;
-                if (seg->method == NG_METHOD_COUNTERS)
-                        seg->resident_source = NG_SOURCE_COUNTER;
-                const struct ng_sample *w = whole_sample(b->s, seg);
-                if (w) {
-                        if (place_whole(seg, w, counter) < 0)
-                                return -ENOMEM;
-                        continue;
-                }
-                size_t n;
-                const struct ng_proc **cand = candidates(b->s, seg, &n);
-                if (!cand)
-                        return -ENOMEM;
-                int r = 0;
-                for (size_t k = 0; k < n && r == 0; k++)
-                        r = cand[k]->has_numa_maps ? place_exact(seg, cand[k]) : place_sampled(b->s, seg, cand[k]);
-                free(cand);
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        continue;
-                seg->placement_source = NG_SOURCE_ATTACHER;
-                if (counter) {
-                        seg->placement_coverage = seg->resident_bytes >= counter ? 1 :
-                                                  (double) seg->resident_bytes / (double) counter;
-                        scale_to_counter(seg, counter);
-                } else {
-                        seg->resident_source = NG_SOURCE_ATTACHER;
-                }
-        }
-        return 0;
-}
 
 int ng_segments_build(const struct ng_snapshot *s, struct ng_segment **ret, size_t *ret_n)
 {
@@ -552,7 +265,7 @@ int ng_segments_build(const struct ng_snapshot *s, struct ng_segment **ret, size
         if (r >= 0)
                 r = collect_attachers(&b);
         if (r >= 0)
-                r = place(&b);
+                r = ng_segments_place(&b);
         if (r < 0) {
                 ng_segments_free(b.v, b.n);
                 return r;
