@@ -9,6 +9,8 @@
  *   enforce.c  corrections in enforce mode
  *   sink.c     where alerts go: journald, syslog or a JSON-lines file
  *   server.c   the control socket (numaguardctl status/reload)
+ *   listen.c   its place in the file system: the directory checked, the
+ *              socket bound and handed to status_group without a race
  *   status.c   what `status` answers, text and JSON
  *   metrics.c  the Prometheus textfile, written atomically
  *   log.c      the daemon's own log lines
@@ -186,12 +188,34 @@ struct server;
 typedef int (*server_handler_fn)(struct manager *m, const struct peer *p, const char *request,
                                  FILE *out, char *why, size_t whylen);
 
+/* Returns 0 or -errno with a one-line reason, naming the path, in why. */
 int server_new(sd_event *e, const char *path, const char *group, struct manager *m,
-               server_handler_fn handler, struct server **ret);
+               server_handler_fn handler, struct server **ret, char *why, size_t whylen);
 struct server *server_free(struct server *s);
 const char *server_path(const struct server *s);
 /* Resolved status_group, (gid_t)-1 when none. */
 gid_t server_status_gid(const struct server *s);
+
+/* ---- listen.c: the control socket's place in the file system ----------- */
+
+struct socket_place {
+        int dir_fd;             /* O_PATH of the socket's directory, -1: none */
+        char name[108];         /* the socket's name in it */
+        bool bound;
+};
+
+/* "a regular file", "a FIFO"...: what st_mode says is there. */
+const char *file_type_name(mode_t mode);
+/* Binds the unix socket fd at path, mode 0600, in a directory only root can
+ * change (refused otherwise), after removing a stale socket of an earlier
+ * run. Returns 0 or -errno with a one-line reason naming the path or its
+ * directory in why (-EADDRINUSE: another numaguardd answers there, -EEXIST:
+ * something that is not a socket is there). */
+int socket_place_bind(struct socket_place *p, int fd, const char *path, char *why, size_t whylen);
+/* Gives the bound socket to group gid, mode 0660. 0 or -errno and why. */
+int socket_place_give(const struct socket_place *p, const char *path, gid_t gid, char *why, size_t whylen);
+/* Removes the socket if a socket is still at its name; closes the directory. */
+void socket_place_release(struct socket_place *p);
 
 /* ---- enforce.c: corrections in enforce mode ----------------------------- */
 

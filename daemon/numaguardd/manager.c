@@ -344,10 +344,9 @@ int manager_new(const struct manager_opts *o, struct manager **ret, bool *ret_co
                 log_error_errno(r, "Setting up signals");
         if (r >= 0 && !o->once) {
                 const char *sock = o->socket_path ? o->socket_path : m->config->socket_path;
-                r = server_new(m->event, sock, m->config->status_group, m, on_request, &m->server);
+                r = server_new(m->event, sock, m->config->status_group, m, on_request, &m->server, why, sizeof(why));
                 if (r < 0)
-                        log_error_errno(r, "Control socket %s%s", sock,
-                                        r == -EADDRINUSE ? " is in use by a running numaguardd" : "");
+                        log_full(LOG_ERR, 0, "Control socket: %s", why);
         }
         if (r >= 0 && (r = sd_event_add_time_relative(m->event, &m->timer, CLOCK_MONOTONIC, 0, 0,
                                                        on_timer, m)) < 0)
