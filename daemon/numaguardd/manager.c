@@ -30,12 +30,16 @@ struct reload_diag {
 static void on_config_diag(void *userdata, int level, const char *file, unsigned line, const char *msg)
 {
         struct reload_diag *d = userdata;
+        char num[16] = "";
+        /* Line 0: about the file as a whole ("is a FIFO, ..."). */
+        if (line)
+                snprintf(num, sizeof(num), ":%u:", line);
         if (level > LOG_ERR) {
-                log_warning("%s:%u: %s", file, line, msg);
+                log_warning("%s%s %s", file, num, msg);
                 return;
         }
         if (d->errors++ == 0)
-                snprintf(d->first, sizeof(d->first), "%s:%u: %s", file, line, msg);
+                snprintf(d->first, sizeof(d->first), "%s%s %s", file, num, msg);
 }
 
 /* Under the unit's ProtectSystem=strict every directory outside its
