@@ -7,7 +7,9 @@
  *              watchdog, sd_notify
  *   alerts.c   finding -> alert transitions (raise/clear, damping)
  *   enforce.c  corrections in enforce mode
- *   sink.c     where alerts go: journald, syslog or a JSON-lines file
+ *   sink.c     where alerts go: journald, syslog or a JSON-lines file,
+ *              and whether each delivers
+ *   syslog.c   /dev/log, written so that a failure is known
  *   server.c   the control socket (numaguardctl status/reload)
  *   listen.c   its place in the file system: the directory checked, the
  *              socket bound and handed to status_group without a race
@@ -120,18 +122,51 @@ enum sink_kind {
         SINK_JOURNAL,
         SINK_SYSLOG,
         SINK_FILE,      /* JSON lines with the journal's fields: tests, debugging */
+        SINK_KINDS_
+};
+
+/* syslog.c: /dev/log, written without syslog(3), which drops messages
+ * without a word. */
+#define SYSLOG_SOCKET "/dev/log"
+struct syslog_conn {
+        int fd;         /* -1: not connected */
+        bool stream;    /* a SOCK_STREAM logger: messages end with a NUL */
+        bool congested; /* the last wait for room in its queue timed out */
+};
+/* 0 or -errno (-ENOENT: no /dev/log). */
+int syslog_connect(struct syslog_conn *c);
+void syslog_disconnect(struct syslog_conn *c);
+/* One message at priority (facility daemon); connects when not connected
+ * and once more after the logger restarted. Waits 100 ms at most for room
+ * in the logger's queue. 0 or -errno. */
+int syslog_send(struct syslog_conn *c, int priority, const char *msg);
+
+/* Whether a sink delivers: status and numaguard_alert_sink_up. */
+struct sink_health {
+        bool used;              /* the sink or the fallback of the journal/syslog pair */
+        bool up;                /* the last delivery (before any, the check at start) worked */
+        int error;              /* -errno of the last failure, 0 */
+        uint64_t failures;      /* deliveries that failed */
 };
 
 struct alert_sink {
-        enum sink_kind kind;
+        enum sink_kind kind;    /* the primary */
         FILE *file;
+        struct syslog_conn syslog;
+        struct sink_health health[SINK_KINDS_];
+        uint64_t lost;          /* alerts no sink took: written to stderr */
 };
 
 /* path non-NULL: SINK_FILE appending to path; otherwise the journal when
- * /run/systemd/journal/socket exists, syslog when it does not. */
+ * /run/systemd/journal/socket exists, syslog when it does not, each the
+ * other's fallback (then standard error). Says once at start when the
+ * primary cannot be reached. */
 int sink_open(struct alert_sink *s, const char *path);
 void sink_close(struct alert_sink *s);
 const char *sink_name(const struct alert_sink *s);
+const char *sink_kind_name(enum sink_kind kind);
+/* The socket a sink writes to ("/dev/log"), "the file" for SINK_FILE. */
+const char *sink_kind_path(enum sink_kind kind);
 void sink_emit(void *userdata, enum alert_event_kind kind, const struct alert *a);
 /* The fixed MESSAGE_ID of an event (systemd/numaguard.catalog), 32 hex. */
 const char *sink_message_id(enum alert_event_kind kind, enum ng_code code);
@@ -143,9 +178,9 @@ enum daemon_event {
 };
 struct ng_action_result;
 /* One correction carried out by the daemon: NOTICE with its MESSAGE_ID. */
-void sink_action(const struct alert_sink *s, enum ng_correction kind, const char *instance,
+void sink_action(struct alert_sink *s, enum ng_correction kind, const char *instance,
                  const struct ng_action_result *res);
-void sink_daemon_event(const struct alert_sink *s, enum daemon_event ev, int priority,
+void sink_daemon_event(struct alert_sink *s, enum daemon_event ev, int priority,
                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* ---- server.c: control socket ------------------------------------------- */
