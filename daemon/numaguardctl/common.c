@@ -86,7 +86,11 @@ int ctl_render_segments(const struct ng_snapshot *s, bool json, FILE *f)
 static void config_diag(void *userdata, int level, const char *file, unsigned line, const char *msg)
 {
         (void) userdata;
-        fprintf(stderr, "numaguardctl: %s:%u: %s%s\n", file, line, level <= LOG_ERR ? "" : "warning: ", msg);
+        const char *warn = level <= LOG_ERR ? "" : "warning: ";
+        if (line)
+                fprintf(stderr, "numaguardctl: %s:%u: %s%s\n", file, line, warn, msg);
+        else    /* about the file as a whole: "is a FIFO, ..." */
+                fprintf(stderr, "numaguardctl: %s %s%s\n", file, warn, msg);
 }
 
 /* The default file may be absent (built-in defaults); an explicit one not. */

@@ -125,21 +125,30 @@ static int run_and_report(const struct ctl_opts *o, const struct ng_act_hugepage
         return r;
 }
 
-static int check_node(const struct ctl_opts *o, const struct ng_snapshot *s)
+/* A node that is not online or has no memory: the request is refused as
+ * a safety check refuses (exit 2, numaguardctl(1)), not failed as an
+ * unreadable host. Returns 0, or the exit status of the refusal. */
+static int check_node(const struct ctl_opts *o, const struct ng_snapshot *s, const char *target)
 {
         if (o->node < 0)
                 return 0;
         const struct ng_node *nd = ng_snapshot_node(s, o->node);
         char online[256];
-        ng_bitmap_format_list(&s->topo.online, online, sizeof(online));
-        if (!nd)
-                fprintf(stderr, "numaguardctl: --node %d: no such node online (online: %s)\n", o->node,
-                        online[0] ? online : "none");
-        else if (!nd->has_memory)
-                fprintf(stderr, "numaguardctl: --node %d: the node has no memory\n", o->node);
-        else
+        if (nd && nd->has_memory)
                 return 0;
-        return -ENXIO;
+        struct ng_action_result *res = calloc(1, sizeof(*res));
+        if (!res)
+                return ctl_fail("hugepages", -ENOMEM);
+        ng_bitmap_format_list(&s->topo.online, online, sizeof(online));
+        res->outcome = NG_OUTCOME_REFUSED;
+        if (!nd)
+                snprintf(res->summary, sizeof(res->summary), "--node %d: no such node online (online: %s)", o->node,
+                         online[0] ? online : "none");
+        else
+                snprintf(res->summary, sizeof(res->summary), "--node %d: the node has no memory", o->node);
+        int r = ctl_action_emit(o, NG_CORRECTION_HUGEPAGES, target, NULL, res, NULL);
+        free(res);
+        return r;
 }
 
 static int reserve_with(const struct ctl_opts *o, const struct ng_config *cfg, const struct ng_snapshot *s,
@@ -153,20 +162,21 @@ static int reserve_with(const struct ctl_opts *o, const struct ng_config *cfg, c
                         sizes);
                 return NG_EXIT_UNKNOWN;
         }
-        if (check_node(o, s) < 0)
-                return NG_EXIT_UNKNOWN;
+        if (o->node >= 0)
+                snprintf(target, sizeof(target), "%s node %d", size, o->node);
+        else
+                snprintf(target, sizeof(target), "%s all nodes", size);
+        int r = check_node(o, s, target);
+        if (r != 0)
+                return r;
         struct ng_act_hugepages *a;
-        int r = ng_act_hugepages_plan_reserve(s, cfg->node_free_floor_bytes, page_kib, (uint64_t) o->pages, o->node, &a);
+        r = ng_act_hugepages_plan_reserve(s, cfg->node_free_floor_bytes, page_kib, (uint64_t) o->pages, o->node, &a);
         if (r == -EOPNOTSUPP) {
                 fprintf(stderr, "numaguardctl: a node in scope has no %s pool\n", size);
                 return NG_EXIT_UNKNOWN;
         }
         if (r < 0)
                 return ctl_fail("planning the reservation", r);
-        if (o->node >= 0)
-                snprintf(target, sizeof(target), "%s node %d", size, o->node);
-        else
-                snprintf(target, sizeof(target), "%s all nodes", size);
         r = run_and_report(o, a, target);
         ng_act_hugepages_free(a);
         return r;

@@ -194,7 +194,14 @@ static int rebalance_instance(const struct ctl_opts *o, const struct ng_snapshot
                 worst = r > worst ? r : worst;
                 done++;
         }
-        if (done == 0) {
+        if (done == 0 && in->n_pids == 0) {
+                /* Nothing of it runs: not "nothing to do", which would
+                 * tell a script the instance is fine. */
+                struct ng_action_result res = { .outcome = NG_OUTCOME_REFUSED };
+                snprintf(res.summary, sizeof(res.summary), "instance %s was not found: no process matches it "
+                         "(INSTANCE_NOT_FOUND), so it has no shared segment to rebalance", in->name);
+                worst = ctl_action_emit(o, NG_CORRECTION_REBALANCE, in->name, NULL, &res, segs);
+        } else if (done == 0) {
                 struct ng_action_result res = { .outcome = o->dry_run ? NG_OUTCOME_DRY_RUN : NG_OUTCOME_NOOP };
                 snprintf(res.summary, sizeof(res.summary), "no shared segment to rebalance");
                 worst = ctl_action_emit(o, NG_CORRECTION_REBALANCE, in->name, NULL, &res, segs);

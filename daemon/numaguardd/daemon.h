@@ -7,8 +7,12 @@
  *              watchdog, sd_notify
  *   alerts.c   finding -> alert transitions (raise/clear, damping)
  *   enforce.c  corrections in enforce mode
- *   sink.c     where alerts go: journald, syslog or a JSON-lines file
+ *   sink.c     where alerts go: journald, syslog or a JSON-lines file,
+ *              and whether each delivers
+ *   syslog.c   /dev/log, written so that a failure is known
  *   server.c   the control socket (numaguardctl status/reload)
+ *   listen.c   its place in the file system: the directory checked, the
+ *              socket bound and handed to status_group without a race
  *   status.c   what `status` answers, text and JSON
  *   metrics.c  the Prometheus textfile, written atomically
  *   log.c      the daemon's own log lines
@@ -118,18 +122,51 @@ enum sink_kind {
         SINK_JOURNAL,
         SINK_SYSLOG,
         SINK_FILE,      /* JSON lines with the journal's fields: tests, debugging */
+        SINK_KINDS_
+};
+
+/* syslog.c: /dev/log, written without syslog(3), which drops messages
+ * without a word. */
+#define SYSLOG_SOCKET "/dev/log"
+struct syslog_conn {
+        int fd;         /* -1: not connected */
+        bool stream;    /* a SOCK_STREAM logger: messages end with a NUL */
+        bool congested; /* the last wait for room in its queue timed out */
+};
+/* 0 or -errno (-ENOENT: no /dev/log). */
+int syslog_connect(struct syslog_conn *c);
+void syslog_disconnect(struct syslog_conn *c);
+/* One message at priority (facility daemon); connects when not connected
+ * and once more after the logger restarted. Waits 100 ms at most for room
+ * in the logger's queue. 0 or -errno. */
+int syslog_send(struct syslog_conn *c, int priority, const char *msg);
+
+/* Whether a sink delivers: status and numaguard_alert_sink_up. */
+struct sink_health {
+        bool used;              /* the sink or the fallback of the journal/syslog pair */
+        bool up;                /* the last delivery (before any, the check at start) worked */
+        int error;              /* -errno of the last failure, 0 */
+        uint64_t failures;      /* deliveries that failed */
 };
 
 struct alert_sink {
-        enum sink_kind kind;
+        enum sink_kind kind;    /* the primary */
         FILE *file;
+        struct syslog_conn syslog;
+        struct sink_health health[SINK_KINDS_];
+        uint64_t lost;          /* alerts no sink took: written to stderr */
 };
 
 /* path non-NULL: SINK_FILE appending to path; otherwise the journal when
- * /run/systemd/journal/socket exists, syslog when it does not. */
+ * /run/systemd/journal/socket exists, syslog when it does not, each the
+ * other's fallback (then standard error). Says once at start when the
+ * primary cannot be reached. */
 int sink_open(struct alert_sink *s, const char *path);
 void sink_close(struct alert_sink *s);
 const char *sink_name(const struct alert_sink *s);
+const char *sink_kind_name(enum sink_kind kind);
+/* The socket a sink writes to ("/dev/log"), "the file" for SINK_FILE. */
+const char *sink_kind_path(enum sink_kind kind);
 void sink_emit(void *userdata, enum alert_event_kind kind, const struct alert *a);
 /* The fixed MESSAGE_ID of an event (systemd/numaguard.catalog), 32 hex. */
 const char *sink_message_id(enum alert_event_kind kind, enum ng_code code);
@@ -141,9 +178,9 @@ enum daemon_event {
 };
 struct ng_action_result;
 /* One correction carried out by the daemon: NOTICE with its MESSAGE_ID. */
-void sink_action(const struct alert_sink *s, enum ng_correction kind, const char *instance,
+void sink_action(struct alert_sink *s, enum ng_correction kind, const char *instance,
                  const struct ng_action_result *res);
-void sink_daemon_event(const struct alert_sink *s, enum daemon_event ev, int priority,
+void sink_daemon_event(struct alert_sink *s, enum daemon_event ev, int priority,
                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* ---- server.c: control socket ------------------------------------------- */
@@ -186,12 +223,34 @@ struct server;
 typedef int (*server_handler_fn)(struct manager *m, const struct peer *p, const char *request,
                                  FILE *out, char *why, size_t whylen);
 
+/* Returns 0 or -errno with a one-line reason, naming the path, in why. */
 int server_new(sd_event *e, const char *path, const char *group, struct manager *m,
-               server_handler_fn handler, struct server **ret);
+               server_handler_fn handler, struct server **ret, char *why, size_t whylen);
 struct server *server_free(struct server *s);
 const char *server_path(const struct server *s);
 /* Resolved status_group, (gid_t)-1 when none. */
 gid_t server_status_gid(const struct server *s);
+
+/* ---- listen.c: the control socket's place in the file system ----------- */
+
+struct socket_place {
+        int dir_fd;             /* O_PATH of the socket's directory, -1: none */
+        char name[108];         /* the socket's name in it */
+        bool bound;
+};
+
+/* "a regular file", "a FIFO"...: what st_mode says is there. */
+const char *file_type_name(mode_t mode);
+/* Binds the unix socket fd at path, mode 0600, in a directory only root can
+ * change (refused otherwise), after removing a stale socket of an earlier
+ * run. Returns 0 or -errno with a one-line reason naming the path or its
+ * directory in why (-EADDRINUSE: another numaguardd answers there, -EEXIST:
+ * something that is not a socket is there). */
+int socket_place_bind(struct socket_place *p, int fd, const char *path, char *why, size_t whylen);
+/* Gives the bound socket to group gid, mode 0660. 0 or -errno and why. */
+int socket_place_give(const struct socket_place *p, const char *path, gid_t gid, char *why, size_t whylen);
+/* Removes the socket if a socket is still at its name; closes the directory. */
+void socket_place_release(struct socket_place *p);
 
 /* ---- enforce.c: corrections in enforce mode ----------------------------- */
 

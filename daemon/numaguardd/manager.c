@@ -30,12 +30,16 @@ struct reload_diag {
 static void on_config_diag(void *userdata, int level, const char *file, unsigned line, const char *msg)
 {
         struct reload_diag *d = userdata;
+        char num[16] = "";
+        /* Line 0: about the file as a whole ("is a FIFO, ..."). */
+        if (line)
+                snprintf(num, sizeof(num), ":%u:", line);
         if (level > LOG_ERR) {
-                log_warning("%s:%u: %s", file, line, msg);
+                log_warning("%s%s %s", file, num, msg);
                 return;
         }
         if (d->errors++ == 0)
-                snprintf(d->first, sizeof(d->first), "%s:%u: %s", file, line, msg);
+                snprintf(d->first, sizeof(d->first), "%s%s %s", file, num, msg);
 }
 
 /* Under the unit's ProtectSystem=strict every directory outside its
@@ -344,10 +348,9 @@ int manager_new(const struct manager_opts *o, struct manager **ret, bool *ret_co
                 log_error_errno(r, "Setting up signals");
         if (r >= 0 && !o->once) {
                 const char *sock = o->socket_path ? o->socket_path : m->config->socket_path;
-                r = server_new(m->event, sock, m->config->status_group, m, on_request, &m->server);
+                r = server_new(m->event, sock, m->config->status_group, m, on_request, &m->server, why, sizeof(why));
                 if (r < 0)
-                        log_error_errno(r, "Control socket %s%s", sock,
-                                        r == -EADDRINUSE ? " is in use by a running numaguardd" : "");
+                        log_full(LOG_ERR, 0, "Control socket: %s", why);
         }
         if (r >= 0 && (r = sd_event_add_time_relative(m->event, &m->timer, CLOCK_MONOTONIC, 0, 0,
                                                        on_timer, m)) < 0)

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,6 +35,26 @@ static void fill_poll(const struct manager *m, struct ng_metrics_poll *p)
                 .listing_skipped = m->last_picture.listing_skipped,
                 .procs_held = m->last_picture.procs,
         };
+}
+
+/* The daemon's own series, after the library's: whether each alert sink
+ * delivers (numaguardd(8), METRICS). */
+static void sink_metrics(const struct alert_sink *s, FILE *f)
+{
+        fputs("# HELP numaguard_alert_sink_up 1 when the alert sink took the last alert sent to it (before any, "
+              "could be reached at start), 0 when not.\n# TYPE numaguard_alert_sink_up gauge\n", f);
+        for (int k = 0; k < SINK_KINDS_; k++)
+                if (s->health[k].used)
+                        fprintf(f, "numaguard_alert_sink_up{sink=\"%s\"} %d\n", sink_kind_name((enum sink_kind) k),
+                                s->health[k].up);
+        fputs("# HELP numaguard_alert_sink_failures_total Alerts the sink did not take.\n"
+              "# TYPE numaguard_alert_sink_failures_total counter\n", f);
+        for (int k = 0; k < SINK_KINDS_; k++)
+                if (s->health[k].used)
+                        fprintf(f, "numaguard_alert_sink_failures_total{sink=\"%s\"} %" PRIu64 "\n",
+                                sink_kind_name((enum sink_kind) k), s->health[k].failures);
+        fprintf(f, "# HELP numaguard_alerts_lost_total Alerts no sink took, written to standard error only.\n"
+                "# TYPE numaguard_alerts_lost_total counter\nnumaguard_alerts_lost_total %" PRIu64 "\n", s->lost);
 }
 
 int metrics_write(const struct manager *m, const char *path)
@@ -65,6 +86,8 @@ int metrics_write(const struct manager *m, const char *path)
         int r = fchmod(fd, 0644) < 0 ? -errno : 0;
         if (r >= 0)
                 r = ng_metrics_render(m->snapshot, m->audit, &p, f);
+        if (r >= 0)
+                sink_metrics(&m->sink, f);
         if (fclose(f) != 0 && r >= 0)
                 r = -errno;
         if (r >= 0 && rename(tmp, path) < 0)

@@ -48,7 +48,7 @@ struct server {
         int fd;
         sd_event_source *io;
         char *path;
-        bool bound;
+        struct socket_place place;
         gid_t status_gid;
         struct conn *conns;
         size_t n_conns;
@@ -412,63 +412,28 @@ static int resolve_group(const char *name, gid_t *ret)
         return 0;
 }
 
-static int make_parent_dir(const char *path)
+static int bind_socket(struct server *s, const char *path, const char *group, char *why, size_t whylen)
 {
-        char dir[sizeof(((struct sockaddr_un *) 0)->sun_path)];
-        snprintf(dir, sizeof(dir), "%s", path);
-        char *slash = strrchr(dir, '/');
-        if (!slash || slash == dir)
-                return 0;
-        *slash = '\0';
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return -errno;
-        return 0;
-}
-
-static int bind_socket(struct server *s, const char *path, const char *group)
-{
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        if (strlen(path) >= sizeof(sa.sun_path))
-                return -ENAMETOOLONG;
-        strcpy(sa.sun_path, path);
-        struct stat st;
-        /* A stale socket of a previous run goes; a live one means another
-         * numaguardd owns it; anything else is never removed. */
-        if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
-                int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-                bool live = probe >= 0 && connect(probe, (struct sockaddr *) &sa, sizeof(sa)) == 0;
-                if (probe >= 0)
-                        close(probe);
-                if (live)
-                        return -EADDRINUSE;
-                unlink(path);
-        }
-        int r = make_parent_dir(path);
-        if (r < 0)
-                return r;
-        mode_t old = umask(0177);
-        r = bind(s->fd, (struct sockaddr *) &sa, sizeof(sa));
-        umask(old);
-        if (r < 0)
-                return -errno;
-        s->bound = true;
-        gid_t gid;
-        if (!group[0])
-                return 0;
-        r = resolve_group(group, &gid);
+        gid_t gid = (gid_t) -1;
+        char gwhy[512];
+        /* Resolved first: NSS may read files or ask a daemon. */
+        int r = group[0] ? resolve_group(group, &gid) : 0;
         if (r < 0) {
                 log_warning("status_group \"%s\" cannot be resolved (%s), socket stays root only",
                             group, strerror(-r));
-                return 0;
+                gid = (gid_t) -1;
         }
-        if (chown(path, (uid_t) -1, gid) < 0 || chmod(path, 0660) < 0)
-                return log_error_errno(errno, "giving %s to group %s, ignoring", path, group), 0;
+        r = socket_place_bind(&s->place, s->fd, path, why, whylen);
+        if (r < 0 || gid == (gid_t) -1)
+                return r;
+        if (socket_place_give(&s->place, path, gid, gwhy, sizeof(gwhy)) < 0)
+                return log_error_errno(0, "%s; the socket stays root only, ignoring", gwhy), 0;
         s->status_gid = gid;
         return 0;
 }
 
 int server_new(sd_event *e, const char *path, const char *group, struct manager *m,
-               server_handler_fn handler, struct server **ret)
+               server_handler_fn handler, struct server **ret, char *why, size_t whylen)
 {
         struct server *s = calloc(1, sizeof(*s));
         if (!s)
@@ -478,15 +443,20 @@ int server_new(sd_event *e, const char *path, const char *group, struct manager 
         s->handler = handler;
         s->path = strdup(path);
         s->fd = -1;
+        s->place.dir_fd = -1;
         s->status_gid = (gid_t) -1;
         s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         int r = !s->path ? -ENOMEM : s->fd < 0 ? -errno : 0;
-        if (r >= 0)
-                r = bind_socket(s, path, group ? group : "");
-        if (r >= 0 && listen(s->fd, SERVER_MAX_CONNECTIONS) < 0)
+        if (r < 0)
+                snprintf(why, whylen, "%s: %s", path, strerror(-r));
+        else
+                r = bind_socket(s, path, group ? group : "", why, whylen);
+        if (r >= 0 && listen(s->fd, SERVER_MAX_CONNECTIONS) < 0) {
                 r = -errno;
-        if (r >= 0)
-                r = sd_event_add_io(e, &s->io, s->fd, EPOLLIN, on_accept, s);
+                snprintf(why, whylen, "listening on %s: %s", path, strerror(-r));
+        }
+        if (r >= 0 && (r = sd_event_add_io(e, &s->io, s->fd, EPOLLIN, on_accept, s)) < 0)
+                snprintf(why, whylen, "watching %s: %s", path, strerror(-r));
         if (r < 0) {
                 server_free(s);
                 return r;
@@ -504,8 +474,7 @@ struct server *server_free(struct server *s)
         sd_event_source_disable_unref(s->io);
         if (s->fd >= 0)
                 close(s->fd);
-        if (s->bound)
-                unlink(s->path);
+        socket_place_release(&s->place);
         free(s->path);
         sd_event_unref(s->event);
         free(s);

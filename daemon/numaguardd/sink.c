@@ -5,6 +5,9 @@
  * `journalctl -x`) and NUMAGUARD_* fields to filter on. Without journald the
  * same event becomes one syslog line. The file sink writes the journal's
  * fields as one JSON object per line, for tests on hosts without journald.
+ * journald and syslog stand in for each other: an alert the primary does
+ * not take goes to the other, then to standard error, and the change is
+ * said once (health[]: status, numaguard_alert_sink_up).
  */
 
 #include <errno.h>
@@ -92,20 +95,39 @@ const char *sink_message_id(enum alert_event_kind kind, enum ng_code code)
         return (unsigned) code < NG_CODE_MAX_ && raised_ids[code] ? raised_ids[code] : CLEARED_ID;
 }
 
+const char *sink_kind_name(enum sink_kind kind)
+{
+        return kind == SINK_JOURNAL ? "journal" : kind == SINK_SYSLOG ? "syslog" : "file";
+}
+
+const char *sink_kind_path(enum sink_kind kind)
+{
+        return kind == SINK_JOURNAL ? NG_JOURNAL_SOCKET : kind == SINK_SYSLOG ? SYSLOG_SOCKET : "the file";
+}
+
 int sink_open(struct alert_sink *s, const char *path)
 {
-        *s = (struct alert_sink) { .kind = SINK_JOURNAL };
+        *s = (struct alert_sink) { .kind = SINK_JOURNAL, .syslog.fd = -1 };
         if (path) {
                 s->file = fopen(path, "ae");
                 if (!s->file)
                         return -errno;
                 s->kind = SINK_FILE;
+                s->health[SINK_FILE] = (struct sink_health) { .used = true, .up = true };
                 return 0;
         }
-        if (access(NG_JOURNAL_SOCKET, W_OK) < 0) {
+        int jr = access(NG_JOURNAL_SOCKET, W_OK) < 0 ? -errno : 0;
+        int sr = syslog_connect(&s->syslog);
+        s->health[SINK_JOURNAL] = (struct sink_health) { .used = true, .up = jr >= 0, .error = jr };
+        s->health[SINK_SYSLOG] = (struct sink_health) { .used = true, .up = sr >= 0, .error = sr };
+        if (jr < 0)
                 s->kind = SINK_SYSLOG;
-                openlog("numaguardd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
-        }
+        if (sr < 0 && jr < 0)
+                log_warning("Alerts cannot reach syslog (%s: %s) nor the journal (%s: %s): they go to standard "
+                            "error", SYSLOG_SOCKET, strerror(-sr), NG_JOURNAL_SOCKET, strerror(-jr));
+        else if (sr < 0 && s->kind == SINK_SYSLOG)
+                log_warning("Alerts cannot reach syslog (%s: %s): they go to the journal", SYSLOG_SOCKET,
+                            strerror(-sr));
         return 0;
 }
 
@@ -113,14 +135,13 @@ void sink_close(struct alert_sink *s)
 {
         if (s->file)
                 fclose(s->file);
-        if (s->kind == SINK_SYSLOG)
-                closelog();
-        *s = (struct alert_sink) {0};
+        syslog_disconnect(&s->syslog);
+        *s = (struct alert_sink) { .syslog.fd = -1 };
 }
 
 const char *sink_name(const struct alert_sink *s)
 {
-        return s->kind == SINK_JOURNAL ? "journal" : s->kind == SINK_SYSLOG ? "syslog" : "file";
+        return sink_kind_name(s->kind);
 }
 
 static void send_file(FILE *f, const struct fields *fl)
@@ -140,24 +161,62 @@ static void send_file(FILE *f, const struct fields *fl)
         json_object_put(o);
 }
 
-static void send_fields(const struct alert_sink *s, int priority, const struct fields *fl)
+static int deliver(struct alert_sink *s, enum sink_kind kind, int priority, const struct fields *fl)
 {
-        switch (s->kind) {
+        switch (kind) {
         case SINK_JOURNAL: {
+                /* sd_journal_sendv() says nothing of a missing socket
+                 * (ENOENT is success to it): asked here. */
+                if (access(NG_JOURNAL_SOCKET, W_OK) < 0)
+                        return -errno;
                 struct iovec iov[MAX_FIELDS];
                 for (size_t i = 0; i < fl->n; i++)
                         iov[i] = (struct iovec) { (void *) fl->kv[i], strlen(fl->kv[i]) };
-                int r = sd_journal_sendv(iov, (int) fl->n);
-                if (r < 0) /* journald went away: do not lose the alert */
-                        syslog(priority, "%s", field_value(fl, "MESSAGE"));
-                break;
+                return sd_journal_sendv(iov, (int) fl->n);
         }
         case SINK_SYSLOG:
-                syslog(priority, "%s", field_value(fl, "MESSAGE"));
-                break;
-        case SINK_FILE:
+                return syslog_send(&s->syslog, priority, field_value(fl, "MESSAGE"));
+        default:
                 send_file(s->file, fl);
-                break;
+                return ferror(s->file) ? -EIO : 0;
+        }
+}
+
+/* Notes how a delivery went; a sink that stops or starts delivering is
+ * said once, at the change. */
+static void note(struct alert_sink *s, enum sink_kind kind, int r, const char *then)
+{
+        struct sink_health *h = &s->health[kind];
+        bool was = h->up;
+        h->used = true;
+        h->up = r >= 0;
+        h->error = r < 0 ? r : 0;
+        h->failures += r < 0;
+        if (was && r < 0)
+                log_warning("Alerts to %s fail (%s: %s): %s", sink_kind_name(kind), sink_kind_path(kind), strerror(-r),
+                            then);
+        else if (!was && r >= 0)
+                log_notice("Alerts to %s are delivered again", sink_kind_name(kind));
+}
+
+/* The primary, else the other of journal and syslog, else stderr: an alert
+ * is never lost without a word. */
+static void send_fields(struct alert_sink *s, int priority, const struct fields *fl)
+{
+        enum sink_kind other = s->kind == SINK_JOURNAL ? SINK_SYSLOG : SINK_JOURNAL;
+        int r = deliver(s, s->kind, priority, fl);
+        if (s->kind == SINK_FILE) {
+                note(s, SINK_FILE, r, "alerts go to standard error");
+        } else {
+                note(s, s->kind, r, other == SINK_JOURNAL ? "sending them to the journal" : "sending them to syslog");
+                if (r < 0) {
+                        r = deliver(s, other, priority, fl);
+                        note(s, other, r, "alerts go to standard error");
+                }
+        }
+        if (r < 0) {
+                s->lost++;
+                log_full(priority, 0, "alert: %s", field_value(fl, "MESSAGE"));
         }
 }
 
@@ -170,7 +229,7 @@ static int alert_priority(enum alert_event_kind kind, enum ng_severity sev)
 
 void sink_emit(void *userdata, enum alert_event_kind kind, const struct alert *a)
 {
-        const struct alert_sink *s = userdata;
+        struct alert_sink *s = userdata;
         struct fields fl = {0};
         char nodes[256];
         int prio = alert_priority(kind, a->severity);
@@ -210,7 +269,7 @@ static void add_field(void *userdata, const char *name, const char *value)
         field(userdata, name, "%s", value);
 }
 
-void sink_action(const struct alert_sink *s, enum ng_correction kind, const char *instance,
+void sink_action(struct alert_sink *s, enum ng_correction kind, const char *instance,
                  const struct ng_action_result *res)
 {
         struct fields fl = {0};
@@ -218,7 +277,7 @@ void sink_action(const struct alert_sink *s, enum ng_correction kind, const char
         send_fields(s, LOG_NOTICE, &fl);
 }
 
-void sink_daemon_event(const struct alert_sink *s, enum daemon_event ev, int priority,
+void sink_daemon_event(struct alert_sink *s, enum daemon_event ev, int priority,
                        const char *fmt, ...)
 {
         struct fields fl = {0};

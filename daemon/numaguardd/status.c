@@ -48,6 +48,28 @@ static void text_stuck(const struct manager *m, FILE *f)
                 (int) m->job.stuck_pid);
 }
 
+/* The primary first, then its fallback. */
+static void text_sinks(const struct alert_sink *s, FILE *f)
+{
+        enum sink_kind order[] = { s->kind, s->kind == SINK_JOURNAL ? SINK_SYSLOG : SINK_JOURNAL };
+        const char *sep = "";
+        fprintf(f, "Alerts to:");
+        for (size_t i = 0; i < ELEMENTSOF(order); i++) {
+                const struct sink_health *h = &s->health[order[i]];
+                if (!h->used)
+                        continue;
+                fprintf(f, "%s %s%s %s", sep, sink_kind_name(order[i]), i ? "" : " (primary)", h->up ? "up" : "down");
+                if (!h->up && h->error)
+                        fprintf(f, " (%s: %s)", sink_kind_path(order[i]), strerror(-h->error));
+                if (h->failures)
+                        fprintf(f, ", %" PRIu64 " failed", h->failures);
+                sep = ";";
+        }
+        if (s->lost)
+                fprintf(f, "; %" PRIu64 " only on standard error", s->lost);
+        fputc('\n', f);
+}
+
 static void text_daemon(const struct manager *m, FILE *f, uint64_t now)
 {
         char when[64], ago[32], up[32];
@@ -56,6 +78,7 @@ static void text_daemon(const struct manager *m, FILE *f, uint64_t now)
                 NG_VERSION, (int) getpid(), up, m->config_path, m->reloads, m->reload_failures);
         if (m->last_reload_error[0])
                 fprintf(f, "Last reload error: %s\n", m->last_reload_error);
+        text_sinks(&m->sink, f);
         text_stuck(m, f);
         if (!m->snapshot) {
                 fprintf(f, "Last poll: none yet%s%s\n", m->last_poll_error ? ", failed: " : "",
@@ -224,6 +247,24 @@ static struct json_object *json_last_poll(const struct manager *m)
         return o;
 }
 
+static struct json_object *json_sinks(const struct alert_sink *s)
+{
+        struct json_object *arr = json_object_new_array();
+        for (int k = 0; arr && k < SINK_KINDS_; k++) {
+                const struct sink_health *h = &s->health[k];
+                struct json_object *o = h->used ? json_object_new_object() : NULL;
+                if (!o)
+                        continue;
+                json_object_object_add(o, "sink", json_object_new_string(sink_kind_name((enum sink_kind) k)));
+                json_object_object_add(o, "primary", json_object_new_boolean(s->kind == (enum sink_kind) k));
+                json_object_object_add(o, "up", json_object_new_boolean(h->up));
+                json_object_object_add(o, "error", h->error ? json_object_new_string(strerror(-h->error)) : NULL);
+                json_object_object_add(o, "failures", json_u64(h->failures));
+                json_object_array_add(arr, o);
+        }
+        return arr;
+}
+
 static struct json_object *json_daemon(const struct manager *m)
 {
         struct json_object *o = json_object_new_object();
@@ -237,6 +278,8 @@ static struct json_object *json_daemon(const struct manager *m)
         json_object_object_add(o, "socket", json_object_new_string(server_path(m->server)));
         json_object_object_add(o, "metrics_file", json_object_new_string(m->config->metrics_file));
         json_object_object_add(o, "alert_sink", json_object_new_string(sink_name(&m->sink)));
+        json_object_object_add(o, "alert_sinks", json_sinks(&m->sink));
+        json_object_object_add(o, "alerts_lost", json_u64(m->sink.lost));
         json_object_object_add(o, "polls", json_u64(m->polls));
         json_object_object_add(o, "poll_failures", json_u64(m->poll_failures));
         json_object_object_add(o, "last_poll", json_last_poll(m));

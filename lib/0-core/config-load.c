@@ -12,6 +12,7 @@
 #include <assert.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -19,6 +20,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -40,6 +42,12 @@ struct load_ctx {
         unsigned seen[NG_CFG_ITEMS_MAX]; /* line of each key in this section */
         unsigned errors;
         bool oom;
+        size_t instances_cap;   /* room in cfg->instances */
+        /* Instance names, open addressing: slot = index + 1, 0 = empty. A
+         * scan of every earlier name per [instance] made a file of 20,000
+         * instances take seconds to load. */
+        size_t *names;
+        size_t names_cap;       /* a power of two, or 0 */
 };
 
 __attribute__((format(printf, 4, 5)))
@@ -110,10 +118,62 @@ static bool valid_instance_name(const char *name)
         return true;
 }
 
+/* FNV-1a: names are short and few collide. */
+static size_t name_hash(const char *name)
+{
+        uint64_t h = UINT64_C(14695981039346656037);
+
+        for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+                h = (h ^ *p) * UINT64_C(1099511628211);
+        return (size_t)h;
+}
+
+/* The slot of name in the index: where it is, or the empty one it would
+ * take. The index is never full (names_grow keeps it at most half). */
+static size_t *name_slot(const struct load_ctx *ctx, const char *name)
+{
+        size_t mask = ctx->names_cap - 1, i = name_hash(name) & mask;
+
+        while (ctx->names[i] && strcmp(ctx->cfg->instances[ctx->names[i] - 1].name, name) != 0)
+                i = (i + 1) & mask;
+        return &ctx->names[i];
+}
+
+/* Room for one more name in the index and one more instance in the
+ * array, both grown by doubling. */
+static int names_grow(struct load_ctx *ctx)
+{
+        struct ng_config *c = ctx->cfg;
+
+        if (c->n_instances == ctx->instances_cap) {
+                size_t cap = ctx->instances_cap ? 2 * ctx->instances_cap : 8;
+                struct ng_instance_config *v = reallocarray(c->instances, cap, sizeof(*v));
+                if (!v)
+                        return -ENOMEM;
+                c->instances = v;
+                ctx->instances_cap = cap;
+        }
+        if (2 * (c->n_instances + 1) <= ctx->names_cap)
+                return 0;
+        size_t cap = ctx->names_cap ? 2 * ctx->names_cap : 16;
+        size_t *old = ctx->names, old_cap = ctx->names_cap;
+        ctx->names = calloc(cap, sizeof(*ctx->names));
+        if (!ctx->names) {
+                ctx->names = old;
+                return -ENOMEM;
+        }
+        ctx->names_cap = cap;
+        for (size_t i = 0; i < old_cap; i++)
+                if (old[i])
+                        *name_slot(ctx, c->instances[old[i] - 1].name) = old[i];
+        free(old);
+        return 0;
+}
+
 static void begin_instance(struct load_ctx *ctx, const char *name)
 {
         struct ng_config *c = ctx->cfg;
-        struct ng_instance_config *v;
+        size_t *slot;
 
         if (!valid_instance_name(name)) {
                 report(ctx, LOG_ERR, ctx->lineno,
@@ -121,24 +181,21 @@ static void begin_instance(struct load_ctx *ctx, const char *name)
                        name, NG_INSTANCE_NAME_MAX);
                 return begin_section(ctx, SEC_SKIP);
         }
-        for (size_t i = 0; i < c->n_instances; i++)
-                if (strcmp(c->instances[i].name, name) == 0) {
-                        report(ctx, LOG_ERR, ctx->lineno,
-                               "duplicate section [instance %s], first at line %u", name,
-                               c->instances[i].line);
-                        return begin_section(ctx, SEC_SKIP);
-                }
+        if (ctx->names_cap && *(slot = name_slot(ctx, name))) {
+                report(ctx, LOG_ERR, ctx->lineno, "duplicate section [instance %s], first at line %u",
+                       name, c->instances[*slot - 1].line);
+                return begin_section(ctx, SEC_SKIP);
+        }
         finish_section(ctx);
-        v = realloc(c->instances, (c->n_instances + 1) * sizeof(*v));
-        if (!v) {
+        if (names_grow(ctx) < 0) {
                 ctx->oom = true;
                 return begin_section(ctx, SEC_SKIP);
         }
-        c->instances = v;
         c->n_instances++;
         /* Counted before init so that ng_config_free() frees what init set. */
         if (ng_cfg_instance_init(current_instance(ctx), name, ctx->lineno) < 0)
                 ctx->oom = true;
+        *name_slot(ctx, name) = c->n_instances;
         begin_section(ctx, SEC_INSTANCE);
 }
 
@@ -320,6 +377,7 @@ int ng_config_load_string(const char *text, const char *name, ng_config_diag_fn 
         if (r < 0)
                 return r;
         r = ini_parse_stream(read_line, &ctx, handle_pair, &ctx);
+        free(ctx.names);
         if (r == -2)
                 ctx.oom = true;
         else if (r > 0 && ctx.errors == 0)
@@ -332,11 +390,24 @@ int ng_config_load_string(const char *text, const char *name, ng_config_diag_fn 
         return 0;
 }
 
-static int read_text(const char *path, char **ret, size_t *ret_len)
+/* The file is opened without blocking and read only when it is a regular
+ * one: a FIFO would block the open (and numaguardd's start or its event
+ * loop on reload) until someone writes it, a device could be endless.
+ * Returns -EINVAL with *ret_mode set for anything else. */
+static int read_text(const char *path, char **ret, size_t *ret_len, mode_t *ret_mode)
 {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode)) {
+                *ret_mode = st.st_mode;
+                return -EINVAL;
+        }
+        _cleanup_fclose_ FILE *f = fdopen(fd, "r");
         if (!f)
                 return -errno;
+        fd = -1;        /* f owns it */
         _cleanup_free_ char *buf = malloc(CONFIG_MAX_BYTES + 1);
         if (!buf)
                 return -ENOMEM;
@@ -349,6 +420,18 @@ static int read_text(const char *path, char **ret, size_t *ret_len)
         *ret = ng_steal_ptr(&buf);
         *ret_len = len;
         return 0;
+}
+
+static const char *file_kind(mode_t mode)
+{
+        switch (mode & S_IFMT) {
+        case S_IFDIR: return "is a directory, not a regular file";
+        case S_IFIFO: return "is a FIFO, not a regular file; not read";
+        case S_IFCHR: return "is a character device, not a regular file; not read";
+        case S_IFBLK: return "is a block device, not a regular file; not read";
+        case S_IFSOCK: return "is a socket, not a regular file";
+        default: return "is not a regular file";
+        }
 }
 
 static unsigned line_of(const char *text, size_t off)
@@ -369,7 +452,13 @@ int ng_config_load(const char *path, ng_config_diag_fn diag, void *userdata, str
 
         if (!path || !ret)
                 return -EINVAL;
-        r = read_text(path, &text, &len);
+        mode_t mode = 0;
+        r = read_text(path, &text, &len, &mode);
+        if (r == -EINVAL && mode) {
+                if (diag)
+                        diag(userdata, LOG_ERR, path, 0, file_kind(mode));
+                return r;
+        }
         if (r < 0)
                 return r;
         nul = memchr(text, '\0', len);

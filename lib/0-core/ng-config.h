@@ -101,7 +101,8 @@ struct ng_config {
  * Receives each diagnostic of a load: level is LOG_WARNING (unknown key or
  * section, suspicious value; the load goes on) or LOG_ERR (the load fails).
  * msg is one line without trailing newline; file and msg are only valid
- * during the call.
+ * during the call. line is 0 when msg is about the file as a whole (then
+ * msg starts with "is": "is a FIFO, not a regular file; not read").
  */
 typedef void (*ng_config_diag_fn)(void *userdata, int level, const char *file, unsigned line,
                                   const char *msg);
@@ -111,7 +112,9 @@ int ng_config_new_default(struct ng_config **ret);
 
 /*
  * Loads path into a new config. Returns 0, -EINVAL when the content has
- * errors (each reported through diag, which may be NULL), -ENOMEM, or the
+ * errors or path is not a regular file (each reported through diag, which
+ * may be NULL; anything but a regular file is refused without being read
+ * or blocking on it), -ENOMEM, or the
  * -errno of opening/reading the file (-ENOENT: the caller decides whether a
  * missing file means defaults; no diagnostic is emitted for I/O errors).
  * *ret is set only on success.

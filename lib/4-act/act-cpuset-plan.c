@@ -211,9 +211,20 @@ int ng_cpuset_plan(const struct ng_snapshot *s, const struct ng_instance *in, co
         struct ng_cpuset_plan pl = { .policy = in->cfg->policy, .memory_migrate = -1 };
         snprintf(pl.instance, sizeof(pl.instance), "%s", in->name);
         const struct ng_cgroup *cg = in->cgroup ? ng_snapshot_cgroup(s, in->cgroup) : NULL;
-        if (is_root_cgroup(in->cgroup))
-                refuse(&pl, "instance %s has no cpuset cgroup of its own%s: the root cpuset is never rewritten",
-                       in->name, in->cgroup ? " (it runs in the root cgroup)" : "");
+        /* No cgroup known: say why (not running, or unreadable) rather
+         * than blame the root cpuset, where nothing of it runs either. */
+        if (!in->cgroup && in->n_pids == 0 && in->cfg->cgroup)
+                refuse(&pl, "cgroup %s of instance %s was not found: no process of the instance runs in it "
+                       "(INSTANCE_NOT_FOUND), so there is no cpuset to correct", in->cfg->cgroup, in->name);
+        else if (!in->cgroup && in->n_pids == 0)
+                refuse(&pl, "instance %s was not found: no process matches it (INSTANCE_NOT_FOUND), so there is no "
+                       "cgroup to correct", in->name);
+        else if (!in->cgroup)
+                refuse(&pl, "the cpuset cgroup of instance %s is unknown: /proc/%d/cgroup could not be read",
+                       in->name, (int) in->main_pid);
+        else if (is_root_cgroup(in->cgroup))
+                refuse(&pl, "instance %s has no cpuset cgroup of its own (it runs in the root cgroup): the root "
+                       "cpuset is never rewritten", in->name);
         else if (!cg)
                 refuse(&pl, "cgroup %s of instance %s was not found", in->cgroup, in->name);
         else if (!cg->has_cpuset)

@@ -4,7 +4,8 @@
 # distances) on a committed fixture tree and on the live host.
 #
 # Exit status contract (numaguardctl(1), docs/ARCHITECTURE.md "Contracts"): 0 success,
-# 3 bad usage or could not read the host.
+# 2 a correction refused (a node not online, an instance not running: the
+# reason names what is missing), 3 bad usage or could not read the host.
 # BUILD: build directory (default build).
 set -u
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
@@ -17,6 +18,10 @@ TREES=$SRC/tests/fixtures/trees
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/empty"
+# An instance configured but not running, with and without a cgroup.
+printf '[instance GHOST]\nmatch_comm = ora_pmon_GHOST\npolicy = bind\nnodes = 1\n' > "$tmp/ghost.conf"
+printf '[instance GHOST]\ncgroup = /ghost\npolicy = bind\nnodes = 1\n' > "$tmp/ghost-cg.conf"
+: > "$tmp/defaults.conf"
 fails=0
 pass() { echo "ok cli-$1"; }
 fail() { echo "not ok cli-$1: $2"; fails=$((fails + 1)); }
@@ -66,6 +71,11 @@ cases+=(
         "root-tree-trailing-slash%topology --root $tree/%0%^4 nodes online \(0-3\)%"
         "root-tree-short-option%-r $tree -j topology%0%\"schema\": ?1,%"
         "root-tree-segments%segments --root $tree%0%^sysv SYSV%"
+        "reserve-node-not-online%hugepages reserve --size 2M --pages 8 --node 7 --dry-run --root $tree -c $tmp/defaults.conf%2%^hugepages 2M node 7: refused: --node 7: no such node online \(online: 0-3\)$%"
+        "rebalance-unknown-instance%rebalance NOPE --dry-run --root $tree -c $tmp/defaults.conf%3%%^numaguardctl: no instance 'NOPE'"
+        "rebalance-instance-not-found%rebalance GHOST --dry-run --root $tree -c $tmp/ghost.conf%2%^rebalance GHOST: refused: instance GHOST was not found: no process matches it%"
+        "cpuset-instance-not-found%cpuset apply GHOST --dry-run --root $tree -c $tmp/ghost.conf%2%^cpuset GHOST: refused: instance GHOST was not found: no process matches it%"
+        "cpuset-missing-cgroup%cpuset apply GHOST --dry-run --root $tree -c $tmp/ghost-cg.conf%2%^cpuset GHOST: refused: cgroup /ghost of instance GHOST was not found%"
 )
 
 # Every command with the options it takes besides --help: its help must list
@@ -102,6 +112,8 @@ jsons=(
         "reserve-dry-run%hugepages reserve --size 2M --pages 8 --dry-run --json $R%0%Corrections \\-\\-json%.schema == 1 and .action == \"hugepages\" and .dry_run and .outcome == \"dry-run\" and .plan.page_size == \"2M\" and (.writes | length) == 1 and .writes[0].before == \"8\" and .writes[0].asked == \"4\" and .writes[0].read_back == null and (.writes[0].written | not) and .writes[0].path == \"$tmp/tree\" + .writes[0].host_path"
         "reserve-written%hugepages reserve --size 2M --pages 8 --json $R%0%Corrections \\-\\-json%.outcome == \"done\" and .writes[0].written and .writes[0].read_back == \"4\" and .writes[0].error == null and .exit_status == 0"
         "cpuset-apply%cpuset apply unclaimed:shmid-0 --dry-run --json $R%2%Corrections \\-\\-json%.action == \"cpuset\" and .outcome == \"refused\" and .plan.refused and .plan.cgroup == \"/\" and .exit_status == 2"
+        "reserve-node-not-online%hugepages reserve --size 2M --pages 8 --node 7 --json $R%2%Corrections \\-\\-json%.action == \"hugepages\" and .target == \"2M node 7\" and .outcome == \"refused\" and (.summary | test(\"no such node online\")) and .exit_status == 2"
+        "rebalance-not-found%rebalance GHOST --dry-run --json --root $tmp/tree -c $tmp/ghost.conf%2%Corrections \\-\\-json%.action == \"rebalance\" and .exit_status == 2 and .segments[0].outcome == \"refused\" and (.segments[0].summary | test(\"instance GHOST was not found\"))"
         "rebalance%rebalance unclaimed:shmid-0 --dry-run --json $R%0%Corrections \\-\\-json%.action == \"rebalance\" and (.segments | length) == 1 and .segments[0].plan.move_pages == 1536 and .segments[0].outcome == \"dry-run\""
 )
 

@@ -60,8 +60,8 @@ verdict hugepages-root-write
 run 3 hugepages reserve --size 4M --pages 8 --root "$T/tree"
 has "this host has no 4M hugepages (sizes: 2M, 1G)"
 verdict hugepages-root-bad-size
-run 3 hugepages reserve --size 2M --pages 8 --node 9 --root "$T/tree"
-has "no such node online (online: 0-3)"
+run 2 hugepages reserve --size 2M --pages 8 --node 9 --root "$T/tree"
+has "refused: --node 9: no such node online (online: 0-3)"
 verdict hugepages-root-bad-node
 run 3 hugepages reserve --size 2M --root "$T/tree"
 verdict hugepages-root-no-pages

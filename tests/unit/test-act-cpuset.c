@@ -166,16 +166,33 @@ START_TEST(plan_refusals)
         struct inst t;
         struct ng_cpuset_plan pl;
 
+        /* Not running: the reason says so, and names the configured
+         * cgroup where there is one, not the root cpuset. */
         inst_init(&t, s, NG_POLICY_LOCAL, NULL);
         t.in.cgroup = NULL;
         pl = plan_of(s, &t);
         ck_assert(pl.refused);
-        ck_assert_ptr_nonnull(strstr(pl.reason, "root cpuset is never rewritten"));
+        ck_assert_ptr_nonnull(strstr(pl.reason, "instance db was not found: no process matches it"));
+        ck_assert_ptr_null(strstr(pl.reason, "root"));
+        t.cfg.cgroup = (char *)"/oracle";
+        pl = plan_of(s, &t);
+        ck_assert(pl.refused);
+        ck_assert_ptr_nonnull(strstr(pl.reason, "cgroup /oracle of instance db was not found"));
+        t.cfg.cgroup = NULL;
+        /* Running, its cgroup unreadable. */
+        pid_t pid = 4242;
+        t.in.pids = &pid;
+        t.in.n_pids = 1;
+        t.in.main_pid = pid;
+        pl = plan_of(s, &t);
+        ck_assert(pl.refused);
+        ck_assert_ptr_nonnull(strstr(pl.reason, "/proc/4242/cgroup could not be read"));
 
         t.in.cgroup = "/";
         pl = plan_of(s, &t);
         ck_assert(pl.refused);
         ck_assert_ptr_nonnull(strstr(pl.reason, "root cgroup"));
+        ck_assert_ptr_nonnull(strstr(pl.reason, "root cpuset is never rewritten"));
 
         inst_init(&t, s, NG_POLICY_LOCAL, NULL);
         ck_assert_int_eq(ng_cpuset_plan(s, &t.in, NULL, &pl), 0);

@@ -3,6 +3,8 @@
  * and the shipped sample against the compiled defaults. */
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -256,6 +258,65 @@ START_TEST(test_missing_file)
         ck_assert_uint_eq(ds.n, 0);
         ck_assert_int_lt(ng_config_load(CONF, collect, &ds, &c), 0); /* a directory */
         ck_assert_ptr_eq(c, (struct ng_config *)0x1);
+}
+END_TEST
+
+/* A FIFO would block the open until someone writes it; devices and
+ * directories are not configs either. Each is refused without reading,
+ * as a whole (line 0). */
+START_TEST(test_not_regular_file)
+{
+        char dir[] = "/tmp/ng-test-config.XXXXXX", fifo[64];
+        struct ng_config *c = (struct ng_config *)0x1;
+        struct diags ds = {};
+
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        snprintf(fifo, sizeof(fifo), "%s/fifo.conf", dir);
+        ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+        ck_assert_int_eq(ng_config_load(fifo, collect, &ds, &c), -EINVAL);
+        expect_diag(&ds, 0, LOG_ERR, 0, "is a FIFO, not a regular file");
+        ck_assert_str_eq(ds.d[0].file, fifo);
+        ck_assert_int_eq(ng_config_load(dir, collect, &ds, &c), -EINVAL);
+        expect_diag(&ds, 1, LOG_ERR, 0, "is a directory");
+        ck_assert_int_eq(ng_config_load("/dev/null", collect, &ds, &c), -EINVAL);
+        expect_diag(&ds, 2, LOG_ERR, 0, "is a character device");
+        ck_assert_int_eq(ng_config_load(fifo, NULL, NULL, &c), -EINVAL);
+        ck_assert_ptr_eq(c, (struct ng_config *)0x1);
+        unlink(fifo);
+        rmdir(dir);
+}
+END_TEST
+
+/* 20,000 instances: every name kept, in order, duplicates still found with
+ * the line of the first (bench/config-load.c measures that the load grows
+ * linearly). */
+START_TEST(test_many_instances)
+{
+        enum { N = 20000 };
+        size_t size = (size_t)N * 48 + 256, len = 0;
+        char *text = malloc(size);
+        struct diags ds;
+        struct ng_config *c;
+
+        ck_assert_ptr_nonnull(text);
+        for (unsigned i = 0; i < N; i++)
+                len += (size_t)snprintf(text + len, size - len, "[instance db%u]\nmatch_comm = db%u\n", i, i);
+        c = load_str(text, 0, &ds);
+        ck_assert_uint_eq(c->n_instances, N);
+        for (unsigned i = 0; i < N; i += 997) {
+                char name[16];
+                snprintf(name, sizeof(name), "db%u", i);
+                ck_assert_str_eq(c->instances[i].name, name);
+                ck_assert_uint_eq(c->instances[i].line, 2 * i + 1);
+        }
+        ck_assert_str_eq(c->instances[N - 1].name, "db19999");
+        ng_config_free(c);
+        snprintf(text + len, size - len, "[instance db7]\nmatch_comm = x\n[instance db19999]\nmatch_comm = y\n");
+        load_str(text, -EINVAL, &ds);
+        ck_assert_uint_eq(ds.n, 2);
+        expect_diag(&ds, 0, LOG_ERR, 2 * N + 1, "duplicate section [instance db7], first at line 15");
+        expect_diag(&ds, 1, LOG_ERR, 2 * N + 3, "duplicate section [instance db19999], first at line 39999");
+        free(text);
 }
 END_TEST
 
@@ -924,6 +985,8 @@ static Suite *config_suite(void)
         tcase_add_test(tc, test_defaults);
         tcase_add_test(tc, test_empty_file_is_defaults);
         tcase_add_test(tc, test_missing_file);
+        tcase_add_test(tc, test_not_regular_file);
+        tcase_add_test(tc, test_many_instances);
         tcase_add_test(tc, test_interval_bounds);
         tcase_add_test(tc, test_range_message);
         tcase_add_test(tc, test_fractions);

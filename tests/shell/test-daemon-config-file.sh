@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# A configuration "file" that is not a regular file: a FIFO given at start
+# is refused at once (exit 78, naming what it is) instead of hanging the
+# start until someone writes it; swapped in before a reload (SIGHUP, then
+# `numaguardctl reload`), it fails that reload without blocking the event
+# loop: the daemon still answers status, which shows the reload error, and
+# stops on SIGTERM. numaguardctl refuses one the same way. A configuration
+# of 20,000 instances loads (tests/unit/test-config.c checks what it holds,
+# bench/config-load.c how the load grows). Every wait is bounded, so the old hang fails rather than stalls.
+# BUILD: build directory (default build).
+set -u
+echo 1..7
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+BUILD=${BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
+D=$B/numaguardd CTL=$B/numaguardctl
+TREE=$SRC/tests/fixtures/trees/guest4-v2
+[ -x "$D" ] && [ -x "$CTL" ] || { echo "not ok config-file: $D or $CTL not built"; exit 1; }
+[ -d "$TREE/proc" ] || { echo "not ok config-file: committed fixture tree $TREE missing"; exit 1; }
+
+tmp=$(mktemp -d)
+pid=""
+cleanup() { [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+fails=0
+check() { if eval "$2"; then echo "ok config-file-$1"; else echo "not ok config-file-$1: $3"; fails=$((fails + 1)); fi; }
+# within SECONDS PID: PID ended within SECONDS; its status in $rc ("running" if not).
+within() {
+        local t=$(( $1 * 10 ))
+        while ((t-- > 0)); do kill -0 "$2" 2>/dev/null || break; sleep 0.1; done
+        if kill -0 "$2" 2>/dev/null; then kill -KILL "$2" 2>/dev/null; wait "$2" 2>/dev/null; rc=running; return 1; fi
+        wait "$2"; rc=$?
+}
+SOCK=$tmp/ctl.sock CONF=$tmp/ng.conf
+
+mkfifo "$tmp/fifo.conf"
+"$D" --foreground --root "$TREE" --config "$tmp/fifo.conf" --socket "$SOCK" --alert-log "$tmp/alerts" \
+        2> "$tmp/start.err" &
+within 5 $!
+check fifo-at-start '[ "$rc" = 78 ] && grep -q "$tmp/fifo.conf is a FIFO, not a regular file" "$tmp/start.err"' \
+        "exit $rc: $(tail -2 "$tmp/start.err")"
+
+timeout 10 "$CTL" audit --root "$TREE" --config "$tmp/fifo.conf" > /dev/null 2> "$tmp/ctl.err"; rc=$?
+check ctl-refuses-fifo '[ "$rc" = 3 ] && grep -q "$tmp/fifo.conf is a FIFO, not a regular file" "$tmp/ctl.err"' \
+        "exit $rc: $(tail -2 "$tmp/ctl.err")"
+
+printf '[global]\ninterval = 1s\nmetrics_file =\nsocket = %s\n' "$SOCK" > "$CONF"
+"$D" --foreground --root "$TREE" --config "$CONF" --alert-log "$tmp/alerts" 2> "$tmp/daemon.err" &
+pid=$!
+for _ in $(seq 50); do "$CTL" status --socket "$SOCK" > /dev/null 2>&1; [ $? -le 2 ] && break; sleep 0.1; done
+mv "$CONF" "$CONF.regular"
+mkfifo "$CONF"
+kill -HUP "$pid"
+sleep 0.3
+timeout 5 "$CTL" status --socket "$SOCK" > "$tmp/status" 2>&1; st=$?
+check status-after-sighup '[ "$st" -le 2 ] && grep -q "Last reload error: $CONF is a FIFO, not a regular file" "$tmp/status"' \
+        "status exit $st: $(head -3 "$tmp/status")"
+timeout 5 "$CTL" reload --socket "$SOCK" > "$tmp/reload" 2>&1; st=$?
+check reload-request-fails '[ "$st" = 3 ] && grep -q "is a FIFO, not a regular file" "$tmp/reload"' \
+        "reload exit $st: $(head -3 "$tmp/reload")"
+timeout 5 "$CTL" status --json --socket "$SOCK" > "$tmp/status.json" 2>&1; st=$?
+check status-json-after-reload '[ "$st" -le 2 ] && grep -qE "\"reload_failures\": ?2," "$tmp/status.json"' \
+        "status exit $st: $(grep -E "reload" "$tmp/status.json" | head -3)"
+kill -TERM "$pid"
+within 5 "$pid"; pid=""
+check sigterm-stops '[ "$rc" = 0 ]' "exit $rc after SIGTERM: $(tail -2 "$tmp/daemon.err")"
+
+# The socket path numaguardctl status takes from the file says it loaded.
+awk -v sock="$tmp/none.sock" 'BEGIN { printf "[global]\nsocket = %s\n", sock
+        for (i = 0; i < 20000; i++) printf "[instance db%d]\nmatch_comm = db%d\n", i, i }' > "$tmp/many.conf"
+timeout 60 "$CTL" status --config "$tmp/many.conf" > /dev/null 2> "$tmp/many.err"; rc=$?
+check many-instances-load '[ "$rc" = 3 ] && grep -q "nothing listens on $tmp/none.sock" "$tmp/many.err"' \
+        "exit $rc: $(tail -2 "$tmp/many.err")"
+[ $fails = 0 ]
