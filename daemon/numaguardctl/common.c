@@ -61,7 +61,9 @@ int ctl_print_json(struct json_object *o, FILE *f)
 {
         if (!o)
                 return -ENOMEM;
-        fputs(json_object_to_json_string_ext(ng_json_utf8(o), JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE), f);
+        /* Names in it may be any bytes; JSON is UTF-8 (ng-text.h). */
+        ng_json_utf8(o);
+        fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE), f);
         fputc('\n', f);
         json_object_put(o);
         return ferror(f) ? -EIO : 0;

@@ -129,8 +129,8 @@ static void print_segment(const struct ng_snapshot *s, const struct ng_segment *
 {
         char sz[24], name[NG_TEXT_SIZE(sizeof(seg->name))];
         ng_format_kib(seg->bytes / 1024, sz, sizeof(sz));
-        fprintf(f, "  %s %s: %s", ng_seg_kind_name(seg->kind), ng_text_escape(NG_TEXT_TERM, seg->name, name, sizeof(name)),
-                sz);
+        ng_text_escape(NG_TEXT_TERM, seg->name, name, sizeof(name));
+        fprintf(f, "  %s %s: %s", ng_seg_kind_name(seg->kind), name, sz);
         if (seg->page_kib) {
                 char pg[16];
                 ng_format_page_size(seg->page_kib, pg, sizeof(pg));

@@ -177,7 +177,9 @@ START_TEST(test_audit_renderers)
 {
         struct ng_snapshot *s = snap_new(2, 1, 2, 21, 1024 * 1024);
         struct ng_node_bytes nb[1] = { { 0, 1u << 20 } };
-        struct ng_segment seg[1] = { { .kind = NG_SEG_FILE, .name = "/dev/shm/ng\xfe\x1b]0;owned\x07", .bytes = 1u << 20 } };
+        struct ng_segment seg[1] = {
+                { .kind = NG_SEG_FILE, .name = "/dev/shm/ng\xfe\x1b]0;owned\x07", .bytes = 1u << 20 },
+        };
         size_t segs[1] = { 0 };
         struct ng_instance in[1] = { { .name = HOSTILE, .type = "oracle", .origin = NG_INST_DISCOVERED, .nodes = nb,
                                        .n_nodes = 1, .segs = segs, .n_segs = 1, .cgroup = "/user\x1b[8m" } };
