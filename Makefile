@@ -75,8 +75,9 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_HDRS := $(wildcard $(LIB_STAGES:%=lib/%/*.h))
 # The public API is lib/numaguard.h and the headers it includes, nothing
 # else: the parsers (ng-parse.h), tier-1 sampling (ng-sample.h), unit
-# arithmetic (ng-units.h), the table of engines (ng-engine.h), cleanup.h and
-# every *-internal.h stay private to lib/.
+# arithmetic (ng-units.h), the table of engines (ng-engine.h), the escaping
+# of untrusted names (ng-text.h), cleanup.h and every *-internal.h stay
+# private to lib/.
 LIB_PUBLIC_NAMES := $(shell sed -n 's/^\#include "\(ng-[a-z0-9-]*\.h\)"$$/\1/p' lib/numaguard.h)
 LIB_PUBLIC_HDRS := lib/numaguard.h $(foreach h,$(LIB_PUBLIC_NAMES),$(filter %/$(h),$(LIB_HDRS)))
 # libnumaguard.so exports only the ng_ symbols (tests/shell/test-api.sh).

@@ -3,7 +3,9 @@
  * How numaguardctl shows and logs a correction: every write with the file's
  * value before and after (or "would write" in a dry run), then one NOTICE
  * entry per action with its own MESSAGE_ID (journald, syslog without it, or
- * JSON lines to $NUMAGUARD_ACTION_LOG for tests).
+ * JSON lines to $NUMAGUARD_ACTION_LOG for tests). Paths, targets and
+ * summaries name cgroups and instances that others may have named: the
+ * text escapes them, the JSON keeps them UTF-8 (ng-text.h).
  */
 
 #include <errno.h>
@@ -18,7 +20,9 @@
 #include <systemd/sd-journal.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "ctl.h"
+#include "ng-text.h"
 
 /* Journal fields of one entry, collected before sending. */
 #define MAX_FIELDS 24
@@ -78,7 +82,8 @@ static void log_file(const char *path, const struct fields *fl)
                 } else
                         json_object_object_add(o, key, v);
         }
-        fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+        fprintf(f, "%s\n", json_object_to_json_string_ext(ng_json_utf8(o),
+                                                          JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
         fclose(f);
         json_object_put(o);
 }
@@ -193,21 +198,30 @@ struct json_object *ctl_action_json(const struct ctl_opts *o, enum ng_correction
         return j;
 }
 
+/* ctl_tree_path, escaped for the terminal. */
+static void tree_path_text(const struct ctl_opts *o, const char *path, char *buf, size_t size)
+{
+        char raw[PATH_MAX + 256];
+        ctl_tree_path(o, path, raw, sizeof(raw));
+        ng_text_escape(NG_TEXT_TERM, raw, buf, size);
+}
+
 /* A unit property ("set AllowedMemoryNodes=0 on UNIT") or a config file
  * line ("change FILE:LINE from ... to ..."). Under --root the file is the
  * tree's copy, named as written, then as the tree's host names it. */
 static void print_owner_write(const struct ctl_opts *o, const struct ng_write *w, bool dry)
 {
         char path[PATH_MAX + 256], in_tree[PATH_MAX + 300] = "";
+        _cleanup_free_ char *name = ng_text_dup(NG_TEXT_TERM, w->path);
         if (w->kind == NG_WRITE_UNIT_PROPERTY) {
                 printf("%s %s on systemd unit %s (runtime and persistent, as systemctl set-property; %s: %s%s%s)\n",
-                       dry ? "would set" : w->error < 0 ? "failed to set" : "set", w->value, w->path,
+                       dry ? "would set" : w->error < 0 ? "failed to set" : "set", w->value, name ? name : "?",
                        dry ? "now" : "was", w->before, dry ? "" : ", read back: ", dry ? "" : w->after);
                 return;
         }
-        ctl_tree_path(o, w->path, path, sizeof(path));
+        tree_path_text(o, w->path, path, sizeof(path));
         if (o->root)
-                snprintf(in_tree, sizeof(in_tree), " (the tree's %s)", w->path);
+                snprintf(in_tree, sizeof(in_tree), " (the tree's %s)", name ? name : "?");
         if (!w->before[0])
                 printf("%s line to %s%s: %s%s%s%s\n", dry ? "would add a" : "added a", path, in_tree, w->value,
                        dry ? "" : " (read back: ", dry ? "" : w->after[0] ? w->after : "-", dry ? "" : ")");
@@ -227,7 +241,7 @@ static void report_text(const struct ctl_opts *o, enum ng_correction kind, const
                         print_owner_write(o, w, dry || o->dry_run);
                         continue;
                 }
-                ctl_tree_path(o, w->path, path, sizeof(path));
+                tree_path_text(o, w->path, path, sizeof(path));
                 if (dry)
                         printf("would write %s to %s (now: %s)\n", w->value, path, w->before[0] ? w->before : "-");
                 else if (w->error < 0)
@@ -237,7 +251,9 @@ static void report_text(const struct ctl_opts *o, enum ng_correction kind, const
                         printf("wrote %s to %s (was: %s, read back: %s)\n", w->value, path,
                                w->before[0] ? w->before : "-", w->after[0] ? w->after : "-");
         }
-        printf("%s %s: %s: %s\n", ng_correction_kind(kind)->name, target, ng_outcome_name(res->outcome), res->summary);
+        _cleanup_free_ char *t = ng_text_dup(NG_TEXT_TERM, target), *summary = ng_text_dup(NG_TEXT_TERM, res->summary);
+        printf("%s %s: %s: %s\n", ng_correction_kind(kind)->name, t ? t : "?", ng_outcome_name(res->outcome),
+               summary ? summary : "?");
 }
 
 int ctl_action_emit(const struct ctl_opts *o, enum ng_correction kind, const char *target, struct json_object *plan,

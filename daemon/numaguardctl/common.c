@@ -11,6 +11,7 @@
 #include <syslog.h>
 
 #include "ctl.h"
+#include "ng-text.h"
 #include "ng-audit.h"
 #include "ng-config.h"
 #include "ng-report.h"
@@ -60,6 +61,8 @@ int ctl_print_json(struct json_object *o, FILE *f)
 {
         if (!o)
                 return -ENOMEM;
+        /* Names in it may be any bytes; JSON is UTF-8 (ng-text.h). */
+        ng_json_utf8(o);
         fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE), f);
         fputc('\n', f);
         json_object_put(o);
@@ -163,9 +166,10 @@ int ctl_audit_instance(const struct ctl_opts *o, const char *name, struct ng_con
         else if ((r = ng_audit_run(s, cfg, &a)) < 0)
                 r = ctl_fail("auditing", r);
         else if (!(in = ng_audit_instance(a, name))) {
+                char e[NG_TEXT_SIZE(NG_INSTANCE_NAME_MAX)];
                 fprintf(stderr, "numaguardctl: no instance '%s'; known instances:", name);
                 for (size_t i = 0; i < a->n_instances; i++)
-                        fprintf(stderr, " %s", a->instances[i].name);
+                        fprintf(stderr, " %s", ng_text_escape(NG_TEXT_TERM, a->instances[i].name, e, sizeof(e)));
                 fprintf(stderr, "%s\n", a->n_instances ? "" : " (none)");
                 r = NG_EXIT_UNKNOWN;
         }

@@ -23,6 +23,7 @@
 #include "ng-config.h"
 #include "ng-parse.h"
 #include "ng-report.h"
+#include "ng-text.h"
 
 /* The representative must still map every range where the plan found it:
  * moving through a remapped address would move someone else's pages. */
@@ -64,12 +65,13 @@ static int rate_from_env(uint64_t *ret)
 
 static void print_plan(const struct ng_rebalance_plan *p)
 {
-        char dest[128] = "", sz[24];
+        char dest[128] = "", sz[24], label[NG_TEXT_SIZE(sizeof(p->label))];
         size_t len = 0;
         for (size_t i = 0; i < p->n_dest && len < sizeof(dest); i++)
                 len += (size_t) snprintf(dest + len, sizeof(dest) - len, "%s%d", i ? "," : "", p->dest[i]);
         ng_format_kib(p->page_bytes / 1024, sz, sizeof(sz));
-        printf("%s: %" PRIu64 " resident pages of %s through pid %d, spread over nodes %s\n", p->label,
+        printf("%s: %" PRIu64 " resident pages of %s through pid %d, spread over nodes %s\n",
+               ng_text_escape(NG_TEXT_TERM, p->label, label, sizeof(label)),
                p->resident_pages, sz, (int) p->pid, dest);
         printf("  %-6s %10s %10s %10s %10s %12s\n", "node", "before", "target", "move", "moved", "can take");
         for (size_t i = 0; i < p->n_nodes; i++) {

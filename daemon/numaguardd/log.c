@@ -2,7 +2,10 @@
 /*
  * numaguardd's own log lines (not alerts: those go through sink.c).
  * Under systemd stderr is a journal stream: a "<N>" prefix sets the priority
- * of each line (sd-daemon(3)). Elsewhere the line is printed as is.
+ * of each line (sd-daemon(3)). Elsewhere the line is printed as is. A line
+ * may name a process, a file or an instance that others chose: it is
+ * escaped (ng-text.h), so that no name can start a line of its own or
+ * reach a terminal's control sequences.
  */
 
 #include <errno.h>
@@ -12,6 +15,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "ng-text.h"
 
 static int max_level = LOG_INFO;
 
@@ -33,11 +37,12 @@ int log_full(int level, int err, const char *fmt, ...)
         int saved = errno;
         err = err < 0 ? -err : err;
         if (level <= max_level) {
-                char msg[1024];
+                char raw[1024], msg[NG_TEXT_SIZE(sizeof(raw))];
                 va_list ap;
                 va_start(ap, fmt);
-                vsnprintf(msg, sizeof(msg), fmt, ap);
+                vsnprintf(raw, sizeof(raw), fmt, ap);
                 va_end(ap);
+                ng_text_escape(NG_TEXT_TERM, raw, msg, sizeof(msg));
                 if (stderr_is_journal())
                         fprintf(stderr, "<%d>%s%s%s\n", level, msg, err ? ": " : "",
                                 err ? strerror(err) : "");

@@ -8,6 +8,11 @@
  * journald and syslog stand in for each other: an alert the primary does
  * not take goes to the other, then to standard error, and the change is
  * said once (health[]: status, numaguard_alert_sink_up).
+ *
+ * Names in an alert are chosen by others (ng-text.h): MESSAGE, which
+ * journalctl, syslog and terminals show, is escaped; the NUMAGUARD_* fields
+ * keep the bytes (sd_journal_sendv() sends a field with a newline in it as
+ * binary, whole), except in the file sink's JSON, which must be UTF-8.
  */
 
 #include <errno.h>
@@ -23,6 +28,7 @@
 
 #include "daemon.h"
 #include "ng-action.h"
+#include "ng-text.h"
 
 #define MAX_FIELDS 20
 /* NUMAGUARD_WRITE fields of a correction, at most. */
@@ -77,6 +83,24 @@ static void field(struct fields *fl, const char *key, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(p + k, sizeof(fl->kv[0]) - (size_t) k, fmt, ap);
         va_end(ap);
+}
+
+/* MESSAGE=, formatted whole and then escaped, so that a cut falls between
+ * characters. */
+static void message(struct fields *fl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void message(struct fields *fl, const char *fmt, ...)
+{
+        char raw[2048];
+        static const char key[] = "MESSAGE=";
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(raw, sizeof(raw), fmt, ap);
+        va_end(ap);
+        if (fl->n == MAX_FIELDS)
+                return;
+        char *p = fl->kv[fl->n++];
+        memcpy(p, key, sizeof(key) - 1);
+        ng_text_escape(NG_TEXT_TERM, raw, p + sizeof(key) - 1, sizeof(fl->kv[0]) - (sizeof(key) - 1));
 }
 
 static const char *field_value(const struct fields *fl, const char *key)
@@ -155,7 +179,7 @@ static void send_file(FILE *f, const struct fields *fl)
                 snprintf(key, sizeof(key), "%.*s", (int) (eq - fl->kv[i]), fl->kv[i]);
                 json_object_object_add(o, key, json_object_new_string(eq + 1));
         }
-        fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+        fprintf(f, "%s\n", json_object_to_json_string_ext(ng_json_utf8(o), JSON_C_TO_STRING_PLAIN |
                                                                JSON_C_TO_STRING_NOSLASHESCAPE));
         fflush(f);
         json_object_put(o);
@@ -238,12 +262,11 @@ void sink_emit(void *userdata, enum alert_event_kind kind, const struct alert *a
 
         alert_nodes_format(&a->nodes, nodes, sizeof(nodes));
         if (kind == ALERT_EVENT_RAISED)
-                field(&fl, "MESSAGE", "%s raised (%s, %s%s): %s", code, inst,
-                      nodes[0] ? "nodes " : "no node", nodes, a->message);
+                message(&fl, "%s raised (%s, %s%s): %s", code, inst,
+                        nodes[0] ? "nodes " : "no node", nodes, a->message);
         else
-                field(&fl, "MESSAGE", "%s cleared (%s, %s%s) after %" PRIu64 " s", code, inst,
-                      nodes[0] ? "nodes " : "no node", nodes,
-                      (a->cleared_usec - a->raised_usec) / USEC_PER_SEC);
+                message(&fl, "%s cleared (%s, %s%s) after %" PRIu64 " s", code, inst,
+                        nodes[0] ? "nodes " : "no node", nodes, (a->cleared_usec - a->raised_usec) / USEC_PER_SEC);
         field(&fl, "MESSAGE_ID", "%s", sink_message_id(kind, a->code));
         field(&fl, "PRIORITY", "%d", prio);
         field(&fl, "SYSLOG_IDENTIFIER", "numaguardd");
@@ -286,7 +309,7 @@ void sink_daemon_event(struct alert_sink *s, enum daemon_event ev, int priority,
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
-        field(&fl, "MESSAGE", "%s", msg);
+        message(&fl, "%s", msg);
         field(&fl, "MESSAGE_ID", "%s", daemon_events[ev].message_id);
         field(&fl, "PRIORITY", "%d", priority);
         field(&fl, "SYSLOG_IDENTIFIER", "numaguardd");

@@ -3,7 +3,9 @@
  * What `numaguardctl status` shows: the daemon's own state (last poll and its
  * cost, reloads), a topology summary, per-instance per-node placement bars
  * and the active alerts with the time they were raised. The JSON form is the
- * document of `numaguardctl audit --json` plus a "daemon" object.
+ * document of `numaguardctl audit --json` plus a "daemon" object. Names in
+ * either are escaped for where they go (ng-text.h): the text lands on the
+ * terminal of whoever runs `numaguardctl status`.
  */
 
 #include <errno.h>
@@ -15,6 +17,7 @@
 
 #include "daemon.h"
 #include "ng-report.h"
+#include "ng-text.h"
 
 static void format_time(uint64_t usec, char *buf, size_t size)
 {
@@ -76,8 +79,11 @@ static void text_daemon(const struct manager *m, FILE *f, uint64_t now)
         format_span(now - m->started_usec, up, sizeof(up));
         fprintf(f, "numaguardd %s, pid %d, up %s, config %s, %" PRIu64 " reload(s), %" PRIu64 " failed\n",
                 NG_VERSION, (int) getpid(), up, m->config_path, m->reloads, m->reload_failures);
-        if (m->last_reload_error[0])
-                fprintf(f, "Last reload error: %s\n", m->last_reload_error);
+        if (m->last_reload_error[0]) {
+                char e[NG_TEXT_SIZE(sizeof(m->last_reload_error))];
+                fprintf(f, "Last reload error: %s\n",
+                        ng_text_escape(NG_TEXT_TERM, m->last_reload_error, e, sizeof(e)));
+        }
         text_sinks(&m->sink, f);
         text_stuck(m, f);
         if (!m->snapshot) {
@@ -131,13 +137,14 @@ static void text_topology(const struct ng_snapshot *s, FILE *f)
 
 static void text_instances(const struct ng_audit *a, FILE *f)
 {
-        char sz[32], res[32], bar[128];
+        char sz[32], res[32], bar[128], name[NG_TEXT_SIZE(NG_INSTANCE_NAME_MAX)];
         fprintf(f, "\nInstances: %zu\n", a->n_instances);
         for (size_t i = 0; i < a->n_instances; i++) {
                 const struct ng_instance *in = &a->instances[i];
                 ng_format_kib(in->shared_bytes / 1024, sz, sizeof(sz));
                 ng_format_kib(in->resident_bytes / 1024, res, sizeof(res));
-                fprintf(f, "  %s (%s, pid %d): %s shared, %s resident\n", in->name,
+                fprintf(f, "  %s (%s, pid %d): %s shared, %s resident\n",
+                        ng_text_escape(NG_TEXT_TERM, in->name, name, sizeof(name)),
                         in->type ? in->type : "?", (int) in->main_pid, sz, res);
                 for (size_t j = 0; j < in->n_nodes; j++) {
                         uint64_t b = in->nodes[j].bytes, w = in->resident_bytes;
@@ -151,7 +158,8 @@ static void text_instances(const struct ng_audit *a, FILE *f)
 
 static void text_alerts(const struct manager *m, FILE *f, uint64_t now)
 {
-        char when[64], ago[32], nodes[256];
+        char when[64], ago[32], nodes[256], inst[NG_TEXT_SIZE(NG_INSTANCE_NAME_MAX)],
+                msg[NG_TEXT_SIZE(sizeof(m->alerts.v[0].message))];
         fprintf(f, "\nActive alerts: %zu\n", alerts_active(&m->alerts));
         for (size_t i = 0; i < m->alerts.n; i++) {
                 const struct alert *a = &m->alerts.v[i];
@@ -161,8 +169,10 @@ static void text_alerts(const struct manager *m, FILE *f, uint64_t now)
                 format_span(now > a->raised_usec ? now - a->raised_usec : 0, ago, sizeof(ago));
                 alert_nodes_format(&a->nodes, nodes, sizeof(nodes));
                 fprintf(f, "  %-8s %s %s%s%s since %s (%s): %s\n", ng_severity_name(a->severity),
-                        ng_code_name(a->code), a->instance[0] ? a->instance : "host",
-                        nodes[0] ? " nodes " : "", nodes, when, ago, a->message);
+                        ng_code_name(a->code),
+                        a->instance[0] ? ng_text_escape(NG_TEXT_TERM, a->instance, inst, sizeof(inst)) : "host",
+                        nodes[0] ? " nodes " : "", nodes, when, ago,
+                        ng_text_escape(NG_TEXT_TERM, a->message, msg, sizeof(msg)));
         }
 }
 
@@ -311,7 +321,7 @@ int status_render_json(const struct manager *m, FILE *f)
                 json_object_put(doc);
                 return -ENOMEM;
         }
-        json_object_object_add(doc, "daemon", d);
+        json_object_object_add(doc, "daemon", ng_json_utf8(d));
         fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE), f);
         fputc('\n', f);
         json_object_put(doc);

@@ -12,25 +12,13 @@
 #include <string.h>
 
 #include "ng-metrics.h"
+#include "ng-text.h"
 #include "ng-units.h"
 
 void ng_metrics_escape(const char *v, char *buf, size_t size)
 {
-        size_t k = 0;
-        if (size == 0)
-                return;
-        for (; *v && k + 2 < size; v++) {
-                if (*v == '\\' || *v == '"') {
-                        buf[k++] = '\\';
-                        buf[k++] = *v;
-                } else if (*v == '\n') {
-                        buf[k++] = '\\';
-                        buf[k++] = 'n';
-                } else {
-                        buf[k++] = *v;
-                }
-        }
-        buf[k] = '\0';
+        if (size > 0)
+                ng_text_escape(NG_TEXT_LABEL, v, buf, size);
 }
 
 static void family(FILE *f, const char *name, const char *type, const char *help)
@@ -89,7 +77,7 @@ static void node_memory(FILE *f, const struct ng_snapshot *s)
 
 static void instances(FILE *f, const struct ng_audit *a)
 {
-        char name[NG_INSTANCE_NAME_MAX * 2 + 1];
+        char name[NG_TEXT_SIZE(NG_INSTANCE_NAME_MAX)];
         family(f, "instance_resident_bytes", "gauge",
                "Resident shared memory of the instance per node.");
         for (size_t i = 0; i < a->n_instances; i++) {
@@ -132,7 +120,7 @@ static void instances(FILE *f, const struct ng_audit *a)
  * measured, since SLIT units are no seconds. */
 static void prices(FILE *f, const struct ng_audit *a)
 {
-        char name[NG_INSTANCE_NAME_MAX * 2 + 1];
+        char name[NG_TEXT_SIZE(NG_INSTANCE_NAME_MAX)];
         family(f, "instance_remote_access_ratio", "gauge",
                "Share of the instance's memory accesses that go to another node (CPU time x resident memory).");
         for (size_t i = 0; i < a->n_instances; i++) {
@@ -178,7 +166,7 @@ static void matrices(FILE *f, const struct ng_latency *m)
 /* Findings grouped by (code, severity, instance); the list is short. */
 static void findings(FILE *f, const struct ng_audit *a)
 {
-        char name[NG_INSTANCE_NAME_MAX * 2 + 1];
+        char name[NG_TEXT_SIZE(NG_INSTANCE_NAME_MAX)];
         family(f, "findings_active", "gauge",
                "Findings of the last poll by code, severity and database instance (\"\" = host).");
         for (size_t i = 0; i < a->n_findings; i++) {

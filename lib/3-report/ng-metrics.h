@@ -42,7 +42,11 @@ struct ng_metrics_poll {
 int ng_metrics_render(const struct ng_snapshot *s, const struct ng_audit *a,
                       const struct ng_metrics_poll *p, FILE *f);
 
-/* Escapes a label value (backslash, double quote, newline) into buf. */
+/* Escapes a label value into buf: backslash, double quote and newline as
+ * the exposition format says, and each byte that is not valid UTF-8 as
+ * U+FFFD (label values must be UTF-8). A buf of 4 times the length of v
+ * plus one always holds the whole value; a shorter one holds whole
+ * characters. */
 void ng_metrics_escape(const char *v, char *buf, size_t size);
 
 #ifdef __cplusplus

@@ -8,9 +8,11 @@
 #include <math.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "ng-audit.h"
 #include "ng-engine.h"
 #include "ng-report.h"
+#include "ng-text.h"
 #include "ng-units.h"
 
 static const char *origin_name(enum ng_instance_origin o)
@@ -125,9 +127,10 @@ static const char *granules_label(const struct ng_audit *a, const struct ng_inst
 
 static void print_segment(const struct ng_snapshot *s, const struct ng_segment *seg, FILE *f)
 {
-        char sz[24];
+        char sz[24], name[NG_TEXT_SIZE(sizeof(seg->name))];
         ng_format_kib(seg->bytes / 1024, sz, sizeof(sz));
-        fprintf(f, "  %s %s: %s", ng_seg_kind_name(seg->kind), seg->name, sz);
+        ng_text_escape(NG_TEXT_TERM, seg->name, name, sizeof(name));
+        fprintf(f, "  %s %s: %s", ng_seg_kind_name(seg->kind), name, sz);
         if (seg->page_kib) {
                 char pg[16];
                 ng_format_page_size(seg->page_kib, pg, sizeof(pg));
@@ -182,29 +185,38 @@ static void owner_value(const struct ng_owner *ow, bool mems, char *buf, size_t 
                 buf[0] = '\0';
 }
 
+/* The owner's name, file and error are text others may choose (a user's
+ * unit, a delegated cgroup): escaped like every name (ng-text.h). */
 static void print_owner(const struct ng_owner *ow, FILE *f)
 {
         char c[160], m[160];
+        _cleanup_free_ char *name = ng_text_dup(NG_TEXT_TERM, ow->name),
+                            *source = ng_text_dup(NG_TEXT_TERM, ow->source),
+                            *error = ng_text_dup(NG_TEXT_TERM, ow->error);
+        if (!name || !source || !error) {
+                fprintf(f, "  cpuset owner: (out of memory)\n");
+                return;
+        }
         switch (ow->kind) {
         case NG_OWNER_NONE:
                 fprintf(f, "  cpuset owner: none (a live change lasts until the cgroup goes or the host reboots)\n");
                 return;
         case NG_OWNER_UNKNOWN:
-                fprintf(f, "  cpuset owner: unknown (%s)\n", ow->error);
+                fprintf(f, "  cpuset owner: unknown (%s)\n", error);
                 return;
         case NG_OWNER_SYSTEMD:
         case NG_OWNER_CGCONFIG:
                 break;
         }
-        fprintf(f, "  cpuset owner: %s %s", ow->kind == NG_OWNER_SYSTEMD ? "systemd unit" : "cgconfig group", ow->name);
+        fprintf(f, "  cpuset owner: %s %s", ow->kind == NG_OWNER_SYSTEMD ? "systemd unit" : "cgconfig group", name);
         if (!ow->known) {
-                fprintf(f, " (what it restores is unknown: %s)\n", ow->source);
+                fprintf(f, " (what it restores is unknown: %s)\n", source);
                 return;
         }
         owner_value(ow, false, c, sizeof(c));
         owner_value(ow, true, m, sizeof(m));
         fprintf(f, " (%s%s%s%s, from %s)\n", c, c[0] && m[0] ? ", " : "", m, !c[0] && !m[0] ? "no cpuset values" : "",
-                ow->source);
+                source);
 }
 
 /* Where the placement of the resident bytes came from: the segments' own
@@ -235,21 +247,23 @@ static void print_resident_sources(const struct ng_audit *a, const struct ng_ins
 static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_instance *in,
                            bool verbose, FILE *f)
 {
-        char cpus[128], cpu_nodes[128], mems[128], sh[24], res[24], pte[24];
+        char cpus[128], cpu_nodes[128], mems[128], sh[24], res[24], pte[24], name[NG_TEXT_SIZE(sizeof(in->name))];
+        _cleanup_free_ char *cgroup = in->cgroup ? ng_text_dup(NG_TEXT_TERM, in->cgroup) : NULL;
         ng_bitmap_format_list(&in->cpus, cpus, sizeof(cpus));
         ng_bitmap_format_list(&in->cpu_nodes, cpu_nodes, sizeof(cpu_nodes));
         ng_bitmap_format_list(&in->mems, mems, sizeof(mems));
         ng_format_kib(in->shared_bytes / 1024, sh, sizeof(sh));
         ng_format_kib(in->resident_bytes / 1024, res, sizeof(res));
         ng_format_kib(in->vm_pte_kib, pte, sizeof(pte));
-        fprintf(f, "\ninstance %s (%s, %s, %zu process%s", in->name, in->type, origin_name(in->origin), in->n_pids,
+        fprintf(f, "\ninstance %s (%s, %s, %zu process%s", ng_text_escape(NG_TEXT_TERM, in->name, name, sizeof(name)),
+                in->type, origin_name(in->origin), in->n_pids,
                 in->n_pids == 1 ? "" : "es");
         if (in->main_pid)
                 fprintf(f, ", main pid %d", (int) in->main_pid);
         fprintf(f, ")\n  CPUs %s (node%s %s), memory allowed on node%s %s%s%s\n", cpus[0] ? cpus : "-",
                 ng_bitmap_count(&in->cpu_nodes) == 1 ? "" : "s", cpu_nodes[0] ? cpu_nodes : "-",
                 ng_bitmap_count(&in->mems) == 1 ? "" : "s", mems[0] ? mems : "-", in->cgroup ? ", cpuset " : "",
-                in->cgroup ? in->cgroup : "");
+                !in->cgroup ? "" : cgroup ? cgroup : "(out of memory)");
         if (in->owner)
                 print_owner(in->owner, f);
         fprintf(f, "  shared memory %s, %s resident", sh, res);
@@ -265,6 +279,20 @@ static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a
         }
         if (group && print_groups(s, a, in, f) < 0)
                 fprintf(f, "  (out of memory summing up the small segments)\n");
+}
+
+/* A finding's instance, segment and message carry names: escaped. */
+static void print_finding(const struct ng_finding *fd, FILE *f)
+{
+        char inst[NG_TEXT_SIZE(sizeof(fd->instance))], seg[NG_TEXT_SIZE(sizeof(fd->segment))],
+                msg[NG_TEXT_SIZE(sizeof(fd->message))], adv[NG_TEXT_SIZE(sizeof(fd->advice))];
+        fprintf(f, "%-8s %s", ng_severity_name(fd->severity), ng_code_name(fd->code));
+        if (fd->instance[0])
+                fprintf(f, " [%s]", ng_text_escape(NG_TEXT_TERM, fd->instance, inst, sizeof(inst)));
+        if (fd->segment[0])
+                fprintf(f, " %s", ng_text_escape(NG_TEXT_TERM, fd->segment, seg, sizeof(seg)));
+        fprintf(f, "\n         %s\n         -> %s\n", ng_text_escape(NG_TEXT_TERM, fd->message, msg, sizeof(msg)),
+                ng_text_escape(NG_TEXT_TERM, fd->advice, adv, sizeof(adv)));
 }
 
 int ng_report_audit_text(const struct ng_snapshot *s, const struct ng_audit *a, FILE *f)
@@ -288,15 +316,8 @@ int ng_report_audit_text_flags(const struct ng_snapshot *s, const struct ng_audi
         if (a->n_instances == 0)
                 fprintf(f, "\nno database instance found\n");
         fprintf(f, "\n%s\n", a->n_findings ? "findings:" : "no findings");
-        for (size_t i = 0; i < a->n_findings; i++) {
-                const struct ng_finding *fd = &a->findings[i];
-                fprintf(f, "%-8s %s", ng_severity_name(fd->severity), ng_code_name(fd->code));
-                if (fd->instance[0])
-                        fprintf(f, " [%s]", fd->instance);
-                if (fd->segment[0])
-                        fprintf(f, " %s", fd->segment);
-                fprintf(f, "\n         %s\n         -> %s\n", fd->message, fd->advice);
-        }
+        for (size_t i = 0; i < a->n_findings; i++)
+                print_finding(&a->findings[i], f);
         return ferror(f) ? -EIO : 0;
 }
 
@@ -422,7 +443,7 @@ struct json_object *ng_finding_json(const struct ng_finding *fd)
         json_object_object_add(o, "message", json_object_new_string(fd->message));
         json_object_object_add(o, "advice", json_object_new_string(fd->advice));
         json_object_object_add(o, "value", json_object_new_double(fd->value));
-        return o;
+        return ng_json_utf8(o);
 }
 
 static struct json_object *cost_json(const struct ng_snapshot *s)
@@ -465,5 +486,5 @@ struct json_object *ng_report_audit_json(const struct ng_snapshot *s, const stru
         json_object_object_add(summary, "exit_status", json_object_new_int(ng_audit_exit_status(a)));
         json_object_object_add(o, "summary", summary);
         json_object_object_add(o, "cost", cost_json(s));
-        return o;
+        return ng_json_utf8(o);
 }

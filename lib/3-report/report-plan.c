@@ -8,6 +8,7 @@
 
 #include "ng-plan.h"
 #include "ng-report.h"
+#include "ng-text.h"
 
 static void nr_path(uint64_t page_kib, int node, char *buf, size_t size)
 {
@@ -60,16 +61,17 @@ int ng_report_plan_text(const struct ng_plan *p, FILE *f)
                 fprintf(f, "no instance found: nothing needs hugepages\n");
         for (size_t i = 0; i < p->n_instances; i++) {
                 const struct ng_plan_instance *pi = &p->instances[i];
-                char nodes[128];
+                char nodes[128], name[NG_TEXT_SIZE(sizeof(pi->name))];
                 ng_bitmap_format_list(&pi->nodes, nodes, sizeof(nodes));
                 ng_format_kib(pi->bytes / 1024, sz, sizeof(sz));
+                ng_text_escape(NG_TEXT_TERM, pi->name, name, sizeof(name));
                 if (pi->amm)
                         fprintf(f, "  %-32s AMM (/dev/shm files) cannot use hugepages: switch to ASMM (SGA_TARGET) "
-                                "to use them\n", pi->name);
+                                "to use them\n", name);
                 else if (pi->off)
-                        fprintf(f, "  %-32s hugepages = off\n", pi->name);
+                        fprintf(f, "  %-32s hugepages = off\n", name);
                 else
-                        fprintf(f, "  %-32s %10s -> %6" PRIu64 " pages on node%s %s\n", pi->name, sz, pi->pages,
+                        fprintf(f, "  %-32s %10s -> %6" PRIu64 " pages on node%s %s\n", name, sz, pi->pages,
                                 ng_bitmap_count(&pi->nodes) == 1 ? "" : "s", nodes);
         }
         fprintf(f, "\nnode      need   total    free  target  change\n");
@@ -159,5 +161,5 @@ struct json_object *ng_report_plan_json(const struct ng_plan *p)
         json_object_object_add(o, "sysctl_nr_hugepages", json_object_new_uint64(p->target_pages));
         ng_plan_boot_line(p, boot, sizeof(boot));
         json_object_object_add(o, "boot", json_object_new_string(boot));
-        return o;
+        return ng_json_utf8(o);
 }

@@ -8,6 +8,7 @@
 
 #include "ng-report.h"
 #include "ng-segments.h"
+#include "ng-text.h"
 
 void ng_report_node_bars(const struct ng_snapshot *s, const struct ng_node_bytes *nb, size_t n, uint64_t whole,
                          const char *indent, FILE *f)
@@ -70,10 +71,11 @@ int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment
                 fprintf(f, "no shared memory segments\n");
         for (size_t i = 0; i < n; i++) {
                 const struct ng_segment *seg = &v[i];
-                char sz[24], res[24];
+                char sz[24], res[24], name[NG_TEXT_SIZE(sizeof(seg->name))];
                 ng_format_kib(seg->bytes / 1024, sz, sizeof(sz));
                 ng_format_kib(seg->resident_bytes / 1024, res, sizeof(res));
-                fprintf(f, "%s%s %s", i ? "\n" : "", ng_seg_kind_name(seg->kind), seg->name);
+                fprintf(f, "%s%s %s", i ? "\n" : "", ng_seg_kind_name(seg->kind),
+                        ng_text_escape(NG_TEXT_TERM, seg->name, name, sizeof(name)));
                 if (seg->kind == NG_SEG_SYSV)
                         fprintf(f, " shmid %" PRId32, seg->shmid);
                 fprintf(f, ": %s, %s resident, ", sz, res);
@@ -120,7 +122,7 @@ struct json_object *ng_segment_json(const struct ng_segment *seg)
         json_object_object_add(o, "placement_coverage", seg->placement_coverage >= 0 ?
                                json_object_new_double(seg->placement_coverage) : NULL);
         json_object_object_add(o, "nodes", ng_node_bytes_json(seg->nodes, seg->n_nodes));
-        return o;
+        return ng_json_utf8(o);
 }
 
 struct json_object *ng_report_segments_json(const struct ng_segment *v, size_t n)
@@ -130,5 +132,5 @@ struct json_object *ng_report_segments_json(const struct ng_segment *v, size_t n
         for (size_t i = 0; i < n; i++)
                 json_object_array_add(a, ng_segment_json(&v[i]));
         json_object_object_add(o, "segments", a);
-        return o;
+        return ng_json_utf8(o);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ng-report.h"
+#include "ng-text.h"
 
 static void max_distances(const struct ng_snapshot *s, uint64_t *ret_local, uint64_t *ret_max)
 {
@@ -301,5 +302,5 @@ struct json_object *ng_report_topology_json(const struct ng_snapshot *s)
                 json_object_object_add(o, "latency", ng_latency_json(s->latency));
         if (s->latency_error[0])
                 json_object_object_add(o, "latency_error", json_object_new_string(s->latency_error));
-        return o;
+        return ng_json_utf8(o);
 }

@@ -11,7 +11,9 @@
 #include <syslog.h>
 #include <time.h>
 
+#include "cleanup.h"
 #include "ng-action.h"
+#include "ng-text.h"
 
 const char *ng_outcome_name(enum ng_outcome o)
 {
@@ -108,8 +110,12 @@ void ng_correction_journal_fields(enum ng_correction c, const char *identifier, 
         const char *outcome = ng_outcome_name(res->outcome);
         char buf[PATH_MAX + 640];
 
+        /* MESSAGE is what journalctl and syslog show: the target and the
+         * summary carry names, escaped (ng-text.h); NUMAGUARD_INSTANCE and
+         * NUMAGUARD_TARGET keep their bytes. */
         snprintf(buf, sizeof(buf), "%s %s: %s: %s", k->name, target, outcome, res->summary);
-        fn(userdata, "MESSAGE", buf);
+        _cleanup_free_ char *msg = ng_text_dup(NG_TEXT_TERM, buf);
+        fn(userdata, "MESSAGE", msg ? msg : k->name);
         fn(userdata, "MESSAGE_ID", k->message_id);
         snprintf(buf, sizeof(buf), "%d", LOG_NOTICE);
         fn(userdata, "PRIORITY", buf);

@@ -11,6 +11,7 @@
 #include "daemon.h"
 #include "ng-action.h"
 #include "ng-test.h"
+#include "ng-text.h"
 
 #define CATALOG "systemd/numaguard.catalog"
 /* enum daemon_event: reload failed, poll failed, poll stuck. */
@@ -207,6 +208,60 @@ START_TEST(test_ctl_sends_catalog_fields)
 }
 END_TEST
 
+/* A SID that is not UTF-8, with a terminal escape sequence and a newline. */
+#define HOSTILE "oracle:N\xff\x1b[31m\nZ"
+
+static struct json_object *field_of(struct json_object *o, const char *key)
+{
+        struct json_object *v = NULL;
+        ck_assert_msg(json_object_object_get_ex(o, key, &v), "no %s", key);
+        return v;
+}
+
+/* MESSAGE, which journalctl, syslog and terminals show, is escaped; the
+ * NUMAGUARD_* fields keep the name, made UTF-8 only in the file sink's
+ * JSON. */
+START_TEST(test_hostile_names)
+{
+        char path[] = "/tmp/ng-hostile-XXXXXX", line[8192];
+        int fd = mkstemp(path);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        struct alert_sink s;
+        ck_assert_int_eq(sink_open(&s, path), 0);
+        struct alert a = full_alert(NG_CODE_CYCLOPS);
+        snprintf(a.instance, sizeof(a.instance), "%s", HOSTILE);
+        snprintf(a.message, sizeof(a.message), "all of %s on node 0", HOSTILE);
+        sink_emit(&s, ALERT_EVENT_RAISED, &a);
+        sink_close(&s);
+        FILE *f = fopen(path, "re");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+        fclose(f);
+        unlink(path);
+        ck_assert(ng_utf8_valid(line));
+        ck_assert_ptr_null(strchr(line, '\x1b'));
+        struct json_object *o = json_tokener_parse(line);
+        ck_assert_ptr_nonnull(o);
+        ck_assert_str_eq(json_object_get_string(field_of(o, "MESSAGE")),
+                         "CYCLOPS raised (oracle:N\\xff\\x1b[31m\\x0aZ, nodes 0-1): "
+                         "all of oracle:N\\xff\\x1b[31m\\x0aZ on node 0");
+        ck_assert_str_eq(json_object_get_string(field_of(o, "NUMAGUARD_INSTANCE")),
+                         "oracle:N\xef\xbf\xbd\x1b[31m\nZ");
+        json_object_put(o);
+
+        struct ng_action_result res;
+        one_write(&res);
+        snprintf(res.summary, sizeof(res.summary), "moved %s", HOSTILE);
+        o = json_object_new_object();
+        ng_correction_journal_fields(NG_CORRECTION_CPUSET, "numaguardctl", HOSTILE, HOSTILE, &res, 16, to_json, o);
+        ck_assert_str_eq(json_object_get_string(field_of(o, "MESSAGE")),
+                         "cpuset oracle:N\\xff\\x1b[31m\\x0aZ: done: moved oracle:N\\xff\\x1b[31m\\x0aZ");
+        ck_assert_str_eq(json_object_get_string(field_of(o, "NUMAGUARD_INSTANCE")), HOSTILE);
+        json_object_put(o);
+}
+END_TEST
+
 /* The check itself can fail: an entry naming a field that is not sent. */
 START_TEST(test_unsent_field_is_caught)
 {
@@ -255,6 +310,7 @@ static Suite *catalog_suite(void)
         tcase_add_test(tc, test_ctl_sends_catalog_fields);
         tcase_add_test(tc, test_unsent_field_is_caught);
         tcase_add_test(tc, test_correction_table);
+        tcase_add_test(tc, test_hostile_names);
         suite_add_tcase(s, tc);
         return s;
 }

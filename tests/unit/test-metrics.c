@@ -110,6 +110,14 @@ START_TEST(test_with_audit)
         check_syntax(t);
         expect_line(t, "numaguard_instance_page_tables_bytes{db_instance=\"a\\\"b\\\\c\"} 8192");
         free(t);
+        /* A SID that is not UTF-8, with a newline: still one valid line
+         * (node_exporter drops the whole file over one invalid label). */
+        snprintf(in[0].name, sizeof(in[0].name), "oracle:N\xff\x1b[31m\nZ");
+        t = render(s, &a);
+        check_syntax(t);
+        expect_line(t, "numaguard_instance_page_tables_bytes{db_instance=\"oracle:N\xef\xbf\xbd\x1b[31m\\nZ\"} 8192");
+        ck_assert_ptr_null(strstr(t, "\xff"));
+        free(t);
         ng_snapshot_free(s);
 }
 END_TEST
