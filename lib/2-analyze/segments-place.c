@@ -293,6 +293,14 @@ static int place_all(struct builder *b)
                         return r;
                 if (r == 0)
                         continue;
+                if (counter && seg->resident_bytes == 0) {
+                        /* The attacher maps none of what the kernel counts:
+                         * the count stands, where it sits is unknown. */
+                        seg->resident_bytes = counter;
+                        seg->method = NG_METHOD_COUNTERS;
+                        seg->placement_coverage = 0;
+                        continue;
+                }
                 seg->placement_source = NG_SOURCE_ATTACHER;
                 if (counter) {
                         seg->placement_coverage = seg->resident_bytes >= counter ? 1 :

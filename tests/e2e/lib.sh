@@ -185,16 +185,18 @@ kernel_nodes() {
 # seg_select JQ-FILTER: run `numaguardctl segments --json`; the one segment
 # matching FILTER (a jq boolean over a segment) is loaded into SEG_kind,
 # SEG_name, SEG_shmid, SEG_bytes, SEG_page_kib, SEG_nattch, SEG_method,
-# SEG_representative_pid, SEG_resident_bytes, SEG_pids ("p1 p2"),
-# SEG_nodes ("id:bytes id:bytes").
+# SEG_representative_pid, SEG_resident_bytes, SEG_resident_source,
+# SEG_placement_source, SEG_pids ("p1 p2"),
+# SEG_nodes ("id:bytes id:bytes"). SEG_ARGS: more arguments (--exact).
 seg_select() {
     local sh
-    ctl_json "$T/segments.json" segments || return 1
+    ctl_json "$T/segments.json" segments ${SEG_ARGS-} || return 1
     sh=$(jq -r "if .schema != 1 then error(\"schema is not 1\") else . end
         | [.segments[] | select($1)] as \$m
         | \"SEG_COUNT=\(\$m | length)\",
           (\$m[0] // {} | \"SEG_kind=\(.kind // \"\" | @sh)\", \"SEG_name=\(.name // \"\" | @sh)\",
-            (\"shmid\", \"bytes\", \"page_kib\", \"nattch\", \"representative_pid\", \"resident_bytes\", \"method\")
+            (\"shmid\", \"bytes\", \"page_kib\", \"nattch\", \"representative_pid\", \"resident_bytes\", \"method\",
+             \"resident_source\", \"placement_source\")
               as \$f | \"SEG_\(\$f)=\(.[\$f] // \"\" | tostring | @sh)\",
             \"SEG_pids=\([.pids[]? | tostring] | join(\" \") | @sh)\",
             \"SEG_nodes=\([.nodes[]? | \"\(.id):\(.bytes)\"] | join(\" \") | @sh)\",

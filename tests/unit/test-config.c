@@ -278,10 +278,14 @@ START_TEST(test_not_regular_file)
         ck_assert_str_eq(ds.d[0].file, fifo);
         ck_assert_int_eq(ng_config_load(dir, collect, &ds, &c), -EINVAL);
         expect_diag(&ds, 1, LOG_ERR, 0, "is a directory");
-        ck_assert_int_eq(ng_config_load("/dev/null", collect, &ds, &c), -EINVAL);
+        ck_assert_int_eq(ng_config_load("/dev/zero", collect, &ds, &c), -EINVAL);
         expect_diag(&ds, 2, LOG_ERR, 0, "is a character device");
         ck_assert_int_eq(ng_config_load(fifo, NULL, NULL, &c), -EINVAL);
         ck_assert_ptr_eq(c, (struct ng_config *)0x1);
+        /* /dev/null is the usual "no configuration": the defaults */
+        ck_assert_int_eq(ng_config_load("/dev/null", collect, &ds, &c), 0);
+        ck_assert_uint_eq(c->n_instances, 0);
+        ng_config_free(c);
         unlink(fifo);
         rmdir(dir);
 }

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# PostgreSQL's buffers outlive the backend that read them. Real PostgreSQL
+# 15, shared_memory_type=mmap on 4 KiB pages (no hugepage pool), postmaster
+# under --membind=N: a backend prewarms a 30 MB table into shared_buffers
+# with pg_prewarm and exits. The postmaster maps a few MiB of what the
+# backend filled; numaguard must count every resident page of the segment:
+# within 2 % of the kernel's own count (the allocated blocks of the shared
+# mapping, stat(2) of the postmaster's map_files link), all on node N, and
+# the instance's resident bytes too.
+. "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 2
+. "$E2E_DIR/pg.sh"
+need_ctl
+pg_prepare
+n=$PG_MMAP_NODE
+pg_start "$n" mmap
+out=$(pg_sql -c "drop table if exists e2e_left" \
+        -c "create table e2e_left as select g, repeat('x', 480) as pad from generate_series(1, 60000) g" \
+        -c "create extension if not exists pg_prewarm" \
+        -c "select 'prewarmed=' || pg_prewarm('e2e_left')" \
+        -c "select 'table=' || pg_relation_size('e2e_left')" 2>&1) || { logf <<<"$out"; abort "SQL failed"; }
+log "postgres: $(echo $out)"
+[[ $out =~ table=([0-9]+) ]] && table=${BASH_REMATCH[1]} || abort "no table size"
+# the backend has exited: only the postmaster and its background processes remain
+for _ in $(seq 50); do
+    [ -z "$(pgrep -f 'postgres: postgres postgres' || true)" ] && break
+    sleep 0.2
+done
+range=$(awk '/dev\/zero/ { print $1; exit }' "/proc/$PG_PID/maps")
+[ -n "$range" ] || abort "the postmaster maps no /dev/zero (shared_memory_type=mmap on 4 KiB pages expected)"
+kernel=$(( $(stat -L -c %b "/proc/$PG_PID/map_files/$range") * 512 ))
+log "kernel: the shared mapping $range holds $kernel bytes; the postmaster maps RssShmem $(awk '/RssShmem/ { print $2, $3 }' "/proc/$PG_PID/status")"
+for nd in "${NODE_IDS[@]}"; do log "kernel: node $nd $(grep -h 'Shmem:' "/sys/devices/system/node/node$nd/meminfo" | awk '{ print $3, $4, $5 }')"; done
+((kernel >= table)) || fail "the kernel counts $kernel bytes in the segment, less than the $table-byte table"
+
+seg_select "(.kind == \"anon_shared\" and (.pids | any(. == $PG_PID)))" || abort "no anon_shared segment of the postmaster"
+expect_field placement_source segment
+d=$(( SEG_resident_bytes > kernel ? SEG_resident_bytes - kernel : kernel - SEG_resident_bytes ))
+(( d * 50 <= kernel )) || fail "numaguard: $SEG_resident_bytes resident, the kernel $kernel"
+expect_on_node "$n"
+result segment
+
+audit_conf "$T/ng.conf"
+audit_load --config "$T/ng.conf" || abort "audit"
+"$CTL" audit --config "$T/ng.conf" > "$T/audit.txt" 2>&1
+sed -n '/^instance postgresql/,/^$/p' "$T/audit.txt" | logf
+res=$(jq -r --argjson pid "$PG_PID" '.instances[] | select(.main_pid == $pid) | .resident_bytes' "$T/audit.json")
+[ -n "$res" ] || abort "postmaster $PG_PID not an instance"
+log "instance resident $res bytes, segment per the kernel $kernel"
+(( res * 100 >= kernel * 98 )) || fail "the instance's resident $res bytes fall short of the kernel's $kernel"
+inst=$(grep "^postgresql:[^|]*|postgresql|$PG_PID|" <<< "$AUDIT_INSTANCES")
+[[ ${inst##*|} =~ ^$n:[0-9]+$ ]] || fail "instance placement is '${inst##*|}', expected all on node $n"
+result instance

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Every resident page counts, whether or not a living process maps it.
+# Each segment is filled by one process bound 3:1 over two nodes
+# (ng-shm-workload --split A,B), which then detaches (--detach): its
+# attachers left never touched a page, so their page tables hold none. The
+# oracles are the kernel's own: the segment's resident count
+# (/proc/sysvipc/shm rss, the file's or the mapping's allocated blocks,
+# the nodes' HugePages counters) and the binding (75 % on A, 25 % on B),
+# never numaguard's other output. An audit must leave every node's MemFree
+# and HugePages_Free and every segment's count as it found them: it never
+# allocates a page, not even in a sparse file's holes, and it never
+# attaches (nattch and the last attacher's pid stay).
+. "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+plan 6
+need_ctl
+((${#NODE_IDS[@]} >= 2)) || abort "needs two nodes"
+A=${NODE_IDS[-1]} B=${NODE_IDS[-2]}     # far from node 0, which holds the kernel
+
+# node_kib NODE KEY: a node's meminfo figure (kB; HugePages_* in pages)
+node_kib() { awk -v k="$2:" '$3 == k { print $4 }' "/sys/devices/system/node/node$1/meminfo"; }
+free_all() { local n out=""; for n in "${NODE_IDS[@]}"; do out+="$n:$(node_kib "$n" MemFree):$(node_kib "$n" HugePages_Free) "; done; echo "$out"; }
+# no_allocation BEFORE AFTER: MemFree within 8 MiB on every node (the
+# kernel's own noise), HugePages_Free equal
+no_allocation() {
+    local b a n mb ma hb ha
+    for b in $1; do
+        n=${b%%:*}; mb=$(cut -d: -f2 <<<"$b"); hb=$(cut -d: -f3 <<<"$b")
+        a=$(tr ' ' '\n' <<<"$2" | grep "^$n:"); ma=$(cut -d: -f2 <<<"$a"); ha=$(cut -d: -f3 <<<"$a")
+        (( mb - ma <= 8192 )) || fail "node $n: MemFree fell by $(( (mb - ma) / 1024 )) MiB during the audit"
+        [ "$hb" = "$ha" ] || fail "node $n: HugePages_Free went from $hb to $ha during the audit"
+    done
+}
+# sysv_field SHMID COLUMN: /proc/sysvipc/shm's key shmid perms size cpid
+# lpid nattch uid gid cuid cgid atime dtime ctime rss swap, 1-based
+sysv_field() {
+    awk -v id="$1" -v c="$2" '$2 == id { print $c }' /proc/sysvipc/shm
+}
+# kernel_count: the segment's resident bytes as the kernel counts them
+kernel_count() {
+    case $1 in
+    sysv) echo $(( $(sysv_field "$WL_SHMID" 15) )) ;;      # rss, bytes
+    file) echo $(( $(stat -c %b "$2") * 512 )) ;;
+    anon) echo $(( $(stat -L -c %b "$2") * 512 )) ;;
+    esac
+}
+# check_3to1 WHAT: SEG_* within 2 points of 75/25 over A,B
+check_3to1() {
+    local total a b pa
+    total=$(seg_total_bytes); a=$(seg_node_bytes "$A"); b=$(seg_node_bytes "$B")
+    ((total > 0)) || { fail "$1: nothing placed"; return; }
+    pa=$(( a * 10000 / total ))
+    log "$1: numaguard N$A=$a N$B=$b of $total (want 75 % / 25 %)"
+    (( pa >= 7300 && pa <= 7700 )) || fail "$1: node $A holds $((pa / 100)).$((pa % 100 / 10)) %, the binding put 75 % there"
+    (( a + b == total )) || fail "$1: $((total - a - b)) bytes on other nodes"
+}
+# check_resident WHAT KERNEL: numaguard's resident within 2 % of the kernel's
+check_resident() {
+    local d
+    log "$1: resident per numaguard $SEG_resident_bytes, per the kernel $2 (method $SEG_method, resident from $SEG_resident_source, placement from $SEG_placement_source)"
+    (( $2 > 0 )) || { fail "$1: the kernel counts nothing resident"; return; }
+    d=$(( SEG_resident_bytes > $2 ? SEG_resident_bytes - $2 : $2 - SEG_resident_bytes ))
+    (( d * 50 <= $2 )) || fail "$1: numaguard says $SEG_resident_bytes resident, the kernel $2"
+}
+
+run_kind() {   # run_kind sysv|file|anon
+    local kind=$1 f="" mf before after lpid0 lpid1 nat0 nat1 counted
+    [ "$kind" = file ] && { f=/dev/shm/ng_e2e_detached; rm -f "$f"; at_exit "rm -f $f"; }
+    wl_start $kind $f -s 64 -p 2 --split "$A,$B" --detach || { abort "$kind workload"; }
+    case $kind in
+    sysv) sel="(.kind == \"sysv\" and .shmid == $WL_SHMID)" ;;
+    file) sel="(.kind == \"file\" and .name == \"$f\")" ;;
+    anon) sel="(.kind == \"anon_shared\" and (.pids | any(. == ${WL_CHILDREN%%,*})))" ;;
+    esac
+    if [ "$kind" = anon ]; then
+        local child=${WL_CHILDREN%%,*} range
+        range=$(awk '/dev\/zero/ { print $1; exit }' "/proc/$child/maps")
+        mf=/proc/$child/map_files/$range
+    fi
+    counted=$(kernel_count "$kind" "${f:-$mf}")
+    [ "$kind" = sysv ] && { lpid0=$(sysv_field "$WL_SHMID" 6); nat0=$(sysv_field "$WL_SHMID" 7); }
+    before=$(free_all)
+    seg_select "$sel" || { result; return; }
+    after=$(free_all)
+    expect_field method sampled
+    expect_field placement_source segment
+    check_resident "$kind" "$counted"
+    check_3to1 "$kind"
+    no_allocation "$before" "$after"
+    [ "$(kernel_count "$kind" "${f:-$mf}")" = "$counted" ] || fail "$kind: the kernel's count moved from $counted during the audit"
+    if [ "$kind" = sysv ]; then
+        lpid1=$(sysv_field "$WL_SHMID" 6); nat1=$(sysv_field "$WL_SHMID" 7)
+        [ "$lpid0/$nat0" = "$lpid1/$nat1" ] || fail "sysv: the audit changed lpid/nattch from $lpid0/$nat0 to $lpid1/$nat1"
+    fi
+    result "$kind"
+    kill "$WL_PID" 2>/dev/null; wait "$WL_PID" 2>/dev/null
+}
+
+run_kind sysv
+run_kind file
+run_kind anon
+
+# --exact asks every page with data: 75/25 to the page (64 MiB SysV again)
+wl_start sysv -s 64 -p 2 --split "$A,$B" --detach || abort "exact workload"
+before=$(free_all)
+SEG_ARGS=--exact seg_select "(.kind == \"sysv\" and .shmid == $WL_SHMID)" || abort "exact: segment"
+after=$(free_all)
+expect_field method exact
+expect_field placement_source segment
+a=$(seg_node_bytes "$A") b=$(seg_node_bytes "$B")
+[ "$a/$b" = "$((48 << 20))/$((16 << 20))" ] || fail "exact: N$A=$a N$B=$b, the binding put 48 MiB and 16 MiB there"
+no_allocation "$before" "$after"
+result exact
+kill "$WL_PID" 2>/dev/null; wait "$WL_PID" 2>/dev/null
+
+# A sparse file: 512 MiB long, 8 MiB of data at 300 MiB, nobody maps it.
+f=/dev/shm/ng_e2e_sparse
+rm -f "$f"; at_exit "rm -f $f"
+truncate -s 512M "$f" && numactl --membind="$A" dd if=/dev/zero of="$f" bs=1M count=8 seek=300 conv=notrunc status=none ||
+    abort "sparse file"
+blocks0=$(stat -c %b "$f")
+before=$(free_all)
+SEG_ARGS=--exact seg_select "(.kind == \"file\" and .name == \"$f\")" || abort "sparse: segment"
+seg_select "(.kind == \"file\" and .name == \"$f\")" || abort "sparse: segment"
+after=$(free_all)
+[ "$(stat -c %b "$f")" = "$blocks0" ] || fail "sparse: the file's blocks went from $blocks0 to $(stat -c %b "$f")"
+no_allocation "$before" "$after"
+check_resident sparse $((blocks0 * 512))
+expect_on_node "$A"
+result sparse
+
+# Hugetlb: the pool's per-node counters are the placement when the segment
+# is all its pools hold; the audit takes no page from a pool.
+set_hugepages "$A" 32 || abort "pool on $A"
+set_hugepages "$B" 16 || abort "pool on $B"
+wl_start sysv --huge -s 64 -p 2 --split "$A,$B" --detach || abort "hugetlb workload"
+before=$(free_all)
+seg_select "(.kind == \"sysv\" and .shmid == $WL_SHMID)" || abort "hugetlb: segment"
+after=$(free_all)
+expect_field placement_source pool
+expect_field resident_source counter
+a=$(seg_node_bytes "$A") b=$(seg_node_bytes "$B")
+log "hugetlb: HugePages_Total/Free N$A: $(node_kib "$A" HugePages_Total)/$(node_kib "$A" HugePages_Free), N$B: $(node_kib "$B" HugePages_Total)/$(node_kib "$B" HugePages_Free)"
+[ "$a/$b" = "$((48 << 20))/$((16 << 20))" ] || fail "hugetlb: N$A=$a N$B=$b, the binding put 24 and 8 pages there"
+no_allocation "$before" "$after"
+result hugetlb
