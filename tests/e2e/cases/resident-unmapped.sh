@@ -63,7 +63,7 @@ check_resident() {
 }
 
 run_kind() {   # run_kind sysv|file|anon
-    local kind=$1 f="" mf before after lpid0 lpid1 nat0 nat1 counted
+    local kind=$1 f="" mf="" before after lpid0 lpid1 nat0 nat1 counted
     [ "$kind" = file ] && { f=/dev/shm/ng_e2e_detached; rm -f "$f"; at_exit "rm -f $f"; }
     wl_start $kind $f -s 64 -p 2 --split "$A,$B" --detach || { abort "$kind workload"; }
     case $kind in
