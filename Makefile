@@ -251,15 +251,22 @@ uninstall:
 		if ls $(DESTDIR)$(CATALOGDIR)/*.catalog $(DESTDIR)$(SYSCONFDIR)/systemd/catalog/*.catalog 2>/dev/null | grep -q .; \
 		then journalctl $(if $(DESTDIR),--root=$(DESTDIR)) --update-catalog; else rm -f $$db; fi; fi
 
-# The Debian packages (debian/): numaguard, libnumaguard0, libnumaguard-dev,
-# with their .buildinfo and .changes, all in build-deb/packages/ (debian/rules
-# puts the .debs there): nothing is written to the parent directory.
+# The Debian packages (debian/): numaguard, libnumaguard0, libnumaguard-dev.
+# dpkg-buildpackage writes the .debs, .buildinfo and .changes to the parent of
+# the source tree, as sbuild, pbuilder and debuild expect. `make deb` runs it
+# on a copy of this tree in $(DEBSRC)/numaguard-$(VERSION) (uncommitted edits
+# included; build directories and .git left out), so that its parent is
+# $(DEBSRC) and not a directory other checkouts share, then collects copies of
+# the artifacts in $(DEBDIR).
 DEBDIR := build-deb/packages
-DEB_ARCH = $(shell dpkg --print-architecture)
+DEBSRC := build-deb/src
 deb:
-	dpkg-buildpackage -us -uc -b --buildinfo-option=-u$(DEBDIR) --changes-option=-u$(DEBDIR) \
-		--buildinfo-file=$(DEBDIR)/numaguard_$(VERSION)_$(DEB_ARCH).buildinfo \
-		--changes-file=$(DEBDIR)/numaguard_$(VERSION)_$(DEB_ARCH).changes
+	rm -rf $(DEBSRC) $(DEBDIR)
+	mkdir -p $(DEBSRC)/numaguard-$(VERSION) $(DEBDIR)
+	tar -c --exclude=./.git --exclude=./build --exclude=./build-san --exclude=./build-fuzz \
+		--exclude=./build-deb --exclude=./tests/e2e/.cache . | tar -x -C $(DEBSRC)/numaguard-$(VERSION)
+	cd $(DEBSRC)/numaguard-$(VERSION) && dpkg-buildpackage -us -uc -b
+	cp -p $(DEBSRC)/*.deb $(DEBSRC)/*.buildinfo $(DEBSRC)/*.changes $(DEBDIR)/
 	@ls -1 $(DEBDIR)
 
 clean:
