@@ -102,7 +102,7 @@ DAEMON := $(BUILD)/numaguardd
 UNIT := $(BUILD)/numaguard.service
 MANPAGES := man/numaguardctl.1 man/numaguard.3 man/numaguard.conf.5 man/numaguardd.8
 
-.PHONY: all check check-unit check-e2e fuzz fuzz-smoke bench install uninstall clean deb
+.PHONY: all check check-unit check-e2e fuzz fuzz-smoke bench install uninstall clean deb rpm
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(CTL) $(BUILD)/numaguard.pc $(DAEMON) $(UNIT)
 
@@ -269,5 +269,21 @@ deb:
 	cp -p $(DEBSRC)/*.deb $(DEBSRC)/*.buildinfo $(DEBSRC)/*.changes $(DEBDIR)/
 	@ls -1 $(DEBDIR)
 
+# The RPM packages (rpm/numaguard.spec): numaguard, libnumaguard,
+# libnumaguard-devel and the source package, in $(RPMDIR)/RPMS and SRPMS,
+# from a tarball of this tree (uncommitted edits included). On Debian:
+# make rpm RPMBUILD_OPTS="--nodeps --load rpm/macros.systemd-fallback"
+# (its rpm has neither the build dependencies in its database nor the
+# systemd macros; tests/shell/test-rpm.sh builds it so).
+RPMDIR := build-rpm
+RPMBUILD_OPTS ?=
+rpm:
+	rm -rf $(RPMDIR)
+	mkdir -p $(RPMDIR)/SOURCES
+	tar -c --exclude=./.git --exclude=./build --exclude=./build-san --exclude=./build-fuzz \
+		--exclude=./build-deb --exclude=./$(RPMDIR) --exclude=./tests/e2e/.cache \
+		--transform 's,^\.,numaguard-$(VERSION),' . | gzip -n > $(RPMDIR)/SOURCES/numaguard-$(VERSION).tar.gz
+	rpmbuild -ba --define '_topdir $(CURDIR)/$(RPMDIR)' $(RPMBUILD_OPTS) rpm/numaguard.spec
+
 clean:
-	rm -rf build build-san build-fuzz build-deb
+	rm -rf build build-san build-fuzz build-deb $(RPMDIR)
