@@ -103,7 +103,7 @@ DAEMON := $(BUILD)/numaguardd
 UNIT := $(BUILD)/numaguard.service
 MANPAGES := man/numaguardctl.1 man/numaguard.3 man/numaguard.conf.5 man/numaguardd.8
 
-.PHONY: all check check-unit check-e2e fuzz fuzz-smoke golden-update bench bench-config install uninstall clean deb
+.PHONY: all check check-unit check-e2e fuzz fuzz-smoke golden-update bench bench-config install uninstall clean deb rpm
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(CTL) $(BUILD)/numaguard.pc $(DAEMON) $(UNIT)
 
@@ -265,16 +265,39 @@ uninstall:
 		if ls $(DESTDIR)$(CATALOGDIR)/*.catalog $(DESTDIR)$(SYSCONFDIR)/systemd/catalog/*.catalog 2>/dev/null | grep -q .; \
 		then journalctl $(if $(DESTDIR),--root=$(DESTDIR)) --update-catalog; else rm -f $$db; fi; fi
 
-# The Debian packages (debian/): numaguard, libnumaguard0, libnumaguard-dev,
-# with their .buildinfo and .changes, all in build-deb/packages/ (debian/rules
-# puts the .debs there): nothing is written to the parent directory.
+# The Debian packages (debian/): numaguard, libnumaguard0, libnumaguard-dev.
+# dpkg-buildpackage writes the .debs, .buildinfo and .changes to the parent of
+# the source tree, as sbuild, pbuilder and debuild expect. `make deb` runs it
+# on a copy of this tree in $(DEBSRC)/numaguard-$(VERSION) (uncommitted edits
+# included; build directories and .git left out), so that its parent is
+# $(DEBSRC) and not a directory other checkouts share, then collects copies of
+# the artifacts in $(DEBDIR).
 DEBDIR := build-deb/packages
-DEB_ARCH = $(shell dpkg --print-architecture)
+DEBSRC := build-deb/src
 deb:
-	dpkg-buildpackage -us -uc -b --buildinfo-option=-u$(DEBDIR) --changes-option=-u$(DEBDIR) \
-		--buildinfo-file=$(DEBDIR)/numaguard_$(VERSION)_$(DEB_ARCH).buildinfo \
-		--changes-file=$(DEBDIR)/numaguard_$(VERSION)_$(DEB_ARCH).changes
+	rm -rf $(DEBSRC) $(DEBDIR)
+	mkdir -p $(DEBSRC)/numaguard-$(VERSION) $(DEBDIR)
+	tar -c --exclude=./.git --exclude=./build --exclude=./build-san --exclude=./build-fuzz \
+		--exclude=./build-deb --exclude=./tests/e2e/.cache . | tar -x -C $(DEBSRC)/numaguard-$(VERSION)
+	cd $(DEBSRC)/numaguard-$(VERSION) && dpkg-buildpackage -us -uc -b
+	cp -p $(DEBSRC)/*.deb $(DEBSRC)/*.buildinfo $(DEBSRC)/*.changes $(DEBDIR)/
 	@ls -1 $(DEBDIR)
 
+# The RPM packages (rpm/numaguard.spec): numaguard, libnumaguard,
+# libnumaguard-devel and the source package, in $(RPMDIR)/RPMS and SRPMS,
+# from a tarball of this tree (uncommitted edits included). On Debian:
+# make rpm RPMBUILD_OPTS="--nodeps --load rpm/macros.systemd-fallback"
+# (its rpm has neither the build dependencies in its database nor the
+# systemd macros; tests/shell/test-rpm.sh builds it so).
+RPMDIR := build-rpm
+RPMBUILD_OPTS ?=
+rpm:
+	rm -rf $(RPMDIR)
+	mkdir -p $(RPMDIR)/SOURCES
+	tar -c --exclude=./.git --exclude=./build --exclude=./build-san --exclude=./build-fuzz \
+		--exclude=./build-deb --exclude=./$(RPMDIR) --exclude=./tests/e2e/.cache \
+		--transform 's,^\.,numaguard-$(VERSION),' . | gzip -n > $(RPMDIR)/SOURCES/numaguard-$(VERSION).tar.gz
+	rpmbuild -ba --define '_topdir $(CURDIR)/$(RPMDIR)' $(RPMBUILD_OPTS) rpm/numaguard.spec
+
 clean:
-	rm -rf build build-san build-fuzz build-deb
+	rm -rf build build-san build-fuzz build-deb $(RPMDIR)

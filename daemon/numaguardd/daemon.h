@@ -286,6 +286,9 @@ struct manager;
 /* Writes the metrics file of the last poll (temp file + rename). Empty path:
  * nothing. Returns 0 or -errno. */
 int metrics_write(const struct manager *m, const char *path);
+/* Replaces it with the file of a daemon stopped on purpose: numaguard_up 0,
+ * numaguard_stopped_timestamp_seconds, the last poll's timestamp. */
+int metrics_write_stopped(const struct manager *m, const char *path);
 
 /* ---- status.c ----------------------------------------------------------- */
 
@@ -359,6 +362,7 @@ struct manager {
         char last_reload_error[512];
         bool watchdog;
         int metrics_error;              /* of the last write, logged once */
+        bool stopping;                  /* SIGTERM/SIGINT: leave a stopped metrics file */
 };
 
 /* *ret_config_error is set when the failure is the config file's. */

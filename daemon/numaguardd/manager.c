@@ -242,6 +242,7 @@ static int on_signal(sd_event_source *es, const struct signalfd_siginfo *si, voi
         }
         log_info("Received %s, exiting", strsignal((int) si->ssi_signo));
         sd_notify(0, "STOPPING=1");
+        m->stopping = true;
         return sd_event_exit(m->event, 0);
 }
 
@@ -426,5 +427,12 @@ int manager_run(struct manager *m)
         int r = sd_event_loop(m->event);
         if (r < 0)
                 return log_error_errno(r, "Event loop failed");
+        /* Stopped on purpose: the metrics say so, and the NumaguardDown
+         * rule stays silent (metrics.c). */
+        if (m->stopping) {
+                int w = metrics_write_stopped(m, m->config->metrics_file);
+                if (w < 0)
+                        log_error_errno(w, "Writing %s at exit, ignoring", m->config->metrics_file);
+        }
         return r;
 }

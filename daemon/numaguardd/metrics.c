@@ -4,11 +4,19 @@
  * temporary file in the same directory and renamed over the old one, so the
  * collector never reads half a file; the temporary name does not end in
  * ".prom", so the collector never picks it up either.
+ *
+ * A running daemon writes numaguard_up 1 with every poll. One stopped on
+ * purpose (SIGTERM, SIGINT: systemctl stop) replaces the file with one that
+ * says so, numaguard_up 0 and when; the series of the last poll go, since
+ * nobody watches them any more. A daemon that dies leaves its last file
+ * behind, numaguard_up 1 and a last poll that grows old: the NumaguardDown
+ * rule (conf/numaguard.rules.yml) fires on that one only.
  */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -57,10 +65,50 @@ static void sink_metrics(const struct alert_sink *s, FILE *f)
                 "# TYPE numaguard_alerts_lost_total counter\nnumaguard_alerts_lost_total %" PRIu64 "\n", s->lost);
 }
 
-int metrics_write(const struct manager *m, const char *path)
+static void family(FILE *f, const char *name, const char *help)
 {
-        if (!path || !path[0] || !m->snapshot)
-                return 0;
+        fprintf(f, "# HELP numaguard_%s %s\n# TYPE numaguard_%s gauge\n", name, help, name);
+}
+
+static void up(FILE *f, bool running)
+{
+        family(f, "up", "1 while numaguardd runs; 0 once it stopped on purpose (SIGTERM, systemctl stop).");
+        fprintf(f, "numaguard_up %d\n", running);
+}
+
+static void seconds(FILE *f, const char *name, const char *help, uint64_t usec)
+{
+        family(f, name, help);
+        fprintf(f, "numaguard_%s %" PRIu64 ".%06" PRIu64 "\n", name, usec / 1000000, usec % 1000000);
+}
+
+/* The running daemon's file: up, then the last poll. */
+static int render_poll(const struct manager *m, FILE *f)
+{
+        struct ng_metrics_poll p;
+        fill_poll(m, &p);
+        up(f, true);
+        int r = ng_metrics_render(m->snapshot, m->audit, &p, f);
+        if (r >= 0)
+                sink_metrics(&m->sink, f);
+        return r;
+}
+
+/* The file a clean stop leaves: down on purpose, since when, and when the
+ * last poll was (absent if none finished). */
+static int render_stopped(const struct manager *m, FILE *f)
+{
+        up(f, false);
+        seconds(f, "stopped_timestamp_seconds", "When numaguardd stopped on purpose (Unix time).",
+                now_realtime_usec());
+        if (m->last_poll_usec)
+                seconds(f, "last_poll_timestamp_seconds", "End of the last poll (Unix time).", m->last_poll_usec);
+        return ferror(f) ? -EIO : 0;
+}
+
+/* Renders into a temporary file beside path and renames it over path. */
+static int write_atomic(const struct manager *m, const char *path, int (*render)(const struct manager *, FILE *))
+{
         size_t len = strlen(path);
         char *tmp = malloc(len + 8);
         if (!tmp)
@@ -81,13 +129,9 @@ int metrics_write(const struct manager *m, const char *path)
                 free(tmp);
                 return r;
         }
-        struct ng_metrics_poll p;
-        fill_poll(m, &p);
         int r = fchmod(fd, 0644) < 0 ? -errno : 0;
         if (r >= 0)
-                r = ng_metrics_render(m->snapshot, m->audit, &p, f);
-        if (r >= 0)
-                sink_metrics(&m->sink, f);
+                r = render(m, f);
         if (fclose(f) != 0 && r >= 0)
                 r = -errno;
         if (r >= 0 && rename(tmp, path) < 0)
@@ -96,4 +140,18 @@ int metrics_write(const struct manager *m, const char *path)
                 unlink(tmp);
         free(tmp);
         return r;
+}
+
+int metrics_write(const struct manager *m, const char *path)
+{
+        if (!path || !path[0] || !m->snapshot)
+                return 0;
+        return write_atomic(m, path, render_poll);
+}
+
+int metrics_write_stopped(const struct manager *m, const char *path)
+{
+        if (!path || !path[0])
+                return 0;
+        return write_atomic(m, path, render_stopped);
 }

@@ -48,7 +48,9 @@ run_hidden() {
         for _ in $(seq 50); do [ -s "$PROM" ] && grep -q alerts_lost "$PROM" && break; sleep 0.1; done
         sleep 0.5       # a few polls: the first one's alerts are sent
 }
-stop() { kill "$pid"; wait "$pid"; pid=""; }
+# The running daemon's metrics are read from a copy: a clean stop replaces
+# the file with one that only says so (numaguardd(8), METRICS).
+stop() { cp "$PROM" "$tmp/running.prom"; kill "$pid"; wait "$pid"; pid=""; }
 
 run_hidden
 "$CTL" status --socket "$SOCK" > "$tmp/status" 2>&1
@@ -63,8 +65,8 @@ check status-json 'jq -e ".daemon.alert_sink == \"syslog\" and .daemon.alerts_lo
         ([.daemon.alert_sinks[] | select(.sink == \"syslog\" and .primary and (.up | not) and
           .error == \"No such file or directory\" and .failures > 0)] | length) == 1" "$tmp/status.json" > /dev/null' \
         "$(jq -c .daemon.alert_sinks "$tmp/status.json" 2>&1 | head -c 300)"
-check metric-down 'grep -qx "numaguard_alert_sink_up{sink=\"syslog\"} 0" "$PROM" && grep -qE "^numaguard_alerts_lost_total [1-9]" "$PROM"' \
-        "$(grep alert_sink "$PROM" | head -5)"
+check metric-down 'grep -qx "numaguard_alert_sink_up{sink=\"syslog\"} 0" "$tmp/running.prom" && grep -qE "^numaguard_alerts_lost_total [1-9]" "$tmp/running.prom"' \
+        "$(grep alert_sink "$tmp/running.prom" | head -5)"
 
 # A logger on /dev/log: a datagram socket of the test's, bound over it.
 python3 - "$tmp/log.sock" > "$tmp/syslog.out" <<'PY' &
@@ -87,6 +89,6 @@ check logger-gets-alerts 'grep -qE "^<[0-9]+>[A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8}
         ! grep -q "alert:" "$tmp/stderr" && ! grep -q "cannot reach" "$tmp/stderr"' \
         "syslog got: $(head -2 "$tmp/syslog.out"); stderr: $(head -3 "$tmp/stderr")"
 check status-up 'grep -q "^Alerts to: syslog (primary) up; journal down" "$tmp/status"' "$(head -3 "$tmp/status")"
-check metric-up 'grep -qx "numaguard_alert_sink_up{sink=\"syslog\"} 1" "$PROM" && grep -qx "numaguard_alerts_lost_total 0" "$PROM"' \
-        "$(grep alert "$PROM" | grep -v "^#" | head -6)"
+check metric-up 'grep -qx "numaguard_alert_sink_up{sink=\"syslog\"} 1" "$tmp/running.prom" && grep -qx "numaguard_alerts_lost_total 0" "$tmp/running.prom"' \
+        "$(grep alert "$tmp/running.prom" | grep -v "^#" | head -6)"
 [ $fails = 0 ]

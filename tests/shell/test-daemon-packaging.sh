@@ -95,9 +95,12 @@ else
 fi
 unknown=""
 for mname in $(grep -oE 'numaguard_[a-z_]+' "$rules" | sort -u); do
-        grep -q "\"${mname#numaguard_}\"" "$SRC/lib/3-report/metrics.c" || unknown+=" $mname"
+        # the library's series, and the daemon's own (numaguard_up)
+        grep -q "\"${mname#numaguard_}\"" "$SRC/lib/3-report/metrics.c" "$SRC/daemon/numaguardd/metrics.c" ||
+                unknown+=" $mname"
 done
 check rules-metrics "unknown metrics:$unknown" test -z "$unknown"
+unknown=""
 for code in CYCLOPS REMOTE_MEMORY HUGEPAGE_FALLBACK HUGEPAGE_SHORTFALL HUGEPAGE_NODE_SHORTFALL HUGEPAGE_IDLE; do
         grep -q "$code" "$rules" || unknown+=" $code"
 done

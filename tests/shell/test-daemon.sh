@@ -4,10 +4,11 @@
 # file parsed and checked; SIGHUP with a valid and a broken config; status
 # over the socket, and refused for a uid outside status_group; a malformed, a
 # huge and a slow request; SIGTERM exits 0 (under BUILD=build-san that also
-# means LeakSanitizer found no leak); journald fields where journald runs.
+# means LeakSanitizer found no leak) and leaves a metrics file that says it
+# stopped on purpose; journald fields where journald runs.
 # BUILD: build directory (default build).
 set -u
-echo 1..40
+echo 1..41
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
@@ -87,6 +88,7 @@ bad=$(grep -vE '^(# (HELP|TYPE) numaguard_[a-z_]+ .+|numaguard_[a-z_]+(\{[a-z_]+
 check metrics-syntax "bad lines: $bad" test -z "$bad"
 m() { grep -qxF "$1" "$PROM" || { echo "# missing: $1"; return 1; }; }
 check metrics-values "values differ from the tree" eval '
+        m "numaguard_up 1" &&
         m "numaguard_nodes 4" &&
         m "numaguard_node_hugepages{node=\"1\",page_size_bytes=\"2097152\"} 8" &&
         m "numaguard_node_hugepages_free{node=\"1\",page_size_bytes=\"2097152\"} 4" &&
@@ -229,6 +231,12 @@ wait "$pid"; rc=$?
 pid=""
 check sigterm "exit $rc; stderr: $(tail -5 "$tmp/stderr")" test "$rc" = 0
 check socket-removed "socket left behind" test ! -e "$SOCK"
+# stopped on purpose: up 0, when, the last poll; no series of that poll
+check metrics-stopped "$(head -c 600 "$PROM")" eval 'm "numaguard_up 0" &&
+        grep -qE "^numaguard_stopped_timestamp_seconds [0-9]+\.[0-9]{6}$" "$PROM" &&
+        grep -qE "^numaguard_last_poll_timestamp_seconds [0-9]+\.[0-9]{6}$" "$PROM" &&
+        ! grep -qE "^numaguard_(findings_active|nodes|polls_total)" "$PROM" &&
+        ! ls "$tmp"/numaguard.prom.?????? > /dev/null 2>&1'
 out=$("$CTL" status --socket "$SOCK" 2>&1); rc=$?
 check status-not-running "exit $rc: $out" eval '[ $rc = 3 ] && grep -q "numaguardd is not running" <<<"$out"'
 
