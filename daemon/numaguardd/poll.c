@@ -57,7 +57,11 @@ static int unplaced_segments(const struct ng_snapshot *s)
                 return r;
         int unplaced = 0;
         for (size_t i = 0; i < n; i++)
-                unplaced += v[i].kind != NG_SEG_PRIVATE && v[i].n_pids > 0 && v[i].method != NG_METHOD_SAMPLED;
+                /* Never placed, rather than placed as "unknown" (an
+                 * attacher that maps none of a counted segment): the
+                 * latter would resample every poll. */
+                unplaced += v[i].kind != NG_SEG_PRIVATE && v[i].n_pids > 0 && v[i].method != NG_METHOD_SAMPLED &&
+                            v[i].placement_source == NG_SOURCE_NONE && v[i].placement_coverage < 0;
         ng_segments_free(v, n);
         return unplaced;
 }

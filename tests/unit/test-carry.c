@@ -119,6 +119,117 @@ START_TEST(split_vmas_weighted_by_length)
 }
 END_TEST
 
+
+/* A sample asked of the segment itself: 1 GiB SysV shmid 7, 3:1 over
+ * nodes 1 and 0, whichever process maps it. */
+static void add_whole(struct ng_snapshot *s, pid_t via)
+{
+        s->samples = xcalloc(1, sizeof(*s->samples));
+        s->samples[0] = (struct ng_sample) { .pid = via, .len = GiB, .asked = 400, .present = 200, .whole = true,
+                                             .sysv = true, .inode = 7 };
+        s->samples[0].np = xcalloc(2, sizeof(struct ng_node_pages));
+        s->samples[0].np[0] = (struct ng_node_pages) { 0, 50 };
+        s->samples[0].np[1] = (struct ng_node_pages) { 1, 150 };
+        s->samples[0].n_np = 2;
+        s->n_samples = 1;
+}
+
+START_TEST(whole_sample_carried_by_identity)
+{
+        /* The attacher that served is gone, another process maps it now:
+         * the segment is the same, so is its placement. */
+        struct ng_snapshot *prev = snap(5, ADDR, false), *s = snap(9, ADDR + GiB, false);
+        add_whole(prev, 100);
+        ck_assert_int_eq(ng_snapshot_carry_placement(s, prev), 1);
+        struct ng_segment *v;
+        size_t n;
+        ck_assert_int_eq(ng_segments_build(s, &v, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_int_eq(v[0].placement_source, NG_SOURCE_SEGMENT);
+        /* the kernel's count (rss: the whole GiB) stands; the shares are the sample's */
+        ck_assert_int_eq(v[0].resident_source, NG_SOURCE_COUNTER);
+        ck_assert_uint_eq(v[0].resident_bytes, GiB);
+        ck_assert_uint_eq(ng_segment_node_bytes(&v[0], 1), 3 * GiB / 4);
+        ck_assert_uint_eq(ng_segment_node_bytes(&v[0], 0), GiB / 4);
+        ng_segments_free(v, n);
+        ck_assert_int_eq(ng_snapshot_carry_placement(s, prev), 0);     /* once */
+        ng_snapshot_free(s);
+        /* removed: nothing carried */
+        s = snap(9, ADDR, false);
+        s->shm[0].shmid = 8;
+        s->procs[0]->maps[0].inode = 8;
+        ck_assert_int_eq(ng_snapshot_carry_placement(s, prev), 0);
+        ng_snapshot_free(s);
+        ng_snapshot_free(prev);
+}
+END_TEST
+
+START_TEST(attacher_that_maps_nothing_leaves_the_count)
+{
+        /* The kernel counts 1 GiB; the attacher's sample finds nothing of it
+         * in its page tables: the count stands, the placement is unknown. */
+        struct ng_snapshot *s = snap(5, ADDR, true);
+        s->samples[0].present = 0;
+        s->samples[0].n_np = 0;
+        struct ng_segment *v;
+        size_t n;
+        ck_assert_int_eq(ng_segments_build(s, &v, &n), 0);
+        ck_assert_uint_eq(v[0].resident_bytes, GiB);
+        ck_assert_int_eq(v[0].method, NG_METHOD_COUNTERS);
+        ck_assert_int_eq(v[0].placement_source, NG_SOURCE_NONE);
+        ck_assert_uint_eq(v[0].n_nodes, 0);
+        ng_segments_free(v, n);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+/* A 48 MiB SHM_HUGETLB segment whose attacher maps none of it: the nodes'
+ * 2 MiB pools hand out 8 pages on node 0 and 16 on node 1, exactly what
+ * it holds, so the pools are its placement. */
+static struct ng_snapshot *huge_snap(bool second)
+{
+        struct ng_snapshot *s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
+        s->placement = NG_PLACEMENT_SAMPLED;
+        snap_pool(s, 2048, 16, 8, 0);
+        s->topo.nodes[1].pools[0].free_pages = 0;
+        snap_shm(s, 7, 48 << 20, 1, 0);
+        struct ng_proc *p = snap_proc(s, 100, 1, "ora_pmon_ORCL", "0-1", "0-1");
+        snap_map_sysv(p, 7, ADDR, 48 << 20, 2048, NULL, 0);
+        p->maps[0].page_kib = 2048;
+        if (second) {   /* another 2 MiB segment holding 4 pages of them */
+                snap_shm(s, 9, 8 << 20, 1, 0);
+                snap_map_sysv(p, 9, ADDR + GiB, 8 << 20, 2048, NULL, 0);
+                p->maps[1].page_kib = 2048;
+        }
+        s->samples = xcalloc(1, sizeof(*s->samples));
+        s->samples[0] = (struct ng_sample) { .pid = 100, .start = ADDR, .len = 48 << 20, .asked = 24 };
+        s->n_samples = 1;
+        return s;
+}
+
+START_TEST(hugetlb_placed_by_its_pools)
+{
+        struct ng_snapshot *s = huge_snap(false);
+        struct ng_segment *v;
+        size_t n;
+        ck_assert_int_eq(ng_segments_build(s, &v, &n), 0);
+        ck_assert_int_eq(v[0].placement_source, NG_SOURCE_POOL);
+        ck_assert_uint_eq(ng_segment_node_bytes(&v[0], 0), 16 << 20);
+        ck_assert_uint_eq(ng_segment_node_bytes(&v[0], 1), 32 << 20);
+        ng_segments_free(v, n);
+        ng_snapshot_free(s);
+        /* Sharing the pools with another segment: they say nothing of it. */
+        s = huge_snap(true);
+        s->shm[0].rss_bytes = 40 << 20;
+        s->shm[1].rss_bytes = 8 << 20;
+        ck_assert_int_eq(ng_segments_build(s, &v, &n), 0);
+        for (size_t i = 0; i < n; i++)
+                ck_assert_int_ne(v[i].placement_source, NG_SOURCE_POOL);
+        ng_segments_free(v, n);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("carry");
@@ -127,6 +238,9 @@ int main(void)
         tcase_add_test(tc, not_carried_across_pid_reuse_or_remap);
         tcase_add_test(tc, carried_sample_with_nothing_resident);
         tcase_add_test(tc, split_vmas_weighted_by_length);
+        tcase_add_test(tc, whole_sample_carried_by_identity);
+        tcase_add_test(tc, attacher_that_maps_nothing_leaves_the_count);
+        tcase_add_test(tc, hugetlb_placed_by_its_pools);
         suite_add_tcase(s, tc);
         return ng_test_run(s);
 }

@@ -6,9 +6,10 @@
 # backend filled; numaguard must count every resident page of the segment:
 # within 2 % of the kernel's own count (the allocated blocks of the shared
 # mapping, stat(2) of the postmaster's map_files link), all on node N, and
-# the instance's resident bytes too.
+# the instance's resident bytes too, and numaguardd's
+# numaguard_instance_resident_bytes, which no longer follows the sessions.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
-plan 2
+plan 3
 . "$E2E_DIR/pg.sh"
 need_ctl
 pg_prepare
@@ -51,3 +52,13 @@ log "instance resident $res bytes, segment per the kernel $kernel"
 inst=$(grep "^postgresql:[^|]*|postgresql|$PG_PID|" <<< "$AUDIT_INSTANCES")
 [[ ${inst##*|} =~ ^$n:[0-9]+$ ]] || fail "instance placement is '${inst##*|}', expected all on node $n"
 result instance
+
+# numaguardd's metric sums the same pages: not what the sessions map
+audit_conf "$T/ngd.conf" "metrics_file = $T/ng.prom
+"
+"$B/numaguardd" --once --config "$T/ngd.conf" --alert-log "$T/alerts.log" > "$T/d.out" 2>&1 ||
+    { logf "$T/d.out"; abort "numaguardd --once failed"; }
+m=$(awk -v i="postgresql:$PGDATA" '$1 ~ /^numaguard_instance_resident_bytes\{/ && index($1, "db_instance=\"" i "\"") { s += $2 } END { print s + 0 }' "$T/ng.prom")
+log "numaguard_instance_resident_bytes summed over nodes: $m"
+(( m * 100 >= kernel * 98 )) || fail "numaguard_instance_resident_bytes sums to $m, the kernel counts $kernel"
+result metric
