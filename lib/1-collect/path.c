@@ -41,7 +41,8 @@ static int read_fd(int fd, char **ret_buf, size_t *ret_len);
  * same (AUDIT_INCOMPLETE). */
 static void load_denied(struct ng_path *p)
 {
-        int fd = ng_root_open(p->root_fd, p->walk, NG_PATH_DENIED_FILE, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0);
+        int fd = ng_root_open(p->root_fd, p->walk, NG_PATH_DENIED_FILE,
+                              O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0);
         if (fd < 0)
                 return;
         struct stat st;
