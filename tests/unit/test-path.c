@@ -228,6 +228,23 @@ START_TEST(fifo_and_loop_named)
 }
 END_TEST
 
+/* Without openat2(2) (ENOSYS), links in a tree are refused, not followed;
+ * ".." stays at the root. */
+START_TEST(without_openat2_links_refused)
+{
+        int root = open(tree, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        ck_assert_int_ge(root, 0);
+        int fd = ng_root_open(root, true, "/../../five", O_RDONLY | O_CLOEXEC, 0);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        ck_assert_int_eq(ng_root_open(root, true, "/abs", O_RDONLY | O_CLOEXEC, 0), -ELOOP);
+        ck_assert_int_eq(ng_root_open(root, true, "/inside", O_RDONLY | O_CLOEXEC, 0), -ELOOP);
+        ck_assert_int_eq(ng_root_open(root, true, "/dir/secret", O_RDONLY | O_CLOEXEC, 0), -ELOOP);
+        ck_assert_int_eq(ng_root_open(root, true, "/abs", O_PATH | O_CLOEXEC, 0), -ELOOP);
+        close(root);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("path");
@@ -240,6 +257,7 @@ int main(void)
         tcase_add_test(tc, reads_stay_in_the_tree);
         tcase_add_test(tc, writes_stay_in_the_tree);
         tcase_add_test(tc, fifo_and_loop_named);
+        tcase_add_test(tc, without_openat2_links_refused);
         suite_add_tcase(s, tc);
         return ng_test_run(s);
 }
