@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <ftw.h>
 #include <limits.h>
 #include <spawn.h>
@@ -22,80 +23,88 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "ctl.h"
+#include "ng-engine.h"
 #include "ng-audit.h"
 #include "ng-config.h"
 #include "ng-report.h"
 #include "ng-snapshot.h"
+#include "path-internal.h"
 
 extern char **environ;
 
 struct stage {
         char dir[PATH_MAX];
+        /* The staging tree: what the host's paths name is written inside
+         * it whatever they hold ("..": cgroup paths, mount points of a
+         * tree), as --root reads it back (ng-path.h). */
+        struct ng_path *tree;
         int error;              /* first -errno met while staging */
         struct ctl_progress *progress;
 };
 
-static int mkdir_p(char *path)
+/* A file of the staging tree, its directories made. */
+static int stage_open(const struct stage *st, const char *path, int flags)
 {
-        for (char *s = path + 1; *s; s++) {
-                if (*s != '/')
-                        continue;
-                *s = '\0';
-                int r = mkdir(path, 0755);
-                *s = '/';
-                if (r < 0 && errno != EEXIST)
+        char name[NAME_MAX + 1];
+        int dir = ng_path_open_parent(st->tree, true, name, sizeof(name), "%s", path);
+        if (dir < 0)
+                return dir;
+        int fd = openat(dir, name, flags | O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        int r = fd < 0 ? -errno : fd;
+        close(dir);
+        return r;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+        for (size_t o = 0; o < len;) {
+                ssize_t k = write(fd, buf + o, len - o);
+                if (k < 0 && errno != EINTR)
                         return -errno;
+                if (k > 0)
+                        o += (size_t) k;
         }
-        if (mkdir(path, 0755) < 0 && errno != EEXIST)
-                return -errno;
         return 0;
 }
 
 /* A refused read is listed, so that --root on the tree is refused the same. */
 static int stage_denied(struct stage *st, const char *path)
 {
-        char full[PATH_MAX * 2];
-        snprintf(full, sizeof(full), "%s/numaguard", st->dir);
-        int r = mkdir_p(full);
-        if (r < 0)
-                return r;
-        snprintf(full, sizeof(full), "%s%s", st->dir, NG_PATH_DENIED_FILE);
-        FILE *f = fopen(full, "ae");
-        if (!f)
-                return -errno;
-        fprintf(f, "%s\n", path);
-        return fclose(f) < 0 ? -errno : 0;
+        int fd = stage_open(st, NG_PATH_DENIED_FILE, O_APPEND);
+        if (fd < 0)
+                return fd;
+        int r = write_all(fd, path, strlen(path));
+        if (r >= 0)
+                r = write_all(fd, "\n", 1);
+        close(fd);
+        return r;
+}
+
+static int stage_dir(struct stage *st, const char *path)
+{
+        char name[NAME_MAX + 1];
+        int dir = ng_path_open_parent(st->tree, true, name, sizeof(name), "%s", path);
+        if (dir == -EINVAL)
+                return 0;       /* "/" */
+        if (dir < 0)
+                return dir;
+        int r = mkdirat(dir, name, 0755) < 0 && errno != EEXIST ? -errno : 0;
+        close(dir);
+        return r;
 }
 
 static int stage_file(struct stage *st, char kind, const char *path, const char *buf, size_t len)
 {
-        char full[PATH_MAX * 2];
         if (kind == 'e')
                 return stage_denied(st, path);
-        if (snprintf(full, sizeof(full), "%s%s", st->dir, path) >= (int) sizeof(full))
-                return -ENAMETOOLONG;
         if (kind == 'd')
-                return mkdir_p(full);
-        char *slash = strrchr(full, '/');
-        *slash = '\0';
-        int r = mkdir_p(full);
-        *slash = '/';
-        if (r < 0)
-                return r;
-        int fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+                return stage_dir(st, path);
+        int fd = stage_open(st, path, O_TRUNC);
         if (fd < 0)
-                return -errno;
-        if (kind == 's')
-                r = ftruncate(fd, (off_t) len) < 0 ? -errno : 0;
-        else
-                for (size_t o = 0; o < len && r >= 0;) {
-                        ssize_t k = write(fd, buf + o, len - o);
-                        if (k < 0)
-                                r = -errno;
-                        else
-                                o += (size_t) k;
-                }
+                return fd;
+        int r = kind == 's' ? (ftruncate(fd, (off_t) len) < 0 ? -errno : 0) : write_all(fd, buf, len);
         close(fd);
         return r;
 }
@@ -132,6 +141,91 @@ static int write_info(const struct stage *st, const struct ng_snapshot *s)
                 (unsigned long long) s->cost.bytes_read, (unsigned long long) s->cost.procs_scanned,
                 (unsigned long long) s->cost.numa_maps_read);
         return fclose(f) == 0 ? 0 : -errno;
+}
+
+/* ---- command lines: kept for the databases only ---- */
+
+/* What a redacted command line keeps: the last path component of argv[0]'s
+ * first word, which is all the process's full name (ng_proc.name) takes
+ * from it, so names, and the audit, come out the same from the tree. */
+static size_t program_name(const char *raw, size_t len, const char **ret)
+{
+        size_t end = 0, start;
+        while (end < len && raw[end] && raw[end] != ' ')
+                end++;
+        for (start = end; start > 0 && raw[start - 1] != '/';)
+                start--;
+        *ret = raw + start;
+        return end - start;
+}
+
+/* A process the audit reads the command line of: one the engine table
+ * recognises (a dedicated server by its prefix), or one a configured
+ * instance has or might match by its command line. */
+static bool keeps_cmdline(const struct ng_proc *pr, const struct ng_config *cfg, const struct ng_audit *a,
+                          const char *redacted)
+{
+        if (ng_engine_of_process(pr->name))
+                return true;
+        for (size_t i = 0; i < ng_n_engines; i++) {
+                const char *pre[] = { ng_engines[i].main_prefix, ng_engines[i].dedicated_prefix };
+                for (size_t k = 0; k < 2; k++)
+                        if (pre[k] && !strncmp(pr->stat.comm, pre[k], strlen(pre[k])))
+                                return true;
+        }
+        for (size_t i = 0; i < cfg->n_instances; i++) {
+                const char *g = cfg->instances[i].match_cmdline;
+                if (g && (!fnmatch(g, pr->cmdline ? pr->cmdline : "", 0) || !fnmatch(g, redacted, 0)))
+                        return true;
+        }
+        for (size_t i = 0; i < a->n_instances; i++)
+                for (size_t k = 0; k < a->instances[i].n_pids; k++)
+                        if (a->instances[i].pids[k] == pr->pid)
+                                return true;
+        return false;
+}
+
+static int redact_one(const struct stage *st, const struct ng_snapshot *s, const struct ng_config *cfg,
+                      const struct ng_audit *a, const char *pid)
+{
+        _cleanup_free_ char *raw = NULL;
+        size_t len;
+        int r = ng_path_read(st->tree, &raw, &len, NG_PROC_DIR "/%s/cmdline", pid);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        const char *name;
+        size_t n = program_name(raw, len, &name);
+        char redacted[NAME_MAX + 1];
+        snprintf(redacted, sizeof(redacted), "%.*s", (int) n, name);
+        const struct ng_proc *pr = ng_snapshot_proc(s, (pid_t) atoi(pid));
+        if (len == 0 || (pr && keeps_cmdline(pr, cfg, a, redacted)))
+                return 0;
+        _cleanup_close_ int fd = ng_path_open(st->tree, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0,
+                                              NG_PROC_DIR "/%s/cmdline", pid);
+        if (fd < 0)
+                return fd;
+        /* NUL-terminated, as the kernel gives a command line */
+        return write_all(fd, redacted, strlen(redacted) + 1);
+}
+
+/* Every other process's command line becomes its program name: a support
+ * bundle is not where another tool's secrets in its arguments go. */
+static int redact_cmdlines(const struct stage *st, const struct ng_snapshot *s, const struct ng_config *cfg)
+{
+        struct ng_audit *a;
+        int r = ng_audit_run(s, cfg, &a);
+        if (r < 0)
+                return r;
+        char **names = NULL;
+        r = ng_path_list(st->tree, &names, NULL, NG_PROC_DIR);
+        if (r == -ENOENT)
+                r = 0;
+        for (char **n = names; n && *n && r >= 0; n++)
+                if (strspn(*n, "0123456789") == strlen(*n))
+                        r = redact_one(st, s, cfg, a, *n);
+        ng_strv_free(names);
+        ng_audit_free(a);
+        return r;
 }
 
 static int render_audit(const struct ng_snapshot *s, const struct ng_config *cfg, bool json, FILE *f)
@@ -184,11 +278,36 @@ static int write_outputs(const struct stage *st, const struct ng_snapshot *s, co
         return 0;
 }
 
+/* The bundle holds what only root may read (every process's maps, the
+ * database's command line): made 0600 from the start, never widened
+ * meanwhile. A file already there is replaced, not written through (it
+ * may be a link another user left in a shared directory). */
+static int open_output(const char *out)
+{
+        for (int i = 0; i < 2; i++) {
+                int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+                if (fd >= 0 || errno != EEXIST || i > 0)
+                        return fd < 0 ? -errno : fd;
+                if (unlink(out) < 0)
+                        return -errno;
+        }
+        return -EEXIST;
+}
+
 static int run_tar(const char *out, const char *dir)
 {
-        char *const argv[] = { "tar", "--sparse", "--numeric-owner", "-czf", (char *) out, "-C", (char *) dir, ".", NULL };
+        char *const argv[] = { "tar", "--sparse", "--numeric-owner", "-czf", "-", "-C", (char *) dir, ".", NULL };
+        int fd = strcmp(out, "-") ? open_output(out) : STDOUT_FILENO;
+        if (fd < 0)
+                return fd;
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, fd, STDOUT_FILENO);
         pid_t pid;
-        int r = posix_spawnp(&pid, "tar", NULL, NULL, argv, environ);
+        int r = posix_spawnp(&pid, "tar", &fa, NULL, argv, environ);
+        posix_spawn_file_actions_destroy(&fa);
+        if (fd != STDOUT_FILENO)
+                close(fd);
         if (r != 0)
                 return -r;
         int status;
@@ -211,9 +330,9 @@ static int collect_staged(const struct ctl_opts *o, const struct ng_config *cfg,
         int r = ctl_collect_for_audit_recorded(&exact, cfg, recorder, st, &s);
         if (r < 0)
                 return r;
-        char meta[PATH_MAX + 16];
-        snprintf(meta, sizeof(meta), "%s/numaguard", st->dir);
-        r = st->error ? st->error : mkdir_p(meta);
+        r = st->error ? st->error : stage_dir(st, "/numaguard");
+        if (r >= 0)
+                r = redact_cmdlines(st, s, cfg);
         if (r >= 0)
                 r = write_info(st, s);
         if (r >= 0)
@@ -237,9 +356,15 @@ int ctl_snapshot(const struct ctl_opts *o)
         snprintf(st.dir, sizeof(st.dir), "%s/numaguard-snapshot.XXXXXX", tmp && *tmp ? tmp : "/tmp");
         if (!mkdtemp(st.dir))
                 return ctl_fail("creating a staging directory", -errno);
+        int e = ng_path_new(st.dir, &st.tree);
+        if (e < 0) {
+                rmdir(st.dir);
+                return ctl_fail("opening the staging directory", e);
+        }
 
         struct ng_config *cfg;
         if (ctl_load_config(o, &cfg) < 0) {
+                ng_path_free(st.tree);
                 rmdir(st.dir);
                 return NG_EXIT_UNKNOWN;
         }
@@ -258,6 +383,7 @@ int ctl_snapshot(const struct ctl_opts *o)
                 fprintf(stderr, "numaguardctl: snapshot written to %s\n", out);
                 r = NG_EXIT_OK;
         }
+        ng_path_free(st.tree);
         nftw(st.dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
         return r;
 }

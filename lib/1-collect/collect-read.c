@@ -4,21 +4,43 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collect-internal.h"
+#include "path-internal.h"
 #include "ng-parse.h"
 #include "ng-snapshot.h"
 #include "ng-units.h"
+
+/* A file of a tree that is not what the kernel would show there (a FIFO,
+ * a link that loops, a file where a directory must be) is a problem that
+ * names it, and is otherwise taken as missing: the rest of the tree is
+ * still audited, and what depends on it is said to be unknown. */
+static int tree_damage(struct collector *c, int r, const char *fmt, va_list ap)
+{
+        char rel[PATH_MAX], path[PATH_MAX], why[160];
+        if (vsnprintf(rel, sizeof(rel), fmt, ap) >= (int) sizeof(rel) ||
+            ng_path_why(c->reads, r, rel, path, sizeof(path), why, sizeof(why)) < 0)
+                return r;
+        ng_collect_problem(c, path, "%s; not read", why);
+        return -ENOENT;
+}
 
 int ng_collect_vread(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)
 {
         if (c->o.progress)
                 c->o.progress(c->o.progress_data, c->current_pid);
-        return ng_path_vread(c->reads, ret_buf, ret_len, fmt, ap);
+        va_list again;
+        va_copy(again, ap);
+        int r = ng_path_vread(c->reads, ret_buf, ret_len, fmt, ap);
+        if ((r == -EINVAL || r == -ELOOP || r == -ENOTDIR) && !ng_path_is_live(c->reads))
+                r = tree_damage(c, r, fmt, again);
+        va_end(again);
+        return r;
 }
 
 int ng_collect_read(struct collector *c, char **ret_buf, size_t *ret_len, const char *fmt, ...)
@@ -33,15 +55,21 @@ int ng_collect_read(struct collector *c, char **ret_buf, size_t *ret_len, const 
 void ng_collect_problem(struct collector *c, const char *path, const char *fmt, ...)
 {
         struct ng_snapshot *s = c->s;
+        /* A long root is cut from its start: the kernel path matters most. */
+        char named[sizeof(s->problems[0].path)];
+        size_t rl = strlen(s->root), keep = sizeof(named) / 2;
+        const char *root = rl > keep ? s->root + rl - keep : s->root;
+        int n = snprintf(named, sizeof(named), "%.*s%s", (int) strnlen(root, keep), root, path);
+        if (n >= (int) sizeof(named))
+                strcpy(named + sizeof(named) - 4, "...");
+        /* one problem a file: the first says what is wrong with it */
+        for (size_t i = 0; i < s->n_problems && i < NG_MAX_PROBLEMS; i++)
+                if (!strcmp(s->problems[i].path, named))
+                        return;
         if (s->n_problems++ >= NG_MAX_PROBLEMS)
                 return;
         struct ng_problem *pb = &s->problems[s->n_problems - 1];
-        /* A long root is cut from its start: the kernel path matters most. */
-        size_t rl = strlen(s->root), keep = sizeof(pb->path) / 2;
-        const char *root = rl > keep ? s->root + rl - keep : s->root;
-        int n = snprintf(pb->path, sizeof(pb->path), "%.*s%s", (int) strnlen(root, keep), root, path);
-        if (n >= (int) sizeof(pb->path))
-                strcpy(pb->path + sizeof(pb->path) - 4, "...");
+        memcpy(pb->path, named, sizeof(named));
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(pb->reason, sizeof(pb->reason), fmt, ap);

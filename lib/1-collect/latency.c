@@ -17,6 +17,7 @@
 
 #include "cleanup.h"
 #include "ng-latency.h"
+#include "path-internal.h"
 
 NG_DEFINE_CLEANUP(struct ng_latency, ng_latency_free)
 
@@ -360,40 +361,34 @@ static int write_all(int fd, const char *s)
 
 int ng_latency_write(const char *root, const struct ng_latency *m)
 {
-        char dir[PATH_MAX], tmp[PATH_MAX], path[PATH_MAX];
-        const char *rt = root && strcmp(root, "/") ? root : "";
-        if ((size_t) snprintf(dir, sizeof(dir), "%s%s", rt, NG_STATE_DIR) >= sizeof(dir) ||
-            (size_t) snprintf(path, sizeof(path), "%s%s", rt, NG_LATENCY_FILE) >= sizeof(path) ||
-            (size_t) snprintf(tmp, sizeof(tmp), "%s.new", path) >= sizeof(tmp))
-                return -ENAMETOOLONG;
-        /* Under a tree, var/lib may not exist yet. */
-        for (char *s = strchr(dir + 1, '/');; s = strchr(s + 1, '/')) {
-                if (s)
-                        *s = '\0';
-                if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                        return -errno;
-                if (!s)
-                        break;
-                *s = '/';
-        }
-        char *text;
-        int r = ng_latency_format(m, &text);
+        /* Under a tree, var/lib may not exist yet; made inside it, and
+         * nothing the tree holds leads the write out of it (ng-path.h). */
+        struct ng_path *p;
+        int r = ng_path_new(root, &p);
         if (r < 0)
                 return r;
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        char name[NAME_MAX + 1], tmp[NAME_MAX + 8];
+        _cleanup_close_ int dir = ng_path_open_parent(p, true, name, sizeof(name), "%s", NG_LATENCY_FILE);
+        ng_path_free(p);
+        if (dir < 0)
+                return dir;
+        snprintf(tmp, sizeof(tmp), "%s.new", name);
+        _cleanup_free_ char *text = NULL;
+        if ((r = ng_latency_format(m, &text)) < 0)
+                return r;
+        if (unlinkat(dir, tmp, 0) < 0 && errno != ENOENT)
+                return -errno;
+        int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
         if (fd < 0)
+                return -errno;
+        r = write_all(fd, text);
+        if (r >= 0 && fsync(fd) < 0)
                 r = -errno;
-        else {
-                r = write_all(fd, text);
-                if (r >= 0 && fsync(fd) < 0)
-                        r = -errno;
-                if (close(fd) < 0 && r >= 0)
-                        r = -errno;
-                if (r >= 0 && rename(tmp, path) < 0)
-                        r = -errno;
-                if (r < 0)
-                        unlink(tmp);
-        }
-        free(text);
+        if (close(fd) < 0 && r >= 0)
+                r = -errno;
+        if (r >= 0 && renameat(dir, tmp, dir, name) < 0)
+                r = -errno;
+        if (r < 0)
+                (void) unlinkat(dir, tmp, 0);
         return r;
 }

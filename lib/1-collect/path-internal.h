@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "ng-path.h"
 
@@ -31,5 +32,41 @@ int ng_path_new_counting(const struct ng_path *p, struct ng_path_cost *cost, str
  * must be followed). Returns the descriptor or -errno. */
 int ng_path_open_segment(const struct ng_path *p, bool follow, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
+
+/*
+ * Opening inside a root (path-open.c). root_fd is the tree held open
+ * (O_PATH), or -1 for the live host, where rel is opened as it is. walk:
+ * the kernel lacks openat2(2), so links in the tree are refused (-ELOOP)
+ * rather than resolved inside it. rel is a host path ("/proc/1/stat").
+ * Return a descriptor or -errno.
+ */
+int ng_root_open(int root_fd, bool walk, const char *rel, int flags, mode_t mode);
+/* The directory that holds rel's last component (O_PATH, for the *at
+ * calls), making the missing ones (0755) when create; the component goes
+ * to ret_name. */
+int ng_root_open_parent(int root_fd, bool walk, const char *rel, bool create, char *ret_name, size_t name_size);
+/* 1 when openat2(2) resolves in root_fd, 0 when it is not there (ENOSYS,
+ * or EPERM from a seccomp filter), else -errno. */
+int ng_root_probe(int root_fd);
+
+/* What p's rel resolves to, by ng_root_open(): a descriptor or -errno. */
+int ng_path_open(const struct ng_path *p, int flags, mode_t mode, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+/* ng_root_open_parent() under p's root. */
+int ng_path_open_parent(const struct ng_path *p, bool create, char *ret_name, size_t name_size, const char *fmt, ...)
+        __attribute__((format(printf, 5, 6)));
+
+/* Whether p refuses the links of its tree (no openat2(2)). */
+bool ng_path_walks(const struct ng_path *p);
+
+/*
+ * Why a read of p's rel failed with r (-EINVAL: not a regular file, -ELOOP,
+ * -ENOTDIR), for a message about the tree: the path to name (the component
+ * at fault: "/proc/179" for a FIFO there) into ret_path and the reason
+ * into ret_why ("is a FIFO, not a regular file", "too many levels of
+ * symbolic links"). Returns 0, or -errno when r is none of those.
+ */
+int ng_path_why(const struct ng_path *p, int r, const char *rel, char *ret_path, size_t path_size, char *ret_why,
+                size_t why_size);
 
 #pragma GCC visibility pop

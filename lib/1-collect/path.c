@@ -22,6 +22,10 @@ _Static_assert(NG_PATH_MAX == PATH_MAX, "NG_PATH_MAX sizes path buffers of publi
 
 struct ng_path {
         char root[PATH_MAX];    /* no trailing slash; "" = live host */
+        /* The tree held open: every access under it starts there and stays
+         * inside (path-open.c). -1 on the live host. */
+        int root_fd;
+        bool walk;              /* no openat2(2): links in the tree refused */
         ng_path_recorder_t recorder;
         void *recorder_data;
         /* A tree's NG_PATH_DENIED_FILE: host paths, one a line, that the
@@ -37,9 +41,8 @@ static int read_fd(int fd, char **ret_buf, size_t *ret_len);
  * same (AUDIT_INCOMPLETE). */
 static void load_denied(struct ng_path *p)
 {
-        char path[PATH_MAX + 64];
-        snprintf(path, sizeof(path), "%s%s", p->root, NG_PATH_DENIED_FILE);
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        int fd = ng_root_open(p->root_fd, p->walk, NG_PATH_DENIED_FILE,
+                              O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0);
         if (fd < 0)
                 return;
         struct stat st;
@@ -62,12 +65,27 @@ static bool is_denied(const struct ng_path *p, const char *rel)
         return false;
 }
 
+/* The root itself may be reached through links (the caller named it);
+ * nothing below it is. */
+static int open_root(struct ng_path *p)
+{
+        p->root_fd = open(p->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (p->root_fd < 0)
+                return -errno;
+        int r = ng_root_probe(p->root_fd);
+        if (r < 0)
+                return r;
+        p->walk = r == 0;
+        return 0;
+}
+
 int ng_path_new(const char *root, struct ng_path **ret)
 {
         assert(ret);
         struct ng_path *p = calloc(1, sizeof(*p));
         if (!p)
                 return -ENOMEM;
+        p->root_fd = -1;
         if (root && *root) {
                 size_t n = strlen(root);
                 while (n > 1 && root[n - 1] == '/')
@@ -78,14 +96,21 @@ int ng_path_new(const char *root, struct ng_path **ret)
                 }
                 if (!(n == 1 && root[0] == '/'))
                         memcpy(p->root, root, n);
-                struct stat st;
-                int e = stat(root, &st) < 0 ? -errno : (S_ISDIR(st.st_mode) ? 0 : -ENOTDIR);
-                if (e < 0) {
-                        free(p);
-                        return e;
-                }
-                if (p->root[0])
+                if (p->root[0]) {
+                        int e = open_root(p);
+                        if (e < 0) {
+                                ng_path_free(p);
+                                return e;
+                        }
                         load_denied(p);
+                } else {
+                        struct stat st;
+                        int e = stat(root, &st) < 0 ? -errno : (S_ISDIR(st.st_mode) ? 0 : -ENOTDIR);
+                        if (e < 0) {
+                                free(p);
+                                return e;
+                        }
+                }
         }
         *ret = p;
         return 0;
@@ -97,8 +122,13 @@ int ng_path_new_counting(const struct ng_path *p, struct ng_path_cost *cost, str
         if (!n)
                 return -ENOMEM;
         *n = *p;
-        if (p->denied && !(n->denied = strdup(p->denied))) {
+        n->denied = NULL;
+        if (p->root_fd >= 0 && (n->root_fd = fcntl(p->root_fd, F_DUPFD_CLOEXEC, 3)) < 0) {
                 free(n);
+                return -errno;
+        }
+        if (p->denied && !(n->denied = strdup(p->denied))) {
+                ng_path_free(n);
                 return -ENOMEM;
         }
         n->cost = cost;
@@ -108,8 +138,11 @@ int ng_path_new_counting(const struct ng_path *p, struct ng_path_cost *cost, str
 
 void ng_path_free(struct ng_path *p)
 {
-        if (p)
-                free(p->denied);
+        if (!p)
+                return;
+        free(p->denied);
+        if (p->root_fd >= 0)
+                close(p->root_fd);
         free(p);
 }
 
@@ -140,13 +173,19 @@ static int vformat(char *buf, size_t size, const char *fmt, va_list ap)
 }
 
 /* Formats the host path into rel and the prefixed path into abs. */
-static int vresolve2(const struct ng_path *p, char *rel, char *abs, const char *fmt, va_list ap)
+static int vformat_rel(char *rel, const char *fmt, va_list ap)
 {
         int r = vformat(rel, PATH_MAX, fmt, ap);
         if (r < 0)
                 return r;
-        if (rel[0] != '/')
-                return -EINVAL;
+        return rel[0] == '/' ? 0 : -EINVAL;
+}
+
+static int vresolve2(const struct ng_path *p, char *rel, char *abs, const char *fmt, va_list ap)
+{
+        int r = vformat_rel(rel, fmt, ap);
+        if (r < 0)
+                return r;
         if (snprintf(abs, PATH_MAX, "%s%s", p->root, rel) >= PATH_MAX)
                 return -ENAMETOOLONG;
         return 0;
@@ -170,6 +209,19 @@ int ng_path_resolve(const struct ng_path *p, char *buf, size_t size, const char 
 static int errno_absent(int e)
 {
         return (e == ENOENT || e == ESRCH || e == ENOTDIR) ? -ENOENT : -e;
+}
+
+/* The same, except that in a tree a file where a directory must be (a FIFO
+ * planted as proc/PID) is said, not taken for a process that went away. */
+static int errno_absent_in(const struct ng_path *p, int e)
+{
+        return e == ENOTDIR && !ng_path_is_live(p) ? -ENOTDIR : errno_absent(e);
+}
+
+/* rel opened under the root (path-open.c); -errno as it came */
+static int open_rel(const struct ng_path *p, const char *rel, int flags)
+{
+        return ng_root_open(p->root_fd, p->walk, rel, flags, 0);
 }
 
 static int read_fd(int fd, char **ret_buf, size_t *ret_len)
@@ -214,18 +266,18 @@ static int read_fd(int fd, char **ret_buf, size_t *ret_len)
 int ng_path_vread(const struct ng_path *p, char **ret_buf, size_t *ret_len, const char *fmt, va_list ap)
 {
         assert(p && ret_buf && fmt);
-        char rel[PATH_MAX], abs[PATH_MAX];
-        int r = vresolve2(p, rel, abs, fmt, ap);
+        char rel[PATH_MAX];
+        int r = vformat_rel(rel, fmt, ap);
         if (r < 0)
                 return r;
         if (is_denied(p, rel))
                 return -EACCES;
-        _cleanup_close_ int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        _cleanup_close_ int fd = open_rel(p, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0) {
-                int e = errno;
+                int e = -fd;
                 if ((e == EACCES || e == EPERM) && p->recorder)
                         p->recorder(p->recorder_data, 'e', rel, NULL, (size_t) e);
-                return errno_absent(e);
+                return errno_absent_in(p, e);
         }
         struct stat st;
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
@@ -271,11 +323,15 @@ int ng_path_read_u64(const struct ng_path *p, uint64_t *ret, const char *fmt, ..
 /* stat(2) of a formatted path; rel gets the host path for the recorder. */
 static int vstat(const struct ng_path *p, struct stat *st, char *rel, const char *fmt, va_list ap)
 {
-        char abs[PATH_MAX];
-        int r = vresolve2(p, rel, abs, fmt, ap);
+        int r = vformat_rel(rel, fmt, ap);
         if (r < 0)
                 return r;
-        return stat(abs, st) < 0 ? errno_absent(errno) : 0;
+        if (ng_path_is_live(p))
+                return stat(rel, st) < 0 ? errno_absent(errno) : 0;
+        _cleanup_close_ int fd = open_rel(p, rel, O_PATH | O_CLOEXEC);
+        if (fd < 0)
+                return errno_absent_in(p, -fd);
+        return fstat(fd, st) < 0 ? -errno : 0;
 }
 
 static int vfile_stat(const struct ng_path *p, struct ng_file_stat *ret, const char *fmt, va_list ap)
@@ -367,18 +423,32 @@ static int cmp_names(const void *a, const void *b)
         return strverscmp(*(char *const *) a, *(char *const *) b);
 }
 
+/* A directory under the root, for readdir(3). */
+static int open_dir(const struct ng_path *p, const char *rel, DIR **ret)
+{
+        int fd = open_rel(p, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0)
+                return errno_absent_in(p, -fd);
+        if (!(*ret = fdopendir(fd))) {
+                int e = -errno;
+                close(fd);
+                return e;
+        }
+        return 0;
+}
+
 int ng_path_list(const struct ng_path *p, char ***ret_names, size_t *ret_n, const char *fmt, ...)
 {
-        char rel[PATH_MAX], abs[PATH_MAX];
+        char rel[PATH_MAX];
         va_list ap;
         va_start(ap, fmt);
-        int r = vresolve2(p, rel, abs, fmt, ap);
+        int r = vformat_rel(rel, fmt, ap);
         va_end(ap);
         if (r < 0)
                 return r;
-        _cleanup_closedir_ DIR *d = opendir(abs);
-        if (!d)
-                return errno_absent(errno);
+        _cleanup_closedir_ DIR *d = NULL;
+        if ((r = open_dir(p, rel, &d)) < 0)
+                return r;
         size_t n = 0, cap = 16;
         char **v = malloc(cap * sizeof(*v));
         if (!v)
@@ -420,13 +490,13 @@ static int cmp_pid_ent(const void *a, const void *b)
 
 int ng_path_list_pids(const struct ng_path *p, struct ng_pid_entry **ret, size_t *ret_n, const char *dir)
 {
-        char rel[PATH_MAX], abs[PATH_MAX];
-        if (snprintf(rel, sizeof(rel), "%s", dir) >= (int) sizeof(rel) ||
-            snprintf(abs, sizeof(abs), "%s%s", p->root, rel) >= (int) sizeof(abs))
+        char rel[PATH_MAX];
+        if (snprintf(rel, sizeof(rel), "%s", dir) >= (int) sizeof(rel))
                 return -ENAMETOOLONG;
-        _cleanup_closedir_ DIR *d = opendir(abs);
-        if (!d)
-                return errno_absent(errno);
+        _cleanup_closedir_ DIR *d = NULL;
+        int r = open_dir(p, rel, &d);
+        if (r < 0)
+                return r;
         size_t n = 0, cap = 256;
         _cleanup_free_ struct ng_pid_entry *v = malloc(cap * sizeof(*v));
         if (!v)
@@ -456,18 +526,25 @@ int ng_path_list_pids(const struct ng_path *p, struct ng_pid_entry **ret, size_t
 
 int ng_path_write(const struct ng_path *p, const char *buf, const char *fmt, ...)
 {
-        char rel[PATH_MAX], abs[PATH_MAX];
+        char rel[PATH_MAX];
         va_list ap;
         va_start(ap, fmt);
-        int r = vresolve2(p, rel, abs, fmt, ap);
+        int r = vformat_rel(rel, fmt, ap);
         va_end(ap);
         if (r < 0)
                 return r;
         /* O_TRUNC as a shell redirection does: sysfs, cgroupfs and procfs accept
-         * it, and a tree copy (--root) must not keep stale trailing digits. */
-        int fd = open(abs, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+         * it, and a tree copy (--root) must not keep stale trailing digits.
+         * Never through a link, live or in a tree; in a tree, never out of
+         * it on the way either. */
+        int fd = open_rel(p, rel, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
         if (fd < 0)
-                return -errno;
+                return fd;
+        struct stat st;
+        if (!ng_path_is_live(p) && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+                close(fd);
+                return -EINVAL;
+        }
         size_t len = strlen(buf);
         ssize_t k = write(fd, buf, len);
         int e = k < 0 ? -errno : ((size_t) k != len ? -EIO : 0);
@@ -483,4 +560,29 @@ void ng_strv_free(char **v)
         for (char **i = v; *i; i++)
                 free(*i);
         free(v);
+}
+
+int ng_path_open(const struct ng_path *p, int flags, mode_t mode, const char *fmt, ...)
+{
+        char rel[PATH_MAX];
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vformat_rel(rel, fmt, ap);
+        va_end(ap);
+        return r < 0 ? r : ng_root_open(p->root_fd, p->walk, rel, flags, mode);
+}
+
+int ng_path_open_parent(const struct ng_path *p, bool create, char *ret_name, size_t name_size, const char *fmt, ...)
+{
+        char rel[PATH_MAX];
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vformat_rel(rel, fmt, ap);
+        va_end(ap);
+        return r < 0 ? r : ng_root_open_parent(p->root_fd, p->walk, rel, create, ret_name, name_size);
+}
+
+bool ng_path_walks(const struct ng_path *p)
+{
+        return p->walk;
 }

@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "collect-internal.h"
@@ -20,6 +22,7 @@
 #include "ng-sample.h"
 #include "ng-parse.h"
 #include "owner-internal.h"
+#include "path-internal.h"
 
 NG_DEFINE_CLEANUP(struct ng_snapshot, ng_snapshot_free)
 NG_DEFINE_CLEANUP(struct ng_path, ng_path_free)
@@ -50,9 +53,10 @@ static int collect_latency(struct collector *c)
 
 static bool tree_has_dir(const struct ng_path *p, const char *dir)
 {
-        char path[4096];
-        struct stat st;
-        return ng_path_resolve(p, path, sizeof(path), "%s", dir) >= 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+        int fd = ng_path_open(p, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, "%s", dir);
+        if (fd >= 0)
+                close(fd);
+        return fd >= 0;
 }
 
 int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *opts,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "ng-units.h"
 #include "segments-internal.h"
 
@@ -120,7 +121,9 @@ static int place_sampled(const struct ng_snapshot *s, struct ng_segment *seg, co
         struct vma_walk w = {0};
         uint64_t first = 0;
         bool any = false;
-        struct { int node; double bytes; } acc[64];
+        /* one entry a node, whatever their number (a host may have 1024) */
+        struct node_acc { int node; double bytes; };
+        _cleanup_free_ struct node_acc *acc = NULL;
         size_t n_acc = 0;
 
         for (size_t j = 0; j < pr->n_maps; j++) {
@@ -140,8 +143,10 @@ static int place_sampled(const struct ng_snapshot *s, struct ng_segment *seg, co
                         while (i < n_acc && acc[i].node != smp->np[k].node)
                                 i++;
                         if (i == n_acc) {
-                                if (n_acc == 64)
-                                        continue;
+                                struct node_acc *na = realloc(acc, (n_acc + 1) * sizeof(*acc));
+                                if (!na)
+                                        return -ENOMEM;
+                                acc = na;
                                 acc[n_acc].node = smp->np[k].node;
                                 acc[n_acc++].bytes = 0;
                         }
@@ -320,7 +325,7 @@ static bool pool_used(const struct ng_snapshot *s, uint64_t page_kib, struct ng_
 {
         *n = 0;
         *total_pages = 0;
-        for (size_t i = 0; i < s->topo.n_nodes && *n < 64; i++) {
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
                 const struct ng_node *nd = &s->topo.nodes[i];
                 const struct ng_hugepool *pool = NULL;
                 for (size_t k = 0; k < nd->n_pools; k++)
@@ -333,7 +338,7 @@ static bool pool_used(const struct ng_snapshot *s, uint64_t page_kib, struct ng_
                         v[(*n)++] = (struct ng_node_bytes) { .node = nd->id, .bytes = used };
                 *total_pages += used;
         }
-        return *n < 64;
+        return true;
 }
 
 /*
@@ -361,9 +366,11 @@ static int place_from_pools(struct builder *b)
                                 alone = false;
                         held += o->resident_bytes / page;
                 }
-                struct ng_node_bytes used[64];
+                _cleanup_free_ struct ng_node_bytes *used = calloc(b->s->topo.n_nodes + 1, sizeof(*used));
                 size_t n;
                 uint64_t total;
+                if (!used)
+                        return -ENOMEM;
                 if (!alone || !pool_used(b->s, seg->page_kib, used, &n, &total) || total != held)
                         continue;
                 free(seg->nodes);

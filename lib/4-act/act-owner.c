@@ -25,7 +25,9 @@
 #include <unistd.h>
 
 #include "ng-act-cpuset.h"
+#include "cleanup.h"
 #include "owner-internal.h"
+#include "path-internal.h"
 
 /* ---- systemd over sd-bus ---- */
 
@@ -95,30 +97,24 @@ static int bus_set(const char *unit, const struct ng_bitmap *cpus, const struct 
 
 /* ---- systemd emulated in a tree (--root) ---- */
 
-/* mkdir -p of the directory abs is in */
-static int make_parents(char *abs)
-{
-        for (char *s = strchr(abs + 1, '/'); s; s = strchr(s + 1, '/')) {
-                *s = '\0';
-                int r = mkdir(abs, 0755) < 0 && errno != EEXIST ? -errno : 0;
-                *s = '/';
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
+static int write_all(int fd, const char *content);
 
+/* The drop-in, in the tree (its directories made there): never through a
+ * link, never outside the tree (path-internal.h). */
 static int write_new_file(const struct ng_path *p, const char *path, const char *content)
 {
-        char abs[PATH_MAX];
-        int r = ng_path_resolve(p, abs, sizeof(abs), "%s", path);
-        if (r < 0 || (r = make_parents(abs)) < 0)
-                return r;
-        FILE *f = fopen(abs, "we");
-        if (!f)
+        char name[NAME_MAX + 1];
+        _cleanup_close_ int dir = ng_path_open_parent(p, true, name, sizeof(name), "%s", path);
+        if (dir < 0)
+                return dir;
+        _cleanup_close_ int fd = openat(dir, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+                                        0644);
+        if (fd < 0)
                 return -errno;
-        fputs(content, f);
-        return fclose(f) == 0 ? 0 : -EIO;
+        struct stat st;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+                return -EINVAL;
+        return write_all(fd, content);
 }
 
 /* What systemd writes for one property (src/core/dbus-cgroup.c: the reset,
@@ -191,13 +187,47 @@ static int write_all(int fd, const char *content)
 
 /* The file alone is writable (a bind mount: ReadWritePaths= of the
  * hardened unit), its directory is not: rewritten in place. */
-static int rewrite_in_place(const char *abs, const char *content)
+static int rewrite_in_place(int dir, const char *name, const char *content)
 {
-        int fd = open(abs, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+        int fd = openat(dir, name, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        struct stat st;
+        int r = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? write_all(fd, content) : -EINVAL;
+        if (close(fd) < 0 && r >= 0)
+                r = -errno;
+        return r;
+}
+
+/* On the live host, a directory another user can write (or owns) could
+ * swap the file for a link or plant the sibling between two calls: root
+ * writes there only what it could not be tricked into writing elsewhere,
+ * which a configuration file is not. Trees are held inside the root. */
+static int check_dir(const struct ng_path *p, int dir)
+{
+        struct stat st;
+        if (!ng_path_is_live(p))
+                return 0;
+        if (fstat(dir, &st) < 0)
+                return -errno;
+        return (st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 0022) ? -EPERM : 0;
+}
+
+/* The sibling, written and fsync'ed with the original's mode and owner. */
+static int write_sibling(int dir, const char *tmp, const struct stat *st, const char *content)
+{
+        /* a sibling left by a crash is ours to replace; O_EXCL after that,
+         * so a file someone else made meanwhile is not written through */
+        if (unlinkat(dir, tmp, 0) < 0 && errno != ENOENT)
+                return -errno;
+        _cleanup_close_ int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                                        st->st_mode & 07777);
         if (fd < 0)
                 return -errno;
         int r = write_all(fd, content);
-        if (close(fd) < 0 && r >= 0)
+        if (r >= 0 && fchmod(fd, st->st_mode & 07777) < 0)
+                r = -errno;
+        if (r >= 0 && fchown(fd, st->st_uid, st->st_gid) < 0 && errno != EPERM)
                 r = -errno;
         return r;
 }
@@ -205,43 +235,34 @@ static int rewrite_in_place(const char *abs, const char *content)
 static int default_replace_file(void *userdata, const struct ng_path *p, const char *path, const char *content)
 {
         (void) userdata;
-        char abs[PATH_MAX], tmp[PATH_MAX + 32];
-        int r = ng_path_resolve(p, abs, sizeof(abs), "%s", path);
+        char name[NAME_MAX + 1], tmp[NAME_MAX + 32];
+        _cleanup_close_ int dir = ng_path_open_parent(p, true, name, sizeof(name), "%s", path);
+        if (dir < 0)
+                return dir;
+        int r = check_dir(p, dir);
         if (r < 0)
                 return r;
         struct stat st;
-        if (stat(abs, &st) < 0) {
+        if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
                 /* a file numaguard owns, made on first use */
                 if (errno != ENOENT)
                         return -errno;
-                if ((r = make_parents(abs)) < 0)
-                        return r;
-                st = (struct stat) { .st_mode = 0644, .st_uid = getuid(), .st_gid = getgid() };
+                st = (struct stat) { .st_mode = S_IFREG | 0644, .st_uid = getuid(), .st_gid = getgid() };
         }
-        snprintf(tmp, sizeof(tmp), "%s.numaguard-new", abs);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, st.st_mode & 07777);
-        if (fd < 0)
-                return errno == EROFS ? rewrite_in_place(abs, content) : -errno;
-        size_t len = strlen(content), off = 0;
-        while (off < len && r >= 0) {
-                ssize_t k = write(fd, content + off, len - off);
-                if (k < 0 && errno != EINTR)
-                        r = -errno;
-                else if (k > 0)
-                        off += (size_t) k;
-        }
-        if (r >= 0 && (fchmod(fd, st.st_mode & 07777) < 0 || fsync(fd) < 0))
-                r = -errno;
-        if (r >= 0 && fchown(fd, st.st_uid, st.st_gid) < 0 && errno != EPERM)
-                r = -errno;
-        if (close(fd) < 0 && r >= 0)
-                r = -errno;
-        if (r >= 0 && rename(tmp, abs) < 0)
+        if (S_ISLNK(st.st_mode))
+                return -ELOOP;          /* replacing the link would not change what it points to */
+        if (!S_ISREG(st.st_mode))
+                return -EINVAL;
+        snprintf(tmp, sizeof(tmp), "%s.numaguard-new", name);
+        r = write_sibling(dir, tmp, &st, content);
+        if (r == -EROFS)
+                return rewrite_in_place(dir, name, content);
+        if (r >= 0 && renameat(dir, tmp, dir, name) < 0)
                 r = -errno;
         if (r < 0)
-                unlink(tmp);
+                (void) unlinkat(dir, tmp, 0);
         /* renaming over a bind-mounted file */
-        return r == -EBUSY ? rewrite_in_place(abs, content) : r;
+        return r == -EBUSY ? rewrite_in_place(dir, name, content) : r;
 }
 
 void ng_action_ops_fill_owner(struct ng_action_ops *ops)

@@ -96,6 +96,9 @@ struct run {
         int *anodes, *afrom;
         unsigned n_aside;
         uint64_t excess[NG_REBALANCE_MAX_NODES], deficit[NG_REBALANCE_MAX_NODES];
+        /* node id -> its index in p->nodes (-1: none), and the index of
+         * each destination: asked once per page, so not a search */
+        int16_t index_of[NG_REBALANCE_MAX_NODES], dest_k[NG_REBALANCE_MAX_NODES];
         uint64_t t_move, moved_bytes;
         const char *failed_call;        /* which call gave err */
 };
@@ -111,10 +114,33 @@ static int query(struct run *r, void **addrs, unsigned long n, int *status)
         return 0;
 }
 
+static void index_nodes(struct run *r)
+{
+        for (size_t i = 0; i < NG_REBALANCE_MAX_NODES; i++)
+                r->index_of[i] = -1;
+        for (size_t i = 0; i < r->p->n_nodes; i++)
+                if (r->p->nodes[i].node >= 0 && r->p->nodes[i].node < NG_REBALANCE_MAX_NODES)
+                        r->index_of[r->p->nodes[i].node] = (int16_t) i;
+}
+
+static int node_k(const struct run *r, int node)
+{
+        return node >= 0 && node < NG_REBALANCE_MAX_NODES ? r->index_of[node] : -1;
+}
+
+static void index_dests(struct run *r)
+{
+        index_nodes(r);
+        for (size_t j = 0; j < r->p->n_dest; j++)
+                r->dest_k[j] = (int16_t) node_k(r, r->p->dest[j]);
+}
+
 static void count_batch(struct run *r, unsigned n)
 {
         for (unsigned i = 0; i < n; i++) {
-                int k = r->status[i] >= 0 ? ng_rebalance_node_index_add(r->p, r->status[i]) : -1;
+                int k = node_k(r, r->status[i]);
+                if (k < 0 && r->status[i] >= 0 && (k = ng_rebalance_node_index_add(r->p, r->status[i])) >= 0)
+                        index_nodes(r);         /* a node the plan did not know: indices moved */
                 if (k >= 0)
                         r->p->nodes[k].before_pages++;
                 else
@@ -129,7 +155,7 @@ static int choose_dest(struct run *r, uint64_t idx, int k)
         const struct ng_rebalance_plan *p = r->p;
         size_t first = (size_t) (idx % p->n_dest);
         for (size_t j = 0; j < p->n_dest; j++) {
-                int d = ng_rebalance_node_index(p, p->dest[(first + j) % p->n_dest]);
+                int d = r->dest_k[(first + j) % p->n_dest];
                 if (d == k) {
                         if (j == 0)
                                 return -1;
@@ -145,7 +171,7 @@ static unsigned pick_moves(struct run *r, unsigned n)
 {
         unsigned m = 0;
         for (unsigned i = 0; i < n; i++) {
-                int k = r->status[i] >= 0 ? ng_rebalance_node_index(r->p, r->status[i]) : -1;
+                int k = node_k(r, r->status[i]);
                 if (r->status[i] < 0)
                         r->st.not_resident_pages++;
                 if (k < 0 || r->excess[k] == 0)
@@ -191,7 +217,7 @@ static int read_back(struct run *r, unsigned m, unsigned *ret_left)
         bool aside = false;
         for (unsigned j = 0; j < m; j++) {
                 if (r->status[j] == r->mnodes[j]) {
-                        int d = ng_rebalance_node_index(r->p, r->mnodes[j]);
+                        int d = node_k(r, r->mnodes[j]);
                         r->p->nodes[d].moved_in_pages++;
                         r->p->nodes[r->mfrom[j]].moved_out_pages++;
                         r->st.moved_pages++;
@@ -406,6 +432,7 @@ static int count_pass(struct run *r)
         for (size_t i = 0; i < r->p->n_nodes; i++)
                 r->p->nodes[i].before_pages = 0;
         r->moving = false;
+        index_nodes(r);
         int q = walk(r);
         if (q >= 0)
                 ng_rebalance_replan(r->p);
@@ -419,6 +446,7 @@ static int move_pass(struct run *r)
                 r->deficit[i] = r->p->nodes[i].in_pages;
         }
         r->moving = true;
+        index_dests(r);
         r->st.not_resident_pages = 0;
         r->t_move = r->ops->now_usec(r->ops->userdata);
         return walk(r);

@@ -30,7 +30,9 @@
 extern "C" {
 #endif
 
-#define NG_REBALANCE_MAX_NODES 64
+/* Linux's MAX_NUMNODES at its largest (NODES_SHIFT 10): every node of any
+ * host, so that a spread reaches all of them. */
+#define NG_REBALANCE_MAX_NODES 1024
 #define NG_REBALANCE_MAX_RANGES 16
 
 /* One VMA of the segment in the representative: [start, end) maps the

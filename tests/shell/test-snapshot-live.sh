@@ -8,10 +8,14 @@
 #   5. the live `topology --json` must equal the tree's on the stable fields
 #      (ids, cpus, distances, memory totals, hugepage page sizes; not free
 #      memory, nor pool sizes and free pages, which other programs on the host
-#      may change between the two runs).
+#      may change between the two runs);
+#   6. the tarball is mode 0600; a process that is no database, with a secret
+#      in its arguments, keeps only its program name in the tree, a process
+#      named as PostgreSQL keeps its whole command line (numaguardctl(1),
+#      snapshot).
 # BUILD: build directory (default build).
 set -u
-echo 1..11
+echo 1..14
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
@@ -27,11 +31,14 @@ for t in "$CTL" "$WL"; do
 done
 command -v jq > /dev/null || { echo "skip snapshot-live: jq not installed"; exit 77; }
 command -v tar > /dev/null || { echo "skip snapshot-live: tar not installed"; exit 77; }
+PY=$(python3 -c 'import sys; print(sys.executable)' 2> /dev/null)
+[ -x "$PY" ] || { echo "skip snapshot-live: python3 not installed"; exit 77; }
 
 tmp=$(mktemp -d)
-wl_pid=""
+wl_pid="" sleepers=()
 cleanup() {
         touch "$tmp/stop"
+        for p in "${sleepers[@]}"; do kill "$p" 2> /dev/null; done
         if [ -n "$wl_pid" ]; then
                 # the workload removes its segment on a clean stop
                 local i=0
@@ -59,6 +66,19 @@ done
 shmid=$(sed -n 's/.* shmid=\([0-9]*\) .*/\1/p' "$tmp/ready")
 child=$(sed -n 's/.*children=\([0-9]*\).*/\1/p' "$tmp/ready")
 [ -n "$shmid" ] || { fail workload "no shmid in '$(cat "$tmp/ready")'"; exit 1; }
+
+# 6. a tool with a secret in its arguments, and a "postgres" (comm and
+# argv[0]: the kernel names a process after the file it runs)
+secret=ng-secret-$$-$RANDOM
+mkdir "$tmp/bin"
+ln -s "$PY" "$tmp/bin/ng-secret-tool"
+ln -s "$PY" "$tmp/bin/postgres"
+"$tmp/bin/ng-secret-tool" -c 'import time; time.sleep(300)' --token="$secret" &
+secret_pid=$!
+"$tmp/bin/postgres" -c 'import time; time.sleep(300)' -D "$tmp/pgdata-$secret" &
+pg_pid=$!
+sleepers=("$secret_pid" "$pg_pid")
+sleep 0.3
 
 # the live topology just before the capture (step 5 also reads it after)
 "$CTL" topology --json > "$tmp/live.before.json" 2> /dev/null
@@ -131,6 +151,21 @@ for fmt in txt json; do
                         head -n 40 | sed 's/^/#   /'
         fi
 done
+
+# 6. what the bundle holds of command lines, and who may read it
+mode=$(stat -c %a "$tmp/snap.tar.gz")
+if [ "$mode" = 600 ]; then pass tarball-mode; else fail tarball-mode "the tarball is mode $mode, not 600"; fi
+if [ "$(od -An -c "$tmp/tree/proc/$secret_pid/cmdline" 2>&1 | tr -d ' ')" = 'ng-secret-tool\0' ] &&
+   ! tar -xzOf "$tmp/snap.tar.gz" 2> /dev/null | grep -qa -- "--token=$secret"; then
+        pass cmdline-redacted
+else
+        fail cmdline-redacted "pid $secret_pid's command line in the tree: '$(tr '\0' ' ' < "$tmp/tree/proc/$secret_pid/cmdline" 2>&1)'"
+fi
+if tr '\0' ' ' < "$tmp/tree/proc/$pg_pid/cmdline" 2> /dev/null | grep -qF -- "-D $tmp/pgdata-$secret"; then
+        pass cmdline-database-kept
+else
+        fail cmdline-database-kept "pid $pg_pid's command line in the tree: '$(tr '\0' ' ' < "$tmp/tree/proc/$pg_pid/cmdline" 2>&1)'"
+fi
 
 # 4. the workload's segment, from the tree
 seg=$(jq -c --argjson id "$shmid" '.segments[] | select(.kind == "sysv" and .shmid == $id)

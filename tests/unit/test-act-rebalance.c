@@ -570,6 +570,33 @@ START_TEST(run_refuses_or_noops_from_the_plan)
 }
 END_TEST
 
+/* More nodes than a 64-bit mask holds: 8000 pages on node 0 of 80 spread
+ * over all 80, 100 pages each, node 79 too. */
+START_TEST(run_spreads_over_more_than_64_nodes)
+{
+        static const struct ng_node_pages pl[] = { { 0, 8000 } };
+        struct fixture f;
+        build(&f, 80, 8000 * 4096, 4, pl, 1, "|policy = interleave\n");
+        plan(&f);
+        ck_assert_msg(f.plan.verdict == NG_OUTCOME_DRY_RUN, "%s", f.plan.reason);
+        ck_assert_uint_eq(f.plan.n_dest, 80);
+        ck_assert_int_eq(f.plan.dest[f.plan.n_dest - 1], 79);
+        ck_assert_uint_eq(pnode(&f.plan, 79)->in_pages, 100);
+        fake_reset(4096, 8000);
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        o.rate_bytes_per_sec = 0;
+        struct ng_rebalance_stats st;
+        struct ng_action_result res;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
+        ck_assert_msg(res.outcome == NG_OUTCOME_DONE, "%s: %s", ng_outcome_name(res.outcome), res.summary);
+        ck_assert_uint_eq(st.moved_pages, 7900);
+        for (int n = 0; n < 80; n++)
+                ck_assert_msg(fake_on(n) == 100, "node %d holds %u pages", n, fake_on(n));
+        ck_assert_uint_eq(pnode(&f.plan, 79)->moved_in_pages, 100);
+        done(&f);
+}
+END_TEST
+
 START_TEST(run_hugetlb_moves_whole_pages)
 {
         struct fixture f;
@@ -613,6 +640,7 @@ int main(void)
         tcase_add_test(tc, run_stops_when_the_mapping_changed);
         tcase_add_test(tc, run_refuses_or_noops_from_the_plan);
         tcase_add_test(tc, run_hugetlb_moves_whole_pages);
+        tcase_add_test(tc, run_spreads_over_more_than_64_nodes);
         suite_add_tcase(s, tc);
         return ng_test_run(s);
 }
