@@ -90,6 +90,9 @@ static int read_node(struct collector *c, struct ng_node *nd, const struct ng_to
          * unknown, never 0. */
         ng_collect_read_meminfo(c, &nd->meminfo, &nd->has_meminfo, true, NG_SYS_NODE_DIR "/node%d/meminfo", nd->id);
 
+        r = ng_collect_node_hmat(c, nd);
+        if (r < 0)
+                return r;
         snprintf(path, sizeof(path), NG_SYS_NODE_DIR "/node%d/hugepages", nd->id);
         return read_pools(c, path, false, nd->pools, &nd->n_pools);
 }

@@ -43,6 +43,12 @@ struct ng_node {
         /* The kernel's high watermark: the "high" of the node's zones in
          * /proc/zoneinfo, summed, in base (4 KiB) pages; 0 when unknown. */
         uint64_t high_wmark_pages;
+        /* The firmware's HMAT for this node's memory: access[0] (any
+         * initiator) and access[1] (CPU initiators); present false when
+         * the kernel exports none. */
+        struct ng_hmat_access access[NG_HMAT_ACCESS_CLASSES];
+        struct ng_mem_cache caches[NG_MAX_MEM_CACHES];  /* level order */
+        size_t n_caches;
 };
 
 struct ng_topology {
@@ -306,6 +312,12 @@ const struct ng_sample *ng_snapshot_sample(const struct ng_snapshot *s, pid_t pi
 const struct ng_sample *ng_snapshot_whole_sample(const struct ng_snapshot *s, bool sysv, unsigned major,
                                                  unsigned minor, uint64_t inode);
 int ng_snapshot_distance(const struct ng_snapshot *s, int from, int to);
+/* The HMAT access class of mem_node's memory (access1, else access0) when
+ * cpu_node is among its best initiators; NULL otherwise: the firmware's
+ * figure for that pair is not exported, so unknown. */
+const struct ng_hmat_access *ng_snapshot_hmat(const struct ng_snapshot *s, int cpu_node, int mem_node);
+/* Whether any node exports an HMAT access class. */
+bool ng_snapshot_has_hmat(const struct ng_snapshot *s);
 
 struct ng_config;
 /* Collects what an audit under cfg needs (pidfiles, sampling size, the

@@ -38,6 +38,8 @@ struct lst ng_rules_list_h(const struct ng_bitmap *b);
 uint64_t ng_rules_pct(double f);
 /* "1", "1.5", "3.98": no trailing zeros. */
 struct sz ng_rules_num_h(double v);
+/* "measured", "from the firmware's HMAT", "from the SLIT". */
+const char *ng_rules_price_from(const struct ng_price *p);
 /* CYCLOPS: mostly bandwidth and contention. */
 struct price_txt ng_rules_bandwidth_h(const struct ng_price *p);
 struct price_txt ng_rules_latency_h(const struct ng_price *p);

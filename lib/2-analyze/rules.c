@@ -263,7 +263,8 @@ static int rule_incomplete(struct audit_ctx *ctx)
                    "segments they attach and their placement are unknown", n, n == 1 ? "" : "es", who);
 }
 
-/* The firmware's distance table against what numaguardctl probe measured. */
+/* The firmware's distance table against what numaguardctl probe measured,
+ * or with no probe saved against the firmware's own HMAT. */
 static int rule_hidden_hop(struct audit_ctx *ctx)
 {
         struct ng_hidden_hop *h;
@@ -273,21 +274,26 @@ static int rule_hidden_hop(struct audit_ctx *ctx)
                 ng_bitmap_set(&nodes, (unsigned) h[i].cpu_node);
                 ng_bitmap_set(&nodes, (unsigned) h[i].near_node);
                 ng_bitmap_set(&nodes, (unsigned) h[i].far_node);
-                const char *advice = "price and place by the measured latencies (numaguardctl probe): bind "
-                                     "instances to the nearest nodes by measurement, not by the distance table";
+                bool hmat = h[i].source == NG_PRICE_HMAT;
+                const char *advice = hmat ? "price and place by latencies (the firmware's HMAT, better a probe: "
+                                            "numaguardctl probe), not by the distance table"
+                                          : "price and place by the measured latencies (numaguardctl probe): bind "
+                                            "instances to the nearest nodes by measurement, not by the distance table";
+                const char *verb = hmat ? "the firmware's HMAT gives" : "they measure";
                 double ratio = h[i].far_ns / h[i].near_ns;
                 if (h[i].far_slit == h[i].near_slit)
                         r = ng_rules_add(ctx, NG_CODE_HIDDEN_HOP, NG_SEV_INFO, NULL, NULL, &nodes, ratio, advice,
-                                "from node %d, nodes %d and %d share SLIT distance %d but measure %s ns and %s ns "
+                                "from node %d, nodes %d and %d share SLIT distance %d but %s %s ns and %s ns "
                                 "(+%" PRIu64 "%%): node %d is a further hop the distance table hides",
-                                h[i].cpu_node, h[i].near_node, h[i].far_node, h[i].near_slit,
-                                ng_rules_num_h(h[i].near_ns).s, ng_rules_num_h(h[i].far_ns).s, ng_rules_pct(ratio - 1), h[i].far_node);
+                                h[i].cpu_node, h[i].near_node, h[i].far_node, h[i].near_slit, hmat ? verb : "measure",
+                                ng_rules_num_h(h[i].near_ns).s, ng_rules_num_h(h[i].far_ns).s, ng_rules_pct(ratio - 1),
+                                h[i].far_node);
                 else
                         r = ng_rules_add(ctx, NG_CODE_HIDDEN_HOP, NG_SEV_INFO, NULL, NULL, &nodes, ratio, advice,
                                 "from node %d, the SLIT puts node %d (distance %d) nearer than node %d (distance "
-                                "%d), but they measure %s ns and %s ns (+%" PRIu64 "%%): the distance table has "
+                                "%d), but %s %s ns and %s ns (+%" PRIu64 "%%): the distance table has "
                                 "the order wrong",
-                                h[i].cpu_node, h[i].far_node, h[i].far_slit, h[i].near_node, h[i].near_slit,
+                                h[i].cpu_node, h[i].far_node, h[i].far_slit, h[i].near_node, h[i].near_slit, verb,
                                 ng_rules_num_h(h[i].far_ns).s, ng_rules_num_h(h[i].near_ns).s, ng_rules_pct(ratio - 1));
         }
         free(h);

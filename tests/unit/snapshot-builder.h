@@ -80,6 +80,18 @@ static inline struct ng_snapshot *snap_new(int n, int cpus_per_node, int nodes_w
         return s;
 }
 
+/* The firmware's HMAT for node's memory, access class k: read and write
+ * latency lat_ns, bandwidth mbps (NG_HMAT_UNKNOWN: not given) from the
+ * best initiators in the list. */
+static inline void snap_hmat(struct ng_snapshot *s, int node, unsigned k, const char *initiators, int64_t lat_ns,
+                             int64_t mbps)
+{
+        struct ng_hmat_access *a = &s->topo.nodes[node].access[k];
+        *a = (struct ng_hmat_access) { .present = true, .read_latency_ns = lat_ns, .write_latency_ns = lat_ns,
+                .read_bandwidth_mbps = mbps, .write_bandwidth_mbps = mbps };
+        bm(&a->initiators, initiators);
+}
+
 /* Global and per-node pools of page_kib: nr/free per node each. */
 static inline void snap_pool(struct ng_snapshot *s, uint64_t page_kib, uint64_t nr_per_node, uint64_t free_per_node,
                              uint64_t resv)
