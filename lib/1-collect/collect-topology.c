@@ -114,6 +114,8 @@ static int synthesize_node0(struct collector *c, struct ng_topology *t)
         nd->cpus = t->cpus_online;
         nd->has_cpu = !ng_bitmap_empty(&t->cpus_online);
         nd->has_memory = nd->has_normal_memory = true;
+        nd->package_id = nd->tier = -1;
+        t->demotion_enabled = -1;
         nd->distance = malloc(sizeof(*nd->distance));
         if (!nd->distance)
                 return -ENOMEM;
@@ -210,6 +212,9 @@ int ng_collect_topology(struct collector *c)
                 if (r < 0)
                         return r;
         }
+        r = ng_collect_tiers(c);
+        if (r < 0)
+                return r;
         /* Watermarks for node_free_floor = auto; absent is fine (old trees). */
         if (ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/zoneinfo") >= 0) {
                 for (size_t i = 0; i < t->n_nodes; i++) {

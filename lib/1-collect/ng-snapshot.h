@@ -49,7 +49,20 @@ struct ng_node {
         struct ng_hmat_access access[NG_HMAT_ACCESS_CLASSES];
         struct ng_mem_cache caches[NG_MAX_MEM_CACHES];  /* level order */
         size_t n_caches;
+        /* The physical_package_id of its CPUs (the socket; sub-NUMA
+         * clusters of one socket share it), -1 without CPUs or unknown. */
+        int package_id;
+        /* The memory tier holding it (memory_tierN: a higher N is slower
+         * memory), -1 when the kernel has no tiers or none lists it. */
+        int tier;
 };
+
+/* /sys/devices/virtual/memory_tiering/memory_tierN (Linux >= 6.1). */
+struct ng_memory_tier {
+        int id;                 /* N: abstract distance / chunk, higher is slower */
+        struct ng_bitmap nodes; /* its nodelist */
+};
+#define NG_MAX_MEMORY_TIERS 8
 
 struct ng_topology {
         bool numa_sysfs;        /* /sys/devices/system/node exists */
@@ -57,6 +70,10 @@ struct ng_topology {
         struct ng_bitmap cpus_online;
         struct ng_node *nodes;  /* online nodes in id order */
         size_t n_nodes;
+        struct ng_memory_tier tiers[NG_MAX_MEMORY_TIERS];       /* ascending id */
+        size_t n_tiers;
+        /* /sys/kernel/mm/numa/demotion_enabled: 1 on, 0 off, -1 absent. */
+        int demotion_enabled;
 };
 
 struct ng_knobs {
@@ -316,6 +333,9 @@ int ng_snapshot_distance(const struct ng_snapshot *s, int from, int to);
  * cpu_node is among its best initiators; NULL otherwise: the firmware's
  * figure for that pair is not exported, so unknown. */
 const struct ng_hmat_access *ng_snapshot_hmat(const struct ng_snapshot *s, int cpu_node, int mem_node);
+/* Whether nodes a and b (a != b) hold CPUs of one socket: sub-NUMA
+ * clusters of it (Intel SNC, AMD NPS). */
+bool ng_snapshot_same_socket(const struct ng_snapshot *s, int a, int b);
 /* Whether any node exports an HMAT access class. */
 bool ng_snapshot_has_hmat(const struct ng_snapshot *s);
 

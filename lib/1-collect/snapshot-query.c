@@ -225,3 +225,9 @@ bool ng_snapshot_has_hmat(const struct ng_snapshot *s)
                                 return true;
         return false;
 }
+
+bool ng_snapshot_same_socket(const struct ng_snapshot *s, int a, int b)
+{
+        const struct ng_node *x = ng_snapshot_node(s, a), *y = ng_snapshot_node(s, b);
+        return x && y && a != b && x->package_id >= 0 && x->package_id == y->package_id;
+}

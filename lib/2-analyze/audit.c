@@ -34,6 +34,8 @@ static const char *const code_names[NG_CODE_MAX_] = {
         [NG_CODE_CPUSET_NOT_PERSISTENT] = "CPUSET_NOT_PERSISTENT",
         [NG_CODE_HUGEPAGE_NOT_PERSISTENT] = "HUGEPAGE_NOT_PERSISTENT",
         [NG_CODE_HIDDEN_HOP] = "HIDDEN_HOP",
+        [NG_CODE_SLOW_TIER] = "SLOW_TIER",
+        [NG_CODE_SHMEM_DEMOTABLE] = "SHMEM_DEMOTABLE",
 };
 
 const char *ng_code_name(enum ng_code c)

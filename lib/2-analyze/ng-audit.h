@@ -46,6 +46,8 @@ enum ng_code {
         NG_CODE_CPUSET_NOT_PERSISTENT,
         NG_CODE_HUGEPAGE_NOT_PERSISTENT,
         NG_CODE_HIDDEN_HOP,
+        NG_CODE_SLOW_TIER,
+        NG_CODE_SHMEM_DEMOTABLE,
         NG_CODE_MAX_,
 };
 

@@ -129,3 +129,30 @@ bool ng_rules_single_node(const struct ng_bitmap *b, int node)
 {
         return ng_bitmap_count(b) == 1 && ng_bitmap_test(b, (unsigned) node);
 }
+
+bool ng_rules_same_socket(const struct ng_snapshot *s, const struct ng_bitmap *a, const struct ng_bitmap *b)
+{
+        bool any = false;
+        NG_BITMAP_FOREACH(i, a)
+                NG_BITMAP_FOREACH(j, b) {
+                        if (i == j)
+                                continue;
+                        if (!ng_snapshot_same_socket(s, i, j))
+                                return false;
+                        any = true;
+                }
+        return any;
+}
+
+struct price_txt ng_rules_socket_h(const struct ng_snapshot *s, const struct ng_bitmap *a, const struct ng_bitmap *b)
+{
+        struct price_txt r = { "" };
+        if (!ng_rules_same_socket(s, a, b))
+                return r;
+        struct ng_bitmap all = *a;
+        ng_bitmap_or(&all, b);
+        const struct ng_node *nd = ng_snapshot_node(s, ng_bitmap_next(&all, 0));
+        snprintf(r.s, sizeof(r.s), "; nodes %.96s are sub-NUMA clusters of one socket (%d): the hop stays inside it",
+                 ng_rules_list_h(&all).s, nd ? nd->package_id : -1);
+        return r;
+}

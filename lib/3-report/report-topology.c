@@ -147,6 +147,46 @@ static void print_distances(const struct ng_snapshot *s, FILE *f)
         fputc('\n', f);
 }
 
+/* Sockets split into nodes (sub-NUMA clustering), one line for all. */
+static void print_sockets(const struct ng_snapshot *s, FILE *f)
+{
+        bool any = false;
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                struct ng_bitmap same = {0};
+                bool first = true;
+                for (size_t j = 0; j < s->topo.n_nodes; j++) {
+                        const struct ng_node *o = &s->topo.nodes[j];
+                        if (nd->package_id < 0 || o->package_id != nd->package_id)
+                                continue;
+                        first = first && j >= i;
+                        ng_bitmap_set(&same, (unsigned) o->id);
+                }
+                if (!first || ng_bitmap_count(&same) < 2)
+                        continue;
+                char l[128];
+                ng_bitmap_format_list(&same, l, sizeof(l));
+                fprintf(f, "%s socket %d: nodes %s", any ? ";" : "sub-NUMA clusters:", nd->package_id, l);
+                any = true;
+        }
+        if (any)
+                fputc('\n', f);
+}
+
+static void print_tiers(const struct ng_snapshot *s, FILE *f)
+{
+        if (s->topo.n_tiers == 0)
+                return;
+        fprintf(f, "memory tiers (a higher tier is slower memory):");
+        for (size_t k = 0; k < s->topo.n_tiers; k++) {
+                char l[128];
+                ng_bitmap_format_list(&s->topo.tiers[k].nodes, l, sizeof(l));
+                fprintf(f, "%s tier %d: nodes %s", k ? ";" : "", s->topo.tiers[k].id, l);
+        }
+        fprintf(f, "; demotion to a slower tier %s\n", s->topo.demotion_enabled < 0 ? "unknown"
+                : s->topo.demotion_enabled ? "on" : "off");
+}
+
 /* "300" or "-" for a figure the firmware did not give. */
 static const char *figure(int64_t v, char *buf, size_t size)
 {
@@ -278,6 +318,8 @@ int ng_report_topology_text(const struct ng_snapshot *s, FILE *f)
                 s->topo.numa_sysfs ? "" : " [kernel without NUMA sysfs]");
         print_node_rows(s, f, sizes, n_sizes);
         print_distances(s, f);
+        print_sockets(s, f);
+        print_tiers(s, f);
         print_hmat(s, f);
         if (s->latency) {
                 fprintf(f, "\nmeasured by numaguardctl probe at %s:\n", s->latency->measured_at);
@@ -396,6 +438,8 @@ static struct json_object *node_json(const struct ng_snapshot *s, const struct n
         }
         json_object_object_add(o, "distances", dist);
         json_object_object_add(o, "distance_classes", cls);
+        json_object_object_add(o, "package_id", nd->package_id >= 0 ? json_object_new_int(nd->package_id) : NULL);
+        json_object_object_add(o, "memory_tier", nd->tier >= 0 ? json_object_new_int(nd->tier) : NULL);
         if (nd->access[0].present || nd->access[1].present || nd->n_caches)
                 json_object_object_add(o, "hmat", hmat_json(nd));
         return o;
@@ -424,6 +468,16 @@ struct json_object *ng_report_topology_json(const struct ng_snapshot *s)
         for (size_t i = 0; i < s->n_pools; i++)
                 json_object_array_add(pools, pool_json(&s->pools[i], true));
         json_object_object_add(o, "hugepages", pools);
+        struct json_object *tiers = json_object_new_array();
+        for (size_t k = 0; k < s->topo.n_tiers; k++) {
+                struct json_object *e = json_object_new_object();
+                json_object_object_add(e, "id", json_object_new_int(s->topo.tiers[k].id));
+                json_object_object_add(e, "nodes", json_list(&s->topo.tiers[k].nodes));
+                json_object_array_add(tiers, e);
+        }
+        json_object_object_add(o, "memory_tiers", tiers);
+        json_object_object_add(o, "demotion_enabled", s->topo.demotion_enabled < 0 ? NULL
+                               : json_object_new_boolean(s->topo.demotion_enabled));
         /* Only when numaguardctl probe saved one (or tried to). */
         if (s->latency)
                 json_object_object_add(o, "latency", ng_latency_json(s->latency));
