@@ -275,8 +275,8 @@ def pct: ([.nodes[]?.bytes] | add // 0) as $t
 def absv: if . < 0 then -. else . end;
 # Two segments documents agree: same shared segments with the same fields;
 # placement (and where it came from) equal when both used the same method,
-# else (live "sampled" from the segment itself vs "exact" from the tree's
-# numa_maps, an attacher's) per-node shares within 3 points and resident
+# else (live "sampled" from the segment itself vs "exact" from the numa_maps
+# of an attacher in the tree) per-node shares within 3 points and resident
 # bytes within 2 %.
 def segs_agree($x; $y):
     ($x | shared | sort_by(segkey)) as $X | ($y | shared | sort_by(segkey)) as $Y
