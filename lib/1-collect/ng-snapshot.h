@@ -336,6 +336,11 @@ const struct ng_hmat_access *ng_snapshot_hmat(const struct ng_snapshot *s, int c
 /* Whether nodes a and b (a != b) hold CPUs of one socket: sub-NUMA
  * clusters of it (Intel SNC, AMD NPS). */
 bool ng_snapshot_same_socket(const struct ng_snapshot *s, int a, int b);
+/* The fastest memory tier (lowest id) among nodes, -1 when the kernel
+ * has no tiers or names none of them. */
+int ng_snapshot_fastest_tier(const struct ng_snapshot *s, const struct ng_bitmap *nodes);
+/* Whether node sits in a tier slower than tier (both known). */
+bool ng_snapshot_slower_tier(const struct ng_snapshot *s, int node, int tier);
 /* Whether any node exports an HMAT access class. */
 bool ng_snapshot_has_hmat(const struct ng_snapshot *s);
 

@@ -231,3 +231,20 @@ bool ng_snapshot_same_socket(const struct ng_snapshot *s, int a, int b)
         const struct ng_node *x = ng_snapshot_node(s, a), *y = ng_snapshot_node(s, b);
         return x && y && a != b && x->package_id >= 0 && x->package_id == y->package_id;
 }
+
+int ng_snapshot_fastest_tier(const struct ng_snapshot *s, const struct ng_bitmap *nodes)
+{
+        int best = -1;
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                if (ng_bitmap_test(nodes, (unsigned) nd->id) && nd->tier >= 0 && (best < 0 || nd->tier < best))
+                        best = nd->tier;
+        }
+        return best;
+}
+
+bool ng_snapshot_slower_tier(const struct ng_snapshot *s, int node, int tier)
+{
+        const struct ng_node *nd = ng_snapshot_node(s, node);
+        return nd && tier >= 0 && nd->tier > tier;
+}

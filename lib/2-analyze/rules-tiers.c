@@ -11,19 +11,6 @@
 /* SLOW_TIER: this much of the resident memory on a slower tier. */
 #define SLOW_TIER_SHARE 0.10
 
-/* The fastest tier among the nodes of the instance's CPUs: the tier of its
- * local memory; -1 when the kernel has no tiers or names none of them. */
-static int cpu_tier(const struct ng_snapshot *s, const struct ng_bitmap *cpu_nodes)
-{
-        int best = -1;
-        for (size_t i = 0; i < s->topo.n_nodes; i++) {
-                const struct ng_node *nd = &s->topo.nodes[i];
-                if (ng_bitmap_test(cpu_nodes, (unsigned) nd->id) && nd->tier >= 0 && (best < 0 || nd->tier < best))
-                        best = nd->tier;
-        }
-        return best;
-}
-
 /* The nodes of tiers slower than tier: *ret_nodes, the slowest in
  * *ret_tier (-1 when none). */
 static void slower_nodes(const struct ng_snapshot *s, int tier, struct ng_bitmap *ret_nodes, int *ret_tier)
@@ -31,7 +18,7 @@ static void slower_nodes(const struct ng_snapshot *s, int tier, struct ng_bitmap
         *ret_tier = -1;
         for (size_t i = 0; i < s->topo.n_nodes; i++) {
                 const struct ng_node *nd = &s->topo.nodes[i];
-                if (tier < 0 || nd->tier <= tier || !nd->has_memory)
+                if (!ng_snapshot_slower_tier(s, nd->id, tier) || !nd->has_memory)
                         continue;
                 ng_bitmap_set(ret_nodes, (unsigned) nd->id);
                 if (nd->tier > *ret_tier)
@@ -42,7 +29,7 @@ static void slower_nodes(const struct ng_snapshot *s, int tier, struct ng_bitmap
 int ng_rule_slow_tier(struct audit_ctx *ctx, const struct ng_instance *in)
 {
         const struct ng_snapshot *s = ctx->s;
-        int local = cpu_tier(s, &in->cpu_nodes);
+        int local = ng_snapshot_fastest_tier(s, &in->cpu_nodes);
         if (s->topo.n_tiers < 2 || local < 0 || in->resident_bytes == 0 ||
             in->resident_bytes < ctx->cfg->min_segment_size_bytes)
                 return 0;
@@ -51,7 +38,7 @@ int ng_rule_slow_tier(struct audit_ctx *ctx, const struct ng_instance *in)
         int slowest = -1;
         for (size_t i = 0; i < in->n_nodes; i++) {
                 const struct ng_node *nd = ng_snapshot_node(s, in->nodes[i].node);
-                if (!nd || nd->tier <= local || !in->nodes[i].bytes)
+                if (!nd || !ng_snapshot_slower_tier(s, nd->id, local) || !in->nodes[i].bytes)
                         continue;
                 slow_bytes += in->nodes[i].bytes;
                 ng_bitmap_set(&slow, (unsigned) nd->id);
@@ -88,7 +75,7 @@ static uint64_t demotable_bytes(const struct audit_ctx *ctx, const struct ng_ins
 static int demotable(struct audit_ctx *ctx, const struct ng_instance *in)
 {
         const struct ng_snapshot *s = ctx->s;
-        int local = cpu_tier(s, &in->cpu_nodes), slowest;
+        int local = ng_snapshot_fastest_tier(s, &in->cpu_nodes), slowest;
         struct ng_bitmap below = {0};
         slower_nodes(s, local, &below, &slowest);
         uint64_t bytes = demotable_bytes(ctx, in);
