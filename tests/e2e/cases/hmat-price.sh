@@ -5,9 +5,12 @@
 # CPU-less node HMAT_FAR_NODE used from HMAT_CPU_NODE's CPU is priced from
 # the HMAT (price_source hmat, expected over local latency the table's
 # ratio, in ns) and REMOTE_MEMORY says so; HIDDEN_HOP compares the SLIT
-# with the HMAT (no probe saved); the snapshot round trip carries the HMAT.
+# with the HMAT (no probe saved); nodes HMAT_CPU_NODE and HMAT_SNC_NODE,
+# whose CPUs share a socket, are named sub-NUMA clusters, and a segment on
+# the sibling used from HMAT_CPU_NODE's CPU is a hop inside the socket; the
+# snapshot round trip carries all of it.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
-plan 4
+plan 5
 need_ctl
 jqe() { jq -e "$@" > /dev/null; }
 [[ -d /sys/devices/system/node/node0/access0 ]] || abort "the guest kernel exports no HMAT (node0/access0)"
@@ -62,5 +65,22 @@ log "HIDDEN_HOP: $msg"
 [[ $msg == *"nodes $HMAT_NEAR_NODE and $HMAT_FAR_NODE share SLIT distance"*"the firmware's HMAT gives $near_ns ns and $far_ns ns"* ]] ||
     fail "no HIDDEN_HOP from node $HMAT_CPU_NODE naming nodes $HMAT_NEAR_NODE ($near_ns ns) and $HMAT_FAR_NODE ($far_ns ns)"
 result hidden-hop
+
+# ---- sub-NUMA clusters: the sibling node of one socket
+grep -q "^sub-NUMA clusters: socket 0: nodes $HMAT_CPU_NODE-$HMAT_SNC_NODE\$" "$T/topo.txt" ||
+    fail "topology does not name nodes $HMAT_CPU_NODE-$HMAT_SNC_NODE sub-NUMA clusters of socket 0"
+expect "package_id of nodes: $(jq -c '[.nodes[] | .package_id]' "$T/topo.json")" \
+    jqe '[.nodes[] | .package_id] == [0, 0, null, null]' "$T/topo.json"
+wl_start numactl --physcpubind="$cpu" --membind="$HMAT_SNC_NODE" -- sysv -s 32 -p 1 || abort "workload"
+sib=unclaimed:shmid-$WL_SHMID
+audit_load --config "$T/ng.conf" || abort "audit"
+expect_finding REMOTE_MEMORY "$sib" warning "$HMAT_SNC_NODE"
+msg=$(jq -r --arg i "$sib" '.findings[] | select(.code == "REMOTE_MEMORY" and .instance == $i) | .message' "$T/audit.json")
+log "REMOTE_MEMORY: $msg"
+[[ $msg == *"nodes $HMAT_CPU_NODE-$HMAT_SNC_NODE are sub-NUMA clusters of one socket (0): the hop stays inside it"* ]] ||
+    fail "REMOTE_MEMORY on the sibling cluster does not say it stays inside the socket"
+# The kernel exports node 1's figures from its own CPU only: the SLIT prices it.
+[[ $msg == *"(distance 11 vs 10, from the SLIT)"* ]] || fail "the sibling's price is not the SLIT's 11 against 10"
+result sub-numa
 
 roundtrip hmat-expander "HMAT: a SysV segment on the CPU-less node $HMAT_FAR_NODE (3x local latency) used from node $HMAT_CPU_NODE's CPU"
