@@ -245,6 +245,8 @@ void ng_collect_knobs(struct collector *c)
                 ? (int) (v > 255 ? 255 : v) : -1;
         k->nr_hugepages = ng_path_read_u64(c->reads, &v, NG_PROC_DIR "/sys/vm/nr_hugepages") >= 0
                 ? (int64_t) (v > INT64_MAX ? INT64_MAX : v) : -1;
+        k->zone_reclaim_mode = ng_path_read_u64(c->reads, &v, NG_PROC_DIR "/sys/vm/zone_reclaim_mode") >= 0
+                ? (int) (v > 255 ? 255 : v) : -1;
         if (ng_collect_read(c, &buf, NULL, NG_SYS_THP_ENABLED) >= 0) {
                 if (ng_parse_bracketed_choice(buf, k->thp_enabled, sizeof(k->thp_enabled)) < 0)
                         k->thp_enabled[0] = '\0';

@@ -80,6 +80,7 @@ struct ng_knobs {
         int numa_balancing;     /* -1 when absent */
         int64_t nr_hugepages;   /* /proc/sys/vm/nr_hugepages, -1 when absent */
         char thp_enabled[16];   /* "always", "madvise", "never", "" when absent */
+        int zone_reclaim_mode;  /* /proc/sys/vm/zone_reclaim_mode, -1 when absent */
 };
 
 enum ng_shm_file_kind {

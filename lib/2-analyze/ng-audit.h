@@ -48,6 +48,7 @@ enum ng_code {
         NG_CODE_HIDDEN_HOP,
         NG_CODE_SLOW_TIER,
         NG_CODE_SHMEM_DEMOTABLE,
+        NG_CODE_ZONE_RECLAIM_ON,
         NG_CODE_MAX_,
 };
 

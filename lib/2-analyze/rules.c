@@ -128,12 +128,23 @@ static int rule_host(struct audit_ctx *ctx)
 {
         const struct ng_snapshot *s = ctx->s;
         int r = 0;
-        if (s->topo.n_nodes >= 2 && s->knobs.numa_balancing > 0)
+        /* Bit 1 moves pages between nodes; 2 alone (tiering mode) only
+         * promotes pages from a slower tier. */
+        if (s->topo.n_nodes >= 2 && s->knobs.numa_balancing > 0 && (s->knobs.numa_balancing & 1))
                 r = ng_rules_add(ctx, NG_CODE_AUTONUMA_ON, NG_SEV_INFO, NULL, NULL, NULL, s->knobs.numa_balancing,
                         "database tuning profiles set kernel.numa_balancing=0; place shared memory deliberately",
                         "kernel.numa_balancing=%d: automatic NUMA balancing skips hugetlb mappings and migrates "
                         "4 KiB shared pages toward whichever process touched them last",
                         s->knobs.numa_balancing);
+        if (r >= 0 && s->topo.n_nodes >= 2 && s->knobs.zone_reclaim_mode > 0)
+                r = ng_rules_add(ctx, NG_CODE_ZONE_RECLAIM_ON, NG_SEV_WARNING, NULL, NULL, NULL,
+                        s->knobs.zone_reclaim_mode,
+                        "set vm.zone_reclaim_mode = 0 (sysctl.d), the kernel's default: allocate on another node "
+                        "before reclaiming",
+                        "vm.zone_reclaim_mode=%d: a node short of free memory reclaims its own page cache%s before "
+                        "it allocates on another node: stalls for the database and its file cache dropped",
+                        s->knobs.zone_reclaim_mode, s->knobs.zone_reclaim_mode & 6 ? " (writing dirty pages or "
+                        "swapping, bits 2 and 4)" : "");
         for (size_t i = 0; i < s->n_procs && r >= 0; i++)
                 if (!strcmp(s->procs[i]->name, "numad"))
                         r = ng_rules_add(ctx, NG_CODE_NUMAD_RUNNING, NG_SEV_INFO, NULL, NULL, NULL, s->procs[i]->pid,

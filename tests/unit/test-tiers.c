@@ -1,6 +1,7 @@
 /* Memory tiers and sub-NUMA clusters on literal snapshots: SLOW_TIER,
- * SHMEM_DEMOTABLE, and CYCLOPS and REMOTE_MEMORY naming a hop that stays
- * inside one socket. */
+ * SHMEM_DEMOTABLE, CYCLOPS and REMOTE_MEMORY naming a hop that stays
+ * inside one socket; the host's NUMA knobs (ZONE_RECLAIM_ON, AUTONUMA_ON
+ * in tiering mode). */
 
 #include "snapshot-builder.h"
 #include "ng-audit.h"
@@ -202,6 +203,42 @@ START_TEST(cyclops_inside_a_socket)
 }
 END_TEST
 
+START_TEST(host_numa_knobs)
+{
+        struct ng_snapshot *s = tiered();
+        s->knobs.zone_reclaim_mode = 1;
+        s->knobs.numa_balancing = 2;
+        struct ng_audit *a = audit(s);
+        const struct ng_finding *f = find(a, NG_CODE_ZONE_RECLAIM_ON);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_WARNING);
+        ck_assert_str_eq(f->message, "vm.zone_reclaim_mode=1: a node short of free memory reclaims its own page cache "
+                         "before it allocates on another node: stalls for the database and its file cache dropped");
+        /* Tiering mode alone moves nothing between nodes of one tier. */
+        ck_assert_ptr_null(find(a, NG_CODE_AUTONUMA_ON));
+        ng_audit_free(a);
+
+        s->knobs.zone_reclaim_mode = 4;
+        s->knobs.numa_balancing = 3;
+        a = audit(s);
+        f = find(a, NG_CODE_ZONE_RECLAIM_ON);
+        ck_assert_ptr_nonnull(f);
+        ck_assert(strstr(f->message, "(writing dirty pages or swapping, bits 2 and 4)"));
+        ck_assert_ptr_nonnull(find(a, NG_CODE_AUTONUMA_ON));
+        ng_audit_free(a);
+
+        s->knobs.zone_reclaim_mode = 0;
+        a = audit(s);
+        ck_assert_ptr_null(find(a, NG_CODE_ZONE_RECLAIM_ON));
+        ng_audit_free(a);
+        s->knobs.zone_reclaim_mode = -1;
+        a = audit(s);
+        ck_assert_ptr_null(find(a, NG_CODE_ZONE_RECLAIM_ON));
+        ng_audit_free(a);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("tiers");
@@ -214,6 +251,9 @@ int main(void)
         tc = tcase_create("sockets");
         tcase_add_test(tc, remote_inside_a_socket);
         tcase_add_test(tc, cyclops_inside_a_socket);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("host");
+        tcase_add_test(tc, host_numa_knobs);
         suite_add_tcase(s, tc);
         return ng_test_run(s);
 }
