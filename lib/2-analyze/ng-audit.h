@@ -50,6 +50,7 @@ enum ng_code {
         NG_CODE_SHMEM_DEMOTABLE,
         NG_CODE_ZONE_RECLAIM_ON,
         NG_CODE_HUGEPAGE_OVERCOMMIT,
+        NG_CODE_THP_NOT_AS_VENDOR,
         NG_CODE_MAX_,
 };
 

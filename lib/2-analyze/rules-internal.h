@@ -69,5 +69,6 @@ int ng_rule_hugepage_overcommit(struct audit_ctx *ctx);
 /* rules-tiers.c */
 int ng_rule_slow_tier(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_shmem_demotable(struct audit_ctx *ctx);
+int ng_rule_thp_vendor(struct audit_ctx *ctx, const struct ng_instance *in);
 
 #pragma GCC visibility pop

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The rules of memory tiers (docs/ARCHITECTURE.md, "Why it exists"): a
  * database's memory on a slower tier than its CPUs' own memory, and memory
- * the kernel may demote there. */
+ * the kernel may demote there; and transparent hugepages against what the
+ * engine's vendor asks. */
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "ng-engine.h"
 #include "rules-internal.h"
 
 /* SLOW_TIER: this much of the resident memory on a slower tier. */
@@ -93,6 +96,21 @@ static int demotable(struct audit_ctx *ctx, const struct ng_instance *in)
                    ng_rules_list_h(&below).s,
                    nb == 2 || nb == 3 ? " (NUMA balancing in tiering mode promotes a page back only once it is "
                                         "touched again)" : "");
+}
+
+/* THP_NOT_AS_VENDOR: the host's transparent hugepages against what the
+ * engine's vendor asks (ng-engine.h). */
+int ng_rule_thp_vendor(struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        const char *want = ng_engine_thp_wanted(in->type), *now = ctx->s->knobs.thp_enabled;
+        if (!want || !now[0] || !strcmp(want, now))
+                return 0;
+        return ng_rules_add(ctx, NG_CODE_THP_NOT_AS_VENDOR, NG_SEV_WARNING, in, NULL, NULL, 0,
+                   "set transparent_hugepage=never on the kernel command line (or the tuned profile the vendor "
+                   "ships) and back the shared memory by hugetlb pages",
+                   "transparent hugepages are \"%s\" (/sys/kernel/mm/transparent_hugepage/enabled) but %s asks for "
+                   "\"%s\": khugepaged's collapsing and compaction stall the database's processes",
+                   now, in->type, want);
 }
 
 int ng_rule_shmem_demotable(struct audit_ctx *ctx)

@@ -272,6 +272,43 @@ START_TEST(overcommit_hides_a_shortfall)
 }
 END_TEST
 
+START_TEST(thp_as_the_vendor_asks)
+{
+        struct ng_snapshot *s = tiered();
+        add_instance(s, "0-1", "0-2", 0, 0, 4);
+        snprintf(s->knobs.thp_enabled, sizeof(s->knobs.thp_enabled), "always");
+        struct ng_config *c;
+        ck_assert_int_eq(ng_config_load_string("[global]\nmin_segment_size = 1M\n", "t.conf", NULL, NULL, &c), 0);
+        struct ng_audit *a;
+        ck_assert_int_eq(ng_audit_run(s, c, &a), 0);
+        const struct ng_finding *f = find(a, NG_CODE_THP_NOT_AS_VENDOR);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_WARNING);
+        ck_assert_str_eq(f->instance, "oracle:ORCL");
+        ck_assert_str_eq(f->message, "transparent hugepages are \"always\" (/sys/kernel/mm/transparent_hugepage/enabled) "
+                         "but oracle asks for \"never\": khugepaged's collapsing and compaction stall the database's "
+                         "processes");
+        ng_audit_free(a);
+
+        snprintf(s->knobs.thp_enabled, sizeof(s->knobs.thp_enabled), "never");
+        ck_assert_int_eq(ng_audit_run(s, c, &a), 0);
+        ck_assert_ptr_null(find(a, NG_CODE_THP_NOT_AS_VENDOR));
+        ng_audit_free(a);
+        /* Unknown (no THP file): nothing. */
+        s->knobs.thp_enabled[0] = '\0';
+        ck_assert_int_eq(ng_audit_run(s, c, &a), 0);
+        ck_assert_ptr_null(find(a, NG_CODE_THP_NOT_AS_VENDOR));
+        ng_audit_free(a);
+        /* A configured instance is no engine's: nothing asked. */
+        snprintf(s->knobs.thp_enabled, sizeof(s->knobs.thp_enabled), "always");
+        a = audit(s);
+        ck_assert_ptr_null(find(a, NG_CODE_THP_NOT_AS_VENDOR));
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("tiers");
@@ -288,6 +325,7 @@ int main(void)
         tc = tcase_create("host");
         tcase_add_test(tc, host_numa_knobs);
         tcase_add_test(tc, overcommit_hides_a_shortfall);
+        tcase_add_test(tc, thp_as_the_vendor_asks);
         suite_add_tcase(s, tc);
         return ng_test_run(s);
 }
