@@ -73,7 +73,7 @@ int ng_rule_remote(struct audit_ctx *ctx, const struct ng_instance *in)
         for (size_t i = 0; i < s->topo.n_nodes; i++) {
                 int id = s->topo.nodes[i].id;
                 if (ng_bitmap_test(&in->cpu_nodes, (unsigned) id) || ng_bitmap_empty(&s->topo.nodes[i].cpus))
-                        allowed_remote.w[id / 64] &= ~(UINT64_C(1) << (id % 64));
+                        ng_bitmap_clear(&allowed_remote, (unsigned) id);
         }
         uint64_t remote_bytes = 0;
         for (size_t i = 0; i < in->n_nodes; i++)
@@ -131,7 +131,7 @@ int ng_rule_cpuset_drift(struct audit_ctx *ctx, const struct ng_instance *in)
         /* local and bind also want the CPUs on those nodes. */
         struct ng_bitmap outside = cpu_nodes;
         for (int id = ng_bitmap_next(&ic->nodes, 0); id >= 0; id = ng_bitmap_next(&ic->nodes, id + 1))
-                outside.w[id / 64] &= ~(UINT64_C(1) << (id % 64));
+                ng_bitmap_clear(&outside, (unsigned) id);
         bool cpus_drift = ic->policy != NG_POLICY_INTERLEAVE && !ng_bitmap_empty(&outside);
         if (!mems_drift && !cpus_drift)
                 return 0;
