@@ -54,6 +54,11 @@ static const char *const raised_ids[NG_CODE_MAX_] = {
         [NG_CODE_CPUSET_NOT_PERSISTENT] = "5d0a3c3e8f7b4f5f9a2b61c4e7d09a13",
         [NG_CODE_HUGEPAGE_NOT_PERSISTENT] = "c2f14b7e0a6d4e9b8f3a5d1c6b7e2f48",
         [NG_CODE_HIDDEN_HOP] = "232501fe3ed44822b0b7050fee235986",
+        [NG_CODE_SLOW_TIER] = "7d3e9a61c4b84f0e9c2a5b17e8f36d42",
+        [NG_CODE_SHMEM_DEMOTABLE] = "e15b8c0d2a7f4396b4d1c9e0f7a26b83",
+        [NG_CODE_ZONE_RECLAIM_ON] = "3a6f2c9e8b1d4f07a5e4c3b2d1f09e68",
+        [NG_CODE_HUGEPAGE_OVERCOMMIT] = "b7c41e0f93d24a68815e2d6c0af3b915",
+        [NG_CODE_THP_NOT_AS_VENDOR] = "5e9d27b4a0c64f13b8e6f1a2c7d04b59",
 };
 #define CLEARED_ID "4491951522f942d38dd118ae985ee4f0"
 /* MESSAGE_ID and NUMAGUARD_EVENT of the daemon's own events, in

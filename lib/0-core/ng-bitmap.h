@@ -25,6 +25,12 @@ static inline void ng_bitmap_set(struct ng_bitmap *b, unsigned i)
                 b->w[i / 64] |= UINT64_C(1) << (i % 64);
 }
 
+static inline void ng_bitmap_clear(struct ng_bitmap *b, unsigned i)
+{
+        if (i < NG_BITMAP_BITS)
+                b->w[i / 64] &= ~(UINT64_C(1) << (i % 64));
+}
+
 static inline bool ng_bitmap_test(const struct ng_bitmap *b, unsigned i)
 {
         return i < NG_BITMAP_BITS && (b->w[i / 64] >> (i % 64)) & 1;

@@ -118,6 +118,14 @@ void ng_collect_read_meminfo(struct collector *c, struct ng_meminfo *m, bool *ha
 int ng_collect_memory(struct collector *c);
 int ng_collect_topology(struct collector *c);
 void ng_collect_knobs(struct collector *c);
+
+/* collect-hmat.c: nd's HMAT access classes and memory-side caches (absent
+ * ones leave them unknown). 0, or -errno on a real error. */
+int ng_collect_node_hmat(struct collector *c, struct ng_node *nd);
+
+/* collect-tiers.c: each node's socket and memory tier, the tiers and
+ * whether demotion is on (absent ones unknown). 0, or -errno. */
+int ng_collect_tiers(struct collector *c);
 /* collect-shm.c */
 int ng_collect_sysvipc(struct collector *c);
 int ng_collect_mounts(struct collector *c);

@@ -90,6 +90,9 @@ static int read_node(struct collector *c, struct ng_node *nd, const struct ng_to
          * unknown, never 0. */
         ng_collect_read_meminfo(c, &nd->meminfo, &nd->has_meminfo, true, NG_SYS_NODE_DIR "/node%d/meminfo", nd->id);
 
+        r = ng_collect_node_hmat(c, nd);
+        if (r < 0)
+                return r;
         snprintf(path, sizeof(path), NG_SYS_NODE_DIR "/node%d/hugepages", nd->id);
         return read_pools(c, path, false, nd->pools, &nd->n_pools);
 }
@@ -111,6 +114,8 @@ static int synthesize_node0(struct collector *c, struct ng_topology *t)
         nd->cpus = t->cpus_online;
         nd->has_cpu = !ng_bitmap_empty(&t->cpus_online);
         nd->has_memory = nd->has_normal_memory = true;
+        nd->package_id = nd->tier = -1;
+        t->demotion_enabled = -1;
         nd->distance = malloc(sizeof(*nd->distance));
         if (!nd->distance)
                 return -ENOMEM;
@@ -207,6 +212,9 @@ int ng_collect_topology(struct collector *c)
                 if (r < 0)
                         return r;
         }
+        r = ng_collect_tiers(c);
+        if (r < 0)
+                return r;
         /* Watermarks for node_free_floor = auto; absent is fine (old trees). */
         if (ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/zoneinfo") >= 0) {
                 for (size_t i = 0; i < t->n_nodes; i++) {
@@ -237,6 +245,8 @@ void ng_collect_knobs(struct collector *c)
                 ? (int) (v > 255 ? 255 : v) : -1;
         k->nr_hugepages = ng_path_read_u64(c->reads, &v, NG_PROC_DIR "/sys/vm/nr_hugepages") >= 0
                 ? (int64_t) (v > INT64_MAX ? INT64_MAX : v) : -1;
+        k->zone_reclaim_mode = ng_path_read_u64(c->reads, &v, NG_PROC_DIR "/sys/vm/zone_reclaim_mode") >= 0
+                ? (int) (v > 255 ? 255 : v) : -1;
         if (ng_collect_read(c, &buf, NULL, NG_SYS_THP_ENABLED) >= 0) {
                 if (ng_parse_bracketed_choice(buf, k->thp_enabled, sizeof(k->thp_enabled)) < 0)
                         k->thp_enabled[0] = '\0';

@@ -16,15 +16,16 @@ const struct ng_engine ng_engines[] = {
         /* Background processes ora_<name>_<SID>, dedicated servers
          * oracle<SID>. Under AMM (memory_target) the SGA is granule files in
          * /dev/shm named ora_<SID>_<id>_<n>, 4 MiB to 512 MiB each: hundreds
-         * to thousands per instance. */
+         * to thousands per instance. Oracle asks for transparent hugepages
+         * off: khugepaged collapsing SGA and PGA pages stalls processes. */
         { .name = "oracle", .type = "oracle",
           .main_prefix = "ora_pmon_", .member_prefix = "ora_", .dedicated_prefix = "oracle",
           .needs_libnuma = true,
-          .granule_prefix = "/dev/shm/ora_", .granules_label = "Oracle AMM SGA" },
+          .granule_prefix = "/dev/shm/ora_", .granules_label = "Oracle AMM SGA", .thp_enabled = "never" },
         /* Oracle ASM: the same processes as asm_<name>_+ASM. */
         { .name = "asm", .type = "oracle",
           .main_prefix = "asm_pmon_", .member_prefix = "asm_", .dedicated_prefix = "oracle",
-          .needs_libnuma = true },
+          .needs_libnuma = true, .thp_enabled = "never" },
         /* The postmaster and its backends. */
         { .name = "postgresql", .type = "postgresql",
           .family = postgresql, .nested = true, .dir_shortopt = "-D", .dir_longopt = "--pgdata" },
@@ -98,6 +99,15 @@ const struct ng_engine *ng_engine_needing_libnuma(const char *type)
         for (size_t i = 0; i < ng_n_engines; i++)
                 if (ng_engines[i].needs_libnuma && !strcmp(ng_engines[i].type, type))
                         return &ng_engines[i];
+        return NULL;
+}
+
+const char *ng_engine_thp_wanted(const char *type)
+{
+        assert(type);
+        for (size_t i = 0; i < ng_n_engines; i++)
+                if (ng_engines[i].thp_enabled && !strcmp(ng_engines[i].type, type))
+                        return ng_engines[i].thp_enabled;
         return NULL;
 }
 

@@ -51,6 +51,9 @@ struct ng_engine {
          * SGA under automatic memory management), shown as one, named so. */
         const char *granule_prefix;
         const char *granules_label;
+        /* What its vendor asks of /sys/kernel/mm/transparent_hugepage/
+         * enabled ("never"), NULL when the vendor documents nothing. */
+        const char *thp_enabled;
 };
 
 /* The table, in the order discovery tries it, and its length. */
@@ -66,6 +69,9 @@ bool ng_engine_in_family(const struct ng_engine *e, const char *name);
 /* The engine whose instances have this type and that needs the unversioned
  * libnuma.so, or NULL. */
 const struct ng_engine *ng_engine_needing_libnuma(const char *type);
+/* The THP setting the vendor of the engine of instances of this type asks
+ * for, or NULL. */
+const char *ng_engine_thp_wanted(const char *type);
 /* The engine whose shared memory granules this file is (by its path), or
  * NULL. */
 const struct ng_engine *ng_engine_of_granule(const char *path);

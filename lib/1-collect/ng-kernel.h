@@ -40,6 +40,35 @@ int ng_meminfo_get(const struct ng_meminfo *m, const char *key, uint64_t *ret);
 /* Value or 0 when absent. */
 uint64_t ng_meminfo_value(const struct ng_meminfo *m, const char *key);
 
+/* ---- /sys/devices/system/node/nodeN/access{0,1}, memory_side_cache ---- */
+
+/* A performance figure of the firmware's HMAT the kernel did not give
+ * (no such file, or the kernel's 0: the table had no value). */
+#define NG_HMAT_UNKNOWN (-1)
+
+/* The firmware's HMAT as the kernel exports it for a memory node: the
+ * performance of its memory from its best initiators (access0: any
+ * initiator, access1: CPUs only; Linux >= 5.2, access1 >= 5.10), in ns and
+ * MB/s, NG_HMAT_UNKNOWN when not given. Only the best initiators are
+ * exported: the cell from any other node is unknown. */
+struct ng_hmat_access {
+        bool present;                   /* the accessN/initiators directory exists */
+        struct ng_bitmap initiators;    /* its initiators/nodeM links */
+        int64_t read_latency_ns, write_latency_ns;
+        int64_t read_bandwidth_mbps, write_bandwidth_mbps;
+};
+#define NG_HMAT_ACCESS_CLASSES 2
+
+/* A memory-side cache in front of a node's memory (nodeN/memory_side_cache/
+ * indexK): level K, NG_HMAT_UNKNOWN where a file is missing. */
+struct ng_mem_cache {
+        unsigned level;
+        int64_t size_bytes, line_size_bytes;
+        int64_t indexing;               /* 0 direct-mapped, 1 indexed, 2 other */
+        int64_t write_policy;           /* 0 write-back, 1 write-through, 2 other */
+};
+#define NG_MAX_MEM_CACHES 4
+
 /* ---- /proc/sysvipc/shm ---- */
 
 #define NG_SHM_DEST 01000   /* segment marked for destruction (ipcrm'd, still attached) */

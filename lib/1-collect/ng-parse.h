@@ -112,6 +112,20 @@ void ng_mounts_free(struct ng_mount *m, size_t n);
 int ng_parse_numa_stat(const char *buf, struct ng_numa_stat_line **ret, size_t *ret_n);
 void ng_numa_stat_free(struct ng_numa_stat_line *l, size_t n);
 
+/* ---- small sysfs attributes (parse-sysfs.c) ---- */
+
+/* An HMAT figure of nodeN/accessK/initiators/ (read_latency and the
+ * others: a u32): the kernel's 0 (no value in the firmware's table) is
+ * NG_HMAT_UNKNOWN. -EINVAL on anything but one decimal, -ERANGE above
+ * UINT32_MAX. */
+int ng_parse_hmat_value(const char *buf, int64_t *ret);
+/* "node12" with prefix "node" -> 12 ("memory_tier4", "index1"): digits
+ * only, no leading zero, at most max; -EINVAL otherwise. */
+int ng_parse_prefixed_id(const char *name, const char *prefix, unsigned max, unsigned *ret);
+/* "true", "false" (demotion_enabled), "1", "0", one trailing newline at
+ * most; -EINVAL otherwise. */
+int ng_parse_true_false(const char *buf, bool *ret);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

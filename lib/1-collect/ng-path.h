@@ -23,6 +23,8 @@ extern "C" {
 #define NG_SYS_CPU_DIR "/sys/devices/system/cpu"
 #define NG_SYS_HUGEPAGES_DIR "/sys/kernel/mm/hugepages"
 #define NG_SYS_THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
+#define NG_SYS_MEMORY_TIERS_DIR "/sys/devices/virtual/memory_tiering"
+#define NG_SYS_DEMOTION_ENABLED "/sys/kernel/mm/numa/demotion_enabled"
 #define NG_DEV_SHM_DIR "/dev/shm"
 /* Where Oracle looks for the unversioned libnuma.so (EL and Debian layouts). */
 #define NG_LIBNUMA_PATHS { "/usr/lib64/libnuma.so", "/lib64/libnuma.so", \

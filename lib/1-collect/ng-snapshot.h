@@ -43,7 +43,26 @@ struct ng_node {
         /* The kernel's high watermark: the "high" of the node's zones in
          * /proc/zoneinfo, summed, in base (4 KiB) pages; 0 when unknown. */
         uint64_t high_wmark_pages;
+        /* The firmware's HMAT for this node's memory: access[0] (any
+         * initiator) and access[1] (CPU initiators); present false when
+         * the kernel exports none. */
+        struct ng_hmat_access access[NG_HMAT_ACCESS_CLASSES];
+        struct ng_mem_cache caches[NG_MAX_MEM_CACHES];  /* level order */
+        size_t n_caches;
+        /* The physical_package_id of its CPUs (the socket; sub-NUMA
+         * clusters of one socket share it), -1 without CPUs or unknown. */
+        int package_id;
+        /* The memory tier holding it (memory_tierN: a higher N is slower
+         * memory), -1 when the kernel has no tiers or none lists it. */
+        int tier;
 };
+
+/* /sys/devices/virtual/memory_tiering/memory_tierN (Linux >= 6.1). */
+struct ng_memory_tier {
+        int id;                 /* N: abstract distance / chunk, higher is slower */
+        struct ng_bitmap nodes; /* its nodelist */
+};
+#define NG_MAX_MEMORY_TIERS 8
 
 struct ng_topology {
         bool numa_sysfs;        /* /sys/devices/system/node exists */
@@ -51,12 +70,17 @@ struct ng_topology {
         struct ng_bitmap cpus_online;
         struct ng_node *nodes;  /* online nodes in id order */
         size_t n_nodes;
+        struct ng_memory_tier tiers[NG_MAX_MEMORY_TIERS];       /* ascending id */
+        size_t n_tiers;
+        /* /sys/kernel/mm/numa/demotion_enabled: 1 on, 0 off, -1 absent. */
+        int demotion_enabled;
 };
 
 struct ng_knobs {
         int numa_balancing;     /* -1 when absent */
         int64_t nr_hugepages;   /* /proc/sys/vm/nr_hugepages, -1 when absent */
         char thp_enabled[16];   /* "always", "madvise", "never", "" when absent */
+        int zone_reclaim_mode;  /* /proc/sys/vm/zone_reclaim_mode, -1 when absent */
 };
 
 enum ng_shm_file_kind {
@@ -306,6 +330,20 @@ const struct ng_sample *ng_snapshot_sample(const struct ng_snapshot *s, pid_t pi
 const struct ng_sample *ng_snapshot_whole_sample(const struct ng_snapshot *s, bool sysv, unsigned major,
                                                  unsigned minor, uint64_t inode);
 int ng_snapshot_distance(const struct ng_snapshot *s, int from, int to);
+/* The HMAT access class of mem_node's memory (access1, else access0) when
+ * cpu_node is among its best initiators; NULL otherwise: the firmware's
+ * figure for that pair is not exported, so unknown. */
+const struct ng_hmat_access *ng_snapshot_hmat(const struct ng_snapshot *s, int cpu_node, int mem_node);
+/* Whether nodes a and b (a != b) hold CPUs of one socket: sub-NUMA
+ * clusters of it (Intel SNC, AMD NPS). */
+bool ng_snapshot_same_socket(const struct ng_snapshot *s, int a, int b);
+/* The fastest memory tier (lowest id) among nodes, -1 when the kernel
+ * has no tiers or names none of them. */
+int ng_snapshot_fastest_tier(const struct ng_snapshot *s, const struct ng_bitmap *nodes);
+/* Whether node sits in a tier slower than tier (both known). */
+bool ng_snapshot_slower_tier(const struct ng_snapshot *s, int node, int tier);
+/* Whether any node exports an HMAT access class. */
+bool ng_snapshot_has_hmat(const struct ng_snapshot *s);
 
 struct ng_config;
 /* Collects what an audit under cfg needs (pidfiles, sampling size, the

@@ -205,3 +205,46 @@ int ng_snapshot_distance(const struct ng_snapshot *s, int from, int to)
                         return a->distance[i] > INT32_MAX ? -1 : (int) a->distance[i];
         return -1;
 }
+
+const struct ng_hmat_access *ng_snapshot_hmat(const struct ng_snapshot *s, int cpu_node, int mem_node)
+{
+        const struct ng_node *nd = ng_snapshot_node(s, mem_node);
+        if (!nd || cpu_node < 0)
+                return NULL;
+        /* access1 counts CPUs only, which is what runs a database; kernels
+         * before it have access0 alone. */
+        const struct ng_hmat_access *a = nd->access[1].present ? &nd->access[1] : &nd->access[0];
+        return a->present && ng_bitmap_test(&a->initiators, (unsigned) cpu_node) ? a : NULL;
+}
+
+bool ng_snapshot_has_hmat(const struct ng_snapshot *s)
+{
+        for (size_t i = 0; i < s->topo.n_nodes; i++)
+                for (unsigned k = 0; k < NG_HMAT_ACCESS_CLASSES; k++)
+                        if (s->topo.nodes[i].access[k].present)
+                                return true;
+        return false;
+}
+
+bool ng_snapshot_same_socket(const struct ng_snapshot *s, int a, int b)
+{
+        const struct ng_node *x = ng_snapshot_node(s, a), *y = ng_snapshot_node(s, b);
+        return x && y && a != b && x->package_id >= 0 && x->package_id == y->package_id;
+}
+
+int ng_snapshot_fastest_tier(const struct ng_snapshot *s, const struct ng_bitmap *nodes)
+{
+        int best = -1;
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                if (ng_bitmap_test(nodes, (unsigned) nd->id) && nd->tier >= 0 && (best < 0 || nd->tier < best))
+                        best = nd->tier;
+        }
+        return best;
+}
+
+bool ng_snapshot_slower_tier(const struct ng_snapshot *s, int node, int tier)
+{
+        const struct ng_node *nd = ng_snapshot_node(s, node);
+        return nd && tier >= 0 && nd->tier > tier;
+}

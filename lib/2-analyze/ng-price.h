@@ -16,9 +16,13 @@
  *   bandwidth ceiling     min_j B_j / m_j, B_j = sum_i c_i B(i,j): the traffic at
  *                         which the first memory node saturates
  * L and B come from the measured matrices when every cell the instance
- * needs was measured (source "measured": ns and MB/s), otherwise from the
- * SLIT (source "slit": L in distance units, 10 = local, and every node's
- * bandwidth counted as 1, so ceilings are in nodes).
+ * needs was measured (source "measured": ns and MB/s), else from the
+ * firmware's HMAT when it gives every cell (source "hmat": read latency in
+ * ns and read bandwidth in MB/s of access class 1, else 0; the kernel
+ * exports a memory node's figures from its best initiators only, so a cell
+ * from another node is missing), otherwise from the SLIT (source "slit": L
+ * in distance units, 10 = local, and every node's bandwidth counted as 1,
+ * so ceilings are in nodes).
  */
 
 #include <stdbool.h>
@@ -33,13 +37,14 @@
 extern "C" {
 #endif
 
-/* HIDDEN_HOP: measured latencies this far apart are distinct levels. */
+/* HIDDEN_HOP: latencies this far apart are distinct levels. */
 #define NG_HIDDEN_HOP_RATIO 1.10
 
 enum ng_price_source {
         NG_PRICE_NONE = 0,      /* nothing to price: no resident memory or CPU node known */
         NG_PRICE_SLIT,
         NG_PRICE_MEASURED,
+        NG_PRICE_HMAT,          /* the firmware's figures, no probe saved */
 };
 
 const char *ng_price_source_name(enum ng_price_source src);
@@ -55,9 +60,9 @@ struct ng_price {
         size_t n_cpu_share;
         bool cpu_share_measured;        /* from CPU time; false: spread evenly over the CPU nodes */
         double remote_access_ratio;
-        /* ns when measured, SLIT units when not */
+        /* ns when measured or from the HMAT, SLIT units from the SLIT */
         double expected_latency, interleaved_latency, local_latency;
-        /* MB/s when measured, nodes when not */
+        /* MB/s when measured or from the HMAT, nodes from the SLIT */
         double bandwidth_ceiling, interleaved_bandwidth_ceiling;
         unsigned interleave_nodes;      /* |K| */
 };
@@ -95,10 +100,12 @@ struct ng_hidden_hop {
         int near_node, far_node;        /* far measured more than NG_HIDDEN_HOP_RATIO x near */
         int near_slit, far_slit;        /* far_slit <= near_slit */
         double near_ns, far_ns;
+        enum ng_price_source source;    /* MEASURED (a saved probe) or HMAT */
 };
 
-/* One per CPU node whose measured remote latencies split a SLIT level or
- * reverse its order (the worst pair). Returns the count or -ENOMEM. */
+/* One per CPU node whose measured remote latencies (or, with no probe
+ * saved, the firmware's HMAT read latencies) split a SLIT level or reverse
+ * its order (the worst pair). Returns the count or -ENOMEM. */
 int ng_price_hidden_hops(const struct ng_snapshot *s, struct ng_hidden_hop **ret);
 
 #ifdef __cplusplus

@@ -41,6 +41,12 @@ static struct ng_bitmap plan_nodes(const struct ng_snapshot *s, const struct ng_
                         if (!ng_bitmap_empty(&local))
                                 b = local;
                 }
+                /* Not on a slower memory tier than its CPUs' own, unless
+                 * nodes= names it. */
+                int tier = ng_snapshot_fastest_tier(s, &in->cpu_nodes);
+                for (size_t i = 0; i < s->topo.n_nodes; i++)
+                        if (ng_snapshot_slower_tier(s, s->topo.nodes[i].id, tier))
+                                ng_bitmap_clear(&b, (unsigned) s->topo.nodes[i].id);
         }
         ng_bitmap_and(&b, &mem_nodes);
         return ng_bitmap_empty(&b) ? mem_nodes : b;

@@ -14,6 +14,7 @@ const char *ng_price_source_name(enum ng_price_source src)
         switch (src) {
         case NG_PRICE_SLIT: return "slit";
         case NG_PRICE_MEASURED: return "measured";
+        case NG_PRICE_HMAT: return "hmat";
         default: return "none";
         }
 }
@@ -92,18 +93,29 @@ int ng_price_cpu_share(const struct ng_snapshot *s, const pid_t *pids, size_t n_
         return 0;
 }
 
-/* L(i,j) and B(i,j) from the matrices, or from the SLIT (and 1 per node). */
-static double lat(const struct ng_snapshot *s, bool measured, int i, int j)
+/* L(i,j) and B(i,j) from the measured matrices, the HMAT, or the SLIT
+ * (and 1 per node); NAN for a cell the source lacks. */
+static double lat(const struct ng_snapshot *s, enum ng_price_source src, int i, int j)
 {
-        if (measured)
+        if (src == NG_PRICE_MEASURED)
                 return ng_latency_ns(s->latency, i, j);
+        if (src == NG_PRICE_HMAT) {
+                const struct ng_hmat_access *a = ng_snapshot_hmat(s, i, j);
+                return a && a->read_latency_ns > 0 ? (double) a->read_latency_ns : NAN;
+        }
         int d = ng_snapshot_distance(s, i, j);
         return d > 0 ? d : NAN;
 }
 
-static double bw(const struct ng_snapshot *s, bool measured, int i, int j)
+static double bw(const struct ng_snapshot *s, enum ng_price_source src, int i, int j)
 {
-        return measured ? ng_latency_bandwidth_mbps(s->latency, i, j) : 1.0;
+        if (src == NG_PRICE_MEASURED)
+                return ng_latency_bandwidth_mbps(s->latency, i, j);
+        if (src == NG_PRICE_HMAT) {
+                const struct ng_hmat_access *a = ng_snapshot_hmat(s, i, j);
+                return a && a->read_bandwidth_mbps > 0 ? (double) a->read_bandwidth_mbps : NAN;
+        }
+        return 1.0;
 }
 
 struct dist {
@@ -115,17 +127,17 @@ struct dist {
 };
 
 /* Returns NAN when a cell is missing. */
-static double avg_latency(const struct ng_snapshot *s, bool measured, const struct dist *d)
+static double avg_latency(const struct ng_snapshot *s, enum ng_price_source src, const struct dist *d)
 {
         double sum = 0;
         for (size_t a = 0; a < d->n_cpu; a++)
                 for (size_t b = 0; b < d->n_mem; b++)
                         if (d->m[b] > 0)
-                                sum += d->cpu[a].share * d->m[b] * lat(s, measured, d->cpu[a].node, d->mem[b]);
+                                sum += d->cpu[a].share * d->m[b] * lat(s, src, d->cpu[a].node, d->mem[b]);
         return sum;
 }
 
-static double ceiling(const struct ng_snapshot *s, bool measured, const struct dist *d)
+static double ceiling(const struct ng_snapshot *s, enum ng_price_source src, const struct dist *d)
 {
         double best = INFINITY;
         for (size_t b = 0; b < d->n_mem; b++) {
@@ -133,7 +145,7 @@ static double ceiling(const struct ng_snapshot *s, bool measured, const struct d
                         continue;
                 double bj = 0;
                 for (size_t a = 0; a < d->n_cpu; a++)
-                        bj += d->cpu[a].share * bw(s, measured, d->cpu[a].node, d->mem[b]);
+                        bj += d->cpu[a].share * bw(s, src, d->cpu[a].node, d->mem[b]);
                 double t = bj / d->m[b];
                 if (isnan(t))
                         return NAN;
@@ -143,23 +155,24 @@ static double ceiling(const struct ng_snapshot *s, bool measured, const struct d
         return isinf(best) ? NAN : best;
 }
 
-static double local_latency(const struct ng_snapshot *s, bool measured, const struct ng_node_share *cpu, size_t n)
+static double local_latency(const struct ng_snapshot *s, enum ng_price_source src, const struct ng_node_share *cpu,
+                            size_t n)
 {
         double sum = 0;
         for (size_t a = 0; a < n; a++)
-                sum += cpu[a].share * lat(s, measured, cpu[a].node, cpu[a].node);
+                sum += cpu[a].share * lat(s, src, cpu[a].node, cpu[a].node);
         return sum;
 }
 
 /* Fills every figure from one source; false when a cell is missing. */
-static bool fill(const struct ng_snapshot *s, bool measured, const struct dist *now, const struct dist *il,
+static bool fill(const struct ng_snapshot *s, enum ng_price_source src, const struct dist *now, const struct dist *il,
                  struct ng_price *p)
 {
-        p->expected_latency = avg_latency(s, measured, now);
-        p->interleaved_latency = avg_latency(s, measured, il);
-        p->local_latency = local_latency(s, measured, now->cpu, now->n_cpu);
-        p->bandwidth_ceiling = ceiling(s, measured, now);
-        p->interleaved_bandwidth_ceiling = ceiling(s, measured, il);
+        p->expected_latency = avg_latency(s, src, now);
+        p->interleaved_latency = avg_latency(s, src, il);
+        p->local_latency = local_latency(s, src, now->cpu, now->n_cpu);
+        p->bandwidth_ceiling = ceiling(s, src, now);
+        p->interleaved_bandwidth_ceiling = ceiling(s, src, il);
         return !isnan(p->expected_latency) && !isnan(p->interleaved_latency) && !isnan(p->local_latency) &&
                !isnan(p->bandwidth_ceiling) && !isnan(p->interleaved_bandwidth_ceiling);
 }
@@ -214,9 +227,13 @@ int ng_price_compute(const struct ng_snapshot *s, const struct ng_bitmap *cpu_no
                                         local += cpu[a].share * now_m[b];
                 ret->remote_access_ratio = local >= 1 ? 0 : 1 - local;
                 struct dist now = { cpu, n_cpu, ids, now_m, n_nodes }, il = { cpu, n_cpu, ids, il_m, n_nodes };
-                if (s->latency && fill(s, true, &now, &il, ret))
+                /* A saved probe, then the firmware's HMAT, then the SLIT:
+                 * the first that has every cell the instance needs. */
+                if (s->latency && fill(s, NG_PRICE_MEASURED, &now, &il, ret))
                         ret->source = NG_PRICE_MEASURED;
-                else if (fill(s, false, &now, &il, ret))
+                else if (ng_snapshot_has_hmat(s) && fill(s, NG_PRICE_HMAT, &now, &il, ret))
+                        ret->source = NG_PRICE_HMAT;
+                else if (fill(s, NG_PRICE_SLIT, &now, &il, ret))
                         ret->source = NG_PRICE_SLIT;
         }
         free(ids);
@@ -245,21 +262,22 @@ double ng_price_ceiling_nodes(const struct ng_price *p)
 
 /* ---- HIDDEN_HOP ---- */
 
-static bool worst_pair(const struct ng_snapshot *s, int i, struct ng_hidden_hop *ret)
+static bool worst_pair(const struct ng_snapshot *s, enum ng_price_source src, int i, struct ng_hidden_hop *ret)
 {
-        const struct ng_latency *m = s->latency;
         double worst = NG_HIDDEN_HOP_RATIO;
         bool found = false;
-        for (size_t a = 0; a < m->n_nodes; a++)
-                for (size_t b = 0; b < m->n_nodes; b++) {
-                        int near = m->nodes[a], far = m->nodes[b];
+        for (size_t a = 0; a < s->topo.n_nodes; a++)
+                for (size_t b = 0; b < s->topo.n_nodes; b++) {
+                        int near = s->topo.nodes[a].id, far = s->topo.nodes[b].id;
+                        if (near == i || far == i || near == far)
+                                continue;
                         int ds_near = ng_snapshot_distance(s, i, near), ds_far = ng_snapshot_distance(s, i, far);
-                        double ln = ng_latency_ns(m, i, near), lf = ng_latency_ns(m, i, far);
-                        if (near == i || far == i || near == far || ds_near <= 0 || ds_far <= 0 || ds_far > ds_near ||
-                            isnan(ln) || isnan(lf) || lf <= worst * ln)
+                        double ln = lat(s, src, i, near), lf = lat(s, src, i, far);
+                        if (ds_near <= 0 || ds_far <= 0 || ds_far > ds_near || isnan(ln) || isnan(lf) ||
+                            lf <= worst * ln)
                                 continue;
                         worst = lf / ln;
-                        *ret = (struct ng_hidden_hop) { i, near, far, ds_near, ds_far, ln, lf };
+                        *ret = (struct ng_hidden_hop) { i, near, far, ds_near, ds_far, ln, lf, src };
                         found = true;
                 }
         return found;
@@ -268,14 +286,21 @@ static bool worst_pair(const struct ng_snapshot *s, int i, struct ng_hidden_hop 
 int ng_price_hidden_hops(const struct ng_snapshot *s, struct ng_hidden_hop **ret)
 {
         *ret = NULL;
-        if (!s->latency || s->latency->n_cpu_nodes == 0)
+        /* The probe's matrix when one was saved, else the firmware's HMAT. */
+        enum ng_price_source src = s->latency ? NG_PRICE_MEASURED : NG_PRICE_HMAT;
+        if (src == NG_PRICE_HMAT && !ng_snapshot_has_hmat(s))
                 return 0;
-        struct ng_hidden_hop *v = calloc(s->latency->n_cpu_nodes, sizeof(*v));
+        struct ng_hidden_hop *v = calloc(s->topo.n_nodes ? s->topo.n_nodes : 1, sizeof(*v));
         if (!v)
                 return -ENOMEM;
         int n = 0;
-        for (size_t r = 0; r < s->latency->n_cpu_nodes; r++)
-                n += worst_pair(s, s->latency->cpu_nodes[r], &v[n]);
+        for (size_t r = 0; r < s->topo.n_nodes; r++) {
+                int id = s->topo.nodes[r].id;
+                bool row = src == NG_PRICE_MEASURED ? ng_latency_row(s->latency, id) >= 0
+                                                    : !ng_bitmap_empty(&s->topo.nodes[r].cpus);
+                if (row)
+                        n += worst_pair(s, src, id, &v[n]);
+        }
         if (n == 0) {
                 free(v);
                 return 0;

@@ -77,18 +77,29 @@ struct sz ng_rules_num_h(double v)
         return r;
 }
 
+/* Where a price's figures come from, in a message's words. */
+const char *ng_rules_price_from(const struct ng_price *p)
+{
+        switch (p->source) {
+        case NG_PRICE_MEASURED: return "measured";
+        case NG_PRICE_HMAT: return "from the firmware's HMAT";
+        case NG_PRICE_SLIT: return "from the SLIT";
+        default: return "unknown";
+        }
+}
+
 /* CYCLOPS: mostly bandwidth and contention. */
 struct price_txt ng_rules_bandwidth_h(const struct ng_price *p)
 {
         struct price_txt r = { "" };
         if (p->source == NG_PRICE_NONE)
                 return r;
-        if (p->source == NG_PRICE_MEASURED)
-                snprintf(r.s, sizeof(r.s), "; bandwidth capped at %s of %u nodes (%s of %s GB/s read, measured), "
+        if (p->source == NG_PRICE_MEASURED || p->source == NG_PRICE_HMAT)
+                snprintf(r.s, sizeof(r.s), "; bandwidth capped at %s of %u nodes (%s of %s GB/s read, %s), "
                          "%" PRIu64 "%% of accesses remote",
                          ng_rules_num_h(ng_price_ceiling_nodes(p)).s, p->interleave_nodes,
                          ng_rules_num_h(p->bandwidth_ceiling / 1000).s, ng_rules_num_h(p->interleaved_bandwidth_ceiling / 1000).s,
-                         ng_rules_pct(p->remote_access_ratio));
+                         ng_rules_price_from(p), ng_rules_pct(p->remote_access_ratio));
         else
                 snprintf(r.s, sizeof(r.s), "; bandwidth capped at %s of %u nodes (from the SLIT), %" PRIu64
                          "%% of accesses remote",
@@ -104,9 +115,9 @@ struct price_txt ng_rules_latency_h(const struct ng_price *p)
         if (p->source == NG_PRICE_NONE || up != up)
                 return r;
         char tail[96];
-        if (p->source == NG_PRICE_MEASURED)
-                snprintf(tail, sizeof(tail), "%s vs %s ns, measured", ng_rules_num_h(p->expected_latency).s,
-                         ng_rules_num_h(p->local_latency).s);
+        if (p->source == NG_PRICE_MEASURED || p->source == NG_PRICE_HMAT)
+                snprintf(tail, sizeof(tail), "%s vs %s ns, %s", ng_rules_num_h(p->expected_latency).s,
+                         ng_rules_num_h(p->local_latency).s, ng_rules_price_from(p));
         else
                 snprintf(tail, sizeof(tail), "distance %s vs %s, from the SLIT", ng_rules_num_h(p->expected_latency).s,
                          ng_rules_num_h(p->local_latency).s);
@@ -117,4 +128,31 @@ struct price_txt ng_rules_latency_h(const struct ng_price *p)
 bool ng_rules_single_node(const struct ng_bitmap *b, int node)
 {
         return ng_bitmap_count(b) == 1 && ng_bitmap_test(b, (unsigned) node);
+}
+
+bool ng_rules_same_socket(const struct ng_snapshot *s, const struct ng_bitmap *a, const struct ng_bitmap *b)
+{
+        bool any = false;
+        NG_BITMAP_FOREACH(i, a)
+                NG_BITMAP_FOREACH(j, b) {
+                        if (i == j)
+                                continue;
+                        if (!ng_snapshot_same_socket(s, i, j))
+                                return false;
+                        any = true;
+                }
+        return any;
+}
+
+struct price_txt ng_rules_socket_h(const struct ng_snapshot *s, const struct ng_bitmap *a, const struct ng_bitmap *b)
+{
+        struct price_txt r = { "" };
+        if (!ng_rules_same_socket(s, a, b))
+                return r;
+        struct ng_bitmap all = *a;
+        ng_bitmap_or(&all, b);
+        const struct ng_node *nd = ng_snapshot_node(s, ng_bitmap_next(&all, 0));
+        snprintf(r.s, sizeof(r.s), "; nodes %.96s are sub-NUMA clusters of one socket (%d): the hop stays inside it",
+                 ng_rules_list_h(&all).s, nd ? nd->package_id : -1);
+        return r;
 }

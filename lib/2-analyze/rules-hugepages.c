@@ -249,3 +249,38 @@ int ng_rule_shortfall(struct audit_ctx *ctx)
         }
         return 0;
 }
+
+/* Surplus pages (vm.nr_overcommit_hugepages) cover a pool that was short:
+ * taken from free memory at fault time, on whatever node had it, and
+ * returned when freed; after a restart on a fragmented host they may not
+ * come back (the segment then falls back to 4 KiB pages, or fails). */
+int ng_rule_hugepage_overcommit(struct audit_ctx *ctx)
+{
+        const struct ng_snapshot *s = ctx->s;
+        int r = 0;
+        for (size_t i = 0; i < s->n_pools && r >= 0; i++) {
+                const struct ng_hugepool *hp = &s->pools[i];
+                if (hp->overcommit_pages == 0 || hp->surplus_pages == 0)
+                        continue;
+                struct ng_bitmap nodes = {0};
+                for (size_t n = 0; n < s->topo.n_nodes; n++)
+                        for (size_t k = 0; k < s->topo.nodes[n].n_pools; k++)
+                                if (s->topo.nodes[n].pools[k].page_kib == hp->page_kib &&
+                                    s->topo.nodes[n].pools[k].surplus_pages)
+                                        ng_bitmap_set(&nodes, (unsigned) s->topo.nodes[n].id);
+                uint64_t page_bytes = ng_kib_bytes_sat(hp->page_kib);
+                r = ng_rules_add(ctx, NG_CODE_HUGEPAGE_OVERCOMMIT, NG_SEV_WARNING, NULL, NULL, &nodes,
+                        (double) hp->surplus_pages,
+                        "reserve the pages the instances need in the persistent pool, per node and at boot "
+                        "(numaguardctl hugepages plan / apply --persist), and keep vm.nr_overcommit_hugepages = 0",
+                        "%" PRIu64 " surplus %s pages (%s) are in use under vm.nr_overcommit_hugepages = %" PRIu64
+                        ": the persistent pool of %" PRIu64 " pages was short and the rest came from free memory "
+                        "at fault time, on node%s %s; after a restart on a fragmented host they may not come back",
+                        hp->surplus_pages, ng_rules_bytes_h(page_bytes).s,
+                        ng_rules_bytes_h(ng_mul_sat(hp->surplus_pages, page_bytes)).s, hp->overcommit_pages,
+                        hp->nr_pages > hp->surplus_pages ? hp->nr_pages - hp->surplus_pages : 0,
+                        ng_bitmap_count(&nodes) == 1 ? "" : "s",
+                        ng_bitmap_empty(&nodes) ? "unknown" : ng_rules_list_h(&nodes).s);
+        }
+        return r;
+}

@@ -38,13 +38,25 @@ struct lst ng_rules_list_h(const struct ng_bitmap *b);
 uint64_t ng_rules_pct(double f);
 /* "1", "1.5", "3.98": no trailing zeros. */
 struct sz ng_rules_num_h(double v);
+/* "measured", "from the firmware's HMAT", "from the SLIT". */
+const char *ng_rules_price_from(const struct ng_price *p);
 /* CYCLOPS: mostly bandwidth and contention. */
 struct price_txt ng_rules_bandwidth_h(const struct ng_price *p);
 struct price_txt ng_rules_latency_h(const struct ng_price *p);
 /* b is exactly {node}. */
 bool ng_rules_single_node(const struct ng_bitmap *b, int node);
+/* Whether every node of a and every other node of b are sub-NUMA clusters
+ * of one socket (at least one such pair). */
+bool ng_rules_same_socket(const struct ng_snapshot *s, const struct ng_bitmap *a, const struct ng_bitmap *b);
+/* "; nodes 0-1 are sub-NUMA clusters of one socket (0): ..." when they
+ * are, else "". */
+struct price_txt ng_rules_socket_h(const struct ng_snapshot *s, const struct ng_bitmap *a, const struct ng_bitmap *b);
 
 /* The rules of the other files, which rules.c runs. */
+/* Whether the instance's configured policy (interleave or bind) names all
+ * of nodes: memory there is its choice. */
+bool ng_rules_intended(const struct ng_instance *in, const struct ng_bitmap *nodes);
+
 int ng_rule_cyclops(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_remote(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_cpuset_drift(struct audit_ctx *ctx, const struct ng_instance *in);
@@ -53,5 +65,10 @@ int ng_rule_fallback(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_hugepage_not_persistent(struct audit_ctx *ctx);
 int ng_rule_idle(struct audit_ctx *ctx);
 int ng_rule_shortfall(struct audit_ctx *ctx);
+int ng_rule_hugepage_overcommit(struct audit_ctx *ctx);
+/* rules-tiers.c */
+int ng_rule_slow_tier(struct audit_ctx *ctx, const struct ng_instance *in);
+int ng_rule_shmem_demotable(struct audit_ctx *ctx);
+int ng_rule_thp_vendor(struct audit_ctx *ctx, const struct ng_instance *in);
 
 #pragma GCC visibility pop

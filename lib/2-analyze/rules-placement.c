@@ -44,12 +44,13 @@ int ng_rule_cyclops(struct audit_ctx *ctx, const struct ng_instance *in)
                    "interleave the shared memory over the instance's nodes (start it under numactl "
                    "--interleave, enable the database's NUMA support, or numaguardctl rebalance)",
                    "%" PRIu64 "%% of %s resident shared memory sits on node %d (%s) while the instance's "
-                   "CPUs %s span nodes %s%s",
+                   "CPUs %s span nodes %s%s%s",
                    ng_rules_pct(share), ng_rules_bytes_h(in->resident_bytes).s, top, ng_rules_bytes_h(top_bytes).s, ng_rules_list_h(&in->cpus).s,
-                   ng_rules_list_h(&in->cpu_nodes).s, ng_rules_bandwidth_h(&in->price).s);
+                   ng_rules_list_h(&in->cpu_nodes).s, ng_rules_bandwidth_h(&in->price).s,
+                   ng_rules_socket_h(ctx->s, &nodes, &in->cpu_nodes).s);
 }
 
-static bool intended_remote(const struct ng_instance *in, const struct ng_bitmap *remote)
+bool ng_rules_intended(const struct ng_instance *in, const struct ng_bitmap *remote)
 {
         /* An interleave or bind policy that names those nodes is a choice. */
         if (in->cfg->policy == NG_POLICY_LOCAL || ng_bitmap_empty(&in->cfg->nodes))
@@ -72,7 +73,7 @@ int ng_rule_remote(struct audit_ctx *ctx, const struct ng_instance *in)
         for (size_t i = 0; i < s->topo.n_nodes; i++) {
                 int id = s->topo.nodes[i].id;
                 if (ng_bitmap_test(&in->cpu_nodes, (unsigned) id) || ng_bitmap_empty(&s->topo.nodes[i].cpus))
-                        allowed_remote.w[id / 64] &= ~(UINT64_C(1) << (id % 64));
+                        ng_bitmap_clear(&allowed_remote, (unsigned) id);
         }
         uint64_t remote_bytes = 0;
         for (size_t i = 0; i < in->n_nodes; i++)
@@ -86,22 +87,28 @@ int ng_rule_remote(struct audit_ctx *ctx, const struct ng_instance *in)
 
         if (ng_bitmap_empty(&local)) {
                 int from = ng_bitmap_next(&in->cpu_nodes, 0), to = ng_bitmap_next(&in->mems, 0);
-                return ng_rules_add(ctx, NG_CODE_REMOTE_MEMORY, NG_SEV_CRITICAL, in, NULL, &in->mems, 1.0, advice,
+                /* Sub-NUMA clusters of the CPUs' own socket: a hop inside
+                 * it, not across sockets. */
+                bool socket = ng_rules_same_socket(s, &in->cpu_nodes, &in->mems);
+                return ng_rules_add(ctx, NG_CODE_REMOTE_MEMORY, socket ? NG_SEV_WARNING : NG_SEV_CRITICAL, in, NULL,
+                           &in->mems, 1.0, advice,
                            "memory is bound to node%s %s but the CPUs %s are on node%s %s (distance %d): every "
-                           "access is remote%s",
+                           "access is remote%s%s",
                            ng_bitmap_count(&in->mems) == 1 ? "" : "s", ng_rules_list_h(&in->mems).s, ng_rules_list_h(&in->cpus).s,
                            ng_bitmap_count(&in->cpu_nodes) == 1 ? "" : "s", ng_rules_list_h(&in->cpu_nodes).s,
-                           ng_snapshot_distance(s, from, to), ng_rules_latency_h(&in->price).s);
+                           ng_snapshot_distance(s, from, to), ng_rules_latency_h(&in->price).s,
+                           ng_rules_socket_h(s, &in->cpu_nodes, &in->mems).s);
         }
-        if (share >= REMOTE_SHARE_WARN && !intended_remote(in, &sits_remote))
+        if (share >= REMOTE_SHARE_WARN && !ng_rules_intended(in, &sits_remote))
                 return ng_rules_add(ctx, NG_CODE_REMOTE_MEMORY, NG_SEV_WARNING, in, NULL, &sits_remote, share, advice,
                            "%" PRIu64 "%% of %s resident shared memory (%s) sits on node%s %s, which hold%s none "
-                           "of the instance's CPUs %s (nodes %s)%s",
+                           "of the instance's CPUs %s (nodes %s)%s%s",
                            ng_rules_pct(share), ng_rules_bytes_h(in->resident_bytes).s, ng_rules_bytes_h(remote_bytes).s,
                            ng_bitmap_count(&sits_remote) == 1 ? "" : "s", ng_rules_list_h(&sits_remote).s,
                            ng_bitmap_count(&sits_remote) == 1 ? "s" : "", ng_rules_list_h(&in->cpus).s,
-                           ng_rules_list_h(&in->cpu_nodes).s, ng_rules_latency_h(&in->price).s);
-        if (!ng_bitmap_empty(&allowed_remote) && !intended_remote(in, &allowed_remote))
+                           ng_rules_list_h(&in->cpu_nodes).s, ng_rules_latency_h(&in->price).s,
+                           ng_rules_socket_h(s, &in->cpu_nodes, &sits_remote).s);
+        if (!ng_bitmap_empty(&allowed_remote) && !ng_rules_intended(in, &allowed_remote))
                 return ng_rules_add(ctx, NG_CODE_REMOTE_MEMORY, NG_SEV_WARNING, in, NULL, &allowed_remote, 0, advice,
                            "memory may be allocated on node%s %s (allowed nodes %s), which hold%s none of the "
                            "instance's CPUs %s (nodes %s)",
@@ -124,7 +131,7 @@ int ng_rule_cpuset_drift(struct audit_ctx *ctx, const struct ng_instance *in)
         /* local and bind also want the CPUs on those nodes. */
         struct ng_bitmap outside = cpu_nodes;
         for (int id = ng_bitmap_next(&ic->nodes, 0); id >= 0; id = ng_bitmap_next(&ic->nodes, id + 1))
-                outside.w[id / 64] &= ~(UINT64_C(1) << (id % 64));
+                ng_bitmap_clear(&outside, (unsigned) id);
         bool cpus_drift = ic->policy != NG_POLICY_INTERLEAVE && !ng_bitmap_empty(&outside);
         if (!mems_drift && !cpus_drift)
                 return 0;

@@ -128,12 +128,23 @@ static int rule_host(struct audit_ctx *ctx)
 {
         const struct ng_snapshot *s = ctx->s;
         int r = 0;
-        if (s->topo.n_nodes >= 2 && s->knobs.numa_balancing > 0)
+        /* Bit 1 moves pages between nodes; 2 alone (tiering mode) only
+         * promotes pages from a slower tier. */
+        if (s->topo.n_nodes >= 2 && s->knobs.numa_balancing > 0 && (s->knobs.numa_balancing & 1))
                 r = ng_rules_add(ctx, NG_CODE_AUTONUMA_ON, NG_SEV_INFO, NULL, NULL, NULL, s->knobs.numa_balancing,
                         "database tuning profiles set kernel.numa_balancing=0; place shared memory deliberately",
                         "kernel.numa_balancing=%d: automatic NUMA balancing skips hugetlb mappings and migrates "
                         "4 KiB shared pages toward whichever process touched them last",
                         s->knobs.numa_balancing);
+        if (r >= 0 && s->topo.n_nodes >= 2 && s->knobs.zone_reclaim_mode > 0)
+                r = ng_rules_add(ctx, NG_CODE_ZONE_RECLAIM_ON, NG_SEV_WARNING, NULL, NULL, NULL,
+                        s->knobs.zone_reclaim_mode,
+                        "set vm.zone_reclaim_mode = 0 (sysctl.d), the kernel's default: allocate on another node "
+                        "before reclaiming",
+                        "vm.zone_reclaim_mode=%d: a node short of free memory reclaims its own page cache%s before "
+                        "it allocates on another node: stalls for the database and its file cache dropped",
+                        s->knobs.zone_reclaim_mode, s->knobs.zone_reclaim_mode & 6 ? " (writing dirty pages or "
+                        "swapping, bits 2 and 4)" : "");
         for (size_t i = 0; i < s->n_procs && r >= 0; i++)
                 if (!strcmp(s->procs[i]->name, "numad"))
                         r = ng_rules_add(ctx, NG_CODE_NUMAD_RUNNING, NG_SEV_INFO, NULL, NULL, NULL, s->procs[i]->pid,
@@ -263,7 +274,8 @@ static int rule_incomplete(struct audit_ctx *ctx)
                    "segments they attach and their placement are unknown", n, n == 1 ? "" : "es", who);
 }
 
-/* The firmware's distance table against what numaguardctl probe measured. */
+/* The firmware's distance table against what numaguardctl probe measured,
+ * or with no probe saved against the firmware's own HMAT. */
 static int rule_hidden_hop(struct audit_ctx *ctx)
 {
         struct ng_hidden_hop *h;
@@ -273,21 +285,26 @@ static int rule_hidden_hop(struct audit_ctx *ctx)
                 ng_bitmap_set(&nodes, (unsigned) h[i].cpu_node);
                 ng_bitmap_set(&nodes, (unsigned) h[i].near_node);
                 ng_bitmap_set(&nodes, (unsigned) h[i].far_node);
-                const char *advice = "price and place by the measured latencies (numaguardctl probe): bind "
-                                     "instances to the nearest nodes by measurement, not by the distance table";
+                bool hmat = h[i].source == NG_PRICE_HMAT;
+                const char *advice = hmat ? "price and place by latencies (the firmware's HMAT, better a probe: "
+                                            "numaguardctl probe), not by the distance table"
+                                          : "price and place by the measured latencies (numaguardctl probe): bind "
+                                            "instances to the nearest nodes by measurement, not by the distance table";
+                const char *verb = hmat ? "the firmware's HMAT gives" : "they measure";
                 double ratio = h[i].far_ns / h[i].near_ns;
                 if (h[i].far_slit == h[i].near_slit)
                         r = ng_rules_add(ctx, NG_CODE_HIDDEN_HOP, NG_SEV_INFO, NULL, NULL, &nodes, ratio, advice,
-                                "from node %d, nodes %d and %d share SLIT distance %d but measure %s ns and %s ns "
+                                "from node %d, nodes %d and %d share SLIT distance %d but %s %s ns and %s ns "
                                 "(+%" PRIu64 "%%): node %d is a further hop the distance table hides",
-                                h[i].cpu_node, h[i].near_node, h[i].far_node, h[i].near_slit,
-                                ng_rules_num_h(h[i].near_ns).s, ng_rules_num_h(h[i].far_ns).s, ng_rules_pct(ratio - 1), h[i].far_node);
+                                h[i].cpu_node, h[i].near_node, h[i].far_node, h[i].near_slit, hmat ? verb : "measure",
+                                ng_rules_num_h(h[i].near_ns).s, ng_rules_num_h(h[i].far_ns).s, ng_rules_pct(ratio - 1),
+                                h[i].far_node);
                 else
                         r = ng_rules_add(ctx, NG_CODE_HIDDEN_HOP, NG_SEV_INFO, NULL, NULL, &nodes, ratio, advice,
                                 "from node %d, the SLIT puts node %d (distance %d) nearer than node %d (distance "
-                                "%d), but they measure %s ns and %s ns (+%" PRIu64 "%%): the distance table has "
+                                "%d), but %s %s ns and %s ns (+%" PRIu64 "%%): the distance table has "
                                 "the order wrong",
-                                h[i].cpu_node, h[i].far_node, h[i].far_slit, h[i].near_node, h[i].near_slit,
+                                h[i].cpu_node, h[i].far_node, h[i].far_slit, h[i].near_node, h[i].near_slit, verb,
                                 ng_rules_num_h(h[i].far_ns).s, ng_rules_num_h(h[i].near_ns).s, ng_rules_pct(ratio - 1));
         }
         free(h);
@@ -309,12 +326,12 @@ int ng_audit_rules(struct audit_ctx *ctx)
 {
         static int (*const per_instance[])(struct audit_ctx *, const struct ng_instance *) = {
                 ng_rule_cyclops, ng_rule_remote, ng_rule_cpuset_drift, ng_rule_not_persistent, ng_rule_fallback, rule_libnuma,
-                rule_not_found,
+                rule_not_found, ng_rule_slow_tier, ng_rule_thp_vendor,
         };
         static int (*const host[])(struct audit_ctx *) = {
                 ng_rule_shortfall, ng_rule_idle, rule_pagetables, rule_pressure, rule_orphans, rule_host,
                 rule_incomplete, ng_rule_hugepage_not_persistent,
-                rule_hidden_hop,
+                rule_hidden_hop, ng_rule_shmem_demotable, ng_rule_hugepage_overcommit,
         };
         int r = 0;
         for (size_t i = 0; i < ctx->a->n_instances && r >= 0; i++)

@@ -117,7 +117,7 @@ static void instances(FILE *f, const struct ng_audit *a)
 }
 
 /* What each instance's placement costs (ng-price.h); latency only when
- * measured, since SLIT units are no seconds. */
+ * measured or from the HMAT, since SLIT units are no seconds. */
 static void prices(FILE *f, const struct ng_audit *a)
 {
         char name[NG_TEXT_SIZE(NG_INSTANCE_NAME_MAX)];
@@ -132,10 +132,11 @@ static void prices(FILE *f, const struct ng_audit *a)
                         ng_price_source_name(p->source), p->remote_access_ratio);
         }
         family(f, "instance_expected_latency_seconds", "gauge",
-               "Expected average memory latency of the instance's placement, from the measured matrix.");
+               "Expected average memory latency of the instance's placement, from the measured matrix or the "
+               "firmware's HMAT.");
         for (size_t i = 0; i < a->n_instances; i++) {
                 const struct ng_price *p = &a->instances[i].price;
-                if (p->source != NG_PRICE_MEASURED)
+                if (p->source != NG_PRICE_MEASURED && p->source != NG_PRICE_HMAT)
                         continue;
                 ng_metrics_escape(a->instances[i].name, name, sizeof(name));
                 fprintf(f, "numaguard_instance_expected_latency_seconds{db_instance=\"%s\"} %.6g\n", name,

@@ -37,8 +37,13 @@ static void print_price(const struct ng_price *p, FILE *f)
 {
         if (p->source == NG_PRICE_NONE)
                 return;
-        bool m = p->source == NG_PRICE_MEASURED;
-        fprintf(f, "  price (%s): CPU time on node", m ? "measured" : "from the SLIT, no probe saved");
+        static const char *const from[] = {
+                [NG_PRICE_MEASURED] = "measured",
+                [NG_PRICE_HMAT] = "from the firmware's HMAT, no probe saved",
+                [NG_PRICE_SLIT] = "from the SLIT, no probe saved",
+        };
+        bool m = p->source == NG_PRICE_MEASURED || p->source == NG_PRICE_HMAT;
+        fprintf(f, "  price (%s): CPU time on node", from[p->source]);
         for (size_t i = 0; i < p->n_cpu_share; i++)
                 fprintf(f, "%s %d %.0f%%", i ? "," : "", p->cpu_share[i].node, p->cpu_share[i].share * 100);
         fprintf(f, "%s; %.0f%% of accesses remote\n", p->cpu_share_measured ? "" : " (no CPU time yet: even)",
@@ -367,7 +372,8 @@ static struct json_object *num_json(double v)
 /* The price fields of an instance (numaguardctl(1), JSON OUTPUT). */
 static void price_json(struct json_object *o, const struct ng_price *p)
 {
-        bool m = p->source == NG_PRICE_MEASURED, any = p->source != NG_PRICE_NONE;
+        /* In ns and MB/s from a probe or the HMAT; SLIT units are no ns. */
+        bool m = p->source == NG_PRICE_MEASURED || p->source == NG_PRICE_HMAT, any = p->source != NG_PRICE_NONE;
         struct json_object *cpu = json_object_new_array();
         for (size_t i = 0; i < p->n_cpu_share; i++) {
                 struct json_object *e = json_object_new_object();

@@ -147,6 +147,128 @@ static void print_distances(const struct ng_snapshot *s, FILE *f)
         fputc('\n', f);
 }
 
+/* Sockets split into nodes (sub-NUMA clustering), one line for all. */
+static void print_sockets(const struct ng_snapshot *s, FILE *f)
+{
+        bool any = false;
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                struct ng_bitmap same = {0};
+                bool first = true;
+                for (size_t j = 0; j < s->topo.n_nodes; j++) {
+                        const struct ng_node *o = &s->topo.nodes[j];
+                        if (nd->package_id < 0 || o->package_id != nd->package_id)
+                                continue;
+                        first = first && j >= i;
+                        ng_bitmap_set(&same, (unsigned) o->id);
+                }
+                if (!first || ng_bitmap_count(&same) < 2)
+                        continue;
+                char l[128];
+                ng_bitmap_format_list(&same, l, sizeof(l));
+                fprintf(f, "%s socket %d: nodes %s", any ? ";" : "sub-NUMA clusters:", nd->package_id, l);
+                any = true;
+        }
+        if (any)
+                fputc('\n', f);
+}
+
+static void print_tiers(const struct ng_snapshot *s, FILE *f)
+{
+        if (s->topo.n_tiers == 0)
+                return;
+        fprintf(f, "memory tiers (a higher tier is slower memory):");
+        for (size_t k = 0; k < s->topo.n_tiers; k++) {
+                char l[128];
+                ng_bitmap_format_list(&s->topo.tiers[k].nodes, l, sizeof(l));
+                fprintf(f, "%s tier %d: nodes %s", k ? ";" : "", s->topo.tiers[k].id, l);
+        }
+        fprintf(f, "; demotion to a slower tier %s\n", s->topo.demotion_enabled < 0 ? "unknown"
+                : s->topo.demotion_enabled ? "on" : "off");
+}
+
+/* "300" or "-" for a figure the firmware did not give. */
+static const char *figure(int64_t v, char *buf, size_t size)
+{
+        if (v < 0)
+                return "-";
+        snprintf(buf, size, "%" PRId64, v);
+        return buf;
+}
+
+static const char *cache_word(int64_t v, const char *const *words, size_t n)
+{
+        return v >= 0 && (uint64_t) v < n ? words[v] : "unknown";
+}
+
+static void print_caches(const struct ng_node *nd, FILE *f)
+{
+        static const char *const indexing[] = { "direct-mapped", "indexed", "other indexing" };
+        static const char *const policy[] = { "write-back", "write-through", "other write policy" };
+        for (size_t k = 0; k < nd->n_caches; k++) {
+                const struct ng_mem_cache *mc = &nd->caches[k];
+                char size[24] = "unknown", line[24];
+                if (mc->size_bytes >= 0)
+                        ng_format_kib((uint64_t) mc->size_bytes / 1024, size, sizeof(size));
+                fprintf(f, "memory-side cache of node %d, level %u: %s, line %s bytes, %s, %s\n", nd->id, mc->level,
+                        size, figure(mc->line_size_bytes, line, sizeof(line)), cache_word(mc->indexing, indexing, 3),
+                        cache_word(mc->write_policy, policy, 3));
+        }
+}
+
+/* "0->2 20, 1->2 21": the SLIT distance from each initiator. */
+static void initiator_slit(const struct ng_snapshot *s, const struct ng_hmat_access *a, int node, char *buf,
+                           size_t size)
+{
+        size_t o = 0;
+        buf[0] = '\0';
+        NG_BITMAP_FOREACH(id, &a->initiators) {
+                int d = ng_snapshot_distance(s, id, node), n;
+                if (d >= 0)
+                        n = snprintf(buf + o, size - o, "%s%d->%d %d", o ? ", " : "", id, node, d);
+                else
+                        n = snprintf(buf + o, size - o, "%s%d->%d ?", o ? ", " : "", id, node);
+                if (n < 0 || (size_t) n >= size - o) {
+                        strcpy(buf + size - 4, "...");
+                        return;
+                }
+                o += (size_t) n;
+        }
+        if (o == 0)
+                snprintf(buf, size, "-");
+}
+
+/* The firmware's HMAT beside the SLIT: each memory node's figures from its
+ * best initiators, the only ones the kernel exports. */
+static void print_hmat(const struct ng_snapshot *s, FILE *f)
+{
+        if (!ng_snapshot_has_hmat(s))
+                return;
+        fprintf(f, "\nfirmware HMAT, from each memory node's best initiators (access1: CPUs; access0: any), "
+                "beside the SLIT:\n");
+        fprintf(f, "node  access  %-12s %12s %12s %14s %14s  %s\n", "initiators", "read ns", "write ns",
+                "read MB/s", "write MB/s", "SLIT");
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                for (unsigned k = 0; k < NG_HMAT_ACCESS_CLASSES; k++) {
+                        const struct ng_hmat_access *a = &nd->access[k];
+                        if (!a->present)
+                                continue;
+                        char init[64], b[4][24], slit[64] = "";
+                        if (ng_bitmap_format_list(&a->initiators, init, sizeof(init)) >= (int) sizeof(init))
+                                strcpy(init + sizeof(init) - 4, "...");
+                        initiator_slit(s, a, nd->id, slit, sizeof(slit));
+                        fprintf(f, "%4d  %6u  %-12s %12s %12s %14s %14s  %s\n", nd->id, k,
+                                ng_bitmap_empty(&a->initiators) ? "-" : init, figure(a->read_latency_ns, b[0], sizeof(b[0])),
+                                figure(a->write_latency_ns, b[1], sizeof(b[1])),
+                                figure(a->read_bandwidth_mbps, b[2], sizeof(b[2])),
+                                figure(a->write_bandwidth_mbps, b[3], sizeof(b[3])), slit);
+                }
+        }
+        for (size_t i = 0; i < s->topo.n_nodes; i++)
+                print_caches(&s->topo.nodes[i], f);
+}
+
 static void print_matrix(const struct ng_snapshot *s, const struct ng_latency *m, bool bw, FILE *f)
 {
         fprintf(f, "%s, beside the SLIT distance (rows: CPU node, columns: memory node)\n",
@@ -196,6 +318,9 @@ int ng_report_topology_text(const struct ng_snapshot *s, FILE *f)
                 s->topo.numa_sysfs ? "" : " [kernel without NUMA sysfs]");
         print_node_rows(s, f, sizes, n_sizes);
         print_distances(s, f);
+        print_sockets(s, f);
+        print_tiers(s, f);
+        print_hmat(s, f);
         if (s->latency) {
                 fprintf(f, "\nmeasured by numaguardctl probe at %s:\n", s->latency->measured_at);
                 ng_report_latency_text(s, s->latency, f);
@@ -241,6 +366,48 @@ static struct json_object *pool_json(const struct ng_hugepool *hp, bool global)
         return o;
 }
 
+/* A figure in JSON: null when the firmware did not give it. */
+static struct json_object *json_figure(int64_t v)
+{
+        return v < 0 ? NULL : json_object_new_int64(v);
+}
+
+/* "hmat": {"access0": {...}, "access1": {...}, "memory_side_caches": [...]},
+ * only for a node the kernel exports some of it for. */
+static struct json_object *hmat_json(const struct ng_node *nd)
+{
+        struct json_object *o = json_object_new_object();
+        for (unsigned k = 0; k < NG_HMAT_ACCESS_CLASSES; k++) {
+                const struct ng_hmat_access *a = &nd->access[k];
+                char key[16];
+                snprintf(key, sizeof(key), "access%u", k);
+                if (!a->present) {
+                        json_object_object_add(o, key, NULL);
+                        continue;
+                }
+                struct json_object *e = json_object_new_object();
+                json_object_object_add(e, "initiators", json_list(&a->initiators));
+                json_object_object_add(e, "read_latency_ns", json_figure(a->read_latency_ns));
+                json_object_object_add(e, "write_latency_ns", json_figure(a->write_latency_ns));
+                json_object_object_add(e, "read_bandwidth_mbps", json_figure(a->read_bandwidth_mbps));
+                json_object_object_add(e, "write_bandwidth_mbps", json_figure(a->write_bandwidth_mbps));
+                json_object_object_add(o, key, e);
+        }
+        struct json_object *caches = json_object_new_array();
+        for (size_t k = 0; k < nd->n_caches; k++) {
+                const struct ng_mem_cache *mc = &nd->caches[k];
+                struct json_object *e = json_object_new_object();
+                json_object_object_add(e, "level", json_object_new_int((int) mc->level));
+                json_object_object_add(e, "size_bytes", json_figure(mc->size_bytes));
+                json_object_object_add(e, "line_size_bytes", json_figure(mc->line_size_bytes));
+                json_object_object_add(e, "indexing", json_figure(mc->indexing));
+                json_object_object_add(e, "write_policy", json_figure(mc->write_policy));
+                json_object_array_add(caches, e);
+        }
+        json_object_object_add(o, "memory_side_caches", caches);
+        return o;
+}
+
 static struct json_object *node_json(const struct ng_snapshot *s, const struct ng_node *nd)
 {
         struct json_object *o = json_object_new_object(), *pools = json_object_new_array(),
@@ -271,6 +438,10 @@ static struct json_object *node_json(const struct ng_snapshot *s, const struct n
         }
         json_object_object_add(o, "distances", dist);
         json_object_object_add(o, "distance_classes", cls);
+        json_object_object_add(o, "package_id", nd->package_id >= 0 ? json_object_new_int(nd->package_id) : NULL);
+        json_object_object_add(o, "memory_tier", nd->tier >= 0 ? json_object_new_int(nd->tier) : NULL);
+        if (nd->access[0].present || nd->access[1].present || nd->n_caches)
+                json_object_object_add(o, "hmat", hmat_json(nd));
         return o;
 }
 
@@ -297,6 +468,16 @@ struct json_object *ng_report_topology_json(const struct ng_snapshot *s)
         for (size_t i = 0; i < s->n_pools; i++)
                 json_object_array_add(pools, pool_json(&s->pools[i], true));
         json_object_object_add(o, "hugepages", pools);
+        struct json_object *tiers = json_object_new_array();
+        for (size_t k = 0; k < s->topo.n_tiers; k++) {
+                struct json_object *e = json_object_new_object();
+                json_object_object_add(e, "id", json_object_new_int(s->topo.tiers[k].id));
+                json_object_object_add(e, "nodes", json_list(&s->topo.tiers[k].nodes));
+                json_object_array_add(tiers, e);
+        }
+        json_object_object_add(o, "memory_tiers", tiers);
+        json_object_object_add(o, "demotion_enabled", s->topo.demotion_enabled < 0 ? NULL
+                               : json_object_new_boolean(s->topo.demotion_enabled));
         /* Only when numaguardctl probe saved one (or tried to). */
         if (s->latency)
                 json_object_object_add(o, "latency", ng_latency_json(s->latency));

@@ -67,7 +67,8 @@ static void plan_ranges(const struct ng_proc *pr, const struct ng_segment *seg, 
 }
 
 /* nodes= when set; else the CPUs' nodes (policy local) or every node; only
- * nodes with memory. */
+ * nodes with memory, and never a node of a slower memory tier than the
+ * CPUs' own (a CXL expander): a correction does not make memory slower. */
 static void plan_dest(const struct ng_snapshot *s, const struct ng_instance *in, struct ng_rebalance_plan *p)
 {
         const struct ng_instance_config *ic = in->cfg;
@@ -77,10 +78,12 @@ static void plan_dest(const struct ng_snapshot *s, const struct ng_instance *in,
         else if (ic->policy == NG_POLICY_LOCAL)
                 want = in->cpu_nodes;
         bool all = ng_bitmap_empty(&want);
+        int tier = ng_snapshot_fastest_tier(s, &in->cpu_nodes);
         for (size_t i = 0; i < p->n_nodes; i++) {
                 struct ng_rebalance_node *n = &p->nodes[i];
                 const struct ng_node *nd = ng_snapshot_node(s, n->node);
-                n->dest = nd && nd->has_memory && (all || ng_bitmap_test(&want, (unsigned) n->node));
+                n->dest = nd && nd->has_memory && (all || ng_bitmap_test(&want, (unsigned) n->node)) &&
+                          !ng_snapshot_slower_tier(s, n->node, tier);
                 if (n->dest && p->n_dest < NG_REBALANCE_MAX_NODES)
                         p->dest[p->n_dest++] = n->node;
         }

@@ -276,14 +276,17 @@ def pct: ([.nodes[]?.bytes] | add // 0) as $t
     | reduce (.nodes // [])[] as $x ({}; .[$x.id | tostring] = (if $t > 0 then $x.bytes * 100 / $t else 0 end));
 def absv: if . < 0 then -. else . end;
 # Two segments documents agree: same shared segments with the same fields;
-# placement equal when both used the same method, else (live "sampled" vs
-# "exact" from the tree numa_maps) per-node shares within 3 points and
-# resident bytes within 2 %.
+# placement (and where it came from) equal when both used the same method,
+# else (live "sampled" from the segment itself vs "exact" from the numa_maps
+# of an attacher in the tree) per-node shares within 3 points and resident
+# bytes within 2 %.
 def segs_agree($x; $y):
     ($x | shared | sort_by(segkey)) as $X | ($y | shared | sort_by(segkey)) as $Y
-    | ($X | map(del(.method, .resident_bytes, .nodes))) == ($Y | map(del(.method, .resident_bytes, .nodes)))
+    | ($X | map(del(.method, .resident_bytes, .nodes, .resident_source, .placement_source, .placement_coverage)))
+      == ($Y | map(del(.method, .resident_bytes, .nodes, .resident_source, .placement_source, .placement_coverage)))
       and ([range($X | length) as $i | $X[$i] as $a | $Y[$i] as $b
             | if $a.method == $b.method then $a.nodes == $b.nodes and $a.resident_bytes == $b.resident_bytes
+                and $a.placement_source == $b.placement_source and $a.resident_source == $b.resident_source
               else (($a | pct) as $p | ($b | pct) as $q
                     | [(($p + $q) | keys[]) as $k | (($p[$k] // 0) - ($q[$k] // 0)) | absv] | max // 0) <= 3
                    and ((($a.resident_bytes // 0) - ($b.resident_bytes // 0)) | absv) * 50 <= (($a.resident_bytes // 0) + 1)

@@ -57,12 +57,17 @@ static inline struct ng_snapshot *snap_new(int n, int cpus_per_node, int nodes_w
         mi_set(&s->meminfo, "PageTables", 1024);
         mi_set(&s->meminfo, "Hugepagesize", 2048);
         s->knobs.numa_balancing = 0;
+        s->knobs.zone_reclaim_mode = -1;
+        s->topo.demotion_enabled = -1;
         s->libnuma_so = -1;
         s->placement = NG_PLACEMENT_EXACT;
         int cpu = 0;
         for (int i = 0; i < n; i++) {
                 struct ng_node *nd = &s->topo.nodes[i];
                 nd->id = i;
+                /* One socket per node with CPUs, no memory tiers. */
+                nd->package_id = i < nodes_with_cpus ? i : -1;
+                nd->tier = -1;
                 ng_bitmap_set(&s->topo.online, (unsigned) i);
                 if (i < nodes_with_cpus)
                         for (int c = 0; c < cpus_per_node; c++) {
@@ -78,6 +83,29 @@ static inline struct ng_snapshot *snap_new(int n, int cpus_per_node, int nodes_w
                 mi_set(&nd->meminfo, "MemFree", mem_kib / 2);
         }
         return s;
+}
+
+/* The firmware's HMAT for node's memory, access class k: read and write
+ * latency lat_ns, bandwidth mbps (NG_HMAT_UNKNOWN: not given) from the
+ * best initiators in the list. */
+static inline void snap_hmat(struct ng_snapshot *s, int node, unsigned k, const char *initiators, int64_t lat_ns,
+                             int64_t mbps)
+{
+        struct ng_hmat_access *a = &s->topo.nodes[node].access[k];
+        *a = (struct ng_hmat_access) { .present = true, .read_latency_ns = lat_ns, .write_latency_ns = lat_ns,
+                .read_bandwidth_mbps = mbps, .write_bandwidth_mbps = mbps };
+        bm(&a->initiators, initiators);
+}
+
+/* Memory tier id holding the nodes in list (appended; ids ascending). */
+static inline void snap_tier(struct ng_snapshot *s, int id, const char *list)
+{
+        struct ng_memory_tier *mt = &s->topo.tiers[s->topo.n_tiers++];
+        mt->id = id;
+        bm(&mt->nodes, list);
+        for (size_t i = 0; i < s->topo.n_nodes; i++)
+                if (ng_bitmap_test(&mt->nodes, (unsigned) s->topo.nodes[i].id))
+                        s->topo.nodes[i].tier = id;
 }
 
 /* Global and per-node pools of page_kib: nr/free per node each. */

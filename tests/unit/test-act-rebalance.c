@@ -107,6 +107,36 @@ START_TEST(plan_cyclops_spreads_over_all_nodes)
 }
 END_TEST
 
+START_TEST(plan_never_onto_a_slower_tier)
+{
+        /* Nodes 0-2 in tier 4, node 3 in tier 5 (dax/kmem): the cyclops on
+         * node 0 spreads over nodes 0-2 only. */
+        static const struct ng_node_pages pl[] = { { 0, 8190 } };
+        struct fixture f;
+        build(&f, 4, 32 * MiB - 8192, 4, pl, 1, NULL);
+        snap_tier(f.s, 4, "0-2");
+        snap_tier(f.s, 5, "3");
+        plan(&f);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_DRY_RUN);
+        ck_assert_uint_eq(f.plan.n_dest, 3);
+        ck_assert(!pnode(&f.plan, 3)->dest);
+        ck_assert_uint_eq(pnode(&f.plan, 3)->in_pages, 0);
+        for (int n = 0; n < 3; n++)
+                ck_assert_uint_eq(pnode(&f.plan, n)->target_pages, 2730);
+        done(&f);
+
+        /* Not even when nodes= names it. */
+        build(&f, 4, 32 * MiB - 8192, 4, pl, 1, "|policy = interleave\nnodes = 0,3\n");
+        snap_tier(f.s, 4, "0-2");
+        snap_tier(f.s, 5, "3");
+        plan(&f);
+        ck_assert_uint_eq(f.plan.n_dest, 1);
+        ck_assert(!pnode(&f.plan, 3)->dest);
+        ck_assert_uint_eq(f.plan.move_pages, 0);
+        done(&f);
+}
+END_TEST
+
 START_TEST(plan_only_the_excess_moves)
 {
         /* 6000 / 2192 / 0 / 0 of 8192: nodes 2 and 3 take 2048 each, node 1
@@ -620,6 +650,7 @@ int main(void)
 {
         Suite *s = suite_create("act-rebalance");
         TCase *tc = tcase_create("plan");
+        tcase_add_test(tc, plan_never_onto_a_slower_tier);
         tcase_add_test(tc, plan_cyclops_spreads_over_all_nodes);
         tcase_add_test(tc, plan_only_the_excess_moves);
         tcase_add_test(tc, plan_noop_when_spread_or_one_node);

@@ -51,6 +51,35 @@ START_TEST(interleave_over_configured_nodes)
 }
 END_TEST
 
+START_TEST(no_pool_on_a_slower_tier_unless_told)
+{
+        /* CPUs everywhere but node 3, a dax/kmem node of tier 5: an
+         * interleaved instance gets its pools on nodes 0-2 only. */
+        struct ng_snapshot *s = snap_new(4, 1, 3, 21, 16 * GiB / 1024);
+        snap_pool(s, 2048, 0, 0, 0);
+        snap_tier(s, 4, "0-2");
+        snap_tier(s, 5, "3");
+        snap_proc(s, 100, 1, "ora_pmon_ORCL", "0-2", "0-3");
+        struct ng_audit *a;
+        struct ng_config *c;
+        struct ng_plan *p = plan(s, "[instance ORCL]\nmatch_comm = ora_*\npolicy = interleave\nexpected_size = 600M\n",
+                                 &a, &c);
+        ck_assert_uint_eq(p->instances[0].pages, 306);
+        ck_assert_uint_eq(ng_bitmap_count(&p->instances[0].nodes), 3);
+        ck_assert(!ng_bitmap_test(&p->instances[0].nodes, 3));
+        ck_assert_uint_eq(p->nodes[3].target_pages, 0);
+        ck_assert_uint_eq(p->nodes[0].target_pages, 102);
+        done(p, a, c);
+
+        /* nodes= names it: told to. */
+        p = plan(s, "[instance ORCL]\nmatch_comm = ora_*\npolicy = interleave\nnodes = 0,3\nexpected_size = 600M\n",
+                 &a, &c);
+        ck_assert_uint_eq(p->nodes[3].target_pages, 153);
+        done(p, a, c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 START_TEST(local_follows_cpus_and_never_shrinks)
 {
         /* expected_size 512 MiB, CPUs on node 2: 256 + 6 pages there; node 3
@@ -111,6 +140,7 @@ int main(void)
         Suite *s = suite_create("plan");
         TCase *tc = tcase_create("plan");
         tcase_add_test(tc, interleave_over_configured_nodes);
+        tcase_add_test(tc, no_pool_on_a_slower_tier_unless_told);
         tcase_add_test(tc, local_follows_cpus_and_never_shrinks);
         tcase_add_test(tc, amm_and_off_need_nothing);
         suite_add_tcase(s, tc);

@@ -417,6 +417,167 @@ START_TEST(hidden_hop_findings)
 }
 END_TEST
 
+/* A CXL-like host: nodes 0 and 1 with CPUs (100 ns, 20 GB/s local),
+ * node 2 memory only behind node 0 at three times its latency and 8 GB/s,
+ * node 3 memory only behind node 0 at 150 ns; the SLIT says 20 to every
+ * other node. */
+static struct ng_snapshot *cxl(void)
+{
+        struct ng_snapshot *s = snap_new(4, 2, 2, 20, 1u << 20);
+        snap_hmat(s, 0, 1, "0", 100, 20000);
+        snap_hmat(s, 1, 1, "1", 100, 20000);
+        snap_hmat(s, 2, 1, "0", 300, 8000);
+        snap_hmat(s, 3, 1, "0", 150, 16000);
+        for (int i = 0; i < 4; i++)
+                snap_hmat(s, i, 0, i == 1 ? "1" : "0", 90, 30000);
+        return s;
+}
+
+START_TEST(price_from_hmat)
+{
+        struct ng_snapshot *s = cxl();
+        static const struct ng_node_share on0[] = { { 0, 1 } };
+        struct ng_node_bytes mem[] = { { 2, 1ull << 30 } };
+        struct ng_price p;
+        price(s, "0", on0, 1, mem, 1, &p);
+        ck_assert_int_eq(p.source, NG_PRICE_HMAT);
+        ck_assert_str_eq(ng_price_source_name(p.source), "hmat");
+        CLOSE(p.remote_access_ratio, 1);
+        /* access1 (CPU initiators), not access0. */
+        CLOSE(p.expected_latency, 300);
+        CLOSE(p.local_latency, 100);
+        CLOSE(p.interleaved_latency, 100);
+        CLOSE(ng_price_latency_pct(&p), 200);
+        CLOSE(p.bandwidth_ceiling, 8000);
+        CLOSE(p.interleaved_bandwidth_ceiling, 20000);
+        ng_price_done(&p);
+
+        /* Half on the expander, half local. */
+        struct ng_node_bytes half[] = { { 0, 1ull << 30 }, { 2, 1ull << 30 } };
+        price(s, "0", on0, 1, half, 2, &p);
+        ck_assert_int_eq(p.source, NG_PRICE_HMAT);
+        CLOSE(p.expected_latency, 200);
+        CLOSE(p.bandwidth_ceiling, 16000);
+        ng_price_done(&p);
+
+        /* Without access1 (kernels before 5.10) access0 serves. */
+        memset(&s->topo.nodes[2].access[1], 0, sizeof(s->topo.nodes[2].access[1]));
+        memset(&s->topo.nodes[0].access[1], 0, sizeof(s->topo.nodes[0].access[1]));
+        price(s, "0", on0, 1, mem, 1, &p);
+        ck_assert_int_eq(p.source, NG_PRICE_HMAT);
+        CLOSE(p.expected_latency, 90);
+        ng_price_done(&p);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(hmat_cells_missing_fall_to_the_slit)
+{
+        struct ng_snapshot *s = cxl();
+        struct ng_price p;
+        /* Node 1 is no best initiator of node 0: the kernel exports no
+         * figure for that pair, so the SLIT prices the cyclops. */
+        static const struct ng_node_share both[] = { { 0, 0.5 }, { 1, 0.5 } };
+        struct ng_node_bytes mem[] = { { 0, 1ull << 30 } };
+        price(s, "0-1", both, 2, mem, 1, &p);
+        ck_assert_int_eq(p.source, NG_PRICE_SLIT);
+        CLOSE(p.expected_latency, 15);
+        ng_price_done(&p);
+
+        /* A figure the firmware did not give is unknown, not 0. */
+        static const struct ng_node_share on0[] = { { 0, 1 } };
+        struct ng_node_bytes on2[] = { { 2, 1ull << 30 } };
+        s->topo.nodes[2].access[1].read_bandwidth_mbps = NG_HMAT_UNKNOWN;
+        price(s, "0", on0, 1, on2, 1, &p);
+        ck_assert_int_eq(p.source, NG_PRICE_SLIT);
+        CLOSE(p.expected_latency, 20);
+        ng_price_done(&p);
+
+        /* A saved probe comes first. */
+        s->topo.nodes[2].access[1].read_bandwidth_mbps = 8000;
+        double ns[16];
+        for (int i = 0; i < 16; i++)
+                ns[i] = i / 4 == i % 4 ? 80 : 200;
+        s->latency = matrix(4, ns, 12000, 4000);
+        price(s, "0", on0, 1, on2, 1, &p);
+        ck_assert_int_eq(p.source, NG_PRICE_MEASURED);
+        CLOSE(p.expected_latency, 200);
+        ng_price_done(&p);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(hidden_hop_from_hmat)
+{
+        struct ng_snapshot *s = cxl();
+        struct ng_hidden_hop *h;
+        ck_assert_int_eq(ng_price_hidden_hops(s, &h), 1);
+        ck_assert_int_eq(h[0].source, NG_PRICE_HMAT);
+        ck_assert_int_eq(h[0].cpu_node, 0);
+        ck_assert_int_eq(h[0].near_node, 3);
+        ck_assert_int_eq(h[0].far_node, 2);
+        CLOSE(h[0].near_ns, 150);
+        CLOSE(h[0].far_ns, 300);
+        free(h);
+        struct ng_audit *a = audit(s);
+        const struct ng_finding *f = find(a, NG_CODE_HIDDEN_HOP, 0);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_msg(!strcmp(f->message, "from node 0, nodes 3 and 2 share SLIT distance 20 but the firmware's "
+                              "HMAT gives 150 ns and 300 ns (+100%): node 2 is a further hop the distance table "
+                              "hides"), "%s", f->message);
+        ck_assert_ptr_null(find(a, NG_CODE_HIDDEN_HOP, 1));
+        ng_audit_free(a);
+
+        /* Within NG_HIDDEN_HOP_RATIO: one level. */
+        s->topo.nodes[2].access[1].read_latency_ns = 165;
+        ck_assert_int_eq(ng_price_hidden_hops(s, &h), 0);
+        /* A probe saved: the HMAT is not asked. */
+        s->topo.nodes[2].access[1].read_latency_ns = 300;
+        double ns[16];
+        for (int i = 0; i < 16; i++)
+                ns[i] = i / 4 == i % 4 ? 80 : 200;
+        s->latency = matrix(4, ns, 12000, 4000);
+        ck_assert_int_eq(ng_price_hidden_hops(s, &h), 0);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+START_TEST(remote_finding_and_json_from_hmat)
+{
+        struct ng_snapshot *s = cxl();
+        static const int on[] = { 0, 1 };
+        add_instance(s, "0-1", "2", on, 2, 2);
+        struct ng_audit *a = audit(s);
+        const struct ng_finding *f = find(a, NG_CODE_REMOTE_MEMORY, 0);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_msg(strstr(f->message, "+200 % average memory latency against local (300 vs 100 ns, from the "
+                             "firmware's HMAT)"), "%s", f->message);
+        struct json_object *o = ng_report_audit_json(s, a), *insts, *i0, *v;
+        ck_assert(json_object_object_get_ex(o, "instances", &insts));
+        i0 = json_object_array_get_idx(insts, 0);
+        ck_assert(json_object_object_get_ex(i0, "price_source", &v));
+        ck_assert_str_eq(json_object_get_string(v), "hmat");
+        ck_assert(json_object_object_get_ex(i0, "expected_latency_ns", &v));
+        CLOSE(json_object_get_double(v), 300);
+        ck_assert(json_object_object_get_ex(i0, "bandwidth_ceiling_mbps", &v));
+        CLOSE(json_object_get_double(v), 8000);
+        json_object_put(o);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        struct ng_metrics_poll poll = {0};
+        ck_assert_int_eq(ng_metrics_render(s, a, &poll, m), 0);
+        fclose(m);
+        ck_assert_msg(strstr(text, "numaguard_instance_remote_access_ratio{db_instance=\"ORCL\",source=\"hmat\"} 1\n"),
+                      "%s", text);
+        ck_assert_msg(strstr(text, "numaguard_instance_expected_latency_seconds{db_instance=\"ORCL\"} 3e-07\n"),
+                      "%s", text);
+        free(text);
+        ng_audit_free(a);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("price");
@@ -435,6 +596,12 @@ int main(void)
         tcase_add_test(tc, remote_binding_finding_carries_latency);
         tcase_add_test(tc, hidden_hop_findings);
         tcase_add_test(tc, metrics_carry_prices_and_matrices);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("hmat");
+        tcase_add_test(tc, price_from_hmat);
+        tcase_add_test(tc, hmat_cells_missing_fall_to_the_slit);
+        tcase_add_test(tc, hidden_hop_from_hmat);
+        tcase_add_test(tc, remote_finding_and_json_from_hmat);
         suite_add_tcase(s, tc);
         return ng_test_run(s);
 }

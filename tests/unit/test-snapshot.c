@@ -297,6 +297,70 @@ START_TEST(test_guest_memonly)
 }
 END_TEST
 
+/* ---- the firmware's HMAT, sub-NUMA clusters, a memory tier ---- */
+
+static void hmat_is(const struct ng_node *nd, unsigned k, const char *initiators, int64_t ns, int64_t mbps)
+{
+        const struct ng_hmat_access *a = &nd->access[k];
+        struct ng_bitmap want = {0};
+        ck_assert_int_eq(ng_bitmap_parse_list(initiators, &want), 0);
+        ck_assert_msg(a->present, "node %d access%u missing", nd->id, k);
+        ck_assert(ng_bitmap_equal(&a->initiators, &want));
+        ck_assert_int_eq(a->read_latency_ns, ns);
+        ck_assert_int_eq(a->write_latency_ns, ns);
+        ck_assert_int_eq(a->read_bandwidth_mbps, mbps);
+        ck_assert_int_eq(a->write_bandwidth_mbps, mbps);
+}
+
+START_TEST(test_guest_hmat)
+{
+        struct ng_snapshot *s = load("guest-hmat");
+        static const int ids[] = { 0, 1, 2, 3 };
+        ids_are(s, ids, 4);
+        static const struct { const char *init; int64_t ns, mbps; int package; } want[] = {
+                { "0", 100, 20000, 0 }, { "1", 100, 20000, 0 }, { "0", 300, 8000, -1 }, { "0", 150, 16000, -1 },
+        };
+        for (int n = 0; n < 4; n++) {
+                const struct ng_node *nd = ng_snapshot_node(s, n);
+                for (unsigned k = 0; k < NG_HMAT_ACCESS_CLASSES; k++)
+                        hmat_is(nd, k, want[n].init, want[n].ns, want[n].mbps);
+                ck_assert_int_eq(nd->package_id, want[n].package);
+                ck_assert_int_eq(nd->tier, 4);
+                ck_assert_uint_eq(nd->n_caches, n == 2 ? 1 : 0);
+        }
+        const struct ng_mem_cache *mc = &ng_snapshot_node(s, 2)->caches[0];
+        ck_assert_uint_eq(mc->level, 1);
+        ck_assert_int_eq(mc->size_bytes, 64 << 20);
+        ck_assert_int_eq(mc->line_size_bytes, 64);
+        ck_assert_int_eq(mc->indexing, 0);
+        ck_assert_int_eq(mc->write_policy, 0);
+        ck_assert_ptr_nonnull(ng_snapshot_hmat(s, 0, 2));
+        ck_assert_ptr_null(ng_snapshot_hmat(s, 1, 2));
+        ck_assert(ng_snapshot_same_socket(s, 0, 1));
+        ck_assert(!ng_snapshot_same_socket(s, 0, 2));
+        ck_assert_uint_eq(s->topo.n_tiers, 1);
+        ck_assert_int_eq(s->topo.tiers[0].id, 4);
+        ck_assert_uint_eq(ng_bitmap_count(&s->topo.tiers[0].nodes), 4);
+        ck_assert_int_eq(s->topo.demotion_enabled, 0);
+        ck_assert_uint_eq(s->n_problems, 0);
+
+        struct segs g = build(s);
+        all_on(sysv(&g, 0), 2, 32, 4);
+        all_on(sysv(&g, 1), 1, 32, 4);
+        ng_segments_free(g.v, g.n);
+        ng_snapshot_free(s);
+
+        /* A tree from before HMAT, tiers and sockets were read: unknown. */
+        s = load("guest-memonly");
+        ck_assert(!ng_snapshot_has_hmat(s));
+        ck_assert_int_eq(ng_snapshot_node(s, 0)->package_id, -1);
+        ck_assert_int_eq(ng_snapshot_node(s, 0)->tier, -1);
+        ck_assert_uint_eq(s->topo.n_tiers, 0);
+        ck_assert_int_eq(s->topo.demotion_enabled, -1);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 /* ---- 2 nodes x 2 GiB, a 1 GiB pool on node 1, in use ---- */
 
 START_TEST(test_guest_1g)
@@ -734,6 +798,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_guest4_skip_procs);
         tcase_add_test(tc, test_guest8_asym);
         tcase_add_test(tc, test_guest_memonly);
+        tcase_add_test(tc, test_guest_hmat);
         tcase_add_test(tc, test_guest_1g);
         tcase_add_test(tc, test_node_id_gap);
         tcase_add_test(tc, test_cgroup_hugetlb_numa_stat);

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The rules of memory tiers (docs/ARCHITECTURE.md, "Why it exists"): a
+ * database's memory on a slower tier than its CPUs' own memory, and memory
+ * the kernel may demote there; and transparent hugepages against what the
+ * engine's vendor asks. */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ng-engine.h"
+#include "rules-internal.h"
+
+/* SLOW_TIER: this much of the resident memory on a slower tier. */
+#define SLOW_TIER_SHARE 0.10
+
+/* The nodes of tiers slower than tier: *ret_nodes, the slowest in
+ * *ret_tier (-1 when none). */
+static void slower_nodes(const struct ng_snapshot *s, int tier, struct ng_bitmap *ret_nodes, int *ret_tier)
+{
+        *ret_tier = -1;
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                if (!ng_snapshot_slower_tier(s, nd->id, tier) || !nd->has_memory)
+                        continue;
+                ng_bitmap_set(ret_nodes, (unsigned) nd->id);
+                if (nd->tier > *ret_tier)
+                        *ret_tier = nd->tier;
+        }
+}
+
+int ng_rule_slow_tier(struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        const struct ng_snapshot *s = ctx->s;
+        int local = ng_snapshot_fastest_tier(s, &in->cpu_nodes);
+        if (s->topo.n_tiers < 2 || local < 0 || in->resident_bytes == 0 ||
+            in->resident_bytes < ctx->cfg->min_segment_size_bytes)
+                return 0;
+        struct ng_bitmap slow = {0};
+        uint64_t slow_bytes = 0;
+        int slowest = -1;
+        for (size_t i = 0; i < in->n_nodes; i++) {
+                const struct ng_node *nd = ng_snapshot_node(s, in->nodes[i].node);
+                if (!nd || !ng_snapshot_slower_tier(s, nd->id, local) || !in->nodes[i].bytes)
+                        continue;
+                slow_bytes += in->nodes[i].bytes;
+                ng_bitmap_set(&slow, (unsigned) nd->id);
+                if (nd->tier > slowest)
+                        slowest = nd->tier;
+        }
+        double share = (double) slow_bytes / (double) in->resident_bytes;
+        if (share < SLOW_TIER_SHARE || ng_rules_intended(in, &slow))
+                return 0;
+        bool one = ng_bitmap_count(&slow) == 1;
+        return ng_rules_add(ctx, NG_CODE_SLOW_TIER, NG_SEV_WARNING, in, NULL, &slow, share,
+                   "put the shared memory on the tier of the instance's CPUs: bind or interleave it over their nodes "
+                   "(numaguardctl rebalance), and back it by hugepages, which the kernel never demotes",
+                   "%" PRIu64 "%% of %s resident shared memory (%s) sits on node%s %s in memory tier %d, slower than "
+                   "tier %d of the instance's CPU nodes %s%s",
+                   ng_rules_pct(share), ng_rules_bytes_h(in->resident_bytes).s, ng_rules_bytes_h(slow_bytes).s,
+                   one ? "" : "s", ng_rules_list_h(&slow).s, slowest, local, ng_rules_list_h(&in->cpu_nodes).s,
+                   ng_rules_latency_h(&in->price).s);
+}
+
+/* Resident bytes of the instance's segments that are not hugetlb: the
+ * kernel demotes shmem and anonymous pages, never hugetlb pages. */
+static uint64_t demotable_bytes(const struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        uint64_t sum = 0;
+        for (size_t k = 0; k < in->n_segs; k++) {
+                const struct ng_segment *seg = &ctx->a->segments[in->segs[k]];
+                if (!seg->huge)
+                        sum += seg->resident_bytes;
+        }
+        return sum;
+}
+
+static int demotable(struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        const struct ng_snapshot *s = ctx->s;
+        int local = ng_snapshot_fastest_tier(s, &in->cpu_nodes), slowest;
+        struct ng_bitmap below = {0};
+        slower_nodes(s, local, &below, &slowest);
+        uint64_t bytes = demotable_bytes(ctx, in);
+        if (slowest < 0 || bytes == 0 || bytes < ctx->cfg->min_segment_size_bytes)
+                return 0;
+        bool one = ng_bitmap_count(&below) == 1;
+        int nb = s->knobs.numa_balancing;
+        return ng_rules_add(ctx, NG_CODE_SHMEM_DEMOTABLE, NG_SEV_WARNING, in, NULL, &below, (double) bytes,
+                   "back the shared memory by hugepages (hugetlb pages are never demoted), or turn demotion off: "
+                   "echo false > /sys/kernel/mm/numa/demotion_enabled",
+                   "demotion is on and %s of the instance's resident shared memory is not in hugepages: under "
+                   "memory pressure on node%s %s the kernel may move it to the slower tier on node%s %s%s",
+                   ng_rules_bytes_h(bytes).s, ng_bitmap_count(&in->cpu_nodes) == 1 ? "" : "s",
+                   ng_rules_list_h(&in->cpu_nodes).s, one ? "" : "s",
+                   ng_rules_list_h(&below).s,
+                   nb == 2 || nb == 3 ? " (NUMA balancing in tiering mode promotes a page back only once it is "
+                                        "touched again)" : "");
+}
+
+/* THP_NOT_AS_VENDOR: the host's transparent hugepages against what the
+ * engine's vendor asks (ng-engine.h). */
+int ng_rule_thp_vendor(struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        const char *want = ng_engine_thp_wanted(in->type), *now = ctx->s->knobs.thp_enabled;
+        if (!want || !now[0] || !strcmp(want, now))
+                return 0;
+        return ng_rules_add(ctx, NG_CODE_THP_NOT_AS_VENDOR, NG_SEV_WARNING, in, NULL, NULL, 0,
+                   "set transparent_hugepage=never on the kernel command line (or the tuned profile the vendor "
+                   "ships) and back the shared memory by hugetlb pages",
+                   "transparent hugepages are \"%s\" (/sys/kernel/mm/transparent_hugepage/enabled) but %s asks for "
+                   "\"%s\": khugepaged's collapsing and compaction stall the database's processes",
+                   now, in->type, want);
+}
+
+int ng_rule_shmem_demotable(struct audit_ctx *ctx)
+{
+        if (ctx->s->topo.demotion_enabled != 1 || ctx->s->topo.n_tiers < 2)
+                return 0;
+        int r = 0;
+        for (size_t i = 0; i < ctx->a->n_instances && r >= 0; i++)
+                r = demotable(ctx, &ctx->a->instances[i]);
+        return r;
+}

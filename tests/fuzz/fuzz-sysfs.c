@@ -1,0 +1,28 @@
+/* libFuzzer target for the small sysfs attribute parsers (parse-sysfs.c). */
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ng-parse.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+        char *buf = malloc(size + 1);
+
+        if (!buf)
+                return 0;
+        memcpy(buf, data, size);
+        buf[size] = '\0';
+        int64_t v;
+        unsigned id;
+        bool b;
+        (void)ng_parse_hmat_value(buf, &v);
+        (void)ng_parse_true_false(buf, &b);
+        (void)ng_parse_prefixed_id(buf, "node", 1023, &id);
+        (void)ng_parse_prefixed_id(buf, "memory_tier", 1u << 16, &id);
+        free(buf);
+        return 0;
+}
