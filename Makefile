@@ -49,7 +49,7 @@ endif
 # through the manager); the programs also call sd-event, sd-journal and
 # sd_notify. libcgroup is not used: cpuset writes go through the path layer
 # (see lib/4-act/act-cpuset.c) and cgconfig.conf is read and edited in place
-# (lib/1-collect/parse-owner.c), so it is neither linked nor named in numaguard.pc.
+# (lib/1-collect/owners/parse-owner.c), so it is neither linked nor named in numaguard.pc.
 LIB_PKGS := json-c inih libsystemd
 LIB_LIBS := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS) 2>/dev/null) -lnuma
 PROG_PKGS := libsystemd
@@ -61,18 +61,21 @@ CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 # lib/ holds one folder per pipeline stage, numbered so that `ls lib` lists
 # them in pipeline order. A stage sees its own headers and those of the
 # stages before it, never a later one: the include path enforces it.
+# A stage's folder may hold rooms, one folder deep (lib/1-collect/path/):
+# they belong to their stage, and its include path lists each of them.
 LIB_STAGES := 0-core 1-collect 2-analyze 3-report 4-act
-LIB_INC := $(addprefix -Ilib/,$(LIB_STAGES))
-stage_inc = $(addprefix -Ilib/,$(wordlist 1,$(1),$(LIB_STAGES)))
+stage_dirs = $(foreach s,$(1),lib/$(s) $(patsubst %/,%,$(sort $(wildcard lib/$(s)/*/))))
+LIB_INC := $(addprefix -I,$(call stage_dirs,$(LIB_STAGES)))
+stage_inc = $(addprefix -I,$(call stage_dirs,$(wordlist 1,$(1),$(LIB_STAGES))))
 $(foreach i,1 2 3 4 5,$(eval $$(BUILD)/lib/$(word $(i),$(LIB_STAGES))/%.o: STAGE_INC := $$(call stage_inc,$(i))))
 
 ALL_CFLAGS := $(WARNINGS) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -DNG_VERSION='"$(VERSION)"' \
 	$(DEPS_CFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
-LIB_SRCS := $(sort $(wildcard $(LIB_STAGES:%=lib/%/*.c)))
+LIB_SRCS := $(sort $(wildcard $(LIB_STAGES:%=lib/%/*.c) $(LIB_STAGES:%=lib/%/*/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
-LIB_HDRS := $(wildcard $(LIB_STAGES:%=lib/%/*.h))
+LIB_HDRS := $(wildcard $(LIB_STAGES:%=lib/%/*.h) $(LIB_STAGES:%=lib/%/*/*.h))
 # The public API is lib/numaguard.h and the headers it includes, nothing
 # else: the parsers (ng-parse.h), tier-1 sampling (ng-sample.h), unit
 # arithmetic (ng-units.h), the table of engines (ng-engine.h), the escaping

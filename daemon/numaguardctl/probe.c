@@ -2,7 +2,7 @@
 /*
  * `numaguardctl probe [--json] [--nodes LIST] [--size MIB] [--save]`:
  * measure this host's latency and read bandwidth per (CPU node, memory
- * node) pair (lib/1-collect/probe.c), print them beside the SLIT, and with --save
+ * node) pair (lib/1-collect/host/probe.c), print them beside the SLIT, and with --save
  * keep them in /var/lib/numaguard/latency.json (under --root: the tree's).
  */
 

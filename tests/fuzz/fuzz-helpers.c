@@ -1,4 +1,4 @@
-/* libFuzzer target for the small helpers of lib/1-collect/parse.c. */
+/* libFuzzer target for the small helpers of lib/1-collect/kernel-text/parse.c. */
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@ set -u
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
-echo "1..9"
+echo "1..11"
 command -v nm >/dev/null && command -v tsort >/dev/null || { echo "skip layout: nm or tsort missing"; exit 77; }
 
 stages=()
@@ -36,7 +36,9 @@ edges() {
 rel() { local p=$1; p=${p#"$B"/}; echo "${p%.o}.c"; }
 
 libobjs=()
-for st in "${stages[@]}"; do libobjs+=("$B/lib/$st/"*.o); done
+shopt -s nullglob
+for st in "${stages[@]}"; do libobjs+=("$B/lib/$st/"*.o "$B/lib/$st/"*/*.o); done
+shopt -u nullglob
 [ ${#stages[@]} -ge 5 ] && [ -e "${libobjs[0]}" ] || { echo "not ok layout: no staged objects under $B/lib"; exit 1; }
 libedges=$(edges "${libobjs[@]}")
 
@@ -53,6 +55,15 @@ while read -r a b s; do
         [ "$(stage_of "$b")" -le "$(stage_of "$a")" ] || up+=" $(rel "$a")->$(rel "$b")($s)"
 done <<<"$libedges"
 if [ -z "$up" ]; then pass "lib-stages-call-down"; else fail "lib-stages-call-down" "calls into a later stage:$up"; fi
+
+# Rooms: a stage's folder may hold folders of its own, one level deep, which
+# belong to the stage (the Makefile puts each on the stage's include path,
+# and stage_of above counts their objects as the stage's); a file includes
+# a header by its name alone, never by a relative path into another room.
+deep=$(cd "$SRC" && find lib -mindepth 3 -type d | tr '\n' ' ')
+if [ -z "$deep" ]; then pass "lib-rooms-one-level"; else fail "lib-rooms-one-level" "folders below a room: $deep"; fi
+relinc=$(cd "$SRC" && grep -rnE '#include "[^"]*/' lib | tr '\n' ' ')
+if [ -z "$relinc" ]; then pass "lib-includes-by-name"; else fail "lib-includes-by-name" "$relinc"; fi
 
 # The pipeline order is the folder order.
 want="0-core 1-collect 2-analyze 3-report 4-act"

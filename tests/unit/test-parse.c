@@ -1,4 +1,4 @@
-/* Unit tests for lib/1-collect/parse.c and the /proc parsers of lib/1-collect/parse-proc.c
+/* Unit tests for lib/1-collect/kernel-text/parse.c and the /proc parsers of lib/1-collect/kernel-text/parse-proc.c
  * (sysvipc/shm, stat, status, cmdline, cgroup) against real kernel text
  * captured in tests/fixtures/text (see its README). */
 
