@@ -29,6 +29,11 @@ extern "C" {
 int ng_sample_range(pid_t pid, uint64_t start, uint64_t len, uint64_t page_bytes, unsigned k,
                     ng_move_pages_fn fn, struct ng_sample *ret);
 void ng_sample_done(struct ng_sample *s);
+/* xorshift64*: deterministic per seed, so two polls of an unchanged segment
+ * sample the same pages and report the same shares. */
+uint64_t ng_sample_random(uint64_t *state);
+/* One more sampled page on node, s->np kept in node order: 0 or -ENOMEM. */
+int ng_sample_count_node(struct ng_sample *s, int node);
 
 /* What ng_sample_segment_fd() asks the kernel through; swappable for tests
  * (NULL: mincore(2) and move_pages(2)). */

@@ -45,16 +45,6 @@ struct extent {
         uint64_t off, len;      /* bytes, page aligned */
 };
 
-static uint64_t next_random(uint64_t *state)
-{
-        uint64_t x = *state ? *state : 1;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        *state = x;
-        return x * UINT64_C(0x2545f4914f6cdd1d);
-}
-
 static int add_extent(struct extent **v, size_t *n, uint64_t off, uint64_t end)
 {
         if (*n % 64 == 0) {
@@ -112,25 +102,6 @@ static int data_extents(int fd, uint64_t size, uint64_t page, struct extent **re
         return 0;
 }
 
-static int count_node(struct ng_sample *s, int node)
-{
-        size_t i = 0;
-        while (i < s->n_np && s->np[i].node < node)
-                i++;
-        if (i < s->n_np && s->np[i].node == node) {
-                s->np[i].pages++;
-                return 0;
-        }
-        struct ng_node_pages *nn = realloc(s->np, (s->n_np + 1) * sizeof(*nn));
-        if (!nn)
-                return -ENOMEM;
-        s->np = nn;
-        memmove(&nn[i + 1], &nn[i], (s->n_np - i) * sizeof(*nn));
-        nn[i] = (struct ng_node_pages) { .node = node, .pages = 1 };
-        s->n_np++;
-        return 0;
-}
-
 /* Reads one byte of each page through the kernel, so a page that went away
  * fails that read (EFAULT) instead of raising SIGBUS. Returns how many of
  * the first pages were read (the caller skips the one after), or -errno
@@ -184,7 +155,7 @@ static int flush(struct run *u)
                 if (u->status[i] < 0)
                         continue;
                 u->s->present++;
-                int r = count_node(u->s, u->status[i]);
+                int r = ng_sample_count_node(u->s, u->status[i]);
                 if (r < 0)
                         return r;
         }
@@ -245,7 +216,7 @@ static int choose_pages(const struct extent *ext, size_t n_ext, uint64_t page, u
         uint64_t before = 0;    /* data pages in ext[0..e) */
         for (uint64_t i = 0; i < k; i++) {
                 uint64_t lo = i * data_pages / k, hi = (i + 1) * data_pages / k;
-                uint64_t d = lo + (hi > lo + 1 ? next_random(&rng) % (hi - lo) : 0);
+                uint64_t d = lo + (hi > lo + 1 ? ng_sample_random(&rng) % (hi - lo) : 0);
                 while (e < n_ext && d >= before + ext[e].len / page)
                         before += ext[e++].len / page;
                 v[i] = ext[e].off / page + (d - before);

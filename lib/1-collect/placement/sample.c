@@ -15,7 +15,7 @@
 
 /* xorshift64*: deterministic per mapping, so two polls of an unchanged
  * segment sample the same pages and report the same shares. */
-static uint64_t next_random(uint64_t *state)
+uint64_t ng_sample_random(uint64_t *state)
 {
         uint64_t x = *state ? *state : 1;
         x ^= x >> 12;
@@ -25,7 +25,7 @@ static uint64_t next_random(uint64_t *state)
         return x * UINT64_C(0x2545f4914f6cdd1d);
 }
 
-static int count_node(struct ng_sample *s, int node)
+int ng_sample_count_node(struct ng_sample *s, int node)
 {
         size_t i = 0;
         while (i < s->n_np && s->np[i].node < node)
@@ -53,7 +53,7 @@ static int query_batch(struct ng_sample *s, ng_move_pages_fn fn, void **addrs, i
                 if (status[i] < 0)
                         continue;       /* -ENOENT: not present; -EFAULT: hole */
                 s->present++;
-                int r = count_node(s, status[i]);
+                int r = ng_sample_count_node(s, status[i]);
                 if (r < 0)
                         return r;
         }
@@ -83,7 +83,7 @@ int ng_sample_range(pid_t pid, uint64_t start, uint64_t len, uint64_t page_bytes
                  * a fixed stride would alias with interleave's round robin
                  * (every 2nd page of a 4-node interleave sits on 2 nodes). */
                 uint64_t lo = i * pages / n, hi = (i + 1) * pages / n;
-                uint64_t page = lo + (hi > lo + 1 ? next_random(&rng) % (hi - lo) : 0);
+                uint64_t page = lo + (hi > lo + 1 ? ng_sample_random(&rng) % (hi - lo) : 0);
                 addrs[b++] = (void *) (uintptr_t) (start + page * page_bytes);
                 if (b == BATCH || i + 1 == n) {
                         r = query_batch(&s, fn, addrs, status, b);
