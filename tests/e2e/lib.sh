@@ -271,25 +271,34 @@ def norm: walk(if type == "object" then with_entries(select((.key | vol | not) a
     else . end)
   | if type == "object" and has("segments") then .segments |= map(select(.kind | IN("sysv", "file", "anon_shared"))) else . end;
 def shared: .segments | map(select(.kind | IN("sysv", "file", "anon_shared")));
-def segkey: [.kind, .name, (.shmid // -1), (.representative_pid // -1)];
+def segkey: [.kind, .name, (.shmid // -1), (.pids // [] | min // -1)];
 def pct: ([.nodes[]?.bytes] | add // 0) as $t
     | reduce (.nodes // [])[] as $x ({}; .[$x.id | tostring] = (if $t > 0 then $x.bytes * 100 / $t else 0 end));
 def absv: if . < 0 then -. else . end;
 # Two segments documents agree: same shared segments with the same fields;
-# placement (and where it came from) equal when both used the same method,
-# else (live "sampled" from the segment itself vs "exact" from the numa_maps
-# of an attacher in the tree) per-node shares within 3 points and resident
+# placement (where it came from, and through which process) equal when both
+# used the same method, else (live "sampled" from the segment itself, opened
+# by its path or through any attacher, vs "exact" from the numa_maps of the
+# representative in the tree) per-node shares within 3 points and resident
 # bytes within 2 %.
 def segs_agree($x; $y):
     ($x | shared | sort_by(segkey)) as $X | ($y | shared | sort_by(segkey)) as $Y
-    | ($X | map(del(.method, .resident_bytes, .nodes, .resident_source, .placement_source, .placement_coverage)))
-      == ($Y | map(del(.method, .resident_bytes, .nodes, .resident_source, .placement_source, .placement_coverage)))
+    | ($X | map(del(.method, .resident_bytes, .nodes, .resident_source, .placement_source, .placement_coverage,
+                    .representative_pid)))
+      == ($Y | map(del(.method, .resident_bytes, .nodes, .resident_source, .placement_source, .placement_coverage,
+                       .representative_pid)))
       and ([range($X | length) as $i | $X[$i] as $a | $Y[$i] as $b
             | if $a.method == $b.method then $a.nodes == $b.nodes and $a.resident_bytes == $b.resident_bytes
                 and $a.placement_source == $b.placement_source and $a.resident_source == $b.resident_source
+                and $a.representative_pid == $b.representative_pid
               else (($a | pct) as $p | ($b | pct) as $q
                     | [(($p + $q) | keys[]) as $k | (($p[$k] // 0) - ($q[$k] // 0)) | absv] | max // 0) <= 3
-                   and ((($a.resident_bytes // 0) - ($b.resident_bytes // 0)) | absv) * 50 <= (($a.resident_bytes // 0) + 1)
+                   and (if $b.placement_source == "segment" and $a.placement_source != "segment"
+                        # the tree holds the numa_maps of one attacher: of what the
+                        # live host counted it can show less, never more
+                        then ($a.resident_bytes // 0) * 50 <= ($b.resident_bytes // 0) * 51 + 4096
+                        else ((($a.resident_bytes // 0) - ($b.resident_bytes // 0)) | absv) * 50 <= (($a.resident_bytes // 0) + 1)
+                        end)
               end] | all);
 def voldiff($a; $b): [$a | paths(numbers) as $p | select(($p[-1] | type) == "string" and ($p[-1] | vol))
     | (($a | getpath($p)) - ($b | getpath($p) // 0)) | if . < 0 then -. else . end] | max // 0;'
