@@ -92,19 +92,12 @@ static void plan_dest(const struct ng_snapshot *s, const struct ng_instance *in,
 static uint64_t node_avail_pages(const struct ng_node *nd, const struct ng_config *cfg, const struct ng_segment *seg,
                                  uint64_t page_bytes)
 {
-        if (seg->huge) {
-                for (size_t i = 0; i < nd->n_pools; i++)
-                        if (nd->pools[i].page_kib == seg->page_kib)
-                                return nd->pools[i].free_pages;
-                return 0;
-        }
-        if (!nd->has_meminfo)
-                return 0;
-        uint64_t free_bytes;
-        if (!ng_kib_to_bytes(ng_meminfo_value(&nd->meminfo, "MemFree"), &free_bytes))
-                return 0;
-        uint64_t floor = ng_node_free_floor(cfg->node_free_floor_bytes, nd);
-        return free_bytes > floor ? (free_bytes - floor) / page_bytes : 0;
+        struct ng_node_supply sup;
+        ng_node_supply(nd, cfg->node_free_floor_bytes, seg->huge ? seg->page_kib : 0, &sup);
+        /* Unknown supply takes nothing. */
+        if (seg->huge)
+                return sup.free_pages.v;
+        return sup.avail_bytes.known ? sup.avail_bytes.v / page_bytes : 0;
 }
 
 static uint64_t global_huge_free(const struct ng_snapshot *s, const struct ng_segment *seg)
