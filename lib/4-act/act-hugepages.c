@@ -175,7 +175,7 @@ static void check_supply(struct ng_act_hugepages *a)
                 if (an->pool_unknown) {
                         /* Never size a pool nobody could read. */
                         if (an->asked) {
-                                a->refused = true;
+                                a->refused = a->unknown = true;
                                 appendf(a->reason, sizeof(a->reason), "%snode %d: its %s pool is unknown (a counter "
                                         "is missing or cannot be true), so %" PRIu64 " pages cannot be planned",
                                         sep(a->reason), an->id, sz, an->asked_pages);
@@ -193,7 +193,7 @@ static void check_supply(struct ng_act_hugepages *a)
                 uint64_t more = an->target_pages - an->nr_pages, need = ng_mul_sat(more, page_bytes);
                 if (an->mem_unknown) {
                         /* Never plan on supply nobody could read. */
-                        a->refused = true;
+                        a->refused = a->unknown = true;
                         appendf(a->reason, sizeof(a->reason), "%snode %d: %" PRIu64 " more %s pages, but the "
                                 "node's free memory is unknown (its meminfo is missing or cannot be true)",
                                 sep(a->reason), an->id, more, sz);
@@ -250,7 +250,7 @@ int ng_act_hugepages_plan_apply(const struct ng_snapshot *s, uint64_t floor_byte
          * the pools enough. */
         for (size_t i = 0; i < p->n_instances; i++)
                 if (p->instances[i].bytes_unknown) {
-                        a->refused = true;
+                        a->refused = a->unknown = true;
                         appendf(a->reason, sizeof(a->reason), "%sthe shared memory of %s has a segment of unknown "
                                 "size (see AUDIT_INCOMPLETE): its pages cannot be planned", sep(a->reason),
                                 p->instances[i].name);
@@ -453,7 +453,8 @@ int ng_act_hugepages_run(const struct ng_act_hugepages *a, const struct ng_path 
         memset(res, 0, sizeof(*res));
         if (a->refused) {
                 res->outcome = NG_OUTCOME_REFUSED;
-                appendf(x.parts, sizeof(x.parts), "would push a node below its free-memory floor: %s", a->reason);
+                appendf(x.parts, sizeof(x.parts), "%s: %s", a->unknown ? "would size pools on what could not be read"
+                        : "would push a node below its free-memory floor", a->reason);
         } else if (n_changes(a) == 0) {
                 res->outcome = NG_OUTCOME_NOOP;
                 snprintf(x.parts, sizeof(x.parts), "every node already holds its target");

@@ -111,6 +111,22 @@ static uint64_t global_huge_free(const struct ng_snapshot *s, const struct ng_se
         return UINT64_MAX;
 }
 
+/* Pages on a node the topology does not list: a placement numaguard does
+ * not understand (AUDIT_INCOMPLETE says so) is never corrected. */
+static void refuse_foreign(const struct ng_snapshot *s, struct ng_rebalance_plan *p)
+{
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                const struct ng_rebalance_node *n = &p->nodes[i];
+                if (!n->before_pages || ng_snapshot_node(s, n->node))
+                        continue;
+                p->verdict = NG_OUTCOME_REFUSED;
+                snprintf(p->reason, sizeof(p->reason), "%" PRIu64 " of its pages sit on node %d, which is not in "
+                         "the topology (see AUDIT_INCOMPLETE): nothing is moved on a placement that cannot be "
+                         "understood", n->before_pages, n->node);
+                return;
+        }
+}
+
 static int plan_refuse(struct ng_rebalance_plan *p, enum ng_outcome verdict, const char *why)
 {
         p->verdict = verdict;
@@ -167,6 +183,7 @@ int ng_rebalance_plan_segment(const struct ng_snapshot *s, const struct ng_confi
         if (p->n_dest == 0)
                 return plan_refuse(p, NG_OUTCOME_REFUSED, "none of the instance's nodes has memory");
         ng_rebalance_replan(p);
+        refuse_foreign(s, p);
         return 0;
 }
 

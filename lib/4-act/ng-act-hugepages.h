@@ -45,7 +45,8 @@ struct ng_act_hugepages {
         uint64_t floor_bytes;           /* node_free_floor as configured (NG_FREE_FLOOR_AUTO: per node) */
         struct ng_act_hugepages_node *nodes;    /* nodes in scope, id order */
         size_t n_nodes;
-        bool refused;                   /* a node would drop below its floor */
+        bool refused;                   /* a node would drop below its floor, or see unknown */
+        bool unknown;                   /* refused on what could not be read (a pool, free memory, a size) */
         char note[512];                 /* how the targets came about (spread, clamps) */
         char reason[512];               /* why refused, with the numbers */
 };
