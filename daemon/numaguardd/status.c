@@ -118,18 +118,23 @@ static void text_topology(const struct ng_snapshot *s, FILE *f)
         fprintf(f, "\nTopology: %zu node(s)\n", s->topo.n_nodes);
         for (size_t i = 0; i < s->topo.n_nodes; i++) {
                 const struct ng_node *nd = &s->topo.nodes[i];
-                ng_format_kib(ng_meminfo_value(&nd->meminfo, "MemTotal"), tot, sizeof(tot));
-                ng_format_kib(ng_meminfo_value(&nd->meminfo, "MemFree"), fr, sizeof(fr));
-                if (!nd->has_meminfo) {
-                        snprintf(tot, sizeof(tot), "unknown");
-                        snprintf(fr, sizeof(fr), "unknown");
-                }
+                struct ng_node_supply sup;
+                ng_node_supply(nd, 0, 0, &sup);
+                snprintf(tot, sizeof(tot), "unknown");
+                snprintf(fr, sizeof(fr), "unknown");
+                if (sup.total_bytes.known)
+                        ng_format_kib(sup.total_bytes.v / 1024, tot, sizeof(tot));
+                if (sup.free_bytes.known)
+                        ng_format_kib(sup.free_bytes.v / 1024, fr, sizeof(fr));
                 fprintf(f, "  node %-3d %4u CPUs %10s, %10s free", nd->id, ng_bitmap_count(&nd->cpus), tot, fr);
                 for (size_t j = 0; j < nd->n_pools; j++) {
                         char pg[16];
                         ng_format_page_size(nd->pools[j].page_kib, pg, sizeof(pg));
-                        fprintf(f, "; %s pages %" PRIu64 "/%" PRIu64 " free", pg, nd->pools[j].free_pages,
-                                nd->pools[j].nr_pages);
+                        if (nd->pools[j].unknown)
+                                fprintf(f, "; %s pages unknown", pg);
+                        else
+                                fprintf(f, "; %s pages %" PRIu64 "/%" PRIu64 " free", pg, nd->pools[j].free_pages,
+                                        nd->pools[j].nr_pages);
                 }
                 fputc('\n', f);
         }

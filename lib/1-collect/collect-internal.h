@@ -128,6 +128,8 @@ int ng_collect_node_hmat(struct collector *c, struct ng_node *nd);
 int ng_collect_tiers(struct collector *c);
 /* collect-shm.c */
 int ng_collect_sysvipc(struct collector *c);
+/* After the processes: a SysV segment mapped without a row is a problem. */
+void ng_collect_sysvipc_check(struct collector *c);
 int ng_collect_mounts(struct collector *c);
 int ng_collect_files(struct collector *c);
 /* collect-placement.c */

@@ -158,4 +158,9 @@ void ng_collect_read_meminfo(struct collector *c, struct ng_meminfo *m, bool *ha
                 ng_collect_problem(c, path, "no meminfo line parses: the memory is unknown");
         else
                 *has = meminfo_plausible(c, path, m);
+        uint64_t v;
+        /* A MemFree line that is absent or does not parse leaves the rest
+         * known and free memory unknown (ng_node_supply()), never 0. */
+        if (*has && ng_meminfo_get(m, "MemFree", &v) < 0)
+                ng_collect_problem(c, path, "no MemFree line that parses: free memory is unknown");
 }

@@ -19,6 +19,17 @@
 #define MAX_SHM_FILES 100000
 #define MAX_SHM_DIR_DEPTH 4
 
+static size_t buf_rows(const char *buf);
+static void check_row(struct collector *c, struct ng_shm_seg *sh);
+
+static bool has_row(const struct ng_snapshot *s, int32_t shmid)
+{
+        for (size_t i = 0; i < s->n_shm; i++)
+                if (s->shm[i].shmid == shmid)
+                        return true;
+        return false;
+}
+
 int ng_collect_sysvipc(struct collector *c)
 {
         char *buf;
@@ -28,11 +39,64 @@ int ng_collect_sysvipc(struct collector *c)
         if (r < 0)
                 return r;
         r = ng_parse_sysvipc_shm(buf, &c->s->shm, &c->s->n_shm);
+        size_t rows = buf_rows(buf);
         free(buf);
         if (r < 0)
                 return r;
         c->s->has_sysvipc = true;
+        if (rows > c->s->n_shm)
+                ng_collect_problem(c, NG_PROC_DIR "/sysvipc/shm", "%zu row%s without a key, shmid and mode the "
+                                   "kernel would print: the segments there are unknown", rows - c->s->n_shm,
+                                   rows - c->s->n_shm == 1 ? "" : "s");
+        for (size_t i = 0; i < c->s->n_shm; i++)
+                check_row(c, &c->s->shm[i]);
         return 0;
+}
+
+/* Rows under the header. */
+static size_t buf_rows(const char *buf)
+{
+        size_t n = 0;
+        for (const char *p = buf; *p; ) {
+                const char *end = strchrnul(p, '\n');
+                if (strspn(p, " \t") < (size_t) (end - p))
+                        n++;
+                p = *end ? end + 1 : end;
+        }
+        return n ? n - 1 : 0;
+}
+
+/* A size past any machine is no size (2^64-1 planned 16383 PiB of
+ * hugepages): the row is unknown, and said so. */
+static void check_row(struct collector *c, struct ng_shm_seg *sh)
+{
+        if (!sh->unknown && sh->size_bytes > NG_PLAUSIBLE_MAX_BYTES) {
+                ng_collect_problem(c, NG_PROC_DIR "/sysvipc/shm", "shmid %" PRId32 ": size %" PRIu64 " bytes is more "
+                                   "than any machine holds (4 PiB): its size is unknown", sh->shmid, sh->size_bytes);
+                *sh = (struct ng_shm_seg) { .key = sh->key, .shmid = sh->shmid, .perms = sh->perms, .unknown = true };
+        } else if (sh->unknown)
+                ng_collect_problem(c, NG_PROC_DIR "/sysvipc/shm", "shmid %" PRId32 ": a number of its row is not "
+                                   "one the kernel prints (a negative size or count): its size and attach count "
+                                   "are unknown", sh->shmid);
+}
+
+/* A SysV segment a process maps without a row of the table: removed while
+ * it was read (or a damaged tree). Its size is unknown, never 0. */
+void ng_collect_sysvipc_check(struct collector *c)
+{
+        const struct ng_snapshot *s = c->s;
+        if (!s->has_sysvipc)
+                return;
+        for (size_t i = 0; i < s->n_procs; i++)
+                for (size_t j = 0; j < s->procs[i]->n_maps; j++) {
+                        const struct ng_map *m = &s->procs[i]->maps[j];
+                        if (m->kind != NG_MAP_SYSV || has_row(s, (int32_t) m->inode))
+                                continue;
+                        ng_collect_problem(c, NG_PROC_DIR "/sysvipc/shm", "no row for shmid %" PRId32 ", which pid "
+                                           "%d maps (removed while read?): its size is unknown",
+                                           (int32_t) m->inode, (int) s->procs[i]->pid);
+                        return;
+                }
 }
 
 int ng_collect_mounts(struct collector *c)

@@ -28,6 +28,10 @@ struct ng_hugepool {
         uint64_t nr_pages, free_pages, surplus_pages;
         /* /sys/kernel/mm/hugepages only: */
         uint64_t resv_pages, overcommit_pages;
+        /* A counter of the pool is missing, not a number or cannot be true
+         * (a problem of the snapshot says which): the pool exists, its
+         * counters are unknown and read 0. */
+        bool unknown;
 };
 
 struct ng_node {
@@ -55,6 +59,26 @@ struct ng_node {
         /* The memory tier holding it (memory_tierN: a higher N is slower
          * memory), -1 when the kernel has no tiers or none lists it. */
         int tier;
+};
+
+/* A value read from the host: known false when what it comes from is
+ * missing or cannot be true; then v is 0 and means nothing (never zero). */
+struct ng_known_u64 {
+        uint64_t v;
+        bool known;
+};
+
+/* What one node can give (ng_node_supply()): its memory, the floor kept
+ * free on it, and its hugepage pool of one size. */
+struct ng_node_supply {
+        int id;
+        struct ng_known_u64 total_bytes, free_bytes;    /* MemTotal, MemFree */
+        uint64_t floor_bytes;           /* its node_free_floor (ng_node_free_floor()) */
+        struct ng_known_u64 avail_bytes;        /* free above the floor, 0 at or below it */
+        uint64_t page_kib;              /* the pool asked about */
+        bool has_pool;                  /* the node has a pool of page_kib pages */
+        struct ng_known_u64 nr_pages, free_pages, surplus_pages;        /* free at most nr */
+        struct ng_known_u64 headroom_pages;     /* pages avail_bytes could still give */
 };
 
 /* /sys/devices/virtual/memory_tiering/memory_tierN (Linux >= 6.1). */
@@ -292,6 +316,16 @@ void ng_snapshot_free(struct ng_snapshot *s);
 
 const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id);
 const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid);
+/* The node's pool of page_kib pages, or NULL. */
+const struct ng_hugepool *ng_node_pool(const struct ng_node *nd, uint64_t page_kib);
+/* The free-memory floor of a node: configured_bytes, or for
+ * NG_FREE_FLOOR_AUTO (ng-config.h) the larger of the node's high watermark
+ * and 3 % of its MemTotal, at most 1 GiB (1 GiB when MemTotal is unknown). */
+uint64_t ng_node_free_floor(uint64_t configured_bytes, const struct ng_node *nd);
+/* What nd can give: its memory, its floor from floor_bytes (as
+ * ng_node_free_floor()) and its pool of page_kib pages (0: none asked).
+ * Every value says whether it is known. */
+void ng_node_supply(const struct ng_node *nd, uint64_t floor_bytes, uint64_t page_kib, struct ng_node_supply *ret);
 
 /* Sets pr->name from pr->stat.comm and pr->cmdline: the kernel cuts comm
  * (and status: Name) to 15 characters, databases put the whole name in

@@ -96,8 +96,10 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                         r = ng_collect_files(&c);
                 if (r >= 0)
                         r = ng_collect_procs(&c);
-                if (r >= 0)
+                if (r >= 0) {
+                        ng_collect_sysvipc_check(&c);
                         r = ng_collect_cgroups(&c);
+                }
                 if (r >= 0)
                         r = ng_owners_collect(reads, s);
                 if (r >= 0)

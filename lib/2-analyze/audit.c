@@ -404,6 +404,7 @@ static int fill_instance(struct audit_ctx *ctx, struct ng_instance *in)
                 if (segs_add(in, i) < 0)
                         return -ENOMEM;
                 in->shared_bytes += seg->bytes;
+                in->shared_unknown |= seg->bytes_unknown;
                 in->resident_bytes += seg->resident_bytes;
                 for (size_t k = 0; k < seg->n_nodes; k++)
                         if (ng_node_bytes_add(&in->nodes, &in->n_nodes, seg->nodes[k].node, seg->nodes[k].bytes) < 0)
@@ -429,8 +430,8 @@ static int add_unclaimed(struct audit_ctx *ctx)
         size_t n_claiming = a->n_instances;
         for (size_t i = 0; i < a->n_segments; i++) {
                 const struct ng_segment *seg = &a->segments[i];
-                if (seg->n_pids == 0 || seg->kind == NG_SEG_PRIVATE || seg->bytes < ctx->cfg->min_segment_size_bytes ||
-                    claimed(a, i))
+                if (seg->n_pids == 0 || seg->kind == NG_SEG_PRIVATE ||
+                    (seg->bytes < ctx->cfg->min_segment_size_bytes && !seg->bytes_unknown) || claimed(a, i))
                         continue;
                 char name[NG_INSTANCE_NAME_MAX + 1];
                 if (seg->kind == NG_SEG_SYSV)
@@ -456,6 +457,7 @@ static int add_unclaimed(struct audit_ctx *ctx)
                 if (segs_add(in, i) < 0)
                         return -ENOMEM;
                 in->shared_bytes = seg->bytes;
+                in->shared_unknown = seg->bytes_unknown;
                 in->resident_bytes = seg->resident_bytes;
                 for (size_t k = 0; k < seg->n_nodes; k++)
                         if (ng_node_bytes_add(&in->nodes, &in->n_nodes, seg->nodes[k].node, seg->nodes[k].bytes) < 0)

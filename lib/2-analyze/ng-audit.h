@@ -92,6 +92,10 @@ struct ng_instance {
         size_t *segs;                   /* indices into ng_audit.segments */
         size_t n_segs;
         uint64_t shared_bytes, resident_bytes;
+        /* The size of its shared memory is unknown: a segment's size could
+         * not be read, or a process of it has maps nobody could read
+         * (shared_bytes then counts only what is known). */
+        bool shared_unknown;
         struct ng_node_bytes *nodes;    /* resident shared bytes per node, node order */
         size_t n_nodes;
         uint64_t vm_pte_kib, hugetlb_kib, rss_shmem_kib;
@@ -108,11 +112,6 @@ struct ng_audit {
         struct ng_instance_config default_cfg;  /* settings of discovered instances */
         uint64_t min_segment_bytes;     /* min_segment_size: smaller segments of an instance are summed up */
 };
-
-/* The free-memory floor of a node: configured_bytes (node_free_floor), or
- * for NG_FREE_FLOOR_AUTO the larger of the node's high watermark and 3 % of
- * its MemTotal, at most 1 GiB (1 GiB when MemTotal is unknown). */
-uint64_t ng_node_free_floor(uint64_t configured_bytes, const struct ng_node *nd);
 
 int ng_audit_run(const struct ng_snapshot *s, const struct ng_config *cfg, struct ng_audit **ret);
 void ng_audit_free(struct ng_audit *a);

@@ -47,6 +47,10 @@ struct ng_segment {
         int32_t shmid, key;     /* SysV only */
         uint32_t uid;
         uint64_t bytes;
+        /* Its size could not be read (a garbage or missing row of
+         * /proc/sysvipc/shm: a problem of the snapshot says why); bytes is
+         * 0 and means nothing. */
+        bool bytes_unknown;
         uint64_t page_kib;      /* 0 when unknown (nobody maps it) */
         bool huge;
         bool dest, locked;      /* SysV SHM_DEST / SHM_LOCKED */

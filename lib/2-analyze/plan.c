@@ -15,14 +15,6 @@ static uint64_t default_page_kib(const struct ng_snapshot *s)
         return kib ? kib : 2048;
 }
 
-static const struct ng_hugepool *node_pool(const struct ng_node *nd, uint64_t page_kib)
-{
-        for (size_t i = 0; i < nd->n_pools; i++)
-                if (nd->pools[i].page_kib == page_kib)
-                        return &nd->pools[i];
-        return NULL;
-}
-
 /* Nodes that get the instance's pages: its configured nodes, else the
  * nodes of its CPUs it may allocate on (local), else everything it may use. */
 static struct ng_bitmap plan_nodes(const struct ng_snapshot *s, const struct ng_instance *in)
@@ -61,6 +53,7 @@ static void fill_instance(const struct ng_audit *a, const struct ng_instance *in
                 const struct ng_segment *seg = &a->segments[in->segs[k]];
                 if (seg->kind == NG_SEG_SYSV || seg->kind == NG_SEG_ANON_SHARED) {
                         pi->bytes += seg->bytes;
+                        pi->bytes_unknown |= seg->bytes_unknown;
                         has_hugeable = true;
                 } else if (seg->kind == NG_SEG_FILE && !seg->huge)
                         has_file = true;
@@ -69,7 +62,7 @@ static void fill_instance(const struct ng_audit *a, const struct ng_instance *in
                 pi->bytes = in->cfg->expected_size_bytes;
         pi->amm = has_file && !has_hugeable && !in->cfg->expected_size_bytes;
         pi->off = in->cfg->hugepages == NG_HUGEPAGES_OFF;
-        if (pi->amm || pi->off || pi->bytes == 0)
+        if (pi->amm || pi->off || pi->bytes == 0 || pi->bytes_unknown)
                 return;
         uint64_t pages = (pi->bytes + page_bytes - 1) / page_bytes;
         uint64_t margin = (uint64_t) ((double) pages * NG_PLAN_MARGIN + 0.999);
@@ -98,46 +91,66 @@ static void spread(struct ng_plan *p, const struct ng_plan_instance *pi)
         }
 }
 
+static void supply_row(const struct ng_snapshot *s, const struct ng_node *nd, uint64_t floor_bytes,
+                       uint64_t page_kib, struct ng_plan_node *pn)
+{
+        pn->id = nd->id;
+        ng_node_supply(nd, floor_bytes, page_kib, &pn->supply);
+        pn->nr_pages = pn->supply.nr_pages.v;
+        pn->free_pages = pn->supply.free_pages.v;
+        /* Unknown free memory gives no headroom: nothing is planned on it. */
+        pn->headroom_pages = pn->supply.headroom_pages.v;
+        const struct ng_boot_pool *bp = ng_boot_pool_find(s->boot_pools, s->n_boot_pools, nd->id, page_kib);
+        if (bp) {
+                pn->has_boot = true;
+                pn->boot_from_file = bp->from_file;
+                pn->boot_pages = bp->pages;
+                pn->boot_source = bp->source;
+                pn->boot_split = bp->split;
+                ng_boot_pool_describe(bp, pn->boot_where, sizeof(pn->boot_where));
+        }
+}
+
+static struct ng_plan *plan_new(const struct ng_snapshot *s, uint64_t floor_bytes, uint64_t page_kib,
+                                size_t n_instances)
+{
+        struct ng_plan *p = calloc(1, sizeof(*p));
+        if (!p)
+                return NULL;
+        p->page_kib = page_kib;
+        p->instances = calloc(n_instances + 1, sizeof(*p->instances));
+        p->nodes = calloc(s->topo.n_nodes + 1, sizeof(*p->nodes));
+        if (!p->instances || !p->nodes) {
+                ng_plan_free(p);
+                return NULL;
+        }
+        for (size_t i = 0; i < s->topo.n_nodes; i++)
+                supply_row(s, &s->topo.nodes[i], floor_bytes, page_kib, &p->nodes[p->n_nodes++]);
+        return p;
+}
+
+int ng_plan_supply(const struct ng_snapshot *s, uint64_t floor_bytes, uint64_t page_kib, struct ng_plan **ret)
+{
+        assert(s && ret);
+        struct ng_plan *p = plan_new(s, floor_bytes, page_kib, 0);
+        if (!p)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                p->nodes[i].target_pages = p->nodes[i].nr_pages;
+                p->nr_pages += p->nodes[i].nr_pages;
+                p->target_pages += p->nodes[i].target_pages;
+        }
+        *ret = p;
+        return 0;
+}
+
 int ng_plan_hugepages(const struct ng_snapshot *s, const struct ng_config *cfg, const struct ng_audit *a,
                       struct ng_plan **ret)
 {
         assert(s && cfg && a && ret);
-        struct ng_plan *p = calloc(1, sizeof(*p));
+        struct ng_plan *p = plan_new(s, cfg->node_free_floor_bytes, default_page_kib(s), a->n_instances);
         if (!p)
                 return -ENOMEM;
-        p->page_kib = default_page_kib(s);
-        p->instances = calloc(a->n_instances + 1, sizeof(*p->instances));
-        p->nodes = calloc(s->topo.n_nodes + 1, sizeof(*p->nodes));
-        if (!p->instances || !p->nodes) {
-                ng_plan_free(p);
-                return -ENOMEM;
-        }
-        for (size_t i = 0; i < s->topo.n_nodes; i++) {
-                const struct ng_node *nd = &s->topo.nodes[i];
-                const struct ng_hugepool *hp = node_pool(nd, p->page_kib);
-                struct ng_plan_node *pn = &p->nodes[p->n_nodes++];
-                pn->id = nd->id;
-                if (hp) {
-                        pn->nr_pages = hp->nr_pages;
-                        pn->free_pages = hp->free_pages;
-                }
-                /* Unknown free memory gives no headroom: nothing is planned on it. */
-                uint64_t free_b = 0, page_b = ng_kib_bytes_sat(p->page_kib);
-                if (!nd->has_meminfo || !ng_kib_to_bytes(ng_meminfo_value(&nd->meminfo, "MemFree"), &free_b))
-                        free_b = 0;
-                uint64_t floor = ng_node_free_floor(cfg->node_free_floor_bytes, nd);
-                pn->headroom_pages = free_b > floor && page_b ? (free_b - floor) / page_b : 0;
-                const struct ng_boot_pool *bp = ng_boot_pool_find(s->boot_pools, s->n_boot_pools, nd->id,
-                                                                  p->page_kib);
-                if (bp) {
-                        pn->has_boot = true;
-                        pn->boot_from_file = bp->from_file;
-                        pn->boot_pages = bp->pages;
-                        pn->boot_source = bp->source;
-                        pn->boot_split = bp->split;
-                        ng_boot_pool_describe(bp, pn->boot_where, sizeof(pn->boot_where));
-                }
-        }
         for (size_t i = 0; i < a->n_instances; i++) {
                 const struct ng_instance *in = &a->instances[i];
                 struct ng_plan_instance *pi = &p->instances[p->n_instances++];
@@ -145,6 +158,7 @@ int ng_plan_hugepages(const struct ng_snapshot *s, const struct ng_config *cfg, 
                 pi->nodes = plan_nodes(s, in);
                 spread(p, pi);
                 p->need_pages += pi->pages;
+                p->need_unknown |= pi->bytes_unknown;
         }
         for (size_t i = 0; i < p->n_nodes; i++) {
                 struct ng_plan_node *pn = &p->nodes[i];

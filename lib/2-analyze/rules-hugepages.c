@@ -22,14 +22,6 @@
  * its own) are not compared: numaguard cannot tell what boot gives them.
  * Nodes that share a total the kernel splits (hugepages=N, vm.nr_hugepages)
  * are compared as one sum, the only certain figure. */
-static const struct ng_hugepool *node_pool_of(const struct ng_node *nd, uint64_t page_kib)
-{
-        for (size_t k = 0; k < nd->n_pools; k++)
-                if (nd->pools[k].page_kib == page_kib)
-                        return &nd->pools[k];
-        return NULL;
-}
-
 static int not_persistent_split(struct audit_ctx *ctx, const struct ng_boot_pool *bp0)
 {
         const struct ng_snapshot *s = ctx->s;
@@ -42,8 +34,8 @@ static int not_persistent_split(struct audit_ctx *ctx, const struct ng_boot_pool
                 if (bp < bp0)
                         return 0;       /* the group's first entry reports it */
                 const struct ng_node *nd = ng_snapshot_node(s, bp->node);
-                const struct ng_hugepool *hp = nd ? node_pool_of(nd, bp->page_kib) : NULL;
-                if (!hp)
+                const struct ng_hugepool *hp = nd ? ng_node_pool(nd, bp->page_kib) : NULL;
+                if (!hp || hp->unknown)
                         return 0;       /* a pool not read: unknown, not different */
                 ng_bitmap_set(&nodes, (unsigned) bp->node);
                 live += hp->nr_pages;
@@ -75,7 +67,7 @@ int ng_rule_hugepage_not_persistent(struct audit_ctx *ctx)
                         const struct ng_hugepool *hp = &nd->pools[k];
                         const struct ng_boot_pool *bp = ng_boot_pool_find(s->boot_pools, s->n_boot_pools, nd->id,
                                                                           hp->page_kib);
-                        if (!bp || bp->split || bp->pages == hp->nr_pages)
+                        if (!bp || bp->split || hp->unknown || bp->pages == hp->nr_pages)
                                 continue;
                         struct ng_bitmap node = {0};
                         ng_bitmap_set(&node, (unsigned) nd->id);
@@ -115,7 +107,7 @@ static bool can_use_hugepages(const struct ng_segment *seg)
 
 static bool in_small_pages(const struct ng_segment *seg, uint64_t min_bytes)
 {
-        return can_use_hugepages(seg) && seg->page_kib == 4 && seg->bytes >= min_bytes;
+        return can_use_hugepages(seg) && seg->page_kib == 4 && !seg->bytes_unknown && seg->bytes >= min_bytes;
 }
 
 int ng_rule_fallback(struct audit_ctx *ctx, const struct ng_instance *in)

@@ -90,13 +90,17 @@ int ng_rule_remote(struct audit_ctx *ctx, const struct ng_instance *in)
                 /* Sub-NUMA clusters of the CPUs' own socket: a hop inside
                  * it, not across sockets. */
                 bool socket = ng_rules_same_socket(s, &in->cpu_nodes, &in->mems);
+                int d = ng_snapshot_distance(s, from, to);
+                char dist[32] = "distance unknown";
+                if (d >= 0)
+                        snprintf(dist, sizeof(dist), "distance %d", d);
                 return ng_rules_add(ctx, NG_CODE_REMOTE_MEMORY, socket ? NG_SEV_WARNING : NG_SEV_CRITICAL, in, NULL,
                            &in->mems, 1.0, advice,
-                           "memory is bound to node%s %s but the CPUs %s are on node%s %s (distance %d): every "
+                           "memory is bound to node%s %s but the CPUs %s are on node%s %s (%s): every "
                            "access is remote%s%s",
                            ng_bitmap_count(&in->mems) == 1 ? "" : "s", ng_rules_list_h(&in->mems).s, ng_rules_list_h(&in->cpus).s,
                            ng_bitmap_count(&in->cpu_nodes) == 1 ? "" : "s", ng_rules_list_h(&in->cpu_nodes).s,
-                           ng_snapshot_distance(s, from, to), ng_rules_latency_h(&in->price).s,
+                           dist, ng_rules_latency_h(&in->price).s,
                            ng_rules_socket_h(s, &in->cpu_nodes, &in->mems).s);
         }
         if (share >= REMOTE_SHARE_WARN && !ng_rules_intended(in, &sits_remote))

@@ -59,14 +59,12 @@ static int rule_pressure(struct audit_ctx *ctx)
         const struct ng_snapshot *s = ctx->s;
         for (size_t i = 0; i < s->topo.n_nodes; i++) {
                 const struct ng_node *nd = &s->topo.nodes[i];
+                struct ng_node_supply sup;
+                ng_node_supply(nd, ctx->cfg->node_free_floor_bytes, 0, &sup);
                 /* Unknown memory (AUDIT_INCOMPLETE says why) is no pressure. */
-                if (!nd->has_meminfo)
+                if (!sup.total_bytes.known || !sup.free_bytes.known || sup.total_bytes.v == 0)
                         continue;
-                uint64_t total = ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, "MemTotal"));
-                uint64_t free_b = ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, "MemFree"));
-                if (total == 0)
-                        continue;
-                uint64_t floor = ng_node_free_floor(ctx->cfg->node_free_floor_bytes, nd);
+                uint64_t total = sup.total_bytes.v, free_b = sup.free_bytes.v, floor = sup.floor_bytes;
                 if (floor > (uint64_t) (total * PRESSURE_NODE_SHARE))
                         floor = (uint64_t) (total * PRESSURE_NODE_SHARE);
                 if (free_b >= floor)
@@ -94,6 +92,8 @@ static int rule_orphans(struct audit_ctx *ctx)
                 char label[128];
                 ng_segment_label(seg, label, sizeof(label));
                 int r = 0;
+                if (seg->bytes_unknown)
+                        continue;
                 if (seg->kind == NG_SEG_SYSV && seg->dest && seg->nattch > 0)
                         r = ng_rules_add(ctx, NG_CODE_ORPHAN_SEGMENT, NG_SEV_INFO, NULL, label, NULL, (double) seg->bytes,
                                 "the memory is freed when the last process detaches; restart those processes if "

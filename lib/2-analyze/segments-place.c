@@ -176,7 +176,8 @@ static void fix_sysv_rss(struct ng_segment *seg)
 {
         uint64_t page = ng_kib_bytes_sat(seg->page_kib ? seg->page_kib : 4);
         uint64_t limit = (seg->bytes + page - 1) / page * page;
-        if (seg->kind != NG_SEG_SYSV || seg->method != NG_METHOD_COUNTERS || seg->resident_bytes <= limit)
+        if (seg->kind != NG_SEG_SYSV || seg->method != NG_METHOD_COUNTERS || seg->bytes_unknown ||
+            seg->resident_bytes <= limit)
                 return;
         if (seg->page_kib > 4)
                 seg->resident_bytes /= seg->page_kib / 4;

@@ -111,6 +111,7 @@ static int add_sysv_table(struct builder *b)
                 seg->key = sh->key;
                 seg->uid = sh->uid;
                 seg->bytes = sh->size_bytes;
+                seg->bytes_unknown = sh->unknown;
                 seg->dest = sh->perms & NG_SHM_DEST;
                 seg->locked = sh->perms & NG_SHM_LOCKED;
                 seg->nattch = sh->nattch;
@@ -190,6 +191,8 @@ static struct ng_segment *find_or_add(struct builder *b, const struct ng_proc *p
                 seg->kind = NG_SEG_SYSV;
                 seg->key = m->sysv_key;
                 seg->shmid = (int32_t) m->inode;
+                /* no row of /proc/sysvipc/shm: its size is unknown */
+                seg->bytes_unknown = true;
                 snprintf(seg->name, sizeof(seg->name), "SYSV%08x", (uint32_t) m->sysv_key);
                 break;
         case NG_MAP_ANON_SHARED:

@@ -102,6 +102,9 @@ static void instances(FILE *f, const struct ng_audit *a)
         }
         family(f, "instance_shared_bytes", "gauge", "Size of the instance's shared segments.");
         for (size_t i = 0; i < a->n_instances; i++) {
+                /* an unknown size is no sample, never 0 */
+                if (a->instances[i].shared_unknown)
+                        continue;
                 ng_metrics_escape(a->instances[i].name, name, sizeof(name));
                 fprintf(f, "numaguard_instance_shared_bytes{db_instance=\"%s\",type=\"%s\"} %" PRIu64 "\n",
                         name, a->instances[i].type ? a->instances[i].type : "",

@@ -133,7 +133,10 @@ static const char *granules_label(const struct ng_audit *a, const struct ng_inst
 static void print_segment(const struct ng_snapshot *s, const struct ng_segment *seg, FILE *f)
 {
         char sz[24], name[NG_TEXT_SIZE(sizeof(seg->name))];
-        ng_format_kib(seg->bytes / 1024, sz, sizeof(sz));
+        if (seg->bytes_unknown)
+                snprintf(sz, sizeof(sz), "size unknown");
+        else
+                ng_format_kib(seg->bytes / 1024, sz, sizeof(sz));
         ng_text_escape(NG_TEXT_TERM, seg->name, name, sizeof(name));
         fprintf(f, "  %s %s: %s", ng_seg_kind_name(seg->kind), name, sz);
         if (seg->page_kib) {
@@ -257,7 +260,10 @@ static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a
         ng_bitmap_format_list(&in->cpus, cpus, sizeof(cpus));
         ng_bitmap_format_list(&in->cpu_nodes, cpu_nodes, sizeof(cpu_nodes));
         ng_bitmap_format_list(&in->mems, mems, sizeof(mems));
-        ng_format_kib(in->shared_bytes / 1024, sh, sizeof(sh));
+        if (in->shared_unknown)
+                snprintf(sh, sizeof(sh), "of unknown size");
+        else
+                ng_format_kib(in->shared_bytes / 1024, sh, sizeof(sh));
         ng_format_kib(in->resident_bytes / 1024, res, sizeof(res));
         ng_format_kib(in->vm_pte_kib, pte, sizeof(pte));
         fprintf(f, "\ninstance %s (%s, %s, %zu process%s", ng_text_escape(NG_TEXT_TERM, in->name, name, sizeof(name)),
@@ -415,7 +421,7 @@ static struct json_object *instance_json(const struct ng_audit *a, const struct 
                                json_object_new_string(ng_owner_kind_name(in->owner ? in->owner->kind : NG_OWNER_NONE)));
         json_object_object_add(o, "cpuset_owner_name", in->owner && in->owner->name[0] ?
                                                                json_object_new_string(in->owner->name) : NULL);
-        json_object_object_add(o, "shared_bytes", json_object_new_uint64(in->shared_bytes));
+        json_object_object_add(o, "shared_bytes", in->shared_unknown ? NULL : json_object_new_uint64(in->shared_bytes));
         json_object_object_add(o, "resident_bytes", json_object_new_uint64(in->resident_bytes));
         uint64_t by[NG_SOURCE_COUNT_];
         struct json_object *src = json_object_new_object();

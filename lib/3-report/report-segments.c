@@ -72,7 +72,10 @@ int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment
         for (size_t i = 0; i < n; i++) {
                 const struct ng_segment *seg = &v[i];
                 char sz[24], res[24], name[NG_TEXT_SIZE(sizeof(seg->name))];
-                ng_format_kib(seg->bytes / 1024, sz, sizeof(sz));
+                if (seg->bytes_unknown)
+                        snprintf(sz, sizeof(sz), "size unknown");
+                else
+                        ng_format_kib(seg->bytes / 1024, sz, sizeof(sz));
                 ng_format_kib(seg->resident_bytes / 1024, res, sizeof(res));
                 fprintf(f, "%s%s %s", i ? "\n" : "", ng_seg_kind_name(seg->kind),
                         ng_text_escape(NG_TEXT_TERM, seg->name, name, sizeof(name)));
@@ -107,7 +110,7 @@ struct json_object *ng_segment_json(const struct ng_segment *seg)
                 json_object_object_add(o, "locked", json_object_new_boolean(seg->locked));
         }
         json_object_object_add(o, "uid", json_object_new_int64(seg->uid));
-        json_object_object_add(o, "bytes", json_object_new_uint64(seg->bytes));
+        json_object_object_add(o, "bytes", seg->bytes_unknown ? NULL : json_object_new_uint64(seg->bytes));
         json_object_object_add(o, "page_kib", json_object_new_uint64(seg->page_kib));
         json_object_object_add(o, "huge", json_object_new_boolean(seg->huge));
         json_object_object_add(o, "nattch", json_object_new_uint64(seg->nattch));

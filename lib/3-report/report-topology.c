@@ -65,12 +65,12 @@ static size_t page_sizes(const struct ng_snapshot *s, uint64_t *sizes)
         return n;
 }
 
-static const struct ng_hugepool *node_pool(const struct ng_node *nd, uint64_t page_kib)
+static void format_known_kib(struct ng_known_u64 bytes, char *buf, size_t size)
 {
-        for (size_t i = 0; i < nd->n_pools; i++)
-                if (nd->pools[i].page_kib == page_kib)
-                        return &nd->pools[i];
-        return NULL;
+        if (bytes.known)
+                ng_format_kib(bytes.v / 1024, buf, size);
+        else
+                snprintf(buf, size, "unknown");
 }
 
 static void print_node_rows(const struct ng_snapshot *s, FILE *f, const uint64_t *sizes, size_t n_sizes)
@@ -87,17 +87,17 @@ static void print_node_rows(const struct ng_snapshot *s, FILE *f, const uint64_t
                 char cpus[64], tot[24], fr[24];
                 if (ng_bitmap_format_list(&nd->cpus, cpus, sizeof(cpus)) >= (int) sizeof(cpus))
                         strcpy(cpus + sizeof(cpus) - 4, "...");
-                ng_format_kib(ng_meminfo_value(&nd->meminfo, "MemTotal"), tot, sizeof(tot));
-                ng_format_kib(ng_meminfo_value(&nd->meminfo, "MemFree"), fr, sizeof(fr));
-                if (!nd->has_meminfo) {
-                        snprintf(tot, sizeof(tot), "unknown");
-                        snprintf(fr, sizeof(fr), "unknown");
-                }
+                struct ng_node_supply sup;
+                ng_node_supply(nd, 0, 0, &sup);
+                format_known_kib(sup.total_bytes, tot, sizeof(tot));
+                format_known_kib(sup.free_bytes, fr, sizeof(fr));
                 fprintf(f, "%4d  %-14s %10s %10s", nd->id, ng_bitmap_empty(&nd->cpus) ? "- (memory only)" : cpus, tot, fr);
                 for (size_t k = 0; k < n_sizes; k++) {
-                        const struct ng_hugepool *hp = node_pool(nd, sizes[k]);
+                        const struct ng_hugepool *hp = ng_node_pool(nd, sizes[k]);
                         char pool[72] = "-";
-                        if (hp)
+                        if (hp && hp->unknown)
+                                snprintf(pool, sizeof(pool), "unknown");
+                        else if (hp)
                                 snprintf(pool, sizeof(pool), "%" PRIu64 "/%" PRIu64 "/%" PRIu64, hp->nr_pages,
                                          hp->free_pages, hp->surplus_pages);
                         fprintf(f, " %25s", pool);
@@ -331,9 +331,12 @@ int ng_report_topology_text(const struct ng_snapshot *s, FILE *f)
                 const struct ng_hugepool *hp = &s->pools[i];
                 char l[32];
                 ng_format_page_size(hp->page_kib, l, sizeof(l));
-                fprintf(f, "%s %s hugepages: total %" PRIu64 ", free %" PRIu64 ", reserved %" PRIu64
-                        ", surplus %" PRIu64 ", overcommit %" PRIu64 "\n", i ? "" : "\n", l, hp->nr_pages,
-                        hp->free_pages, hp->resv_pages, hp->surplus_pages, hp->overcommit_pages);
+                if (hp->unknown)
+                        fprintf(f, "%s%s hugepages: unknown\n", i ? "" : "\n", l);
+                else
+                        fprintf(f, "%s %s hugepages: total %" PRIu64 ", free %" PRIu64 ", reserved %" PRIu64
+                                ", surplus %" PRIu64 ", overcommit %" PRIu64 "\n", i ? "" : "\n", l, hp->nr_pages,
+                                hp->free_pages, hp->resv_pages, hp->surplus_pages, hp->overcommit_pages);
         }
         return ferror(f) ? -EIO : 0;
 }
@@ -352,18 +355,32 @@ static struct json_object *json_u64(uint64_t v)
         return json_object_new_uint64(v);
 }
 
+/* A pool's counter: null when the pool is unknown. */
+static struct json_object *json_count(const struct ng_hugepool *hp, uint64_t v)
+{
+        return hp->unknown ? NULL : json_u64(v);
+}
+
 static struct json_object *pool_json(const struct ng_hugepool *hp, bool global)
 {
         struct json_object *o = json_object_new_object();
         json_object_object_add(o, "page_kib", json_u64(hp->page_kib));
-        json_object_object_add(o, "total", json_u64(hp->nr_pages));
-        json_object_object_add(o, "free", json_u64(hp->free_pages));
-        json_object_object_add(o, "surplus", json_u64(hp->surplus_pages));
+        json_object_object_add(o, "total", json_count(hp, hp->nr_pages));
+        json_object_object_add(o, "free", json_count(hp, hp->free_pages));
+        json_object_object_add(o, "surplus", json_count(hp, hp->surplus_pages));
         if (global) {
-                json_object_object_add(o, "reserved", json_u64(hp->resv_pages));
-                json_object_object_add(o, "overcommit", json_u64(hp->overcommit_pages));
+                json_object_object_add(o, "reserved", json_count(hp, hp->resv_pages));
+                json_object_object_add(o, "overcommit", json_count(hp, hp->overcommit_pages));
         }
         return o;
+}
+
+/* A meminfo field in KiB: null when unknown (no usable meminfo, or no such
+ * line). */
+static struct json_object *json_meminfo(bool has, const struct ng_meminfo *m, const char *key)
+{
+        uint64_t kib;
+        return has && ng_meminfo_get(m, key, &kib) >= 0 ? json_u64(kib) : NULL;
 }
 
 /* A figure in JSON: null when the firmware did not give it. */
@@ -417,16 +434,18 @@ static struct json_object *node_json(const struct ng_snapshot *s, const struct n
         json_object_object_add(o, "cpu_count", json_object_new_int((int) ng_bitmap_count(&nd->cpus)));
         json_object_object_add(o, "memory_only", json_object_new_boolean(ng_bitmap_empty(&nd->cpus)));
         json_object_object_add(o, "has_memory", json_object_new_boolean(nd->has_memory));
+        struct ng_node_supply sup;
+        ng_node_supply(nd, 0, 0, &sup);
+        json_object_object_add(o, "mem_total_kib", sup.total_bytes.known ? json_u64(sup.total_bytes.v / 1024) : NULL);
+        json_object_object_add(o, "mem_free_kib", sup.free_bytes.known ? json_u64(sup.free_bytes.v / 1024) : NULL);
         static const struct {
                 const char *json, *key;
         } mem[] = {
-                { "mem_total_kib", "MemTotal" }, { "mem_free_kib", "MemFree" }, { "mem_used_kib", "MemUsed" },
-                { "file_pages_kib", "FilePages" }, { "shmem_kib", "Shmem" }, { "page_tables_kib", "PageTables" },
-                { "anon_huge_kib", "AnonHugePages" },
+                { "mem_used_kib", "MemUsed" }, { "file_pages_kib", "FilePages" }, { "shmem_kib", "Shmem" },
+                { "page_tables_kib", "PageTables" }, { "anon_huge_kib", "AnonHugePages" },
         };
         for (size_t i = 0; i < sizeof(mem) / sizeof(mem[0]); i++)
-                json_object_object_add(o, mem[i].json,
-                                       nd->has_meminfo ? json_u64(ng_meminfo_value(&nd->meminfo, mem[i].key)) : NULL);
+                json_object_object_add(o, mem[i].json, json_meminfo(nd->has_meminfo, &nd->meminfo, mem[i].key));
         for (size_t i = 0; i < nd->n_pools; i++)
                 json_object_array_add(pools, pool_json(&nd->pools[i], false));
         json_object_object_add(o, "hugepages", pools);
@@ -460,8 +479,8 @@ struct json_object *ng_report_topology_json(const struct ng_snapshot *s)
         json_object_object_add(o, "nodes_online", json_list(&s->topo.online));
         json_object_object_add(o, "nodes_possible", json_list(&s->topo.possible));
         json_object_object_add(o, "cpus_online", json_list(&s->topo.cpus_online));
-        json_object_object_add(o, "mem_total_kib", json_u64(ng_meminfo_value(&s->meminfo, "MemTotal")));
-        json_object_object_add(o, "mem_free_kib", json_u64(ng_meminfo_value(&s->meminfo, "MemFree")));
+        json_object_object_add(o, "mem_total_kib", json_meminfo(s->has_meminfo, &s->meminfo, "MemTotal"));
+        json_object_object_add(o, "mem_free_kib", json_meminfo(s->has_meminfo, &s->meminfo, "MemFree"));
         for (size_t i = 0; i < s->topo.n_nodes; i++)
                 json_object_array_add(nodes, node_json(s, &s->topo.nodes[i]));
         json_object_object_add(o, "nodes", nodes);

@@ -77,14 +77,6 @@ void ng_hugepage_size_format(uint64_t kib, char *buf, size_t size)
 
 /* ------------------------------------------------------------ planning */
 
-static const struct ng_hugepool *node_pool(const struct ng_node *nd, uint64_t page_kib)
-{
-        for (size_t i = 0; i < nd->n_pools; i++)
-                if (nd->pools[i].page_kib == page_kib)
-                        return &nd->pools[i];
-        return NULL;
-}
-
 static struct ng_act_hugepages *act_new(size_t n_nodes, uint64_t page_kib, uint64_t floor_bytes)
 {
         struct ng_act_hugepages *a = calloc(1, sizeof(*a));
@@ -108,23 +100,25 @@ void ng_act_hugepages_free(struct ng_act_hugepages *a)
         free(a);
 }
 
-/* Every online node with a pool of the size is in the plan, those not
- * asked for at their current size, so that the boot line names them all. */
-static void add_nodes(struct ng_act_hugepages *a, const struct ng_snapshot *s)
+/* Every row of the plan with a pool of the size is in the action, those
+ * not asked for at their current size, so that the boot line names them
+ * all. The rows carry the supply (ng_node_supply()): nothing here reads
+ * the snapshot's memory again. */
+static void add_nodes(struct ng_act_hugepages *a, const struct ng_plan *p)
 {
-        for (size_t i = 0; i < s->topo.n_nodes; i++) {
-                const struct ng_node *nd = &s->topo.nodes[i];
-                const struct ng_hugepool *hp = node_pool(nd, a->page_kib);
-                if (!hp)
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                const struct ng_node_supply *sup = &p->nodes[i].supply;
+                if (!sup->has_pool)
                         continue;
                 struct ng_act_hugepages_node *an = &a->nodes[a->n_nodes++];
-                an->id = nd->id;
-                an->nr_pages = hp->nr_pages;
-                an->free_pages = hp->free_pages < hp->nr_pages ? hp->free_pages : hp->nr_pages;
+                an->id = sup->id;
+                an->pool_unknown = !sup->nr_pages.known || !sup->free_pages.known;
+                an->nr_pages = sup->nr_pages.v;
+                an->free_pages = sup->free_pages.v;
                 an->in_use_pages = an->nr_pages - an->free_pages;
-                an->floor_bytes = ng_node_free_floor(a->floor_bytes, nd);
-                an->mem_unknown = !nd->has_meminfo ||
-                                  !ng_kib_to_bytes(ng_meminfo_value(&nd->meminfo, "MemFree"), &an->mem_free_bytes);
+                an->floor_bytes = sup->floor_bytes;
+                an->mem_unknown = !sup->free_bytes.known;
+                an->mem_free_bytes = sup->free_bytes.v;
                 an->asked_pages = an->target_pages = an->nr_pages;
         }
 }
@@ -143,6 +137,7 @@ static int ask(struct ng_act_hugepages *a, int id, uint64_t pages)
         if (!an)
                 return -EOPNOTSUPP;
         an->asked_pages = an->target_pages = pages;
+        an->asked = true;
         return 0;
 }
 
@@ -177,6 +172,16 @@ static void check_supply(struct ng_act_hugepages *a)
         ng_hugepage_size_format(a->page_kib, sz, sizeof(sz));
         for (size_t i = 0; i < a->n_nodes; i++) {
                 struct ng_act_hugepages_node *an = &a->nodes[i];
+                if (an->pool_unknown) {
+                        /* Never size a pool nobody could read. */
+                        if (an->asked) {
+                                a->refused = a->unknown = true;
+                                appendf(a->reason, sizeof(a->reason), "%snode %d: its %s pool is unknown (a counter "
+                                        "is missing or cannot be true), so %" PRIu64 " pages cannot be planned",
+                                        sep(a->reason), an->id, sz, an->asked_pages);
+                        }
+                        continue;
+                }
                 if (an->target_pages < an->in_use_pages) {
                         appendf(a->note, sizeof(a->note), "%snode %d: %" PRIu64 " pages in use, kept %" PRIu64
                                 " instead of %" PRIu64, sep(a->note), an->id, an->in_use_pages, an->in_use_pages,
@@ -188,7 +193,7 @@ static void check_supply(struct ng_act_hugepages *a)
                 uint64_t more = an->target_pages - an->nr_pages, need = ng_mul_sat(more, page_bytes);
                 if (an->mem_unknown) {
                         /* Never plan on supply nobody could read. */
-                        a->refused = true;
+                        a->refused = a->unknown = true;
                         appendf(a->reason, sizeof(a->reason), "%snode %d: %" PRIu64 " more %s pages, but the "
                                 "node's free memory is unknown (its meminfo is missing or cannot be true)",
                                 sep(a->reason), an->id, more, sz);
@@ -207,10 +212,17 @@ static void check_supply(struct ng_act_hugepages *a)
 int ng_act_hugepages_plan_reserve(const struct ng_snapshot *s, uint64_t floor_bytes, uint64_t page_kib,
                                   uint64_t pages, int node, struct ng_act_hugepages **ret)
 {
-        struct ng_act_hugepages *a = act_new(s->topo.n_nodes, page_kib, floor_bytes);
-        if (!a)
+        assert(s && ret);
+        struct ng_plan *rows;
+        if (ng_plan_supply(s, floor_bytes, page_kib, &rows) < 0)
                 return -ENOMEM;
-        add_nodes(a, s);
+        struct ng_act_hugepages *a = act_new(s->topo.n_nodes, page_kib, floor_bytes);
+        if (!a) {
+                ng_plan_free(rows);
+                return -ENOMEM;
+        }
+        add_nodes(a, rows);
+        ng_plan_free(rows);
         int r;
         if (node >= 0) {
                 const struct ng_node *nd = ng_snapshot_node(s, node);
@@ -229,10 +241,20 @@ int ng_act_hugepages_plan_reserve(const struct ng_snapshot *s, uint64_t floor_by
 int ng_act_hugepages_plan_apply(const struct ng_snapshot *s, uint64_t floor_bytes, const struct ng_plan *p,
                                 struct ng_act_hugepages **ret)
 {
-        struct ng_act_hugepages *a = act_new(s->topo.n_nodes, p->page_kib, floor_bytes);
+        assert(s && p && ret);
+        struct ng_act_hugepages *a = act_new(p->n_nodes, p->page_kib, floor_bytes);
         if (!a)
                 return -ENOMEM;
-        add_nodes(a, s);
+        add_nodes(a, p);
+        /* A size nobody could read plans nothing: refuse rather than call
+         * the pools enough. */
+        for (size_t i = 0; i < p->n_instances; i++)
+                if (p->instances[i].bytes_unknown) {
+                        a->refused = a->unknown = true;
+                        appendf(a->reason, sizeof(a->reason), "%sthe shared memory of %s has a segment of unknown "
+                                "size (see AUDIT_INCOMPLETE): its pages cannot be planned", sep(a->reason),
+                                p->instances[i].name);
+                }
         for (size_t i = 0; i < p->n_nodes; i++) {
                 const struct ng_plan_node *pn = &p->nodes[i];
                 if (pn->target_pages == pn->nr_pages)
@@ -431,7 +453,8 @@ int ng_act_hugepages_run(const struct ng_act_hugepages *a, const struct ng_path 
         memset(res, 0, sizeof(*res));
         if (a->refused) {
                 res->outcome = NG_OUTCOME_REFUSED;
-                appendf(x.parts, sizeof(x.parts), "would push a node below its free-memory floor: %s", a->reason);
+                appendf(x.parts, sizeof(x.parts), "%s: %s", a->unknown ? "would size pools on what could not be read"
+                        : "would push a node below its free-memory floor", a->reason);
         } else if (n_changes(a) == 0) {
                 res->outcome = NG_OUTCOME_NOOP;
                 snprintf(x.parts, sizeof(x.parts), "every node already holds its target");

@@ -92,19 +92,12 @@ static void plan_dest(const struct ng_snapshot *s, const struct ng_instance *in,
 static uint64_t node_avail_pages(const struct ng_node *nd, const struct ng_config *cfg, const struct ng_segment *seg,
                                  uint64_t page_bytes)
 {
-        if (seg->huge) {
-                for (size_t i = 0; i < nd->n_pools; i++)
-                        if (nd->pools[i].page_kib == seg->page_kib)
-                                return nd->pools[i].free_pages;
-                return 0;
-        }
-        if (!nd->has_meminfo)
-                return 0;
-        uint64_t free_bytes;
-        if (!ng_kib_to_bytes(ng_meminfo_value(&nd->meminfo, "MemFree"), &free_bytes))
-                return 0;
-        uint64_t floor = ng_node_free_floor(cfg->node_free_floor_bytes, nd);
-        return free_bytes > floor ? (free_bytes - floor) / page_bytes : 0;
+        struct ng_node_supply sup;
+        ng_node_supply(nd, cfg->node_free_floor_bytes, seg->huge ? seg->page_kib : 0, &sup);
+        /* Unknown supply takes nothing. */
+        if (seg->huge)
+                return sup.free_pages.v;
+        return sup.avail_bytes.known ? sup.avail_bytes.v / page_bytes : 0;
 }
 
 static uint64_t global_huge_free(const struct ng_snapshot *s, const struct ng_segment *seg)
@@ -116,6 +109,22 @@ static uint64_t global_huge_free(const struct ng_snapshot *s, const struct ng_se
                         return s->pools[i].free_pages > s->pools[i].resv_pages
                                        ? s->pools[i].free_pages - s->pools[i].resv_pages : 0;
         return UINT64_MAX;
+}
+
+/* Pages on a node the topology does not list: a placement numaguard does
+ * not understand (AUDIT_INCOMPLETE says so) is never corrected. */
+static void refuse_foreign(const struct ng_snapshot *s, struct ng_rebalance_plan *p)
+{
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                const struct ng_rebalance_node *n = &p->nodes[i];
+                if (!n->before_pages || ng_snapshot_node(s, n->node))
+                        continue;
+                p->verdict = NG_OUTCOME_REFUSED;
+                snprintf(p->reason, sizeof(p->reason), "%" PRIu64 " of its pages sit on node %d, which is not in "
+                         "the topology (see AUDIT_INCOMPLETE): nothing is moved on a placement that cannot be "
+                         "understood", n->before_pages, n->node);
+                return;
+        }
 }
 
 static int plan_refuse(struct ng_rebalance_plan *p, enum ng_outcome verdict, const char *why)
@@ -174,6 +183,7 @@ int ng_rebalance_plan_segment(const struct ng_snapshot *s, const struct ng_confi
         if (p->n_dest == 0)
                 return plan_refuse(p, NG_OUTCOME_REFUSED, "none of the instance's nodes has memory");
         ng_rebalance_replan(p);
+        refuse_foreign(s, p);
         return 0;
 }
 

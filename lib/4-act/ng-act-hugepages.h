@@ -33,6 +33,8 @@ struct ng_act_hugepages_node {
         uint64_t in_use_pages;          /* nr - free: never shrunk below */
         uint64_t mem_free_bytes;        /* the node's MemFree */
         bool mem_unknown;               /* no usable meminfo: growth refused */
+        bool pool_unknown;              /* its pool's counters are unknown: any request refused */
+        bool asked;                     /* the request names this node */
         uint64_t floor_bytes;           /* its node_free_floor (ng_node_free_floor) */
         uint64_t asked_pages;           /* what the request wanted */
         uint64_t target_pages;          /* what will be written (asked, raised to in use) */
@@ -43,7 +45,8 @@ struct ng_act_hugepages {
         uint64_t floor_bytes;           /* node_free_floor as configured (NG_FREE_FLOOR_AUTO: per node) */
         struct ng_act_hugepages_node *nodes;    /* nodes in scope, id order */
         size_t n_nodes;
-        bool refused;                   /* a node would drop below its floor */
+        bool refused;                   /* a node would drop below its floor, or see unknown */
+        bool unknown;                   /* refused on what could not be read (a pool, free memory, a size) */
         char note[512];                 /* how the targets came about (spread, clamps) */
         char reason[512];               /* why refused, with the numbers */
 };

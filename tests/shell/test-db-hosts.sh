@@ -13,7 +13,7 @@ case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
 CTL=$B/numaguardctl
 HOSTILE=$SRC/tests/fixtures/hostile
 WL=$B/tests/helpers/ng-shm-workload
-echo 1..25
+echo 1..43
 [ -x "$CTL" ] || { echo "not ok db-hosts: $CTL not built"; exit 1; }
 tmp=$(mktemp -d)
 pids=()
@@ -52,16 +52,17 @@ else
 fi
 
 # ---- hostile trees: each is guest4-v2 with one file edited (README.md) ----
-# audit_incomplete TREE ERE: audit exits 1 (a warning, nothing else there)
-# with an AUDIT_INCOMPLETE finding whose message matches ERE.
+# audit_incomplete TREE ERE [EXIT]: audit exits EXIT (default 1: a warning,
+# nothing else there) with an AUDIT_INCOMPLETE finding whose message
+# matches ERE.
 audit_incomplete() {
-        local t=$HOSTILE/$1 out rc
+        local t=$HOSTILE/$1 out rc want=${3:-1}
         out=$("$CTL" audit --root "$t" --json 2>&1); rc=$?
-        if [ $rc = 1 ] && jq -e --arg re "$2" '[.findings[] | select(.code == "AUDIT_INCOMPLETE" and .severity == "warning"
+        if [ $rc = "$want" ] && jq -e --arg re "$2" '[.findings[] | select(.code == "AUDIT_INCOMPLETE" and .severity == "warning"
                         and (.message | test($re)))] | length == 1' <<<"$out" >/dev/null 2>&1; then
                 echo "ok db-hosts-$1"
         else
-                echo "not ok db-hosts-$1: exit $rc, want 1 and AUDIT_INCOMPLETE /$2/"
+                echo "not ok db-hosts-$1: exit $rc, want $want and AUDIT_INCOMPLETE /$2/"
                 jq -c '.findings' <<<"$out" 2>/dev/null | head -c 600; echo
         fi
 }
@@ -71,6 +72,56 @@ audit_incomplete node-online-missing "/sys/devices/system/node/online: missing w
 audit_incomplete numa-maps-foreign-node "^segment SYSV00000000 has 8 MiB on node 7, which is not in the topology"
 audit_incomplete numa-maps-overflow "/proc/179/numa_maps: N3=18446744073709551615 pages"
 audit_incomplete hugepages-overflow "/node0/hugepages/hugepages-2048kB: nr_hugepages 18446744073709551615"
+
+audit_incomplete memfree-garbage "/sys/devices/system/node/node1/meminfo: no MemFree line that parses: free memory is unknown"
+audit_incomplete hugepages-free-garbage "/node1/hugepages/hugepages-2048kB/free_hugepages: \"-1\" is not a count of pages"
+audit_incomplete hugepages-nr-garbage "/node1/hugepages/hugepages-2048kB/nr_hugepages: \"garbage\" is not a count of pages"
+audit_incomplete sysvipc-garbage-line "/proc/sysvipc/shm: 1 row without a key, shmid and mode"
+# A segment of unknown size is audited whatever min_segment_size (it may be
+# large): shmid 3, bound to node 3 with its CPU on node 0, is critical (2).
+audit_incomplete sysvipc-negative-size "/proc/sysvipc/shm: shmid 3: a number of its row is not one the kernel prints" 2
+audit_incomplete sysvipc-size-max "/proc/sysvipc/shm: shmid 3: size 18446744073709551615 bytes is more than any machine holds" 2
+audit_incomplete sysvipc-segment-gone "/proc/sysvipc/shm: no row for shmid 3, which pid 204 maps" 2
+audit_incomplete numa-maps-garbage "/proc/204/numa_maps: no line parses: the placement of the segments of pid 204"
+audit_incomplete distance-garbage "/node0/distance: a value is not a number"
+
+# What depends on an unknown is unknown, and nothing critical is lost.
+printf '[instance O]\ncgroup = /oracle\n' > "$tmp/oc.conf"
+# no NODE_PRESSURE "0 KiB free" on a MemFree that does not parse; topology says unknown
+out=$("$CTL" audit --root "$HOSTILE/memfree-garbage" 2>&1)
+top=$("$CTL" topology --root "$HOSTILE/memfree-garbage" 2>&1)
+if ! grep -q NODE_PRESSURE <<<"$out" && grep -qE '^ +1  1 +503 MiB +unknown ' <<<"$top"; then
+        echo "ok db-hosts-memfree-garbage-unknown"
+else echo "not ok db-hosts-memfree-garbage-unknown: $(grep -A1 NODE_PRESSURE <<<"$out")"; fi
+# a size nobody could read is null, never 0 (segment and instance)
+for t in sysvipc-negative-size sysvipc-size-max sysvipc-segment-gone; do
+        out=$("$CTL" audit --root "$HOSTILE/$t" --config "$tmp/oc.conf" --json 2>&1); rc=$?
+        if [ $rc = 2 ] && jq -e '[.instances[] | select(.name == "O") | .shared_bytes == null
+                and ([.segments[] | select(.shmid == 3) | .bytes == null] == [true])] == [true]' <<<"$out" >/dev/null; then
+                echo "ok db-hosts-$t-size-null"
+        else echo "not ok db-hosts-$t-size-null: exit $rc"; jq -c '[.instances[] | .shared_bytes, [.segments[] | .bytes]]' <<<"$out" 2>/dev/null; fi
+done
+# an impossible distance is unknown, never "distance -1"
+out=$("$CTL" audit --root "$HOSTILE/distance-garbage" --config "$tmp/oc.conf" 2>&1); rc=$?
+if [ $rc = 2 ] && ! grep -q "distance -1" <<<"$out" && grep -q "(distance unknown)" <<<"$out"; then
+        echo "ok db-hosts-distance-garbage-unknown"
+else echo "not ok db-hosts-distance-garbage-unknown: exit $rc: $(grep -m1 distance <<<"$out")"; fi
+# A pool nobody could read is refused (2), not "no 2M pool" (3).
+for t in hugepages-free-garbage hugepages-nr-garbage; do
+        out=$("$CTL" hugepages reserve --size 2M --pages 20 --node 1 --dry-run --root "$HOSTILE/$t" 2>&1); rc=$?
+        if [ $rc = 2 ] && grep -q "node 1: its 2M pool is unknown" <<<"$out"; then echo "ok db-hosts-$t-reserve-refused"
+        else echo "not ok db-hosts-$t-reserve-refused: exit $rc: $out"; fi
+done
+# No correction on what is not understood (#25 point 6): refused (2), with why.
+out=$("$CTL" hugepages apply --dry-run --root "$HOSTILE/sysvipc-size-max" --config "$tmp/oc.conf" 2>&1); rc=$?
+if [ $rc = 2 ] && grep -q "the shared memory of O has a segment of unknown size" <<<"$out" && ! grep -q PiB <<<"$out"; then
+        echo "ok db-hosts-sysvipc-size-max-apply-refused"
+else echo "not ok db-hosts-sysvipc-size-max-apply-refused: exit $rc: $out"; fi
+printf '[instance W]\nmatch_cmdline = *wl-sysv-bind3*\npolicy = interleave\n' > "$tmp/wf.conf"
+out=$("$CTL" rebalance W --dry-run --root "$HOSTILE/numa-maps-foreign-node" --config "$tmp/wf.conf" 2>&1); rc=$?
+if [ $rc = 2 ] && grep -q "on node 7, which is not in the topology" <<<"$out" && ! grep -q "would move" <<<"$out"; then
+        echo "ok db-hosts-numa-maps-foreign-node-rebalance-refused"
+else echo "not ok db-hosts-numa-maps-foreign-node-rebalance-refused: exit $rc: $(tail -1 <<<"$out")"; fi
 
 # No correction is planned on supply nobody could read: refused (2), with why.
 out=$("$CTL" hugepages reserve --size 2M --pages 200 --node 1 --dry-run --root "$HOSTILE/memfree-max" 2>&1); rc=$?

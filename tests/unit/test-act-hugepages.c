@@ -148,13 +148,21 @@ START_TEST(apply_takes_the_plan)
         struct ng_snapshot *s = snap_new(3, 1, 3, 21, 16 * GiB / 1024);
         snap_pool(s, 2048, 0, 0, 0);
         s->topo.nodes[1].pools[0].nr_pages = 5;
-        struct ng_plan_node pn[3] = {
-                { .id = 0, .need_pages = 262, .target_pages = 262 },
-                { .id = 1, .need_pages = 0, .nr_pages = 5, .target_pages = 5 },
-                { .id = 2, .need_pages = 261, .target_pages = 261 },
-        };
-        struct ng_plan p = { .page_kib = 2048, .nodes = pn, .n_nodes = 3, .need_pages = 523, .nr_pages = 5,
-                             .target_pages = 528, .changes = true };
+        /* the rows carry the supply; the action reads nothing else */
+        struct ng_plan *rows;
+        ck_assert_int_eq(ng_plan_supply(s, GiB, 2048, &rows), 0);
+        ck_assert_uint_eq(rows->n_nodes, 3);
+        ck_assert(rows->nodes[1].supply.nr_pages.known);
+        ck_assert_uint_eq(rows->nodes[1].supply.nr_pages.v, 5);
+        ck_assert(rows->nodes[1].supply.free_bytes.known);
+        const uint64_t need[3] = { 262, 0, 261 };
+        for (size_t i = 0; i < 3; i++) {
+                rows->nodes[i].need_pages = need[i];
+                rows->nodes[i].target_pages = need[i] > rows->nodes[i].nr_pages ? need[i] : rows->nodes[i].nr_pages;
+        }
+        struct ng_plan p = *rows;
+        p.need_pages = 523;
+        p.changes = true;
         struct ng_act_hugepages *a;
         ck_assert_int_eq(ng_act_hugepages_plan_apply(s, GiB, &p, &a), 0);
         ck_assert(!a->refused);
@@ -164,11 +172,28 @@ START_TEST(apply_takes_the_plan)
         ck_assert_str_eq(a->note, "targets of hugepages plan: 523 pages needed, 5 in the pools");
         ng_act_hugepages_free(a);
 
-        /* 8 GiB free, floor 7.9 GiB: 262 pages do not fit. */
-        ck_assert_int_eq(ng_act_hugepages_plan_apply(s, 8 * GiB - 100 * (1u << 20), &p, &a), 0);
+        ng_plan_free(rows);
+
+        /* 8 GiB free, floor 7.9 GiB (the rows' own): 262 pages do not fit. */
+        ck_assert_int_eq(ng_plan_supply(s, 8 * GiB - 100 * (1u << 20), 2048, &rows), 0);
+        ck_assert_uint_eq(rows->nodes[0].supply.floor_bytes, 8 * GiB - 100 * (1u << 20));
+        rows->nodes[0].need_pages = rows->nodes[0].target_pages = 262;
+        ck_assert_int_eq(ng_act_hugepages_plan_apply(s, 8 * GiB - 100 * (1u << 20), rows, &a), 0);
         ck_assert(a->refused);
         ck_assert_ptr_nonnull(strstr(a->reason, "node 0: 262 more 2M pages need 524 MiB, MemFree is 8192 MiB, floor 8092 MiB"));
         ng_act_hugepages_free(a);
+
+        /* A pool nobody could read is never sized: refused, not "no pool". */
+        s->topo.nodes[2].pools[0].unknown = true;
+        ng_plan_free(rows);
+        ck_assert_int_eq(ng_plan_supply(s, GiB, 2048, &rows), 0);
+        ck_assert(rows->nodes[2].supply.has_pool && !rows->nodes[2].supply.nr_pages.known);
+        rows->nodes[2].need_pages = rows->nodes[2].target_pages = 261;
+        ck_assert_int_eq(ng_act_hugepages_plan_apply(s, GiB, rows, &a), 0);
+        ck_assert(a->refused);
+        ck_assert_ptr_nonnull(strstr(a->reason, "node 2: its 2M pool is unknown"));
+        ng_act_hugepages_free(a);
+        ng_plan_free(rows);
         ng_snapshot_free(s);
 }
 END_TEST

@@ -699,6 +699,60 @@ START_TEST(free_floor_fits_the_node)
 }
 END_TEST
 
+/* A node's supply, typed: a meminfo without MemFree (or a garbage one,
+ * which the parser drops) leaves free memory unknown, never 0, and raises
+ * no NODE_PRESSURE; a pool whose counters could not be read is unknown. */
+START_TEST(node_supply_is_typed)
+{
+        struct ng_node nd;
+        memset(&nd, 0, sizeof(nd));
+        nd.id = 1;
+        struct ng_node_supply sup;
+        ng_node_supply(&nd, NG_FREE_FLOOR_AUTO, 2048, &sup);
+        ck_assert(!sup.total_bytes.known && !sup.free_bytes.known && !sup.avail_bytes.known);
+        ck_assert(!sup.has_pool && !sup.headroom_pages.known);
+        ck_assert_uint_eq(sup.floor_bytes, GiB);
+        nd.has_meminfo = true;
+        nd.meminfo.n = 1;
+        snprintf(nd.meminfo.f[0].key, sizeof(nd.meminfo.f[0].key), "MemTotal");
+        nd.meminfo.f[0].value = 515672;
+        nd.meminfo.f[0].kib = true;
+        nd.pools[0] = (struct ng_hugepool) { .page_kib = 2048, .unknown = true };
+        nd.n_pools = 1;
+        ng_node_supply(&nd, 16 * MiB, 2048, &sup);
+        ck_assert(sup.total_bytes.known && sup.total_bytes.v == UINT64_C(515672) * 1024);
+        ck_assert(!sup.free_bytes.known && !sup.avail_bytes.known && !sup.headroom_pages.known);
+        ck_assert(sup.has_pool && !sup.nr_pages.known && !sup.free_pages.known);
+        snprintf(nd.meminfo.f[1].key, sizeof(nd.meminfo.f[1].key), "MemFree");
+        nd.meminfo.f[1].value = 20 * 1024;
+        nd.meminfo.f[1].kib = true;
+        nd.meminfo.n = 2;
+        nd.pools[0] = (struct ng_hugepool) { .page_kib = 2048, .nr_pages = 8, .free_pages = 9 };
+        ng_node_supply(&nd, 16 * MiB, 2048, &sup);
+        ck_assert(sup.free_bytes.known && sup.free_bytes.v == 20 * MiB);
+        ck_assert(sup.avail_bytes.known && sup.avail_bytes.v == 4 * MiB);
+        ck_assert(sup.headroom_pages.known && sup.headroom_pages.v == 2);
+        ck_assert(sup.nr_pages.known && sup.nr_pages.v == 8 && sup.free_pages.v == 8);
+}
+END_TEST
+
+START_TEST(memfree_missing_is_no_pressure)
+{
+        /* Node 1's meminfo holds MemTotal and no MemFree line: unknown,
+         * where it used to read 0 and raise a critical NODE_PRESSURE. */
+        struct ng_snapshot *s = snap_new(2, 1, 2, 21, 515672);
+        struct ng_meminfo *m = &s->topo.nodes[1].meminfo;
+        memset(m, 0, sizeof(*m));
+        mi_set(m, "MemTotal", 515672);
+        struct ng_config *c = conf("");
+        struct ng_audit *a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_NODE_PRESSURE), 0);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 START_TEST(codes_are_stable)
 {
         static const char *const names[] = { "CYCLOPS", "REMOTE_MEMORY", "HUGEPAGE_FALLBACK", "HUGEPAGE_SHORTFALL",
@@ -750,6 +804,8 @@ int main(void)
         tcase_add_test(tc, instance_not_found);
         tcase_add_test(tc, audit_incomplete_without_permission);
         tcase_add_test(tc, free_floor_fits_the_node);
+        tcase_add_test(tc, node_supply_is_typed);
+        tcase_add_test(tc, memfree_missing_is_no_pressure);
         tcase_add_test(tc, codes_are_stable);
         suite_add_tcase(s, tc);
         return ng_test_run(s);

@@ -305,7 +305,14 @@ START_TEST(test_shm_edge)
         ck_assert_int_eq(ng_parse_sysvipc_shm("", &s, &n), 0);
         ck_assert_uint_eq(n, 0);
         ck_assert_int_eq(ng_parse_sysvipc_shm(text, &s, &n), 0);
-        ck_assert_uint_eq(n, 3);
+        /* the rows whose ids parse and a later number does not (size
+         * overflow, uid > 32 bits) are kept, unknown: never dropped */
+        ck_assert_uint_eq(n, 5);
+        ck_assert(!s[0].unknown && !s[1].unknown && !s[4].unknown);
+        ck_assert(s[2].unknown && s[3].unknown);
+        ck_assert_int_eq(s[2].shmid, 2);
+        ck_assert_uint_eq(s[2].size_bytes, 0);
+        ck_assert_uint_eq(s[3].nattch, 0);
         ck_assert_int_eq(s[0].key, -559038737);
         ck_assert_int_eq(s[0].shmid, 32769);
         ck_assert_uint_eq(s[0].perms, 0600);
@@ -314,8 +321,8 @@ START_TEST(test_shm_edge)
         ck_assert_int_eq(s[0].ctime, 1700000000);
         ck_assert(!s[1].has_rss);
         ck_assert_uint_eq(s[1].perms, NG_SHM_DEST | NG_SHM_LOCKED | 0666);
-        ck_assert_int_eq(s[2].key, 7);
-        ck_assert_uint_eq(s[2].rss_bytes, 8192);
+        ck_assert_int_eq(s[4].key, 7);
+        ck_assert_uint_eq(s[4].rss_bytes, 8192);
         free(s);
 }
 END_TEST

@@ -662,8 +662,10 @@ START_TEST(test_broken_truncated_distance)
         struct ng_snapshot *s;
         if (try_collect(&s) == 0) {
                 ck_assert_uint_eq(s->topo.n_nodes, 2);
-                ck_assert_int_eq(ng_snapshot_distance(s, 0, 0), 10);
+                /* a row is unknown as a whole, never read in part */
+                ck_assert_int_eq(ng_snapshot_distance(s, 0, 0), -1);
                 ck_assert_int_eq(ng_snapshot_distance(s, 0, 1), -1);
+                ck_assert_uint_ge(s->n_problems, 2);
                 ck_assert_int_eq(ng_snapshot_distance(s, 1, 0), -1);
                 ng_snapshot_free(s);
         }

@@ -19,6 +19,56 @@ static int pool_cmp(const void *a, const void *b)
         return (x->page_kib > y->page_kib) - (x->page_kib < y->page_kib);
 }
 
+/* One counter of a pool: 1 read, 0 absent (where that may be), -1 missing
+ * or not a number, with a problem naming the file. */
+static int read_counter(struct collector *c, const char *dir, const char *name, const char *file, bool must,
+                        uint64_t *ret)
+{
+        char path[256], *buf;
+        snprintf(path, sizeof(path), "%s/%s/%s", dir, name, file);
+        int r = ng_collect_read(c, &buf, NULL, "%s", path);
+        if (r == -ENOENT && !must)
+                return 0;
+        if (r < 0) {
+                ng_collect_problem(c, path, "%s: the %s pool is unknown", r == -ENOENT ? "missing" : strerror(-r),
+                                   name);
+                return -1;
+        }
+        r = ng_parse_u64_full(buf, ret);
+        if (r < 0) {
+                char shown[24];
+                snprintf(shown, sizeof(shown), "%.*s", (int) strcspn(buf, "\n"), buf);
+                ng_collect_problem(c, path, "\"%s\" is not a count of pages: the %s pool is unknown", shown, name);
+        }
+        free(buf);
+        return r < 0 ? -1 : 1;
+}
+
+/* A pool whose counters cannot all be read stays, unknown: it exists, and
+ * a correction must say it cannot size it rather than that it is absent. */
+static void read_pool(struct collector *c, const char *dir, const char *name, bool global, struct ng_hugepool *hp)
+{
+        bool bad = read_counter(c, dir, name, "nr_hugepages", true, &hp->nr_pages) < 0;
+        bad |= read_counter(c, dir, name, "free_hugepages", true, &hp->free_pages) < 0;
+        bad |= read_counter(c, dir, name, "surplus_hugepages", false, &hp->surplus_pages) < 0;
+        if (global) {
+                bad |= read_counter(c, dir, name, "resv_hugepages", false, &hp->resv_pages) < 0;
+                bad |= read_counter(c, dir, name, "nr_overcommit_hugepages", false, &hp->overcommit_pages) < 0;
+        }
+        uint64_t bytes, all;
+        if (!bad && (!ng_add_u64(hp->nr_pages, hp->surplus_pages, &all) || !ng_units_bytes(all, hp->page_kib, &bytes) ||
+                     hp->free_pages > all)) {
+                char path[192];
+                snprintf(path, sizeof(path), "%s/%s", dir, name);
+                ng_collect_problem(c, path, "nr_hugepages %" PRIu64 ", free %" PRIu64 ", surplus %" PRIu64
+                        " of %" PRIu64 " kB cannot be true: the pool is unknown", hp->nr_pages,
+                        hp->free_pages, hp->surplus_pages, hp->page_kib);
+                bad = true;
+        }
+        if (bad)
+                *hp = (struct ng_hugepool) { .page_kib = hp->page_kib, .unknown = true };
+}
+
 /* Reads every hugepages-<size>kB directory under dir into pools. */
 static int read_pools(struct collector *c, const char *dir, bool global,
                       struct ng_hugepool *pools, size_t *ret_n)
@@ -32,30 +82,41 @@ static int read_pools(struct collector *c, const char *dir, bool global,
                 struct ng_hugepool hp = {0};
                 if (ng_parse_hugepages_dirname(names[i], &hp.page_kib) < 0)
                         continue;
-                if (ng_path_read_u64(c->reads, &hp.nr_pages, "%s/%s/nr_hugepages", dir, names[i]) < 0)
-                        continue;
-                ng_path_read_u64(c->reads, &hp.free_pages, "%s/%s/free_hugepages", dir, names[i]);
-                ng_path_read_u64(c->reads, &hp.surplus_pages, "%s/%s/surplus_hugepages", dir, names[i]);
-                if (global) {
-                        ng_path_read_u64(c->reads, &hp.resv_pages, "%s/%s/resv_hugepages", dir, names[i]);
-                        ng_path_read_u64(c->reads, &hp.overcommit_pages, "%s/%s/nr_overcommit_hugepages", dir, names[i]);
-                }
-                uint64_t bytes, all;
-                if (!ng_add_u64(hp.nr_pages, hp.surplus_pages, &all) || !ng_units_bytes(all, hp.page_kib, &bytes) ||
-                    hp.free_pages > all) {
-                        char path[192];
-                        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-                        ng_collect_problem(c, path, "nr_hugepages %" PRIu64 ", free %" PRIu64 ", surplus %" PRIu64
-                                " of %" PRIu64 " kB cannot be true: the pool is unknown", hp.nr_pages,
-                                hp.free_pages, hp.surplus_pages, hp.page_kib);
-                        continue;
-                }
+                read_pool(c, dir, names[i], global, &hp);
                 pools[k++] = hp;
         }
         ng_strv_free(names);
         qsort(pools, k, sizeof(*pools), pool_cmp);
         *ret_n = k;
         return 0;
+}
+
+/* The kernel prints a node's distance to every online node, 10 to itself
+ * and 10 to 255 (unreachable) to the others (a u8, from the firmware's
+ * SLIT): any other row is unknown as a whole, never read in part. */
+static bool distances_plausible(struct collector *c, int id, int r, const uint64_t *row, size_t n,
+                                const struct ng_topology *t)
+{
+        char path[128];
+        snprintf(path, sizeof(path), NG_SYS_NODE_DIR "/node%d/distance", id);
+        size_t want = ng_bitmap_count(&t->online);
+        if (r < 0) {
+                ng_collect_problem(c, path, "a value is not a number (distances are 10 to 255): the distances from "
+                                   "node %d are unknown", id);
+                return false;
+        }
+        if (n != want) {
+                ng_collect_problem(c, path, "not %zu distances (one per online node): the distances from node %d "
+                                   "are unknown", want, id);
+                return false;
+        }
+        for (size_t j = 0; j < n; j++)
+                if (row[j] < 10 || row[j] > 255) {
+                        ng_collect_problem(c, path, "distance %" PRIu64 " cannot be true (10 to 255): the distances "
+                                           "from node %d are unknown", row[j], id);
+                        return false;
+                }
+        return true;
 }
 
 static int read_node(struct collector *c, struct ng_node *nd, const struct ng_topology *t)
@@ -77,7 +138,9 @@ static int read_node(struct collector *c, struct ng_node *nd, const struct ng_to
                 size_t n = 0;
                 r = ng_parse_u64_row(buf, row, 1024, &n);
                 free(buf);
-                if (r >= 0 && n > 0) {
+                if (!distances_plausible(c, nd->id, r, row, n, t))
+                        n = 0;
+                if (n > 0) {
                         nd->distance = malloc(n * sizeof(*nd->distance));
                         if (!nd->distance)
                                 return -ENOMEM;

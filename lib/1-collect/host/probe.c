@@ -60,9 +60,10 @@ static bool selected(const struct ng_probe_opts *o, int id)
 static int check_floor(const struct ng_node *nd, uint64_t size, const struct ng_probe_opts *o, char *err, size_t esz)
 {
         uint64_t floor = o->floor_bytes;
-        uint64_t total = ng_meminfo_value(&nd->meminfo, "MemTotal") * 1024;
-        uint64_t free_b = ng_meminfo_value(&nd->meminfo, "MemFree") * 1024;
-        if (!nd->has_meminfo || total == 0)
+        struct ng_node_supply sup;
+        ng_node_supply(nd, 0, 0, &sup);
+        uint64_t total = sup.total_bytes.v, free_b = sup.free_bytes.v;
+        if (!sup.total_bytes.known || !sup.free_bytes.known || total == 0)
                 return fail(err, esz, -ENOSPC, "node %d: its free memory is unknown (no meminfo)", nd->id);
         if (o->node_floor)
                 floor = o->node_floor(o->floor_bytes, nd);

@@ -85,6 +85,10 @@ struct ng_shm_seg {
         int64_t atime, dtime, ctime;
         uint64_t rss_bytes, swap_bytes;
         bool has_rss;           /* rss/swap columns exist (Linux >= 2.6.29) */
+        /* Its key, shmid and mode parse but a later number does not (a
+         * negative size, garbage): everything after the mode is unknown
+         * and reads 0. */
+        bool unknown;
 };
 
 /* ---- /proc/<pid>/stat ---- */

@@ -57,7 +57,9 @@ int ng_parse_zoneinfo_high(const char *buf, int node, uint64_t *ret_pages);
 
 /* ---- /proc/sysvipc/shm ---- */
 
-/* Skips the header and malformed lines. An empty table is valid (n = 0). */
+/* Skips the header and lines whose key, shmid and mode do not parse; a row
+ * whose later numbers do not parse is kept with unknown set. An empty
+ * table is valid (n = 0). */
 int ng_parse_sysvipc_shm(const char *buf, struct ng_shm_seg **ret, size_t *ret_n);
 
 /* ---- /proc/loadavg ---- */

@@ -57,6 +57,9 @@ static int shm_ids(char **f, struct ng_shm_seg *s)
         return 0;
 }
 
+static bool shm_numbers(char **f, size_t n, struct ng_shm_seg *s);
+
+/* A row whose ids parse is kept, its numbers unknown when they do not. */
 static bool shm_line(char *line, struct ng_shm_seg *s)
 {
         char *f[SHM_COLS + 1];
@@ -67,8 +70,17 @@ static bool shm_line(char *line, struct ng_shm_seg *s)
         if (n != SHM_COLS_OLD && n != SHM_COLS)
                 return false;
         *s = (struct ng_shm_seg) {};
-        if (shm_ids(f, s) < 0 ||
-            ng_parse_field_u64(f[3], &s->size_bytes) < 0 ||
+        if (shm_ids(f, s) < 0)
+                return false;
+        if (!shm_numbers(f, n, s))
+                *s = (struct ng_shm_seg) { .key = s->key, .shmid = s->shmid, .perms = s->perms, .unknown = true };
+        return true;
+}
+
+/* The numbers after the mode; false when one does not parse. */
+static bool shm_numbers(char **f, size_t n, struct ng_shm_seg *s)
+{
+        if (ng_parse_field_u64(f[3], &s->size_bytes) < 0 ||
             ng_parse_field_pid(f[4], &s->cpid) < 0 || ng_parse_field_pid(f[5], &s->lpid) < 0 ||
             ng_parse_field_u64(f[6], &s->nattch) < 0 ||
             ng_parse_field_u32(f[7], &s->uid) < 0 || ng_parse_field_u32(f[8], &s->gid) < 0 ||
@@ -81,8 +93,8 @@ static bool shm_line(char *line, struct ng_shm_seg *s)
         return ng_parse_field_u64(f[14], &s->rss_bytes) == 0 && ng_parse_field_u64(f[15], &s->swap_bytes) == 0;
 }
 
-/* The header and malformed rows are skipped; 14 columns (before 2.6.29) or
- * at least 16. */
+/* The header and rows whose ids do not parse are skipped; 14 columns
+ * (before 2.6.29) or at least 16. */
 static int shm_item(char *line, void *item, void *userdata)
 {
         (void) userdata;

@@ -156,14 +156,30 @@ static int for_each_representative(struct collector *c,
 static int read_numa_maps(struct collector *c, struct ng_proc *pr, const struct id_set *seen)
 {
         (void) seen;    /* one read covers every mapping of the process */
-        char *buf;
-        if (ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/%d/numa_maps", pr->pid) < 0)
+        char *buf, path[64];
+        snprintf(path, sizeof(path), NG_PROC_DIR "/%d/numa_maps", (int) pr->pid);
+        int r = ng_collect_read(c, &buf, NULL, "%s", path);
+        if (r < 0) {
+                /* gone meanwhile is normal; anything else leaves the
+                 * placement it would give unknown, and says so */
+                if (r != -ENOENT && r != -ESRCH)
+                        ng_collect_problem(c, path, "%s: the placement of the segments of pid %d (%s) is unknown",
+                                           strerror(-r), (int) pr->pid, pr->name);
                 return 0;
+        }
         c->s->cost.numa_maps_read++;
-        int r = ng_parse_numa_maps(buf, &pr->numa_maps, &pr->n_numa_maps);
+        r = ng_parse_numa_maps(buf, &pr->numa_maps, &pr->n_numa_maps);
         free(buf);
-        if (r < 0)
-                return r == -ENOMEM ? r : 0;
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0 || (pr->n_numa_maps == 0 && pr->n_maps > 0)) {
+                ng_numa_maps_free(pr->numa_maps, pr->n_numa_maps);
+                pr->numa_maps = NULL;
+                pr->n_numa_maps = 0;
+                ng_collect_problem(c, path, "no line parses: the placement of the segments of pid %d (%s) is "
+                                   "unknown", (int) pr->pid, pr->name);
+                return 0;
+        }
         /* Page counts whose bytes overflow or exceed any machine: the
          * placement of this process's segments is unknown. */
         for (size_t i = 0; i < pr->n_numa_maps; i++) {
@@ -173,8 +189,6 @@ static int read_numa_maps(struct collector *c, struct ng_proc *pr, const struct 
                         if (ng_add_u64(sum, nm->np[k].pages, &sum) &&
                             ng_units_bytes(sum, nm->kernelpagesize_kib ? nm->kernelpagesize_kib : 4, &bytes))
                                 continue;
-                        char path[64];
-                        snprintf(path, sizeof(path), NG_PROC_DIR "/%d/numa_maps", (int) pr->pid);
                         ng_collect_problem(c, path, "N%d=%" PRIu64 " pages at %" PRIx64 " is more memory than any machine "
                                 "holds: this process's placement is unknown", nm->np[k].node, nm->np[k].pages,
                                 nm->start);

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * collect: what a node can give, as one typed query (docs/ARCHITECTURE.md,
+ * "Node supply"): its memory, its free-memory floor (node_free_floor) and
+ * its pool of one page size. The hugepage plan, NODE_PRESSURE, every
+ * correction and the reports read a node's memory only through here, so
+ * that a value nobody could read is unknown everywhere, never 0. A fixed
+ * 1 GiB floor refused every correction on nodes under about 1.5 GiB; auto
+ * fits the node.
+ */
+
+#include <assert.h>
+
+#include "ng-config.h"
+#include "ng-snapshot.h"
+#include "ng-units.h"
+
+#define FLOOR_CAP_BYTES (UINT64_C(1) << 30)
+
+static struct ng_known_u64 known(uint64_t v)
+{
+        return (struct ng_known_u64) { .v = v, .known = true };
+}
+
+/* A meminfo field in bytes: unknown without a usable meminfo, without the
+ * line, or past what bytes can hold. */
+static struct ng_known_u64 mem_field(const struct ng_node *nd, const char *key)
+{
+        uint64_t kib, bytes;
+        if (!nd->has_meminfo || ng_meminfo_get(&nd->meminfo, key, &kib) < 0 || !ng_kib_to_bytes(kib, &bytes))
+                return (struct ng_known_u64) {0};
+        return known(bytes);
+}
+
+const struct ng_hugepool *ng_node_pool(const struct ng_node *nd, uint64_t page_kib)
+{
+        assert(nd);
+        for (size_t i = 0; i < nd->n_pools; i++)
+                if (nd->pools[i].page_kib == page_kib)
+                        return &nd->pools[i];
+        return NULL;
+}
+
+uint64_t ng_node_free_floor(uint64_t configured_bytes, const struct ng_node *nd)
+{
+        assert(nd);
+        if (configured_bytes != NG_FREE_FLOOR_AUTO)
+                return configured_bytes;
+        struct ng_known_u64 total = mem_field(nd, "MemTotal");
+        if (!total.known)
+                return FLOOR_CAP_BYTES;
+        uint64_t floor = total.v / 100 * 3, wmark;
+        if (ng_mul_u64(nd->high_wmark_pages, 4096, &wmark) && wmark > floor)
+                floor = wmark;
+        return floor < FLOOR_CAP_BYTES ? floor : FLOOR_CAP_BYTES;
+}
+
+void ng_node_supply(const struct ng_node *nd, uint64_t floor_bytes, uint64_t page_kib, struct ng_node_supply *ret)
+{
+        assert(nd && ret);
+        struct ng_node_supply v = { .id = nd->id, .page_kib = page_kib };
+        v.total_bytes = mem_field(nd, "MemTotal");
+        v.free_bytes = mem_field(nd, "MemFree");
+        v.floor_bytes = ng_node_free_floor(floor_bytes, nd);
+        if (v.free_bytes.known)
+                v.avail_bytes = known(v.free_bytes.v > v.floor_bytes ? v.free_bytes.v - v.floor_bytes : 0);
+        const struct ng_hugepool *hp = page_kib ? ng_node_pool(nd, page_kib) : NULL;
+        v.has_pool = hp != NULL;
+        if (hp && !hp->unknown) {
+                v.nr_pages = known(hp->nr_pages);
+                v.free_pages = known(hp->free_pages < hp->nr_pages ? hp->free_pages : hp->nr_pages);
+                v.surplus_pages = known(hp->surplus_pages);
+        }
+        uint64_t page_bytes;
+        if (v.avail_bytes.known && page_kib && ng_kib_to_bytes(page_kib, &page_bytes))
+                v.headroom_pages = known(v.avail_bytes.v / page_bytes);
+        *ret = v;
+}
