@@ -179,8 +179,12 @@ DEBIAN_FRONTEND=noninteractive "${apt[@]}" purge numaguard libnumaguard0 libnuma
         > "$tmp/purge.err" 2>&1; rc=$?
 grep '^numaguard:' "$tmp/purge.err" | sed 's/^/# /'
 left=""
+# node_exporter's textfile directory goes with numaguard only when no other
+# package owns it (prometheus-node-exporter does, where it is installed)
+textdir=/var/lib/prometheus/node-exporter
+dpkg -S "$textdir" > /dev/null 2>&1 && textdir=""
 for f in "$prom" "$prom.AbC123" "$tmp/textfile/db.prom" /var/lib/numaguard /etc/numaguard /run/numaguard \
-         /var/lib/prometheus/node-exporter /usr/sbin/numaguardd /etc/systemd/system/numaguardd.service \
+         $textdir /usr/sbin/numaguardd /etc/systemd/system/numaguardd.service \
          /etc/systemd/system/multi-user.target.wants/numaguard.service; do
         [ -e "$f" ] && left+=" $f"
 done

@@ -92,8 +92,15 @@ static int sample_fd(struct collector *c, int fd, pid_t via, bool sysv, unsigned
         return 1;
 }
 
-static void refused(struct collector *c, const char *path, int r)
+/* A segment that cannot be opened falls back to an attacher's page tables,
+ * and its placement_source says so. Permission is not a problem of its own:
+ * without it the attachers' maps are unreadable too, and that finding names
+ * them. Anything else is, a call refused once the segment is open (a
+ * seccomp filter without mincore(2)) too. */
+static void refused(struct collector *c, const char *path, int r, bool opening)
 {
+        if (opening && (r == -EACCES || r == -EPERM))
+                return;
         ng_collect_problem(c, path, "cannot ask where this segment's pages are: %s", strerror(-r));
 }
 
@@ -122,7 +129,7 @@ static int sample_files(struct collector *c, bool exact)
                 if (fd == -ENOENT)
                         continue;       /* removed since it was listed */
                 if (fd < 0) {
-                        refused(c, f->path, fd);
+                        refused(c, f->path, fd, true);
                         continue;
                 }
                 struct stat st;
@@ -134,7 +141,7 @@ static int sample_files(struct collector *c, bool exact)
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)
-                        refused(c, f->path, r);
+                        refused(c, f->path, r, false);
                 else if (r > 0 && (r = mark(c, false, f->dev_major, f->dev_minor, f->inode, true)) < 0)
                         return r;
         }
@@ -162,7 +169,7 @@ static int sample_mapped(struct collector *c, bool exact)
                         int fd = ng_path_open_segment(c->p, true, "%s", path);
                         if (fd < 0) {
                                 if (fd != -ENOENT)      /* gone: another attacher serves */
-                                        refused(c, path, fd);
+                                        refused(c, path, fd, true);
                                 continue;
                         }
                         int r = sample_fd(c, fd, pr->pid, sysv, c->o.sample_pages, exact);
@@ -170,7 +177,7 @@ static int sample_mapped(struct collector *c, bool exact)
                         if (r == -ENOMEM)
                                 return r;
                         if (r < 0)
-                                refused(c, path, r);
+                                refused(c, path, r, false);
                         /* Done, or hugetlb: either way not again this way. */
                         if (r >= 0 && (r = mark(c, sysv, m->dev_major, m->dev_minor, m->inode, r > 0)) < 0)
                                 return r;
