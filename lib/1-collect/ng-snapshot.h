@@ -140,6 +140,11 @@ struct ng_proc {
          * for the others and where task/ cannot be read. */
         struct ng_task *tasks;
         size_t n_tasks;
+        /* The collection of a picture that last read its stat and its
+         * threads' (ng_picture_set_cpu_budget: a poll may leave them as
+         * read some polls before); 0 outside a picture, or for a process
+         * that maps no segment. */
+        uint64_t cpu_read_seq;
 };
 
 struct ng_collect_cost {
@@ -257,6 +262,12 @@ struct ng_snapshot {
          * usable: then latency_error says why, naming the file). */
         struct ng_latency *latency;
         char latency_error[256];
+        /* Collected through a picture that reads the CPU time of at most
+         * its budget of segment holders a collection: every holder is read
+         * at least once in this many collections (1: each one every time;
+         * 0 outside a picture). ng_snapshot_cpu_since() weighs CPU time
+         * over that many polls. */
+        unsigned cpu_read_every;
 };
 
 /* Returns 0 or -errno; a missing feature is recorded as absent, a process
@@ -289,7 +300,12 @@ int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot 
 /* Each process's and each of its threads' CPU time since prev (same pid
  * and start time; a thread new since prev counts whole), for prices
  * weighted by the last poll's CPU time: for the processes with maps, the
- * ones a price weighs. The others keep their whole CPU time. */
+ * ones a price weighs. The others keep their whole CPU time. Through a
+ * picture that reads CPU time by turns (s->cpu_read_every above 1): the
+ * CPU time since the process's own previous read, scaled to
+ * cpu_read_every polls (a process read one poll ago and one read
+ * cpu_read_every polls ago weigh alike at the same rate), and a process
+ * not read this collection keeps its weights of prev. */
 void ng_snapshot_cpu_since(struct ng_snapshot *s, const struct ng_snapshot *prev);
 
 /* Order in which attached processes serve as a segment's representative:
@@ -359,6 +375,12 @@ struct ng_picture_stats {
         uint64_t procs;                 /* user processes held */
         uint64_t procs_new, procs_gone, procs_reread, status_reread;
         uint64_t collections, full_scans;
+        /* Processes that map a segment, whose CPU time prices weigh; how
+         * many of them the last collection read the stat and threads of
+         * (new or changed ones, and the turn of the others); every one is
+         * read at least once in cpu_read_every collections. */
+        uint64_t cpu_holders, cpu_reads;
+        unsigned cpu_read_every;
 };
 int ng_picture_new(unsigned full_scan_every, struct ng_picture **ret);
 void ng_picture_free(struct ng_picture *pic);
@@ -370,6 +392,12 @@ void ng_picture_invalidate(struct ng_picture *pic);
  * (to compare both ways); true (the default): use them where they are. */
 void ng_picture_use_events(struct ng_picture *pic, bool use);
 void ng_picture_get_stats(const struct ng_picture *pic, struct ng_picture_stats *ret);
+/* At most budget processes that map a segment and are not new have their
+ * stat and their threads' read by an incremental collection, by turns in
+ * pid order, so that each is read at least every ceil(holders / budget)
+ * collections (docs/ARCHITECTURE.md, "Cost tiers"). 0: every one, every
+ * collection (the default). */
+void ng_picture_set_cpu_budget(struct ng_picture *pic, unsigned budget);
 
 #ifdef __cplusplus
 }

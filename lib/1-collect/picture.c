@@ -275,29 +275,10 @@ static int take_status(struct ng_picture *pic, struct collector *c, struct pic_e
         return 1;
 }
 
-/* A database process's price weighs the CPU time it and its threads used
- * since the previous poll, so their stat files are read on every poll
- * (one file per thread, no page walk; other processes are not). 1 done,
- * 0 gone, <0 on a real error. */
-static int reread_cpu(struct collector *c, struct ng_proc *pr)
-{
-        struct ng_pid_stat st;
-        int r = ng_collect_read_stat(c, pr->pid, &st);
-        if (r == -ENOENT || r == -ESRCH || r == -EACCES)
-                return 0;
-        if (r < 0)
-                return r;
-        if (st.starttime_ticks != pr->stat.starttime_ticks)
-                return 0;       /* another process now: the next listing reads it */
-        pr->stat = st;
-        pr->cpu_weight_ticks = st.utime_ticks + st.stime_ticks;
-        r = ng_collect_read_tasks(c, pr);
-        return r < 0 ? r : 1;
-}
-
-/* Rereads what the segment and file changes point at, when the collection
- * places segments (not on a counters-only poll) the counters that move,
- * and on every poll the CPU time of the processes that map a segment. */
+/* Rereads what the segment and file changes point at, and when the
+ * collection places segments (not on a counters-only poll) the counters
+ * that move. The CPU time of the processes that map a segment is read
+ * after, by turns (picture-cpu.c). */
 static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent **v, size_t n,
                    const pid_t *want, size_t n_want, bool files_changed)
 {
@@ -321,6 +302,7 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
                                 return r;
                         ne->ino = e->ino;
                         ne->fresh = false;
+                        ne->pr.cpu_read_seq = pic->seq;
                         ng_picture_retire(pic, e);
                         v[i] = ne;
                         r = ne->kept;
@@ -333,8 +315,6 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
                         if (r < 0)
                                 return r;
                 }
-                if (r > 0 && !whole && ng_proc_maps_segment(&v[i]->pr) && (r = reread_cpu(c, &v[i]->pr)) < 0)
-                        return r;
                 if (r == 0) {   /* gone since the listing */
                         v[i]->kept = false;
                         pic->stats.procs_gone++;
@@ -504,6 +484,8 @@ static int update(struct ng_picture *pic, struct collector *c, bool full)
                 r = ng_picture_diff_segments(pic, s, full, &segs, &want, &n_want);
         if (r >= 0 && !full)
                 r = refresh(pic, c, nv, n_v, want, n_want, sig != pic->files_sig);
+        if (r >= 0)
+                r = ng_picture_read_cpu(pic, c, nv, n_v);
         free(want);
         if (r < 0) {
                 ng_picture_retire_all(pic, nv, n_v);
@@ -525,6 +507,7 @@ int ng_picture_collect_procs(struct ng_picture *pic, struct collector *c)
 {
         bool full = !pic->valid || pic->full_scan_every <= 1 || pic->since_full + 1 >= pic->full_scan_every;
         pic->stats.procs_new = pic->stats.procs_gone = pic->stats.procs_reread = pic->stats.status_reread = 0;
+        pic->seq++;
         int r = update(pic, c, full);
         c->current_pid = 0;
         if (r < 0) {
