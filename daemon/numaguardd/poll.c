@@ -138,7 +138,7 @@ void manager_job_prepare(struct manager *m)
         m->job.progress_usec = m->job.started_usec;
         m->job.stuck_reported = false;
         ng_picture_set_full_scan_every(m->picture, cfg->full_scan_every);
-        ng_picture_set_cpu_budget(m->picture, cfg->cpu_read_budget);
+        ng_picture_set_read_budget(m->picture, cfg->attacher_read_budget);
 }
 
 /* The rest of a poll, on the loop: audit, alerts, corrections, metrics.

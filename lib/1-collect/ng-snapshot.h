@@ -141,7 +141,7 @@ struct ng_proc {
         struct ng_task *tasks;
         size_t n_tasks;
         /* The collection of a picture that last read its stat and its
-         * threads' (ng_picture_set_cpu_budget: a poll may leave them as
+         * threads' (ng_picture_set_read_budget: a poll may leave them as
          * read some polls before); 0 outside a picture, or for a process
          * that maps no segment. */
         uint64_t cpu_read_seq;
@@ -279,6 +279,10 @@ void ng_snapshot_free(struct ng_snapshot *s);
 
 const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id);
 const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid);
+/* The same for a caller looking pids up in ascending order: *cursor (0 to
+ * begin) is where the last one was, the search goes on from there (a
+ * lookup of thousands of attachers costs a walk, not a bisection each). */
+const struct ng_proc *ng_snapshot_proc_next(const struct ng_snapshot *s, pid_t pid, size_t *cursor);
 
 /* Sets pr->name from pr->stat.comm and pr->cmdline: the kernel cuts comm
  * (and status: Name) to 15 characters, databases put the whole name in
@@ -351,8 +355,12 @@ int ng_collect_for_config_opts(const struct ng_path *p, const struct ng_config *
  *   - on collections that place segments (placement other than
  *     NG_PLACEMENT_COUNTERS: numaguardd's sampling polls), the status
  *     counters (RssShmem, VmPTE) of processes mapping a small-page segment
- *     of at least min_private_bytes; never of processes whose shared memory
- *     is all hugetlb (its placement and counters need no per-process read).
+ *     of at least min_private_bytes, at most the read budget of them by
+ *     turns (ng_picture_set_read_budget); never of processes whose shared
+ *     memory is all hugetlb (its placement and counters need no
+ *     per-process read);
+ *   - the stat of the processes that map a segment and of their threads
+ *     (CPU time), at most the read budget of them by turns.
  * Processes that vanished from the listing are dropped. Every
  * full_scan_every-th collection (the first one too) reads every process and
  * bounds what an incremental one can miss: a process that maps a segment
@@ -395,9 +403,11 @@ void ng_picture_get_stats(const struct ng_picture *pic, struct ng_picture_stats 
 /* At most budget processes that map a segment and are not new have their
  * stat and their threads' read by an incremental collection, by turns in
  * pid order, so that each is read at least every ceil(holders / budget)
- * collections (docs/ARCHITECTURE.md, "Cost tiers"). 0: every one, every
- * collection (the default). */
-void ng_picture_set_cpu_budget(struct ng_picture *pic, unsigned budget);
+ * collections; and on collections that place segments, the status
+ * counters of at most budget of them, by turns likewise
+ * (docs/ARCHITECTURE.md, "Cost tiers"). 0: every one, every collection
+ * (the default). */
+void ng_picture_set_read_budget(struct ng_picture *pic, unsigned budget);
 
 #ifdef __cplusplus
 }

@@ -18,9 +18,9 @@
 #include "collect-internal.h"
 #include "picture-internal.h"
 
-void ng_picture_set_cpu_budget(struct ng_picture *pic, unsigned budget)
+void ng_picture_set_read_budget(struct ng_picture *pic, unsigned budget)
 {
-        pic->cpu_budget = budget;
+        pic->read_budget = budget;
 }
 
 /* One file per process and one per thread, no page walk. 1 done, 0 gone,
@@ -78,7 +78,7 @@ int ng_picture_read_cpu(struct ng_picture *pic, struct collector *c, struct pic_
                 return -ENOMEM;
         uint64_t holders;
         size_t start = due_list(pic, v, n, due, &n_due, &holders);
-        size_t budget = pic->cpu_budget ? pic->cpu_budget : SIZE_MAX, reads = 0;
+        size_t budget = pic->read_budget ? pic->read_budget : SIZE_MAX, reads = 0;
         int r = 0;
         for (size_t k = 0; k < n_due && reads < budget; k++) {
                 struct pic_ent *e = v[due[(start + k) % n_due]];
@@ -100,8 +100,8 @@ int ng_picture_read_cpu(struct ng_picture *pic, struct collector *c, struct pic_
         pic->stats.cpu_holders = holders;
         pic->stats.cpu_reads = holders - n_due + reads;
         pic->stats.cpu_read_every = 1;
-        if (pic->cpu_budget && holders > pic->cpu_budget)
-                pic->stats.cpu_read_every = (unsigned) ((holders + pic->cpu_budget - 1) / pic->cpu_budget);
+        if (pic->read_budget && holders > pic->read_budget)
+                pic->stats.cpu_read_every = (unsigned) ((holders + pic->read_budget - 1) / pic->read_budget);
         c->s->cpu_read_every = pic->stats.cpu_read_every;
         return 0;
 }

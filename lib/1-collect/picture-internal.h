@@ -81,10 +81,12 @@ struct ng_picture {
         uint64_t witness_threads, witness_last_pid;
         struct ng_picture_stats stats;
         uint64_t seq;           /* collections begun: ng_proc.cpu_read_seq */
-        /* CPU time by turns (picture-cpu.c): holders read per collection
-         * (0: all), and the pid of the last one read by turn. */
-        unsigned cpu_budget;
-        pid_t cpu_cursor;
+        /* Reads by turns: of the processes that map a segment, how many a
+         * collection reads the CPU time (picture-cpu.c) and the status
+         * counters (picture.c) of (0: all), and the pid of the last one
+         * read by turn of each. */
+        unsigned read_budget;
+        pid_t cpu_cursor, counters_cursor;
 };
 
 /* picture-gen.c: an entry let go of by the picture (freed once no

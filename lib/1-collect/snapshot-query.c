@@ -18,6 +18,26 @@ const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id)
         return NULL;
 }
 
+const struct ng_proc *ng_snapshot_proc_next(const struct ng_snapshot *s, pid_t pid, size_t *cursor)
+{
+        size_t i = *cursor;
+        if (i >= s->n_procs || s->procs[i]->pid > pid)
+                return ng_snapshot_proc(s, pid);        /* not ascending: look it up */
+        /* a few steps (the next attacher is near), then a bisection */
+        for (size_t k = 0; k < 8 && i < s->n_procs && s->procs[i]->pid < pid; k++)
+                i++;
+        size_t hi = s->n_procs;
+        while (i < hi && s->procs[i]->pid < pid) {
+                size_t mid = i + (hi - i) / 2;
+                if (s->procs[mid]->pid < pid)
+                        i = mid + 1;
+                else
+                        hi = mid;
+        }
+        *cursor = i;
+        return i < s->n_procs && s->procs[i]->pid == pid ? s->procs[i] : NULL;
+}
+
 const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid)
 {
         size_t lo = 0, hi = s->n_procs;
@@ -109,11 +129,12 @@ int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot 
         int carried = carry_whole(s, prev);
         if (carried < 0)
                 return carried;
+        size_t at = 0;
         for (size_t i = 0; i < s->n_procs; i++) {
                 struct ng_proc *pr = s->procs[i];       /* with maps: s's own */
                 if (!pr->n_maps)
                         continue;
-                const struct ng_proc *old = ng_snapshot_proc(prev, pr->pid);
+                const struct ng_proc *old = ng_snapshot_proc_next(prev, pr->pid, &at);
                 if (!old || old->stat.starttime_ticks != pr->stat.starttime_ticks)
                         continue;
                 for (size_t j = 0; j < pr->n_maps; j++) {

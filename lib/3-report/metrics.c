@@ -269,7 +269,7 @@ static void poll_cost(FILE *f, const struct ng_snapshot *s, const struct ng_metr
         gauge(f, "poll_cpu_holders", "gauge",
               "Processes mapping a segment, whose threads' CPU time weighs instance prices.", p->cpu_holders);
         gauge(f, "poll_cpu_reads", "gauge",
-              "Of those, processes whose CPU time the last poll read (new, changed, or their turn: cpu_read_budget).",
+              "Of those, processes whose CPU time the last poll read (new, changed, or their turn: attacher_read_budget).",
               p->cpu_reads);
         gauge(f, "poll_cpu_read_every", "gauge",
               "Polls in which every process mapping a segment has its CPU time read at least once.",

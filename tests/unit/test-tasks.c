@@ -5,7 +5,7 @@
  * CPU share per node must come from every thread's last CPU and CPU time,
  * not from the main thread's CPU alone; since the previous poll in the
  * daemon, whose picture rereads those files, by turns when there are many
- * holders (cpu_read_budget). */
+ * holders (attacher_read_budget). */
 
 #include <math.h>
 #include <stdarg.h>
@@ -404,7 +404,7 @@ START_TEST(test_cpu_read_by_turns)
         struct ng_picture *turns = NULL, *every = NULL;
         ck_assert_int_eq(ng_picture_new(100000, &turns), 0);
         ck_assert_int_eq(ng_picture_new(100000, &every), 0);
-        ng_picture_set_cpu_budget(turns, BUDGET);
+        ng_picture_set_read_budget(turns, BUDGET);
         struct ng_snapshot *pt = NULL, *pe = NULL;
         double worst = 0;
         for (int poll = 0; poll < POLLS; poll++) {
