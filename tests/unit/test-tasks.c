@@ -128,17 +128,24 @@ static void rm_tree(void)
         ck_assert_int_eq(system(cmd), 0);
 }
 
-static struct ng_snapshot *collect(struct ng_picture *pic)
+static struct ng_snapshot *collect_min(struct ng_picture *pic, uint64_t min_private_bytes)
 {
         struct ng_path *p = NULL;
         struct ng_snapshot *s = NULL;
         struct ng_collect_opts o = NG_COLLECT_OPTS_DEFAULT;
         o.picture = pic;
+        if (min_private_bytes)
+                o.min_private_bytes = min_private_bytes;
         ck_assert_int_eq(ng_path_new(troot, &p), 0);
         int r = ng_snapshot_collect(p, &o, &s);
         ck_assert_msg(r == 0, "collecting %s: %s", troot, strerror(-r));
         ng_path_free(p);
         return s;
+}
+
+static struct ng_snapshot *collect(struct ng_picture *pic)
+{
+        return collect_min(pic, 0);
 }
 
 static const struct ng_task *task(const struct ng_proc *pr, pid_t tid)
@@ -306,7 +313,9 @@ END_TEST
  * CPU each poll. A picture that reads the CPU time of BUDGET of them a poll
  * gives each node a share of their CPU within 5 points of a picture that
  * reads every one every poll, once a turn is done, and reads each at least
- * every HOLDERS / BUDGET polls. */
+ * every HOLDERS / BUDGET polls. The status counters of those mapping a
+ * segment of min_private_bytes (here 1 MiB: segment 0 is 8 MiB), reread
+ * on collections that place segments, go by turns too. */
 #define HOLDERS 240
 #define BUDGET 24
 #define FIRST_PID 30000
@@ -414,7 +423,7 @@ START_TEST(test_cpu_read_by_turns)
                         h[i].ticks += (uint64_t) (h[i].rate + (int) (lcg(&x) % 5) - 2);
                         put_holder_stat(stat179, pids[i], &h[i]);
                 }
-                struct ng_snapshot *st = collect(turns), *se = collect(every);
+                struct ng_snapshot *st = collect_min(turns, 1u << 20), *se = collect_min(every, 1u << 20);
                 struct ng_picture_stats ps;
                 ng_picture_get_stats(turns, &ps);
                 ck_assert_uint_gt(ps.cpu_holders, HOLDERS);     /* and the tree's own */
@@ -422,6 +431,12 @@ START_TEST(test_cpu_read_by_turns)
                 if (poll > 0) {
                         ck_assert(!ps.full);
                         ck_assert_uint_le(ps.cpu_reads, BUDGET);
+                        ck_assert_uint_le(ps.status_reread, BUDGET);
+                        ck_assert_uint_gt(ps.status_reread, 0);
+                        struct ng_picture_stats pa;
+                        ng_picture_get_stats(every, &pa);
+                        ck_assert_uint_ge(pa.status_reread, HOLDERS);
+                        ck_assert_uint_ge(pa.cpu_reads, HOLDERS);
                         ng_snapshot_cpu_since(st, pt);
                         ng_snapshot_cpu_since(se, pe);
                 }
