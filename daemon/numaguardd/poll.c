@@ -163,9 +163,10 @@ int manager_poll_finish(struct manager *m)
                 poll_failed(m, "reading the host", r);
                 return r;
         }
-        /* Prices weigh the CPU time since the previous poll: the picture
-         * rereads the stat of every process that maps a segment and of its
-         * threads on each poll. */
+        /* Prices weigh the CPU time since the last read of each process
+         * that maps a segment: the picture rereads its stat and its
+         * threads' by turns (attacher_read_budget), and the weights are
+         * scaled to a turn. */
         if (m->snapshot)
                 ng_snapshot_cpu_since(s, m->snapshot);
         if (s->latency_error[0] && (!m->snapshot || strcmp(m->snapshot->latency_error, s->latency_error)))
