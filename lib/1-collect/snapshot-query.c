@@ -69,13 +69,19 @@ static const struct ng_map *same_map(const struct ng_proc *pr, uint64_t start, u
         return NULL;
 }
 
-/* Whether the segment a whole sample names is still in s. */
+/* Whether the segment a whole sample names is still in s: a SysV one
+ * removed (IPC_RMID) while attached is no longer listed, but still
+ * mapped; carried, it is not sampled again on every poll. */
 static bool whole_still_there(const struct ng_snapshot *s, const struct ng_sample *w)
 {
         if (w->sysv) {
                 for (size_t i = 0; i < s->n_shm; i++)
                         if ((uint64_t) (uint32_t) s->shm[i].shmid == w->inode)
                                 return true;
+                for (size_t i = 0; i < s->n_procs; i++)
+                        for (size_t j = 0; j < s->procs[i]->n_maps; j++)
+                                if (s->procs[i]->maps[j].kind == NG_MAP_SYSV && s->procs[i]->maps[j].inode == w->inode)
+                                        return true;
                 return false;
         }
         for (size_t i = 0; i < s->n_files; i++)
