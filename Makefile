@@ -204,8 +204,14 @@ fuzz-smoke: $(FUZZ_BINS)
 golden-update: all
 	GOLDEN_UPDATE=1 BUILD=$(BUILD) bash tests/shell/test-golden.sh
 
-bench: all $(BUILD)/tests/helpers/ng-block-fs
+bench: all $(BUILD)/tests/helpers/ng-block-fs $(BUILD)/bench/cpu-shares
 	BUILD=$(BUILD) bench/run-bench
+
+# The CPU share per node by turns against every thread's (bench/run-bench,
+# attachers axis).
+$(BUILD)/bench/cpu-shares: bench/cpu-shares.c $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) -o $@ $< $(STATIC_LIB) $(DEPS_LIBS) -lm $(ALL_LDFLAGS)
 
 # Seconds, no root: loading numaguard.conf of 2,000 and 20,000 instances.
 $(BUILD)/bench/config-load: bench/config-load.c $(STATIC_LIB)

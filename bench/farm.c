@@ -1,6 +1,6 @@
 /* farm -- a database-like process farm on one SysV segment, for bench/run-bench.
  *
- *   farm -s MIB [-H] [-k KEY] [-p PIDFILE]
+ *   farm -s MIB [-H] [-k KEY] [-p PIDFILE] [-t MIB] [-c]
  *
  * Creates one SysV segment of MIB MiB (4 KiB pages, or SHM_HUGETLB with -H),
  * touches every page of it once (write faults: the pages are allocated by
@@ -12,8 +12,17 @@
  *              Linux 5.14), as database backends do, then sleeps. Answers
  *              "ready N populate_s=T" once all N have populated, and rewrites
  *              PIDFILE with the children's pids, one per line.
+ *   shrink N   end the children added last until N are left; answers
+ *              "ready N populate_s=0" and rewrites PIDFILE.
  *   quit       (or end of file on stdin, or SIGTERM/SIGINT/SIGHUP) end the
  *              children, remove the segment and exit.
+ *
+ * -t MIB: each child populates only the first MIB of the segment (0: none),
+ * as dedicated servers that touch a part of an SGA; attaching thousands of
+ * them then takes seconds. -c: every 100th child uses CPU time, 1 to 4 ms
+ * every 250 ms (0.4 to 1.6 % of a CPU), pinned to one CPU: CPU 0 for
+ * a third of them, the next CPU for the others (all on CPU 0 with one
+ * CPU), so that the CPU share per CPU is known and uneven.
  *
  * The first line on stdout is "segment shmid=ID key=K bytes=B page_kib=P
  * touch_s=T". Children die with the farm (PR_SET_PDEATHSIG), so a killed
@@ -36,6 +45,7 @@
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/shm.h>
 #include <sys/wait.h>
@@ -53,6 +63,8 @@ static int shmid = -1;
 static pid_t *kids;
 static size_t n_kids, cap_kids;
 static volatile sig_atomic_t stop;
+static size_t touch_bytes = SIZE_MAX;   /* -t */
+static bool burn;                       /* -c */
 
 static void on_signal(int sig)
 {
@@ -100,7 +112,31 @@ static int populate(char *p, size_t len, size_t page, bool write)
         return 0;
 }
 
-static void child(int ready_fd, size_t bytes, size_t page, pid_t farm)
+static double spin_until(double t)
+{
+        double x = 0;
+        while (now_s() < t)
+                x += 1;
+        return x;
+}
+
+/* -c: child k of every 100 uses CPU time on a CPU of its own. */
+static void burn_loop(size_t k)
+{
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET((k / 100) % 3 == 0 || ncpu < 2 ? 0 : 1, &set);
+        sched_setaffinity(0, sizeof(set), &set);
+        double busy_s = 0.001 * (double) (1 + (k / 100) % 4);
+        struct timespec nap = { 0, 250 * 1000000L };
+        for (;;) {
+                spin_until(now_s() + busy_s);
+                nanosleep(&nap, NULL);
+        }
+}
+
+static void child(int ready_fd, size_t bytes, size_t page, pid_t farm, size_t k)
 {
         signal(SIGTERM, SIG_DFL);
         signal(SIGINT, SIG_IGN);        /* the farm ends us on Ctrl-C */
@@ -119,13 +155,16 @@ static void child(int ready_fd, size_t bytes, size_t page, pid_t farm)
         if (p == (void *) -1) {
                 fprintf(stderr, "farm[%d]: shmat: %m\n", getpid());
                 c = 'E';
-        } else if (populate(p, bytes, page, false) < 0) {
+        } else if ((bytes < touch_bytes ? bytes : touch_bytes) > 0 &&
+                   populate(p, bytes < touch_bytes ? bytes : touch_bytes, page, false) < 0) {
                 fprintf(stderr, "farm[%d]: populate: %m\n", getpid());
                 c = 'E';
         }
         if (write(ready_fd, &c, 1) != 1)
                 _exit(1);
         close(ready_fd);
+        if (burn && k % 100 == 0)
+                burn_loop(k);
         for (;;)
                 pause();
 }
@@ -169,7 +208,7 @@ static int grow(size_t target, size_t bytes, size_t page, const char *pidfile)
                 }
                 if (pid == 0) {
                         close(pfd[0]);
-                        child(pfd[1], bytes, page, farm);
+                        child(pfd[1], bytes, page, farm, n_kids);
                 }
                 kids[n_kids++] = pid;
         }
@@ -200,9 +239,25 @@ static int grow(size_t target, size_t bytes, size_t page, const char *pidfile)
         return 0;
 }
 
+static int shrink(size_t target, const char *pidfile)
+{
+        while (n_kids > target) {
+                pid_t pid = kids[--n_kids];
+                kill(pid, SIGKILL);
+                while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                        ;
+        }
+        int r = write_pids(pidfile);
+        if (r < 0)
+                return r;
+        printf("ready %zu populate_s=0\n", n_kids);
+        fflush(stdout);
+        return 0;
+}
+
 static void usage(void)
 {
-        fprintf(stderr, "usage: farm -s MIB [-H] [-k KEY] [-p PIDFILE]\n");
+        fprintf(stderr, "usage: farm -s MIB [-H] [-k KEY] [-p PIDFILE] [-t MIB] [-c]\n");
         exit(1);
 }
 
@@ -214,12 +269,14 @@ int main(int argc, char **argv)
         const char *pidfile = NULL;
         int opt;
 
-        while ((opt = getopt(argc, argv, "s:Hk:p:")) != -1) {
+        while ((opt = getopt(argc, argv, "s:Hk:p:t:c")) != -1) {
                 switch (opt) {
                 case 's': mib = strtoull(optarg, NULL, 0); break;
                 case 'H': huge = true; break;
                 case 'k': key = (key_t) strtoul(optarg, NULL, 0); break;
                 case 'p': pidfile = optarg; break;
+                case 't': touch_bytes = (size_t) strtoull(optarg, NULL, 0) << 20; break;
+                case 'c': burn = true; break;
                 default: usage();
                 }
         }
@@ -266,6 +323,14 @@ int main(int argc, char **argv)
                 if (sscanf(line, "grow %zu", &n) == 1) {
                         r = grow(n, bytes, page, pidfile);
                         if (r < 0 && r != -EINTR) {
+                                printf("error %s\n", strerror(-r));
+                                fflush(stdout);
+                                rc = 1;
+                                break;
+                        }
+                } else if (sscanf(line, "shrink %zu", &n) == 1) {
+                        r = shrink(n, pidfile);
+                        if (r < 0) {
                                 printf("error %s\n", strerror(-r));
                                 fflush(stdout);
                                 rc = 1;

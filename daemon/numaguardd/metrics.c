@@ -42,6 +42,9 @@ static void fill_poll(const struct manager *m, struct ng_metrics_poll *p)
                 .process_events = m->last_picture.events,
                 .listing_skipped = m->last_picture.listing_skipped,
                 .procs_held = m->last_picture.procs,
+                .cpu_holders = m->last_picture.cpu_holders,
+                .cpu_reads = m->last_picture.cpu_reads,
+                .cpu_read_every = m->last_picture.cpu_read_every,
         };
 }
 

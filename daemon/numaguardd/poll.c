@@ -142,6 +142,7 @@ void manager_job_prepare(struct manager *m)
         m->job.progress_usec = m->job.started_usec;
         m->job.stuck_reported = false;
         ng_picture_set_full_scan_every(m->picture, cfg->full_scan_every);
+        ng_picture_set_read_budget(m->picture, cfg->attacher_read_budget);
 }
 
 /* The rest of a poll, on the loop: audit, alerts, corrections, metrics.
@@ -166,9 +167,10 @@ int manager_poll_finish(struct manager *m)
                 poll_failed(m, "reading the host", r);
                 return r;
         }
-        /* Prices weigh the CPU time since the previous poll: the picture
-         * rereads the stat of every process that maps a segment and of its
-         * threads on each poll. */
+        /* Prices weigh the CPU time since the last read of each process
+         * that maps a segment: the picture rereads its stat and its
+         * threads' by turns (attacher_read_budget), and the weights are
+         * scaled to a turn. */
         if (m->snapshot)
                 ng_snapshot_cpu_since(s, m->snapshot);
         if (s->latency_error[0] && (!m->snapshot || strcmp(m->snapshot->latency_error, s->latency_error)))

@@ -109,6 +109,8 @@ static void text_daemon(const struct manager *m, FILE *f, uint64_t now)
                 " reread, %" PRIu64 " counters reread)\n", m->last_picture.procs,
                 m->last_picture.full ? "read every one" : "read what changed", how, m->last_picture.procs_new,
                 m->last_picture.procs_gone, m->last_picture.procs_reread, m->last_picture.status_reread);
+        fprintf(f, "CPU time: %" PRIu64 " of %" PRIu64 " segment holders read, each at least every %u polls\n",
+                m->last_picture.cpu_reads, m->last_picture.cpu_holders, m->last_picture.cpu_read_every);
 }
 
 
@@ -256,6 +258,9 @@ static struct json_object *json_last_poll(const struct manager *m)
                 json_object_object_add(o, "procs_gone", json_u64(m->last_picture.procs_gone));
                 json_object_object_add(o, "procs_reread", json_u64(m->last_picture.procs_reread));
                 json_object_object_add(o, "status_reread", json_u64(m->last_picture.status_reread));
+                json_object_object_add(o, "cpu_holders", json_u64(m->last_picture.cpu_holders));
+                json_object_object_add(o, "cpu_reads", json_u64(m->last_picture.cpu_reads));
+                json_object_object_add(o, "cpu_read_every", json_u64(m->last_picture.cpu_read_every));
         }
         json_object_object_add(o, "error", m->last_poll_error ?
                                json_object_new_string(strerror(-m->last_poll_error)) : NULL);

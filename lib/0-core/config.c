@@ -71,6 +71,8 @@ const struct item ng_cfg_items[] = {
           .min = 64, .max = 65536, .def = "4096" },
         { G(full_scan_every), .key = "full_scan_every", UINT,
           .min = 1, .max = 100000, .def = "20" },
+        { G(attacher_read_budget), .key = "attacher_read_budget", UINT,
+          .min = 0, .max = 1000000, .def = "100" },
         { G(stuck_after_usec), .key = "stuck_after", DURATION,
           .min = USEC_PER_SEC, .max = USEC_PER_HOUR, .def = "10s" },
         { G(autodiscover), .key = "autodiscover", .parse = ng_cfg_parse_bool, .format = ng_cfg_fmt_bool,

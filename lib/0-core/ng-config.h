@@ -86,6 +86,7 @@ struct ng_config {
         unsigned sample_every;  /* polls between tier-1 samplings */
         unsigned sample_pages;  /* pages asked per tier-1 sampling */
         unsigned full_scan_every;       /* polls between reads of every process */
+        unsigned attacher_read_budget;  /* segment holders a poll rereads by turns, 0 = all */
         uint64_t stuck_after_usec;      /* a poll reading nothing this long is reported */
         bool autodiscover;
         enum ng_mode mode;

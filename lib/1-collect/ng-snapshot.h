@@ -188,6 +188,11 @@ struct ng_proc {
          * for the others and where task/ cannot be read. */
         struct ng_task *tasks;
         size_t n_tasks;
+        /* The collection of a picture that last read its stat and its
+         * threads' (ng_picture_set_read_budget: a poll may leave them as
+         * read some polls before); 0 outside a picture, or for a process
+         * that maps no segment. */
+        uint64_t cpu_read_seq;
 };
 
 struct ng_collect_cost {
@@ -305,6 +310,12 @@ struct ng_snapshot {
          * usable: then latency_error says why, naming the file). */
         struct ng_latency *latency;
         char latency_error[256];
+        /* Collected through a picture that reads the CPU time of at most
+         * its budget of segment holders a collection: every holder is read
+         * at least once in this many collections (1: each one every time;
+         * 0 outside a picture). ng_snapshot_cpu_since() weighs CPU time
+         * over that many polls. */
+        unsigned cpu_read_every;
 };
 
 /* Returns 0 or -errno; a missing feature is recorded as absent, a process
@@ -326,6 +337,10 @@ uint64_t ng_node_free_floor(uint64_t configured_bytes, const struct ng_node *nd)
  * ng_node_free_floor()) and its pool of page_kib pages (0: none asked).
  * Every value says whether it is known. */
 void ng_node_supply(const struct ng_node *nd, uint64_t floor_bytes, uint64_t page_kib, struct ng_node_supply *ret);
+/* The same for a caller looking pids up in ascending order: *cursor (0 to
+ * begin) is where the last one was, the search goes on from there (a
+ * lookup of thousands of attachers costs a walk, not a bisection each). */
+const struct ng_proc *ng_snapshot_proc_next(const struct ng_snapshot *s, pid_t pid, size_t *cursor);
 
 /* Sets pr->name from pr->stat.comm and pr->cmdline: the kernel cuts comm
  * (and status: Name) to 15 characters, databases put the whole name in
@@ -347,7 +362,12 @@ int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot 
 /* Each process's and each of its threads' CPU time since prev (same pid
  * and start time; a thread new since prev counts whole), for prices
  * weighted by the last poll's CPU time: for the processes with maps, the
- * ones a price weighs. The others keep their whole CPU time. */
+ * ones a price weighs. The others keep their whole CPU time. Through a
+ * picture that reads CPU time by turns (s->cpu_read_every above 1): the
+ * CPU time since the process's own previous read, scaled to
+ * cpu_read_every polls (a process read one poll ago and one read
+ * cpu_read_every polls ago weigh alike at the same rate), and a process
+ * not read this collection keeps its weights of prev. */
 void ng_snapshot_cpu_since(struct ng_snapshot *s, const struct ng_snapshot *prev);
 
 /* Order in which attached processes serve as a segment's representative:
@@ -407,8 +427,12 @@ int ng_collect_for_config_opts(const struct ng_path *p, const struct ng_config *
  *   - on collections that place segments (placement other than
  *     NG_PLACEMENT_COUNTERS: numaguardd's sampling polls), the status
  *     counters (RssShmem, VmPTE) of processes mapping a small-page segment
- *     of at least min_private_bytes; never of processes whose shared memory
- *     is all hugetlb (its placement and counters need no per-process read).
+ *     of at least min_private_bytes, at most the read budget of them by
+ *     turns (ng_picture_set_read_budget); never of processes whose shared
+ *     memory is all hugetlb (its placement and counters need no
+ *     per-process read);
+ *   - the stat of the processes that map a segment and of their threads
+ *     (CPU time), at most the read budget of them by turns.
  * Processes that vanished from the listing are dropped. Every
  * full_scan_every-th collection (the first one too) reads every process and
  * bounds what an incremental one can miss: a process that maps a segment
@@ -431,6 +455,12 @@ struct ng_picture_stats {
         uint64_t procs;                 /* user processes held */
         uint64_t procs_new, procs_gone, procs_reread, status_reread;
         uint64_t collections, full_scans;
+        /* Processes that map a segment, whose CPU time prices weigh; how
+         * many of them the last collection read the stat and threads of
+         * (new or changed ones, and the turn of the others); every one is
+         * read at least once in cpu_read_every collections. */
+        uint64_t cpu_holders, cpu_reads;
+        unsigned cpu_read_every;
 };
 int ng_picture_new(unsigned full_scan_every, struct ng_picture **ret);
 void ng_picture_free(struct ng_picture *pic);
@@ -442,6 +472,14 @@ void ng_picture_invalidate(struct ng_picture *pic);
  * (to compare both ways); true (the default): use them where they are. */
 void ng_picture_use_events(struct ng_picture *pic, bool use);
 void ng_picture_get_stats(const struct ng_picture *pic, struct ng_picture_stats *ret);
+/* At most budget processes that map a segment and are not new have their
+ * stat and their threads' read by an incremental collection, by turns in
+ * pid order, so that each is read at least every ceil(holders / budget)
+ * collections; and on collections that place segments, the status
+ * counters of at most budget of them, by turns likewise
+ * (docs/ARCHITECTURE.md, "Cost tiers"). 0: every one, every collection
+ * (the default). */
+void ng_picture_set_read_budget(struct ng_picture *pic, unsigned budget);
 
 #ifdef __cplusplus
 }

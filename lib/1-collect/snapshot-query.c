@@ -18,6 +18,26 @@ const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id)
         return NULL;
 }
 
+const struct ng_proc *ng_snapshot_proc_next(const struct ng_snapshot *s, pid_t pid, size_t *cursor)
+{
+        size_t i = *cursor;
+        if (i >= s->n_procs || s->procs[i]->pid > pid)
+                return ng_snapshot_proc(s, pid);        /* not ascending: look it up */
+        /* a few steps (the next attacher is near), then a bisection */
+        for (size_t k = 0; k < 8 && i < s->n_procs && s->procs[i]->pid < pid; k++)
+                i++;
+        size_t hi = s->n_procs;
+        while (i < hi && s->procs[i]->pid < pid) {
+                size_t mid = i + (hi - i) / 2;
+                if (s->procs[mid]->pid < pid)
+                        i = mid + 1;
+                else
+                        hi = mid;
+        }
+        *cursor = i;
+        return i < s->n_procs && s->procs[i]->pid == pid ? s->procs[i] : NULL;
+}
+
 const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid)
 {
         size_t lo = 0, hi = s->n_procs;
@@ -49,13 +69,19 @@ static const struct ng_map *same_map(const struct ng_proc *pr, uint64_t start, u
         return NULL;
 }
 
-/* Whether the segment a whole sample names is still in s. */
+/* Whether the segment a whole sample names is still in s: a SysV one
+ * removed (IPC_RMID) while attached is no longer listed, but still
+ * mapped; carried, it is not sampled again on every poll. */
 static bool whole_still_there(const struct ng_snapshot *s, const struct ng_sample *w)
 {
         if (w->sysv) {
                 for (size_t i = 0; i < s->n_shm; i++)
                         if ((uint64_t) (uint32_t) s->shm[i].shmid == w->inode)
                                 return true;
+                for (size_t i = 0; i < s->n_procs; i++)
+                        for (size_t j = 0; j < s->procs[i]->n_maps; j++)
+                                if (s->procs[i]->maps[j].kind == NG_MAP_SYSV && s->procs[i]->maps[j].inode == w->inode)
+                                        return true;
                 return false;
         }
         for (size_t i = 0; i < s->n_files; i++)
@@ -109,11 +135,12 @@ int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot 
         int carried = carry_whole(s, prev);
         if (carried < 0)
                 return carried;
+        size_t at = 0;
         for (size_t i = 0; i < s->n_procs; i++) {
                 struct ng_proc *pr = s->procs[i];       /* with maps: s's own */
                 if (!pr->n_maps)
                         continue;
-                const struct ng_proc *old = ng_snapshot_proc(prev, pr->pid);
+                const struct ng_proc *old = ng_snapshot_proc_next(prev, pr->pid, &at);
                 if (!old || old->stat.starttime_ticks != pr->stat.starttime_ticks)
                         continue;
                 for (size_t j = 0; j < pr->n_maps; j++) {
@@ -134,8 +161,12 @@ int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot 
         return carried;
 }
 
-static const struct ng_task *task_of(const struct ng_proc *pr, pid_t tid)
+/* Thread tid of pr, looked for at index k first: a process's threads are
+ * listed in the same order from one read to the next. */
+static const struct ng_task *task_of(const struct ng_proc *pr, size_t k, pid_t tid)
 {
+        if (k < pr->n_tasks && pr->tasks[k].tid == tid)
+                return &pr->tasks[k];
         for (size_t i = 0; i < pr->n_tasks; i++)
                 if (pr->tasks[i].tid == tid)
                         return &pr->tasks[i];
@@ -143,15 +174,53 @@ static const struct ng_task *task_of(const struct ng_proc *pr, pid_t tid)
 }
 
 /* CPU time only grows; a value that went down (a tree edited, a counter
- * reset) counts whole rather than wrapping. */
-static uint64_t since(uint64_t now, uint64_t then)
+ * reset) counts whole rather than wrapping. Read after window collections
+ * of a picture reading by turns, it is scaled to every collections: the
+ * same rate weighs the same whether read one poll ago or every polls ago. */
+static uint64_t since(uint64_t now, uint64_t then, uint64_t window, unsigned every)
 {
-        return now >= then ? now - then : now;
+        uint64_t d = now >= then ? now - then : now;
+        if (window == every)
+                return d;
+        return (uint64_t) ((double) d * every / (double) window + 0.5);
+}
+
+/* Not read by this collection (a picture's turn had not come): its
+ * figures are those of its last read, and so are its weights. */
+static void keep_weights(struct ng_proc *pr, const struct ng_proc *old)
+{
+        pr->cpu_weight_ticks = old->cpu_weight_ticks;
+        for (size_t k = 0; k < pr->n_tasks; k++) {
+                const struct ng_task *ot = task_of(old, k, pr->tasks[k].tid);
+                pr->tasks[k].weight_ticks = ot ? ot->weight_ticks : 0;
+        }
+}
+
+static void weigh(struct ng_proc *pr, const struct ng_proc *old, unsigned every)
+{
+        uint64_t window = every;
+        if (pr->cpu_read_seq && old->cpu_read_seq) {
+                if (pr->cpu_read_seq == old->cpu_read_seq) {
+                        keep_weights(pr, old);
+                        return;
+                }
+                if (pr->cpu_read_seq > old->cpu_read_seq)
+                        window = pr->cpu_read_seq - old->cpu_read_seq;
+        }
+        pr->cpu_weight_ticks = since(pr->stat.utime_ticks + pr->stat.stime_ticks,
+                                     old->stat.utime_ticks + old->stat.stime_ticks, window, every);
+        for (size_t k = 0; k < pr->n_tasks; k++) {
+                struct ng_task *t = &pr->tasks[k];
+                const struct ng_task *ot = task_of(old, k, t->tid);
+                /* a thread started since: all of its time is new */
+                t->weight_ticks = ot ? since(t->ticks, ot->ticks, window, every) : t->ticks;
+        }
 }
 
 /* Both snapshots hold their processes in pid order: one pass over each. */
 void ng_snapshot_cpu_since(struct ng_snapshot *s, const struct ng_snapshot *prev)
 {
+        unsigned every = s->cpu_read_every ? s->cpu_read_every : 1;
         size_t j = 0;
         for (size_t i = 0; i < s->n_procs; i++) {
                 struct ng_proc *pr = s->procs[i];
@@ -162,16 +231,9 @@ void ng_snapshot_cpu_since(struct ng_snapshot *s, const struct ng_snapshot *prev
                 while (j < prev->n_procs && prev->procs[j]->pid < pr->pid)
                         j++;
                 const struct ng_proc *old = j < prev->n_procs && prev->procs[j]->pid == pr->pid ? prev->procs[j] : NULL;
-                uint64_t now = pr->stat.utime_ticks + pr->stat.stime_ticks;
                 if (!old || old->stat.starttime_ticks != pr->stat.starttime_ticks)
                         continue;
-                pr->cpu_weight_ticks = since(now, old->stat.utime_ticks + old->stat.stime_ticks);
-                for (size_t k = 0; k < pr->n_tasks; k++) {
-                        struct ng_task *t = &pr->tasks[k];
-                        const struct ng_task *ot = task_of(old, t->tid);
-                        /* a thread started since: all of its time is new */
-                        t->weight_ticks = ot ? since(t->ticks, ot->ticks) : t->ticks;
-                }
+                weigh(pr, old, every);
         }
 }
 

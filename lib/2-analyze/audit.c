@@ -70,21 +70,28 @@ const char *ng_severity_name(enum ng_severity s)
 
 static int pids_add(struct ng_instance *in, pid_t pid)
 {
-        for (size_t i = 0; i < in->n_pids; i++)
-                if (in->pids[i] == pid)
+        /* pid order, so a lookup is a bisection: an unclaimed segment
+         * brings thousands of attachers, in order (appended). */
+        size_t lo = 0, hi = in->n_pids;
+        if (hi && in->pids[hi - 1] < pid)
+                lo = hi;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (in->pids[mid] == pid)
                         return 0;
+                if (in->pids[mid] < pid)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
         if (in->n_pids % 32 == 0) {
                 pid_t *np = realloc(in->pids, (in->n_pids + 32) * sizeof(*np));
                 if (!np)
                         return -ENOMEM;
                 in->pids = np;
         }
-        /* Keep pid order: snapshot processes come sorted, insert otherwise. */
-        size_t i = in->n_pids;
-        while (i > 0 && in->pids[i - 1] > pid) {
-                in->pids[i] = in->pids[i - 1];
-                i--;
-        }
+        size_t i = lo;
+        memmove(in->pids + i + 1, in->pids + i, (in->n_pids - i) * sizeof(*in->pids));
         in->pids[i] = pid;
         in->n_pids++;
         return 0;
@@ -92,9 +99,16 @@ static int pids_add(struct ng_instance *in, pid_t pid)
 
 static bool has_pid(const struct ng_instance *in, pid_t pid)
 {
-        for (size_t i = 0; i < in->n_pids; i++)
-                if (in->pids[i] == pid)
+        size_t lo = 0, hi = in->n_pids;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (in->pids[mid] == pid)
                         return true;
+                if (in->pids[mid] < pid)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
         return false;
 }
 
@@ -375,8 +389,9 @@ static const char *cpuset_cgroup_of(const struct ng_snapshot *s, const struct ng
 static int fill_instance(struct audit_ctx *ctx, struct ng_instance *in)
 {
         const struct ng_snapshot *s = ctx->s;
+        size_t at = 0;
         for (size_t k = 0; k < in->n_pids; k++) {
-                const struct ng_proc *pr = ng_snapshot_proc(s, in->pids[k]);
+                const struct ng_proc *pr = ng_snapshot_proc_next(s, in->pids[k], &at);
                 if (!pr)
                         continue;
                 if (pr->status.has_cpus_allowed)

@@ -54,8 +54,9 @@ int ng_price_cpu_share(const struct ng_snapshot *s, const pid_t *pids, size_t n_
         double *w = calloc(n ? n : 1, sizeof(*w)), total = 0;
         if (!w)
                 return -ENOMEM;
+        size_t at = 0;
         for (size_t k = 0; k < n_pids; k++) {
-                const struct ng_proc *pr = ng_snapshot_proc(s, pids[k]);
+                const struct ng_proc *pr = ng_snapshot_proc_next(s, pids[k], &at);
                 if (!pr)
                         continue;
                 /* Each thread where it last ran (MariaDB is one process

@@ -197,8 +197,9 @@ static const struct ng_proc **candidates(const struct ng_snapshot *s, const stru
         size_t n = 0;
         if (!v)
                 return NULL;
+        size_t at = 0;
         for (size_t k = 0; k < seg->n_pids; k++) {
-                const struct ng_proc *pr = ng_snapshot_proc(s, seg->pids[k]);
+                const struct ng_proc *pr = ng_snapshot_proc_next(s, seg->pids[k], &at);
                 if (pr)
                         v[n++] = pr;
         }

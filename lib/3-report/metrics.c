@@ -270,6 +270,14 @@ static void poll_cost(FILE *f, const struct ng_snapshot *s, const struct ng_metr
               p->listing_skipped);
         gauge(f, "poll_processes_held", "gauge", "User processes in the daemon's picture after the last poll.",
               p->procs_held);
+        gauge(f, "poll_cpu_holders", "gauge",
+              "Processes mapping a segment, whose threads' CPU time weighs instance prices.", p->cpu_holders);
+        gauge(f, "poll_cpu_reads", "gauge",
+              "Of those, processes whose CPU time the last poll read (new, changed, or their turn: attacher_read_budget).",
+              p->cpu_reads);
+        gauge(f, "poll_cpu_read_every", "gauge",
+              "Polls in which every process mapping a segment has its CPU time read at least once.",
+              p->cpu_read_every);
         gauge(f, "poll_stuck", "gauge",
               "1 while a poll has read nothing for longer than stuck_after (status names the process).",
               p->stalled_usec > 0);

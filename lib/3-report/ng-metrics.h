@@ -35,6 +35,11 @@ struct ng_metrics_poll {
         bool process_events;
         bool listing_skipped;
         uint64_t procs_held;
+        /* Processes mapping a segment, whose CPU time prices weigh; of
+         * them, those whose stat and threads the last poll read; each is
+         * read at least once in cpu_read_every polls (attacher_read_budget). */
+        uint64_t cpu_holders, cpu_reads;
+        unsigned cpu_read_every;
 };
 
 /* Writes the exposition text. a may be NULL (then no instance or finding

@@ -85,6 +85,32 @@ START_TEST(carried_sample_with_nothing_resident)
 }
 END_TEST
 
+/* A SysV segment removed (IPC_RMID) while attached is no longer in
+ * /proc/sysvipc/shm but still mapped: the sample asked of it is carried,
+ * or numaguardd would sample every segment again on every poll. Once no
+ * process maps it either, it is not. */
+START_TEST(whole_sample_of_removed_segment_carried)
+{
+        struct ng_snapshot *prev = snap(5, ADDR, false), *s = snap(5, ADDR, false), *gone = snap(5, ADDR, false);
+        prev->samples = xcalloc(1, sizeof(*prev->samples));
+        prev->samples[0] = (struct ng_sample) { .whole = true, .sysv = true, .inode = 7, .len = GiB, .asked = 40,
+                                                .present = 40 };
+        prev->samples[0].np = xcalloc(1, sizeof(struct ng_node_pages));
+        prev->samples[0].np[0] = (struct ng_node_pages) { 1, 40 };
+        prev->samples[0].n_np = 1;
+        prev->n_samples = 1;
+        s->n_shm = 0;           /* removed, still attached */
+        ck_assert_int_eq(ng_snapshot_carry_placement(s, prev), 1);
+        ck_assert_ptr_nonnull(ng_snapshot_whole_sample(s, true, 0, 0, 7));
+        gone->n_shm = 0;
+        gone->procs[0]->maps[0].inode = 8;      /* and no longer mapped */
+        ck_assert_int_eq(ng_snapshot_carry_placement(gone, prev), 0);
+        ng_snapshot_free(s);
+        ng_snapshot_free(gone);
+        ng_snapshot_free(prev);
+}
+END_TEST
+
 /* mbind(2) on part of a segment splits its VMA: a 768 MiB VMA all on
  * node 1 and a 256 MiB one all on node 0, each sampled with the same
  * number of addresses, hold the segment 3:1, not 1:1. */
@@ -237,6 +263,7 @@ int main(void)
         tcase_add_test(tc, carried_when_unchanged);
         tcase_add_test(tc, not_carried_across_pid_reuse_or_remap);
         tcase_add_test(tc, carried_sample_with_nothing_resident);
+        tcase_add_test(tc, whole_sample_of_removed_segment_carried);
         tcase_add_test(tc, split_vmas_weighted_by_length);
         tcase_add_test(tc, whole_sample_carried_by_identity);
         tcase_add_test(tc, attacher_that_maps_nothing_leaves_the_count);

@@ -4,7 +4,8 @@
  * captured guest4-v2 tree with one task/<tid>/stat per thread. The price's
  * CPU share per node must come from every thread's last CPU and CPU time,
  * not from the main thread's CPU alone; since the previous poll in the
- * daemon, whose picture rereads those files on every poll. */
+ * daemon, whose picture rereads those files, by turns when there are many
+ * holders (attacher_read_budget). */
 
 #include <math.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 
 #include "ng-audit.h"
 #include "ng-config.h"
+#include "ng-price.h"
 #include "ng-snapshot.h"
 #include "ng-test.h"
 
@@ -126,17 +128,24 @@ static void rm_tree(void)
         ck_assert_int_eq(system(cmd), 0);
 }
 
-static struct ng_snapshot *collect(struct ng_picture *pic)
+static struct ng_snapshot *collect_min(struct ng_picture *pic, uint64_t min_private_bytes)
 {
         struct ng_path *p = NULL;
         struct ng_snapshot *s = NULL;
         struct ng_collect_opts o = NG_COLLECT_OPTS_DEFAULT;
         o.picture = pic;
+        if (min_private_bytes)
+                o.min_private_bytes = min_private_bytes;
         ck_assert_int_eq(ng_path_new(troot, &p), 0);
         int r = ng_snapshot_collect(p, &o, &s);
         ck_assert_msg(r == 0, "collecting %s: %s", troot, strerror(-r));
         ng_path_free(p);
         return s;
+}
+
+static struct ng_snapshot *collect(struct ng_picture *pic)
+{
+        return collect_min(pic, 0);
 }
 
 static const struct ng_task *task(const struct ng_proc *pr, pid_t tid)
@@ -298,6 +307,166 @@ START_TEST(test_picture_rereads_threads)
 }
 END_TEST
 
+/* Dedicated servers: HOLDERS single-thread copies of the tree's pid 179
+ * attached to its segment 0, each using CPU time at its own rate (with
+ * noise) on one CPU of the guest (CPU i on node i), a few moving to another
+ * CPU each poll. A picture that reads the CPU time of BUDGET of them a poll
+ * gives each node a share of their CPU within 5 points of a picture that
+ * reads every one every poll, once a turn is done, and reads each at least
+ * every HOLDERS / BUDGET polls. The status counters of those mapping a
+ * segment of min_private_bytes (here 1 MiB: segment 0 is 8 MiB), reread
+ * on collections that place segments, go by turns too. */
+#define HOLDERS 240
+#define BUDGET 24
+#define FIRST_PID 30000
+#define POLLS 40
+
+struct holder {
+        uint64_t ticks;
+        int cpu, rate;
+};
+
+static unsigned lcg(unsigned *x)
+{
+        *x = *x * 1103515245u + 12345u;
+        return (*x >> 16) & 0x7fff;
+}
+
+/* pid 179's stat with another pid, utime (field 14), stime 0 and CPU (39). */
+static void put_holder_stat(const char *line, pid_t pid, const struct holder *h)
+{
+        const char *rp = strrchr(line, ')');
+        ck_assert_ptr_nonnull(rp);
+        char copy[1024], buf[1200], rel[64], *f[64] = {0}, *save = NULL, ut[32], cpu[8], zero[] = "0";
+        snprintf(copy, sizeof(copy), "%s", rp + 2);
+        size_t k = 0;
+        for (char *w = strtok_r(copy, " \n", &save); w && k < 64; w = strtok_r(NULL, " \n", &save))
+                f[k++] = w;
+        ck_assert_uint_gt(k, 36);
+        snprintf(ut, sizeof(ut), "%llu", (unsigned long long) h->ticks);
+        snprintf(cpu, sizeof(cpu), "%d", h->cpu);
+        f[11] = ut;
+        f[12] = zero;
+        f[36] = cpu;
+        size_t len = (size_t) snprintf(buf, sizeof(buf), "%d %.*s) ", (int) pid,
+                                       (int) (rp - strchr(line, '(')), strchr(line, '('));
+        for (size_t j = 0; j < k; j++)
+                len += (size_t) snprintf(buf + len, sizeof(buf) - len, "%s%s", f[j], j + 1 < k ? " " : "\n");
+        snprintf(rel, sizeof(rel), "proc/%d/stat", (int) pid);
+        put(rel, buf, len);
+}
+
+static void holders_tree(void)
+{
+        char cmd[1024];
+        strcpy(tmpl + strlen(tmpl) - 6, "XXXXXX");
+        troot = mkdtemp(tmpl);
+        ck_assert_ptr_nonnull(troot);
+        snprintf(cmd, sizeof(cmd),
+                 "cp -a '%s'/. '%s' && cd '%s/proc' && for p in $(seq %d %d); do cp -a 179 $p; done && "
+                 "awk '$2 == \"0\" {$7 += %d} {print}' sysvipc/shm > shm.new && mv shm.new sysvipc/shm",
+                 TREES "guest4-v2", troot, troot, FIRST_PID, FIRST_PID + HOLDERS - 1, HOLDERS);
+        ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Share of node in v, 0 when absent. */
+static double share_of(const struct ng_node_share *v, size_t n, int node)
+{
+        for (size_t i = 0; i < n; i++)
+                if (v[i].node == node)
+                        return v[i].share;
+        return 0;
+}
+
+static double max_share_diff(const struct ng_snapshot *a, const struct ng_snapshot *b, const pid_t *pids)
+{
+        struct ng_bitmap none = {0};
+        struct ng_node_share *va, *vb;
+        size_t na, nb;
+        bool ma, mb;
+        ck_assert_int_eq(ng_price_cpu_share(a, pids, HOLDERS, &none, &va, &na, &ma), 0);
+        ck_assert_int_eq(ng_price_cpu_share(b, pids, HOLDERS, &none, &vb, &nb, &mb), 0);
+        ck_assert(ma && mb);
+        double worst = 0;
+        for (int node = 0; node < 4; node++)
+                worst = fmax(worst, fabs(share_of(va, na, node) - share_of(vb, nb, node)));
+        free(va);
+        free(vb);
+        return worst;
+}
+
+START_TEST(test_cpu_read_by_turns)
+{
+        holders_tree();
+        char path[512];
+        snprintf(path, sizeof(path), "%s/proc/179/stat", troot);
+        char *stat179 = ng_test_read(path, NULL);
+        struct holder h[HOLDERS];
+        pid_t pids[HOLDERS];
+        unsigned x = 22;
+        for (int i = 0; i < HOLDERS; i++) {
+                pids[i] = FIRST_PID + i;
+                /* node 1 busiest: shares far from even; CPU time never goes down */
+                h[i] = (struct holder) { .ticks = 1000 + lcg(&x) % 5000, .cpu = i % 4,
+                                         .rate = 2 + (int) (lcg(&x) % 8) + (i % 4 == 1 ? 10 : 0) };
+        }
+        struct ng_picture *turns = NULL, *every = NULL;
+        ck_assert_int_eq(ng_picture_new(100000, &turns), 0);
+        ck_assert_int_eq(ng_picture_new(100000, &every), 0);
+        ng_picture_set_read_budget(turns, BUDGET);
+        struct ng_snapshot *pt = NULL, *pe = NULL;
+        double worst = 0;
+        for (int poll = 0; poll < POLLS; poll++) {
+                for (int i = 0; i < HOLDERS; i++) {
+                        if (lcg(&x) % 100 == 0)         /* 1 in 100 moves a poll */
+                                h[i].cpu = (int) (lcg(&x) % 4);
+                        h[i].ticks += (uint64_t) (h[i].rate + (int) (lcg(&x) % 5) - 2);
+                        put_holder_stat(stat179, pids[i], &h[i]);
+                }
+                struct ng_snapshot *st = collect_min(turns, 1u << 20), *se = collect_min(every, 1u << 20);
+                struct ng_picture_stats ps;
+                ng_picture_get_stats(turns, &ps);
+                ck_assert_uint_gt(ps.cpu_holders, HOLDERS);     /* and the tree's own */
+                ck_assert_uint_eq(ps.cpu_read_every, (ps.cpu_holders + BUDGET - 1) / BUDGET);
+                if (poll > 0) {
+                        ck_assert(!ps.full);
+                        ck_assert_uint_le(ps.cpu_reads, BUDGET);
+                        ck_assert_uint_le(ps.status_reread, BUDGET);
+                        ck_assert_uint_gt(ps.status_reread, 0);
+                        struct ng_picture_stats pa;
+                        ng_picture_get_stats(every, &pa);
+                        ck_assert_uint_ge(pa.status_reread, HOLDERS);
+                        ck_assert_uint_ge(pa.cpu_reads, HOLDERS);
+                        ng_snapshot_cpu_since(st, pt);
+                        ng_snapshot_cpu_since(se, pe);
+                }
+                ng_snapshot_free(pt);
+                ng_snapshot_free(pe);
+                pt = st;
+                pe = se;
+                /* every holder read within a turn */
+                uint64_t now = 0;
+                for (int i = 0; i < HOLDERS; i++)
+                        now = now > ng_snapshot_proc(st, pids[i])->cpu_read_seq ? now
+                                                                                 : ng_snapshot_proc(st, pids[i])->cpu_read_seq;
+                for (int i = 0; i < HOLDERS; i++)
+                        ck_assert_uint_lt(now - ng_snapshot_proc(st, pids[i])->cpu_read_seq, ps.cpu_read_every);
+                if (poll <= (int) ps.cpu_read_every)
+                        continue;       /* the first turn mixes whole CPU times with rates */
+                double d = max_share_diff(st, se, pids);
+                ck_assert_msg(d <= 0.05, "poll %d: a node's share differs by %.1f points", poll, d * 100);
+                worst = fmax(worst, d);
+        }
+        ck_assert_double_gt(worst, 0);  /* not the same figures by accident */
+        ng_snapshot_free(pt);
+        ng_snapshot_free(pe);
+        ng_picture_free(turns);
+        ng_picture_free(every);
+        free(stat179);
+        rm_tree();
+}
+END_TEST
+
 static Suite *suite(void)
 {
         Suite *s = suite_create("tasks");
@@ -307,6 +476,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_price_from_threads);
         tcase_add_test(tc, test_cpu_since);
         tcase_add_test(tc, test_picture_rereads_threads);
+        tcase_add_test(tc, test_cpu_read_by_turns);
         suite_add_tcase(s, tc);
         return s;
 }

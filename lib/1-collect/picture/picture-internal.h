@@ -80,6 +80,13 @@ struct ng_picture {
         bool witness_ok;
         uint64_t witness_threads, witness_last_pid;
         struct ng_picture_stats stats;
+        uint64_t seq;           /* collections begun: ng_proc.cpu_read_seq */
+        /* Reads by turns: of the processes that map a segment, how many a
+         * collection reads the CPU time (picture-cpu.c) and the status
+         * counters (picture.c) of (0: all), and the pid of the last one
+         * read by turn of each. */
+        unsigned read_budget;
+        pid_t cpu_cursor, counters_cursor;
 };
 
 /* picture-gen.c: an entry let go of by the picture (freed once no
@@ -94,6 +101,10 @@ bool ng_picture_counters_move(const struct ng_proc *pr, uint64_t min_bytes);
 bool ng_picture_pid_in(const pid_t *v, size_t n, pid_t pid);
 int ng_picture_diff_segments(struct ng_picture *pic, const struct ng_snapshot *s, bool full,
                              struct pic_seg **ret, pid_t **ret_want, size_t *ret_n_want);
+/* picture-cpu.c: reads the stat and threads of the segment holders whose
+ * turn it is (the new and changed ones were read in full), marks what was
+ * read with pic->seq and says in s how often each holder is read. */
+int ng_picture_read_cpu(struct ng_picture *pic, struct collector *c, struct pic_ent **v, size_t n);
 bool ng_picture_attachments_match(struct pic_seg *segs, size_t n_segs, struct pic_ent *const *v, size_t n,
                                   bool full);
 

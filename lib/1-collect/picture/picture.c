@@ -275,33 +275,44 @@ static int take_status(struct ng_picture *pic, struct collector *c, struct pic_e
         return 1;
 }
 
-/* A database process's price weighs the CPU time it and its threads used
- * since the previous poll, so their stat files are read on every poll
- * (one file per thread, no page walk; other processes are not). 1 done,
- * 0 gone, <0 on a real error. */
-static int reread_cpu(struct collector *c, struct ng_proc *pr)
+/* The status counters of the processes in due (indexes into v, pid
+ * order), at most the picture's budget of them, by turns from where the
+ * last collection that read them stopped. */
+static int reread_counters(struct ng_picture *pic, struct collector *c, struct pic_ent **v, const size_t *due,
+                           size_t n_due)
 {
-        struct ng_pid_stat st;
-        int r = ng_collect_read_stat(c, pr->pid, &st);
-        if (r == -ENOENT || r == -ESRCH || r == -EACCES)
-                return 0;
-        if (r < 0)
-                return r;
-        if (st.starttime_ticks != pr->stat.starttime_ticks)
-                return 0;       /* another process now: the next listing reads it */
-        pr->stat = st;
-        pr->cpu_weight_ticks = st.utime_ticks + st.stime_ticks;
-        r = ng_collect_read_tasks(c, pr);
-        return r < 0 ? r : 1;
+        size_t start = 0, budget = pic->read_budget ? pic->read_budget : SIZE_MAX;
+        while (start < n_due && v[due[start]]->pr.pid <= pic->counters_cursor)
+                start++;
+        for (size_t k = 0; k < n_due && k < budget; k++) {
+                size_t i = due[(start + k) % n_due];
+                struct ng_pid_status st;
+                pic->stats.status_reread++;
+                pic->counters_cursor = v[i]->pr.pid;
+                int r = ng_collect_read_status(c, v[i]->pr.pid, &st);
+                if (r > 0)
+                        r = take_status(pic, c, &v[i], &st);
+                if (r < 0)
+                        return r;
+                if (r == 0) {   /* gone since the listing */
+                        v[i]->kept = false;
+                        pic->stats.procs_gone++;
+                }
+        }
+        return 0;
 }
 
-/* Rereads what the segment and file changes point at, when the collection
- * places segments (not on a counters-only poll) the counters that move,
- * and on every poll the CPU time of the processes that map a segment. */
+/* Rereads what the segment and file changes point at, and when the
+ * collection places segments (not on a counters-only poll) the counters
+ * that move, by turns. The CPU time of the processes that map a segment is
+ * read after, by turns too (picture-cpu.c). */
 static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent **v, size_t n,
                    const pid_t *want, size_t n_want, bool files_changed)
 {
         bool counters = c->o.placement != NG_PLACEMENT_COUNTERS;
+        size_t *due = counters ? malloc((n + 1) * sizeof(*due)) : NULL, n_due = 0;
+        if (counters && !due)
+                return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 struct pic_ent *e = v[i];
                 if (!e->kept || e->fresh)
@@ -317,30 +328,27 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
                         struct pic_ent *ne;
                         pic->stats.procs_reread++;
                         r = read_entry(c, e->pr.pid, e, &ne);
-                        if (r < 0)
+                        if (r < 0) {
+                                free(due);
                                 return r;
+                        }
                         ne->ino = e->ino;
                         ne->fresh = false;
+                        ne->pr.cpu_read_seq = pic->seq;
                         ng_picture_retire(pic, e);
                         v[i] = ne;
                         r = ne->kept;
                 } else if (counters && ng_picture_counters_move(&e->pr, c->o.min_private_bytes)) {
-                        struct ng_pid_status st;
-                        pic->stats.status_reread++;
-                        r = ng_collect_read_status(c, e->pr.pid, &st);
-                        if (r > 0)
-                                r = take_status(pic, c, &v[i], &st);
-                        if (r < 0)
-                                return r;
+                        due[n_due++] = i;
                 }
-                if (r > 0 && !whole && ng_proc_maps_segment(&v[i]->pr) && (r = reread_cpu(c, &v[i]->pr)) < 0)
-                        return r;
                 if (r == 0) {   /* gone since the listing */
                         v[i]->kept = false;
                         pic->stats.procs_gone++;
                 }
         }
-        return 0;
+        int r = n_due ? reread_counters(pic, c, v, due, n_due) : 0;
+        free(due);
+        return r;
 }
 
 /* s gets a new generation, and of each kept process the picture's record
@@ -504,6 +512,8 @@ static int update(struct ng_picture *pic, struct collector *c, bool full)
                 r = ng_picture_diff_segments(pic, s, full, &segs, &want, &n_want);
         if (r >= 0 && !full)
                 r = refresh(pic, c, nv, n_v, want, n_want, sig != pic->files_sig);
+        if (r >= 0)
+                r = ng_picture_read_cpu(pic, c, nv, n_v);
         free(want);
         if (r < 0) {
                 ng_picture_retire_all(pic, nv, n_v);
@@ -525,6 +535,7 @@ int ng_picture_collect_procs(struct ng_picture *pic, struct collector *c)
 {
         bool full = !pic->valid || pic->full_scan_every <= 1 || pic->since_full + 1 >= pic->full_scan_every;
         pic->stats.procs_new = pic->stats.procs_gone = pic->stats.procs_reread = pic->stats.status_reread = 0;
+        pic->seq++;
         int r = update(pic, c, full);
         c->current_pid = 0;
         if (r < 0) {
