@@ -18,6 +18,7 @@ struct ng_seg_key {
         bool sysv, sampled;     /* sampled false: tried, hugetlb */
         unsigned major, minor;
         uint64_t inode;
+        uint64_t ipc_ns;        /* a SysV segment's IPC namespace */
 };
 
 struct collector {
@@ -141,8 +142,14 @@ int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp);
  * itself; live host only. */
 int ng_collect_whole(struct collector *c, bool exact);
 /* Whether the mapping's segment was sampled that way. */
-bool ng_collect_whole_done(const struct collector *c, bool sysv, unsigned major, unsigned minor, uint64_t inode);
+bool ng_collect_whole_done(const struct collector *c, bool sysv, uint64_t ipc_ns, unsigned major, unsigned minor,
+                           uint64_t inode);
 /* collect-cgroups.c */
 int ng_collect_cgroups(struct collector *c);
+/* namespaces/ns-collect.c: numaguard's own namespaces into c->s, read
+ * before anything is matched against them. */
+void ng_collect_own_ns(struct collector *c);
+/* Reads pr's IPC and mount namespaces (numaguard's where unreadable). */
+void ng_collect_proc_ns(struct collector *c, struct ng_proc *pr);
 
 #pragma GCC visibility pop

@@ -31,6 +31,8 @@ int ng_collect_sysvipc(struct collector *c)
         free(buf);
         if (r < 0)
                 return r;
+        for (size_t i = 0; i < c->s->n_shm; i++)
+                c->s->shm[i].ipc_ns = c->s->ipc_ns;
         c->s->has_sysvipc = true;
         return 0;
 }
@@ -87,8 +89,10 @@ static int add_file(struct collector *c, const char *path, const struct ng_file_
                 return -ENOMEM;
         s->files[s->n_files++] = (struct ng_shm_file) {
                 .path = dup, .kind = kind, .size_bytes = fs->size_bytes, .page_kib = page_kib,
-                .dev_major = m->major, .dev_minor = m->minor, .inode = fs->inode,
-                .allocated_bytes = fs->allocated_bytes,
+                .dev_major = m->major, .dev_minor = m->minor,
+                /* a tree's copy has an inode of its own, not the host's */
+                .inode = ng_path_is_live(c->p) ? fs->inode : 0,
+                .allocated_bytes = fs->allocated_bytes, .mnt_ns = c->s->mnt_ns,
         };
         return 0;
 }

@@ -89,13 +89,18 @@ enum ng_shm_file_kind {
 };
 
 struct ng_shm_file {
-        char *path;             /* absolute, as on the host */
+        char *path;             /* absolute, as the processes of its mount namespace see it */
         enum ng_shm_file_kind kind;
         uint64_t size_bytes;
         uint64_t page_kib;      /* 4 for tmpfs, the mount's pagesize for hugetlbfs */
         unsigned dev_major, dev_minor;  /* of its mount, to match maps entries */
         uint64_t inode;                 /* with the device, the file's identity */
         uint64_t allocated_bytes;       /* its pages, resident or swapped (st_blocks) */
+        /* The mount namespace it was found in (the inode of
+         * /proc/PID/ns/mnt), 0 unknown; and a process of that namespace
+         * through whose /proc/PID/root it was reached, 0: numaguard's own. */
+        uint64_t mnt_ns;
+        pid_t ns_pid;
 };
 
 struct ng_cgroup {
@@ -164,6 +169,10 @@ struct ng_proc {
          * for the others and where task/ cannot be read. */
         struct ng_task *tasks;
         size_t n_tasks;
+        /* Its IPC and mount namespaces (the inodes of /proc/PID/ns/ipc and
+         * ns/mnt), read for the processes that map a segment or run a
+         * database; else, and where unreadable, numaguard's own. 0 unknown. */
+        uint64_t ipc_ns, mnt_ns;
 };
 
 struct ng_collect_cost {
@@ -281,6 +290,9 @@ struct ng_snapshot {
          * usable: then latency_error says why, naming the file). */
         struct ng_latency *latency;
         char latency_error[256];
+        /* numaguard's own IPC and mount namespaces (/proc/self/ns), 0
+         * unknown (a tree taken before they were read). */
+        uint64_t ipc_ns, mnt_ns;
 };
 
 /* Returns 0 or -errno; a missing feature is recorded as absent, a process
@@ -325,10 +337,15 @@ int ng_proc_rep_cmp(const struct ng_proc *a, const struct ng_proc *b);
 /* The tier-1 sample of the VMA at start in pid, or NULL. */
 const struct ng_sample *ng_snapshot_sample(const struct ng_snapshot *s, pid_t pid, uint64_t start);
 /* The sample asked of a segment itself (ng_sample.whole): a SysV segment
- * by its shmid (inode; the device is not compared), a file or anonymous
- * shared segment by device and inode. NULL if none. */
+ * by its shmid (inode; the device is not compared) in numaguard's own IPC
+ * namespace, a file or anonymous shared segment by device and inode. NULL
+ * if none. */
 const struct ng_sample *ng_snapshot_whole_sample(const struct ng_snapshot *s, bool sysv, unsigned major,
                                                  unsigned minor, uint64_t inode);
+/* The same with a SysV segment's IPC namespace (ipc_ns) compared too: a
+ * shmid names a segment only within its namespace. */
+const struct ng_sample *ng_snapshot_whole_sample_ns(const struct ng_snapshot *s, bool sysv, uint64_t ipc_ns,
+                                                    unsigned major, unsigned minor, uint64_t inode);
 int ng_snapshot_distance(const struct ng_snapshot *s, int from, int to);
 /* The HMAT access class of mem_node's memory (access1, else access0) when
  * cpu_node is among its best initiators; NULL otherwise: the firmware's

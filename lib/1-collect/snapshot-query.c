@@ -54,7 +54,7 @@ static bool whole_still_there(const struct ng_snapshot *s, const struct ng_sampl
 {
         if (w->sysv) {
                 for (size_t i = 0; i < s->n_shm; i++)
-                        if ((uint64_t) (uint32_t) s->shm[i].shmid == w->inode)
+                        if ((uint64_t) (uint32_t) s->shm[i].shmid == w->inode && s->shm[i].ipc_ns == w->ipc_ns)
                                 return true;
                 return false;
         }
@@ -94,7 +94,7 @@ static int carry_whole(struct ng_snapshot *s, const struct ng_snapshot *prev)
         int carried = 0;
         for (size_t i = 0; i < prev->n_samples; i++) {
                 const struct ng_sample *w = &prev->samples[i];
-                if (!w->whole || ng_snapshot_whole_sample(s, w->sysv, w->dev_major, w->dev_minor, w->inode) ||
+                if (!w->whole || ng_snapshot_whole_sample_ns(s, w->sysv, w->ipc_ns, w->dev_major, w->dev_minor, w->inode) ||
                     !whole_still_there(s, w))
                         continue;
                 if (copy_sample(s, w) < 0)
@@ -183,16 +183,22 @@ const struct ng_sample *ng_snapshot_sample(const struct ng_snapshot *s, pid_t pi
         return NULL;
 }
 
-const struct ng_sample *ng_snapshot_whole_sample(const struct ng_snapshot *s, bool sysv, unsigned major,
-                                                 unsigned minor, uint64_t inode)
+const struct ng_sample *ng_snapshot_whole_sample_ns(const struct ng_snapshot *s, bool sysv, uint64_t ipc_ns,
+                                                    unsigned major, unsigned minor, uint64_t inode)
 {
         for (size_t i = 0; i < s->n_samples; i++) {
                 const struct ng_sample *w = &s->samples[i];
                 if (w->whole && w->sysv == sysv && w->inode == inode &&
-                    (sysv || (w->dev_major == major && w->dev_minor == minor)))
+                    (sysv ? w->ipc_ns == ipc_ns : w->dev_major == major && w->dev_minor == minor))
                         return w;
         }
         return NULL;
+}
+
+const struct ng_sample *ng_snapshot_whole_sample(const struct ng_snapshot *s, bool sysv, unsigned major,
+                                                 unsigned minor, uint64_t inode)
+{
+        return ng_snapshot_whole_sample_ns(s, sysv, s->ipc_ns, major, minor, inode);
 }
 
 int ng_snapshot_distance(const struct ng_snapshot *s, int from, int to)

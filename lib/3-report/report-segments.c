@@ -106,6 +106,11 @@ struct json_object *ng_segment_json(const struct ng_segment *seg)
                 json_object_object_add(o, "dest", json_object_new_boolean(seg->dest));
                 json_object_object_add(o, "locked", json_object_new_boolean(seg->locked));
         }
+        /* Where a SysV segment's shmid, a file's path, means it. */
+        if (seg->kind == NG_SEG_SYSV && seg->ipc_ns)
+                json_object_object_add(o, "ipc_ns", json_object_new_uint64(seg->ipc_ns));
+        if (seg->kind == NG_SEG_FILE && seg->mnt_ns)
+                json_object_object_add(o, "mnt_ns", json_object_new_uint64(seg->mnt_ns));
         json_object_object_add(o, "uid", json_object_new_int64(seg->uid));
         json_object_object_add(o, "bytes", json_object_new_uint64(seg->bytes));
         json_object_object_add(o, "page_kib", json_object_new_uint64(seg->page_kib));

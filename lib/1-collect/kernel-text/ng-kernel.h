@@ -85,6 +85,9 @@ struct ng_shm_seg {
         int64_t atime, dtime, ctime;
         uint64_t rss_bytes, swap_bytes;
         bool has_rss;           /* rss/swap columns exist (Linux >= 2.6.29) */
+        /* The IPC namespace whose table lists it (the inode of a member's
+         * /proc/PID/ns/ipc), 0 unknown: shmids are unique only within it. */
+        uint64_t ipc_ns;
 };
 
 /* ---- /proc/<pid>/stat ---- */
@@ -235,6 +238,7 @@ struct ng_sample {
         bool sysv;                      /* a SysV segment (inode: its shmid) */
         unsigned dev_major, dev_minor;
         uint64_t inode;
+        uint64_t ipc_ns;                /* a SysV segment's IPC namespace, 0 unknown */
 };
 
 #ifdef __cplusplus
