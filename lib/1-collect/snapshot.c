@@ -98,6 +98,8 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                 if (r >= 0)
                         r = ng_collect_procs(&c);
                 if (r >= 0)
+                        r = ng_collect_namespaces(&c);
+                if (r >= 0)
                         r = ng_collect_cgroups(&c);
                 if (r >= 0)
                         r = ng_owners_collect(reads, s);

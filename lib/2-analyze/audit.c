@@ -433,8 +433,14 @@ static int add_unclaimed(struct audit_ctx *ctx)
                     claimed(a, i))
                         continue;
                 char name[NG_INSTANCE_NAME_MAX + 1];
-                if (seg->kind == NG_SEG_SYSV)
+                /* another namespace's shmid or name may be the host's too */
+                if (seg->kind == NG_SEG_SYSV && seg->other_ns)
+                        snprintf(name, sizeof(name), "unclaimed:ipc-%" PRIu64 ":shmid-%" PRId32, seg->ipc_ns,
+                                 seg->shmid);
+                else if (seg->kind == NG_SEG_SYSV)
                         snprintf(name, sizeof(name), "unclaimed:shmid-%" PRId32, seg->shmid);
+                else if (seg->other_ns)
+                        snprintf(name, sizeof(name), "unclaimed:mnt-%" PRIu64 ":%.30s", seg->mnt_ns, seg->name);
                 else
                         snprintf(name, sizeof(name), "unclaimed:%.53s", seg->name);
                 struct ng_instance *in = new_instance(ctx, name, NG_INST_UNCLAIMED, "unclaimed", &a->default_cfg);

@@ -12,14 +12,15 @@
 #include "segments-internal.h"
 
 /* A file is its device and inode. A tree's copies keep no inode of the
- * host's (0): there, its device, mount namespace and path. */
-static bool same_file(const struct ng_segment *seg, const struct ng_proc *pr, const struct ng_map *m)
+ * host's (0): there, its device and path (one name in two namespaces'
+ * /dev/shm is two tmpfs instances, two devices). */
+static bool same_file(const struct ng_segment *seg, const struct ng_map *m)
 {
         if (m->dev_major != seg->dev_major || m->dev_minor != seg->dev_minor)
                 return false;
         if (seg->inode && m->inode)
                 return m->inode == seg->inode;
-        return pr->mnt_ns == seg->mnt_ns && !strcmp(m->path, seg->name);
+        return !strcmp(m->path, seg->name);
 }
 
 /* A SysV segment is its shmid (the inode of its mapping) in the IPC
@@ -30,7 +31,7 @@ bool ng_segment_maps(const struct ng_segment *seg, const struct ng_proc *pr, con
         case NG_SEG_SYSV:
                 return m->kind == NG_MAP_SYSV && m->inode == seg->inode && pr->ipc_ns == seg->ipc_ns;
         case NG_SEG_FILE:
-                return m->kind == NG_MAP_FILE_SHARED && same_file(seg, pr, m);
+                return m->kind == NG_MAP_FILE_SHARED && same_file(seg, m);
         case NG_SEG_ANON_SHARED:
                 return m->kind == NG_MAP_ANON_SHARED && m->inode == seg->inode &&
                        m->dev_major == seg->dev_major && m->dev_minor == seg->dev_minor;

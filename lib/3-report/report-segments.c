@@ -78,6 +78,9 @@ int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment
                         ng_text_escape(NG_TEXT_TERM, seg->name, name, sizeof(name)));
                 if (seg->kind == NG_SEG_SYSV)
                         fprintf(f, " shmid %" PRId32, seg->shmid);
+                if (seg->other_ns)
+                        fprintf(f, " in %s namespace %" PRIu64, seg->kind == NG_SEG_SYSV ? "IPC" : "mount",
+                                seg->kind == NG_SEG_SYSV ? seg->ipc_ns : seg->mnt_ns);
                 fprintf(f, ": %s, %s resident, ", sz, res);
                 if (seg->page_kib) {
                         char pg[16];

@@ -2,8 +2,9 @@
 /*
  * collect: where every resident page of each shmem segment is, asked of the
  * segment rather than of one attacher's page tables (sample-segment.c). A
- * /dev/shm file is opened by its path, so a file whose filler closed it
- * counts; a SysV or anonymous shared segment through the map_files link of
+ * /dev/shm file is opened by its path (a container's through
+ * /proc/PID/root of a process in its mount namespace), so a file whose
+ * filler closed it counts; a SysV or anonymous shared segment through the map_files link of
  * any process that maps it, which reaches the segment's own file (mapping
  * it there changes neither its attach count nor its last attacher). Live
  * host only. Hugetlb segments are left to the attachers' page tables
@@ -125,7 +126,11 @@ static int sample_files(struct collector *c, bool exact)
                 const struct ng_shm_file *f = &s->files[i];
                 if (f->kind != NG_SHM_FILE_TMPFS || find(c, false, 0, f->dev_major, f->dev_minor, f->inode))
                         continue;
-                int fd = ng_path_open_segment(c->p, false, "%s", f->path);
+                /* a container's file through its root, checked below */
+                char root[48] = "";
+                if (f->ns_pid)
+                        snprintf(root, sizeof(root), NG_PROC_DIR "/%d/root", (int) f->ns_pid);
+                int fd = ng_path_open_segment(c->p, false, "%s%s", root, f->path);
                 if (fd == -ENOENT)
                         continue;       /* removed since it was listed */
                 if (fd < 0) {
