@@ -162,5 +162,8 @@ void ng_collect_proc_ns(struct collector *c, struct ng_proc *pr);
  * /dev/shm and hugetlbfs files of every other mount namespace that holds
  * one of them whose namespaces were read, each namespace once. */
 int ng_collect_namespaces(struct collector *c);
+/* namespaces/ns-names.c: the containers of the processes in namespaces of
+ * their own, named by their runtimes' files, into c->s->containers. */
+int ng_collect_containers(struct collector *c);
 
 #pragma GCC visibility pop

@@ -103,6 +103,21 @@ struct ng_shm_file {
         pid_t ns_pid;
 };
 
+/* A container a watched process runs in, from its cgroup path (runtime,
+ * id, pod) and its runtime's own files (names). "" where unknown. */
+struct ng_container {
+        char runtime[16];       /* "docker", "podman", "containerd", "cri-o"; "" unknown */
+        char id[65];            /* the runtime's id of the container (64 hex digits) */
+        char name[128];         /* the name the runtime knows it by */
+        /* Kubernetes, where the cgroup path says so: the pod's UID and QoS
+         * class ("guaranteed", "burstable", "besteffort"); its name and
+         * namespace from the runtime's annotations. */
+        char pod_uid[40];
+        char qos[16];
+        char pod[128];
+        char pod_namespace[64];
+};
+
 struct ng_cgroup {
         char *path;             /* as /proc/<pid>/cgroup shows it: "/oracle" */
         int version;            /* 1 or 2: where the cpuset controller lives */
@@ -293,6 +308,9 @@ struct ng_snapshot {
         /* numaguard's own IPC and mount namespaces (/proc/self/ns), 0
          * unknown (a tree taken before they were read). */
         uint64_t ipc_ns, mnt_ns;
+        /* The containers of the processes whose namespaces were read. */
+        struct ng_container *containers;
+        size_t n_containers;
 };
 
 /* Returns 0 or -errno; a missing feature is recorded as absent, a process
@@ -312,6 +330,13 @@ const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid);
  * with comm, that word is the name; otherwise comm is. */
 void ng_proc_set_name(struct ng_proc *pr);
 const struct ng_cgroup *ng_snapshot_cgroup(const struct ng_snapshot *s, const char *path);
+/* The container pr runs in (one of s->containers), or NULL. */
+const struct ng_container *ng_snapshot_container(const struct ng_snapshot *s, const struct ng_proc *pr);
+/* What a cgroup path says of a container: runtime, id, pod UID and QoS
+ * class (cgroup v2 and v1, the systemd and cgroupfs drivers of Docker,
+ * Podman, containerd and CRI-O, the kubelet's kubepods tree). 0, or
+ * -ENOENT when it names no container. */
+int ng_container_from_cgroup(const char *path, struct ng_container *ret);
 /* Node distance, or -1 when unknown. */
 /*
  * Carries tier-0 page sizes and tier-1 samples of prev over to s (a

@@ -9,6 +9,7 @@
 
 #include "collect-internal.h"
 #include "ng-snapshot.h"
+#include "ns-internal.h"
 
 const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id)
 {
@@ -30,6 +31,17 @@ const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid)
                 else
                         hi = mid;
         }
+        return NULL;
+}
+
+const struct ng_container *ng_snapshot_container(const struct ng_snapshot *s, const struct ng_proc *pr)
+{
+        struct ng_container ct;
+        if (!s->n_containers || ng_container_of_cgroups(&pr->cgroup, &ct) < 0)
+                return NULL;
+        for (size_t i = 0; i < s->n_containers; i++)
+                if (!strcmp(s->containers[i].id, ct.id))
+                        return &s->containers[i];
         return NULL;
 }
 

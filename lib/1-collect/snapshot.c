@@ -100,6 +100,8 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                 if (r >= 0)
                         r = ng_collect_namespaces(&c);
                 if (r >= 0)
+                        r = ng_collect_containers(&c);
+                if (r >= 0)
                         r = ng_collect_cgroups(&c);
                 if (r >= 0)
                         r = ng_owners_collect(reads, s);
@@ -150,6 +152,7 @@ void ng_snapshot_free(struct ng_snapshot *s)
         }
         free(s->cgroups);
         free(s->boot_pools);
+        free(s->containers);
         for (size_t i = 0; i < s->n_pidfiles; i++)
                 free(s->pidfiles[i].path);
         free(s->pidfiles);

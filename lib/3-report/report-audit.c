@@ -249,6 +249,40 @@ static void print_resident_sources(const struct ng_audit *a, const struct ng_ins
                 fputc(')', f);
 }
 
+/* "  container docker pg-main (id 3f2a0c1d9b7e), pod shop/pg-0 (uid ..., burstable)":
+ * the names are the runtime's, anyone's to choose, so escaped. */
+static void print_container(const struct ng_container *ct, FILE *f)
+{
+        char name[NG_TEXT_SIZE(sizeof(ct->name))], pod[NG_TEXT_SIZE(sizeof(ct->pod))],
+                ns[NG_TEXT_SIZE(sizeof(ct->pod_namespace))];
+        fprintf(f, "  container %s%s%s (id %.12s)", ct->runtime[0] ? ct->runtime : "of unknown runtime",
+                ct->name[0] ? " " : "", ng_text_escape(NG_TEXT_TERM, ct->name, name, sizeof(name)), ct->id);
+        if (ct->pod_uid[0])
+                fprintf(f, ", pod %s%s%s (uid %s, %s)", ng_text_escape(NG_TEXT_TERM, ct->pod_namespace, ns, sizeof(ns)),
+                        ct->pod_namespace[0] ? "/" : "", ct->pod[0] ? ng_text_escape(NG_TEXT_TERM, ct->pod, pod, sizeof(pod)) :
+                        "(name unknown)", ct->pod_uid, ct->qos);
+        fputc('\n', f);
+}
+
+/* Empty strings are unknown: null. */
+static struct json_object *str_or_null(const char *v)
+{
+        return v[0] ? json_object_new_string(v) : NULL;
+}
+
+static struct json_object *container_json(const struct ng_container *ct)
+{
+        struct json_object *o = json_object_new_object();
+        json_object_object_add(o, "runtime", str_or_null(ct->runtime));
+        json_object_object_add(o, "id", json_object_new_string(ct->id));
+        json_object_object_add(o, "name", str_or_null(ct->name));
+        json_object_object_add(o, "pod", str_or_null(ct->pod));
+        json_object_object_add(o, "pod_namespace", str_or_null(ct->pod_namespace));
+        json_object_object_add(o, "pod_uid", str_or_null(ct->pod_uid));
+        json_object_object_add(o, "qos", str_or_null(ct->qos));
+        return o;
+}
+
 static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_instance *in,
                            bool verbose, FILE *f)
 {
@@ -269,6 +303,8 @@ static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a
                 ng_bitmap_count(&in->cpu_nodes) == 1 ? "" : "s", cpu_nodes[0] ? cpu_nodes : "-",
                 ng_bitmap_count(&in->mems) == 1 ? "" : "s", mems[0] ? mems : "-", in->cgroup ? ", cpuset " : "",
                 !in->cgroup ? "" : cgroup ? cgroup : "(out of memory)");
+        if (in->container)
+                print_container(in->container, f);
         if (in->owner)
                 print_owner(in->owner, f);
         fprintf(f, "  shared memory %s, %s resident", sh, res);
@@ -411,6 +447,8 @@ static struct json_object *instance_json(const struct ng_audit *a, const struct 
         json_object_object_add(o, "cpu_nodes", list_json(&in->cpu_nodes));
         json_object_object_add(o, "mems", list_json(&in->mems));
         json_object_object_add(o, "cgroup", in->cgroup ? json_object_new_string(in->cgroup) : NULL);
+        if (in->container)
+                json_object_object_add(o, "container", container_json(in->container));
         json_object_object_add(o, "cpuset_owner",
                                json_object_new_string(ng_owner_kind_name(in->owner ? in->owner->kind : NG_OWNER_NONE)));
         json_object_object_add(o, "cpuset_owner_name", in->owner && in->owner->name[0] ?

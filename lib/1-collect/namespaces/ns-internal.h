@@ -33,4 +33,15 @@ int ng_path_read_link(const struct ng_path *p, char *buf, size_t size, const cha
  */
 int ng_path_read_ipc_ns(const struct ng_path *p, pid_t pid, uint64_t ns, char **ret_buf, size_t *ret_len);
 
+/* ns-container.c: the container named by a process's cgroups (v2 first,
+ * then cpuset, memory, pids, name=systemd of v1). 0 or -ENOENT. */
+struct ng_pid_cgroup;
+struct ng_container;
+int ng_container_of_cgroups(const struct ng_pid_cgroup *cg, struct ng_container *ret);
+
+/* A file read live without telling the recorder, for the caller to record
+ * only what it keeps of it (a runtime's container file holds its
+ * environment); in a tree, the file as recorded. 0 or -errno. */
+int ng_path_read_unrecorded(const struct ng_path *p, char **ret_buf, size_t *ret_len, const char *rel);
+
 #pragma GCC visibility pop

@@ -54,6 +54,21 @@ int ng_path_read_link(const struct ng_path *p, char *buf, size_t size, const cha
         return 0;
 }
 
+int ng_path_read_unrecorded(const struct ng_path *p, char **ret_buf, size_t *ret_len, const char *rel)
+{
+        if (!ng_path_is_live(p))
+                return ng_path_read(p, ret_buf, ret_len, "%s", rel);
+        int fd = open(rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+        if (fd < 0)
+                return errno == ENOTDIR || errno == ELOOP ? -ENOENT : -errno;
+        struct stat st;
+        int r = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) && st.st_size <= NG_PATH_MAX_FILE_BYTES ? 0 : -EINVAL;
+        if (r == 0)
+                r = ng_path_read_fd(fd, ret_buf, ret_len);
+        close(fd);
+        return r;
+}
+
 struct ns_read {
         int nsfd;
         char *buf;
