@@ -184,6 +184,8 @@ static void owner_value(const struct ng_owner *ow, bool mems, char *buf, size_t 
         ng_bitmap_format_list(mems ? &ow->mems : &ow->cpus, l, sizeof(l));
         if (ow->kind == NG_OWNER_SYSTEMD)
                 snprintf(buf, size, "%s=%s", mems ? "AllowedMemoryNodes" : "AllowedCPUs", has ? l : "");
+        else if (ow->kind == NG_OWNER_DOCKER || ow->kind == NG_OWNER_PODMAN)
+                snprintf(buf, size, "%s=%s", mems ? "cpuset-mems" : "cpuset-cpus", has ? l : "");
         else if (has)
                 snprintf(buf, size, "%s %s", mems ? "cpuset.mems" : "cpuset.cpus", l);
         else
@@ -209,11 +211,19 @@ static void print_owner(const struct ng_owner *ow, FILE *f)
         case NG_OWNER_UNKNOWN:
                 fprintf(f, "  cpuset owner: unknown (%s)\n", error);
                 return;
+        case NG_OWNER_KUBELET:
+                fprintf(f, "  cpuset owner: kubelet, pod %s (%s QoS: its CPU and Memory Managers decide)\n", name,
+                        source[0] ? source : "unknown");
+                return;
         case NG_OWNER_SYSTEMD:
         case NG_OWNER_CGCONFIG:
+        case NG_OWNER_DOCKER:
+        case NG_OWNER_PODMAN:
                 break;
         }
-        fprintf(f, "  cpuset owner: %s %s", ow->kind == NG_OWNER_SYSTEMD ? "systemd unit" : "cgconfig group", name);
+        fprintf(f, "  cpuset owner: %s %s", ow->kind == NG_OWNER_SYSTEMD ? "systemd unit" :
+                ow->kind == NG_OWNER_CGCONFIG ? "cgconfig group" : ow->kind == NG_OWNER_DOCKER ? "docker container" :
+                "podman container", name);
         if (!ow->known) {
                 fprintf(f, " (what it restores is unknown: %s)\n", source);
                 return;

@@ -4,7 +4,12 @@
  * tests/fixtures/containers against expectations worked out by hand; and
  * an instance matched by its container's name. */
 
+#include <ftw.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
 #include "ng-test.h"
+#include "ng-act-cpuset.h"
 #include "ng-audit.h"
 #include "ng-config.h"
 #include "ng-metrics.h"
@@ -193,6 +198,189 @@ START_TEST(metric_labels)
 }
 END_TEST
 
+/* ---- the owners of container cpusets ---- */
+
+static size_t n_not_persistent(const struct ng_audit *a, const char *instance, const char *needle)
+{
+        size_t n = 0;
+        for (size_t i = 0; i < a->n_findings; i++)
+                if (a->findings[i].code == NG_CODE_CPUSET_NOT_PERSISTENT && !strcmp(a->findings[i].instance, instance) &&
+                    strstr(a->findings[i].message, needle))
+                        n++;
+        return n;
+}
+
+/* k8s-v2: Docker saved cpuset-mems 0 and the live one is 1; Podman saved
+ * 2-3/2-3 and the live cgroup holds 3/3; the Burstable pod has CPUs on
+ * nodes 0-1 and memory on node 2, the Guaranteed one CPU 1 and node 1
+ * (aligned: nothing to say). k8s-v1: the cgroupfs pod has CPUs 0-3 and
+ * memory 0; Docker saved nothing (the parent's) and the cgroup has it. */
+START_TEST(owners_of_container_cpusets)
+{
+        struct ng_snapshot *s;
+        struct ng_audit *a = audit_tree("k8s-v2", NULL, &s);
+        const struct ng_instance *in = ng_audit_instance(a, "postgresql:/var/lib/postgresql/data@billing-db");
+        ck_assert_ptr_nonnull(in);
+        ck_assert_ptr_nonnull(in->owner);
+        ck_assert_int_eq(in->owner->kind, NG_OWNER_DOCKER);
+        ck_assert_str_eq(ng_owner_kind_name(in->owner->kind), "docker");
+        ck_assert_uint_eq(n_not_persistent(a, in->name, "cpuset.mems is 1, saved cpuset-mems 0"), 1);
+        in = ng_audit_instance(a, "postgresql:/var/lib/postgresql/data@orders-db");
+        ck_assert_int_eq(in->owner->kind, NG_OWNER_PODMAN);
+        ck_assert_uint_eq(n_not_persistent(a, in->name, "saved cpuset-mems 2-3"), 1);
+        in = ng_audit_instance(a, "postgresql:/var/lib/postgresql/data@postgres");
+        ck_assert_int_eq(in->owner->kind, NG_OWNER_KUBELET);
+        ck_assert_str_eq(in->owner->name, "shop/pg-0");
+        ck_assert_uint_eq(n_not_persistent(a, in->name, "is the kubelet's: CPUs on nodes 0-1, memory on node 2"), 1);
+        in = ng_audit_instance(a, "postgresql:/var/lib/postgresql/data@db");
+        ck_assert_int_eq(in->owner->kind, NG_OWNER_KUBELET);
+        ck_assert_uint_eq(n_not_persistent(a, in->name, ""), 0);
+        ng_audit_free(a);
+        ng_snapshot_free(s);
+
+        a = audit_tree("k8s-v1", NULL, &s);
+        in = ng_audit_instance(a, "postgresql:/var/lib/postgresql/data@postgres");
+        ck_assert_int_eq(in->owner->kind, NG_OWNER_KUBELET);
+        ck_assert_str_eq(in->owner->name, "store/catalog-0");
+        ck_assert_uint_eq(n_not_persistent(a, in->name, "CPUs on nodes 0-3, memory on node 0"), 1);
+        in = ng_audit_instance(a, "postgresql:/var/lib/postgresql/data@legacy-pg");
+        ck_assert_int_eq(in->owner->kind, NG_OWNER_DOCKER);
+        ck_assert_uint_eq(n_not_persistent(a, in->name, ""), 0);
+        ng_audit_free(a);
+        ng_snapshot_free(s);
+}
+END_TEST
+
+/* What Docker's API was asked; it applies the values to the cgroup. */
+struct docker_call {
+        char id[65], cpus[64], mems[64];
+        int calls;
+        const char *dir;        /* the cgroup, in the tree copy */
+};
+
+static void write_file(const char *dir, const char *name, const char *value)
+{
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        FILE *f = fopen(path, "we");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "%s\n", value);
+        fclose(f);
+}
+
+static int fake_docker(void *userdata, const struct ng_path *p, const char *id, const struct ng_bitmap *cpus,
+                       const struct ng_bitmap *mems)
+{
+        (void) p;
+        struct docker_call *d = userdata;
+        d->calls++;
+        snprintf(d->id, sizeof(d->id), "%s", id);
+        if (cpus) {
+                ng_bitmap_format_list(cpus, d->cpus, sizeof(d->cpus));
+                write_file(d->dir, "cpuset.cpus", d->cpus);
+                write_file(d->dir, "cpuset.cpus.effective", d->cpus);
+        }
+        if (mems) {
+                ng_bitmap_format_list(mems, d->mems, sizeof(d->mems));
+                write_file(d->dir, "cpuset.mems", d->mems);
+                write_file(d->dir, "cpuset.mems.effective", d->mems);
+        }
+        return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+        (void) st, (void) flag, (void) ftw;
+        return remove(path);
+}
+
+/* cpuset apply on a copy of k8s-v2 for instance NAME (policy bind, nodes):
+ * the plan and what was done. */
+static void apply_copy(const char *conf, const char *name, struct docker_call *d, struct ng_cpuset_plan *ret_plan,
+                       struct ng_action_result *ret_res)
+{
+        char dir[] = "/tmp/ng-containers.XXXXXX", tree[64], cmd[256];
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        snprintf(tree, sizeof(tree), "%s/t", dir);
+        snprintf(cmd, sizeof(cmd), "cp -a '" TREES "/k8s-v2' '%s'", tree);
+        ck_assert_int_eq(system(cmd), 0);
+        struct ng_path *p;
+        ck_assert_int_eq(ng_path_new(tree, &p), 0);
+        struct ng_config *cfg;
+        ck_assert_int_eq(ng_config_load_string(conf, "t.conf", NULL, NULL, &cfg), 0);
+        struct ng_snapshot *s;
+        ck_assert_int_eq(ng_collect_for_config(p, cfg, NG_PLACEMENT_AUTO, &s), 0);
+        struct ng_audit *a;
+        ck_assert_int_eq(ng_audit_run(s, cfg, &a), 0);
+        const struct ng_instance *in = ng_audit_instance(a, name);
+        ck_assert_ptr_nonnull(in);
+        struct ng_action_ops ops = ng_action_ops_default;
+        ops.docker_update = fake_docker;
+        ops.userdata = d;
+        char cgdir[4096];
+        const struct ng_cgroup *cg = ng_snapshot_cgroup(s, in->cgroup);
+        snprintf(cgdir, sizeof(cgdir), "%s%s", tree, cg->dir);
+        d->dir = cgdir;
+        struct ng_cpuset_bounds parent;
+        ck_assert_int_eq(ng_cpuset_parent_read(p, &ops, s, in, &parent), 0);
+        ck_assert_int_eq(ng_cpuset_plan(s, in, &parent, ret_plan), 0);
+        *ret_res = (struct ng_action_result) { 0 };
+        if (!ret_plan->refused)
+                ck_assert_int_eq(ng_cpuset_apply(p, &ops, ret_plan, false, ret_res), 0);
+        ng_audit_free(a);
+        ng_snapshot_free(s);
+        ng_config_free(cfg);
+        ng_path_free(p);
+        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Docker: through its API, which saves the values with the container. */
+START_TEST(docker_cpuset_through_its_api)
+{
+        struct docker_call d = { 0 };
+        struct ng_cpuset_plan pl;
+        struct ng_action_result res;
+        apply_copy("[instance billing]\ncontainer = billing-db\npolicy = bind\nnodes = 0\nenforce = cpuset\n",
+                   "billing", &d, &pl, &res);
+        ck_assert_msg(!pl.refused, "%s", pl.reason);
+        ck_assert_int_eq(d.calls, 1);
+        ck_assert_str_eq(d.id, "e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3");
+        ck_assert_str_eq(d.mems, "0");
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_DONE);
+        ck_assert_msg(strstr(res.summary, "docker container billing-db updated and saved"), "%s", res.summary);
+}
+END_TEST
+
+/* Podman 4.3: written live, and said not to last. */
+START_TEST(podman_cpuset_live_not_persistent)
+{
+        struct docker_call d = { 0 };
+        struct ng_cpuset_plan pl;
+        struct ng_action_result res;
+        apply_copy("[instance orders]\ncontainer = orders-db\npolicy = bind\nnodes = 2\nenforce = cpuset\n",
+                   "orders", &d, &pl, &res);
+        ck_assert_msg(!pl.refused, "%s", pl.reason);
+        ck_assert_int_eq(d.calls, 0);
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_DONE);
+        ck_assert_msg(strstr(res.summary, "not saved with podman container orders-db") &&
+                      strstr(res.summary, "CPUSET_NOT_PERSISTENT"), "%s", res.summary);
+}
+END_TEST
+
+/* A pod's: the kubelet's settings, not a write. */
+START_TEST(kubelet_cpuset_refused)
+{
+        struct docker_call d = { 0 };
+        struct ng_cpuset_plan pl;
+        struct ng_action_result res;
+        apply_copy("[instance shop]\ncontainer = postgres\npolicy = bind\nnodes = 2\nenforce = cpuset\n",
+                   "shop", &d, &pl, &res);
+        ck_assert(pl.refused);
+        ck_assert_msg(strstr(pl.reason, "kubelet") && strstr(pl.reason, "topologyManagerPolicy single-numa-node"),
+                      "%s", pl.reason);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("containers");
@@ -202,6 +390,10 @@ int main(void)
         tcase_add_test(tc, kubelet_cgroup_v1);
         tcase_add_test(tc, configured_by_container_name);
         tcase_add_test(tc, metric_labels);
+        tcase_add_test(tc, owners_of_container_cpusets);
+        tcase_add_test(tc, docker_cpuset_through_its_api);
+        tcase_add_test(tc, podman_cpuset_live_not_persistent);
+        tcase_add_test(tc, kubelet_cpuset_refused);
         suite_add_tcase(s, tc);
         return ng_test_run(s);
 }
