@@ -53,6 +53,7 @@ static void copy_finding(struct alert *a, const struct ng_finding *f, bool first
         snprintf(a->message, sizeof(a->message), "%s", f->message);
         snprintf(a->advice, sizeof(a->advice), "%s", f->advice);
         a->value = f->value;
+        a->container = f->container;
 }
 
 static void raise_alert(struct alert_table *t, struct alert *a, uint64_t now_usec,

@@ -87,6 +87,7 @@ struct alert {
         char message[512];
         char advice[256];
         double value;
+        struct ng_container container;  /* of the instance; "" when none */
         uint64_t raised_usec, cleared_usec;     /* CLOCK_REALTIME */
         uint64_t last_seen_poll, cleared_poll;
         unsigned seen_streak, missing_streak;

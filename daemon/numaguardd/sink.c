@@ -256,6 +256,25 @@ static int alert_priority(enum alert_event_kind kind, enum ng_severity sev)
         return sev == NG_SEV_CRITICAL ? LOG_CRIT : sev == NG_SEV_WARNING ? LOG_WARNING : LOG_INFO;
 }
 
+/* The instance's container, where it runs in one: journalctl
+ * NUMAGUARD_CONTAINER=pg-main finds its alerts. */
+static void container_fields(struct fields *fl, const struct ng_container *ct)
+{
+        if (!ct->id[0])
+                return;
+        field(fl, "NUMAGUARD_CONTAINER_ID", "%s", ct->id);
+        if (ct->runtime[0])
+                field(fl, "NUMAGUARD_CONTAINER_RUNTIME", "%s", ct->runtime);
+        if (ct->name[0])
+                field(fl, "NUMAGUARD_CONTAINER", "%s", ct->name);
+        if (ct->pod_uid[0])
+                field(fl, "NUMAGUARD_POD_UID", "%s", ct->pod_uid);
+        if (ct->pod[0])
+                field(fl, "NUMAGUARD_POD", "%s", ct->pod);
+        if (ct->pod_namespace[0])
+                field(fl, "NUMAGUARD_POD_NAMESPACE", "%s", ct->pod_namespace);
+}
+
 void sink_emit(void *userdata, enum alert_event_kind kind, const struct alert *a)
 {
         struct alert_sink *s = userdata;
@@ -286,6 +305,7 @@ void sink_emit(void *userdata, enum alert_event_kind kind, const struct alert *a
         field(&fl, "NUMAGUARD_DETAIL", "%s", a->message);
         if (a->advice[0])
                 field(&fl, "NUMAGUARD_ADVICE", "%s", a->advice);
+        container_fields(&fl, &a->container);
         field(&fl, "NUMAGUARD_RAISED_USEC", "%" PRIu64, a->raised_usec);
         if (kind == ALERT_EVENT_CLEARED)
                 field(&fl, "NUMAGUARD_CLEARED_USEC", "%" PRIu64, a->cleared_usec);

@@ -85,7 +85,7 @@ static void finish_instance(struct load_ctx *ctx)
         if (!matched)
                 report(ctx, LOG_ERR, ctx->section_line,
                        "[instance %s] has no matcher: set match_comm, match_cmdline, "
-                       "pidfile, cgroup or shm_owner",
+                       "pidfile, cgroup, container or shm_owner",
                        inst->name);
         if (inst->policy == NG_POLICY_BIND && ng_bitmap_empty(&inst->nodes))
                 report(ctx, LOG_ERR, ctx->seen[policy - ng_cfg_items],

@@ -96,6 +96,8 @@ const struct item ng_cfg_items[] = {
           .min = 1, .max = PATH_MAX - 1, .flags = ITEM_MATCHER },
         { I(cgroup), .key = "cgroup", STRING(ng_cfg_parse_path),
           .min = 1, .max = PATH_MAX - 1, .flags = ITEM_MATCHER },
+        { I(container), .key = "container", STRING(ng_cfg_parse_glob),
+          .min = 1, .max = 127, .flags = ITEM_MATCHER },
         { I(shm_owner_uid), .key = "shm_owner", .parse = ng_cfg_parse_uid, .format = ng_cfg_fmt_uid,
           .min = 0, .max = (double)(UINT32_MAX - 1), .flags = ITEM_MATCHER },
         { I(policy), .key = "policy", CHOICE(policy_names), .def = "local" },
@@ -149,6 +151,7 @@ static void instance_done(struct ng_instance_config *inst)
 {
         free(inst->match_comm);
         free(inst->match_cmdline);
+        free(inst->container);
         free(inst->pidfile);
         free(inst->cgroup);
 }

@@ -65,6 +65,7 @@ struct ng_instance_config {
         char *match_cmdline; /* fnmatch(3) glob on the space-joined cmdline */
         char *pidfile;       /* absolute path */
         char *cgroup;        /* as /proc/<pid>/cgroup shows it, "/oracle" */
+        char *container;     /* fnmatch(3) glob on the name of the process's container */
         uid_t shm_owner_uid; /* SysV segment owner, names resolved at load */
         /* Expectations and corrections. */
         enum ng_policy policy;

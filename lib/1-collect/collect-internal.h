@@ -18,6 +18,7 @@ struct ng_seg_key {
         bool sysv, sampled;     /* sampled false: tried, hugetlb */
         unsigned major, minor;
         uint64_t inode;
+        uint64_t ipc_ns;        /* a SysV segment's IPC namespace */
 };
 
 struct collector {
@@ -132,6 +133,13 @@ int ng_collect_sysvipc(struct collector *c);
 void ng_collect_sysvipc_check(struct collector *c);
 int ng_collect_mounts(struct collector *c);
 int ng_collect_files(struct collector *c);
+/* Whether mount i of v (a mountinfo) holds files that are segments: /dev/shm
+ * or a hugetlbfs, not hidden by one mounted later on the same mountpoint. */
+bool ng_mount_holds_segments(const struct ng_mount *v, size_t n, size_t i);
+/* Adds m's files to c->s->files, listed under prefix ("" for numaguard's
+ * mount namespace, "/proc/PID/root" for mnt_ns through ns_pid). */
+int ng_collect_mount_files(struct collector *c, const struct ng_mount *m, const char *prefix, uint64_t mnt_ns,
+                           pid_t ns_pid);
 /* collect-placement.c */
 int ng_collect_procs(struct collector *c);
 int ng_collect_placement(struct collector *c);
@@ -143,8 +151,21 @@ int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp);
  * itself; live host only. */
 int ng_collect_whole(struct collector *c, bool exact);
 /* Whether the mapping's segment was sampled that way. */
-bool ng_collect_whole_done(const struct collector *c, bool sysv, unsigned major, unsigned minor, uint64_t inode);
+bool ng_collect_whole_done(const struct collector *c, bool sysv, uint64_t ipc_ns, unsigned major, unsigned minor,
+                           uint64_t inode);
 /* collect-cgroups.c */
 int ng_collect_cgroups(struct collector *c);
+/* namespaces/ns-collect.c: numaguard's own namespaces into c->s, read
+ * before anything is matched against them. */
+void ng_collect_own_ns(struct collector *c);
+/* Reads pr's IPC and mount namespaces (numaguard's where unreadable). */
+void ng_collect_proc_ns(struct collector *c, struct ng_proc *pr);
+/* After the processes: the SysV table of every other IPC namespace and the
+ * /dev/shm and hugetlbfs files of every other mount namespace that holds
+ * one of them whose namespaces were read, each namespace once. */
+int ng_collect_namespaces(struct collector *c);
+/* namespaces/ns-names.c: the containers of the processes in namespaces of
+ * their own, named by their runtimes' files, into c->s->containers. */
+int ng_collect_containers(struct collector *c);
 
 #pragma GCC visibility pop

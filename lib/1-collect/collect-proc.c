@@ -311,6 +311,14 @@ int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
                 if (r >= 0 && !keeps_private_heaps(c, pr->name))
                         drop_private_maps(pr);
         }
+        /* Only where it can matter: a process that maps a segment or runs
+         * a database. Every other one is taken to share numaguard's. */
+        if (ng_proc_maps_segment(pr) || ng_engine_of_process(pr->name)) {
+                ng_collect_proc_ns(c, pr);
+        } else {
+                pr->ipc_ns = c->s->ipc_ns;
+                pr->mnt_ns = c->s->mnt_ns;
+        }
         /* Where a database's threads run prices its placement; other
          * processes' threads are not worth a read each. */
         if (ng_proc_maps_segment(pr) && ng_collect_read_tasks(c, pr) == -ENOMEM)

@@ -22,12 +22,20 @@
 static size_t buf_rows(const char *buf);
 static void check_row(struct collector *c, struct ng_shm_seg *sh);
 
-static bool has_row(const struct ng_snapshot *s, int32_t shmid)
+/* A row for shmid in the table of IPC namespace ns (numaguard's own table
+ * holds rows whose namespace is 0 or its own), or no table of ns was read:
+ * then the namespace's reader has said so. */
+static bool has_row(const struct ng_snapshot *s, int32_t shmid, uint64_t ns)
 {
-        for (size_t i = 0; i < s->n_shm; i++)
-                if (s->shm[i].shmid == shmid)
+        bool own = !ns || ns == s->ipc_ns, table = own;
+        for (size_t i = 0; i < s->n_shm; i++) {
+                const struct ng_shm_seg *sh = &s->shm[i];
+                bool mine = own ? (!sh->ipc_ns || sh->ipc_ns == s->ipc_ns) : sh->ipc_ns == ns;
+                table |= mine;
+                if (mine && sh->shmid == shmid)
                         return true;
-        return false;
+        }
+        return !table;
 }
 
 int ng_collect_sysvipc(struct collector *c)
@@ -43,6 +51,8 @@ int ng_collect_sysvipc(struct collector *c)
         free(buf);
         if (r < 0)
                 return r;
+        for (size_t i = 0; i < c->s->n_shm; i++)
+                c->s->shm[i].ipc_ns = c->s->ipc_ns;
         c->s->has_sysvipc = true;
         if (rows > c->s->n_shm)
                 ng_collect_problem(c, NG_PROC_DIR "/sysvipc/shm", "%zu row%s without a key, shmid and mode the "
@@ -90,7 +100,7 @@ void ng_collect_sysvipc_check(struct collector *c)
         for (size_t i = 0; i < s->n_procs; i++)
                 for (size_t j = 0; j < s->procs[i]->n_maps; j++) {
                         const struct ng_map *m = &s->procs[i]->maps[j];
-                        if (m->kind != NG_MAP_SYSV || has_row(s, (int32_t) m->inode))
+                        if (m->kind != NG_MAP_SYSV || has_row(s, (int32_t) m->inode, s->procs[i]->ipc_ns))
                                 continue;
                         ng_collect_problem(c, NG_PROC_DIR "/sysvipc/shm", "no row for shmid %" PRId32 ", which pid "
                                            "%d maps (removed while read?): its size is unknown",
@@ -134,9 +144,20 @@ static uint64_t hugetlbfs_page_kib(const struct ng_mount *m, const struct ng_sna
         return kib;
 }
 
-static int add_file(struct collector *c, const char *path, const struct ng_file_stat *fs, const struct ng_mount *m,
-                    enum ng_shm_file_kind kind, uint64_t page_kib)
+/* Where a mount's files are listed: numaguard's own mount namespace
+ * (prefix "", ns_pid 0), or another one's through /proc/PID/root. */
+struct mount_scan {
+        const struct ng_mount *m;
+        enum ng_shm_file_kind kind;
+        uint64_t page_kib;
+        const char *prefix;
+        uint64_t mnt_ns;
+        pid_t ns_pid;
+};
+
+static int add_file(struct collector *c, const char *path, const struct ng_file_stat *fs, const struct mount_scan *ms)
 {
+        const struct ng_mount *m = ms->m;
         struct ng_snapshot *s = c->s;
         if (s->n_files >= MAX_SHM_FILES)
                 return -E2BIG;
@@ -150,19 +171,29 @@ static int add_file(struct collector *c, const char *path, const struct ng_file_
         if (!dup)
                 return -ENOMEM;
         s->files[s->n_files++] = (struct ng_shm_file) {
-                .path = dup, .kind = kind, .size_bytes = fs->size_bytes, .page_kib = page_kib,
-                .dev_major = m->major, .dev_minor = m->minor, .inode = fs->inode,
-                .allocated_bytes = fs->allocated_bytes,
+                .path = dup, .kind = ms->kind, .size_bytes = fs->size_bytes, .page_kib = ms->page_kib,
+                .dev_major = m->major, .dev_minor = m->minor,
+                /* a tree's copy has an inode of its own, not the host's */
+                .inode = ng_path_is_live(c->p) ? fs->inode : 0,
+                .allocated_bytes = fs->allocated_bytes, .mnt_ns = ms->mnt_ns, .ns_pid = ms->ns_pid,
         };
         return 0;
 }
 
-static int scan_files(struct collector *c, const char *dir, const struct ng_mount *m,
-                      enum ng_shm_file_kind kind, uint64_t page_kib, int depth)
+/* Another namespace's file must sit on the mount its mountinfo names:
+ * reached through /proc/PID/root, a link planted in the container resolves
+ * in numaguard's root, and what it leads to is not the container's. */
+static bool on_mount(const struct collector *c, const struct ng_file_stat *fs, const struct mount_scan *ms)
+{
+        return !ms->ns_pid || !ng_path_is_live(c->p) ||
+               (fs->dev_major == ms->m->major && fs->dev_minor == ms->m->minor);
+}
+
+static int scan_files(struct collector *c, const char *dir, const struct mount_scan *ms, int depth)
 {
         char **names;
         size_t n;
-        int r = ng_path_list(c->p, &names, &n, "%s", dir);
+        int r = ng_path_list(c->p, &names, &n, "%s%s", ms->prefix, dir);
         if (r < 0)
                 return r == -ENOENT || r == -EACCES ? 0 : r;
         for (size_t i = 0; i < n && r >= 0; i++) {
@@ -170,42 +201,56 @@ static int scan_files(struct collector *c, const char *dir, const struct ng_moun
                 if (snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "", names[i]) >= (int) sizeof(path))
                         continue;
                 struct ng_file_stat fs;
-                int k = ng_path_file_stat(c->p, &fs, "%s", path);
-                if (k >= 0)
-                        r = add_file(c, path, &fs, m, kind, page_kib);
+                int k = ng_path_file_stat(c->p, &fs, "%s%s", ms->prefix, path);
+                if (k >= 0 && on_mount(c, &fs, ms))
+                        r = add_file(c, path, &fs, ms);
                 else if (k == -EINVAL && depth < MAX_SHM_DIR_DEPTH)
-                        r = scan_files(c, path, m, kind, page_kib, depth + 1);
+                        r = scan_files(c, path, ms, depth + 1);
         }
         ng_strv_free(names);
         return r;
 }
 
-/* Files in /dev/shm (Oracle AMM granules, PostgreSQL DSM) and on every
- * hugetlbfs mount. Only names and sizes: contents are never read. */
 /* A mount stacked on the same mountpoint later in mountinfo hides this one
  * (containers mount a fresh /dev/shm over the host's): its files are not
  * the ones processes map, and scanning both would make every file an
  * orphan once. */
-static bool shadowed(const struct ng_snapshot *s, size_t i)
+static bool shadowed(const struct ng_mount *v, size_t n, size_t i)
 {
-        for (size_t k = i + 1; k < s->n_mounts; k++)
-                if (!strcmp(s->mounts[k].mountpoint, s->mounts[i].mountpoint))
+        for (size_t k = i + 1; k < n; k++)
+                if (!strcmp(v[k].mountpoint, v[i].mountpoint))
                         return true;
         return false;
 }
 
+bool ng_mount_holds_segments(const struct ng_mount *v, size_t n, size_t i)
+{
+        const struct ng_mount *m = &v[i];
+        return !shadowed(v, n, i) && (!strcmp(m->fstype, "hugetlbfs") ||
+                                      (!strcmp(m->fstype, "tmpfs") && !strcmp(m->mountpoint, NG_DEV_SHM_DIR)));
+}
+
+int ng_collect_mount_files(struct collector *c, const struct ng_mount *m, const char *prefix, uint64_t mnt_ns,
+                           pid_t ns_pid)
+{
+        bool huge = !strcmp(m->fstype, "hugetlbfs");
+        struct mount_scan ms = {
+                .m = m, .kind = huge ? NG_SHM_FILE_HUGETLBFS : NG_SHM_FILE_TMPFS,
+                .page_kib = huge ? hugetlbfs_page_kib(m, c->s) : 4,
+                .prefix = prefix, .mnt_ns = mnt_ns, .ns_pid = ns_pid,
+        };
+        return scan_files(c, m->mountpoint, &ms, 0);
+}
+
+/* Files in /dev/shm (Oracle AMM granules, PostgreSQL DSM) and on every
+ * hugetlbfs mount. Only names and sizes: contents are never read. */
 int ng_collect_files(struct collector *c)
 {
         struct ng_snapshot *s = c->s;
         for (size_t i = 0; i < s->n_mounts; i++) {
-                const struct ng_mount *m = &s->mounts[i];
-                int r = 0;
-                if (shadowed(s, i))
+                if (!ng_mount_holds_segments(s->mounts, s->n_mounts, i))
                         continue;
-                if (!strcmp(m->fstype, "hugetlbfs"))
-                        r = scan_files(c, m->mountpoint, m, NG_SHM_FILE_HUGETLBFS, hugetlbfs_page_kib(m, s), 0);
-                else if (!strcmp(m->fstype, "tmpfs") && !strcmp(m->mountpoint, NG_DEV_SHM_DIR))
-                        r = scan_files(c, m->mountpoint, m, NG_SHM_FILE_TMPFS, 4, 0);
+                int r = ng_collect_mount_files(c, &s->mounts[i], "", s->mnt_ns, 0);
                 if (r < 0)
                         return r;
         }

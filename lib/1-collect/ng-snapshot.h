@@ -113,13 +113,33 @@ enum ng_shm_file_kind {
 };
 
 struct ng_shm_file {
-        char *path;             /* absolute, as on the host */
+        char *path;             /* absolute, as the processes of its mount namespace see it */
         enum ng_shm_file_kind kind;
         uint64_t size_bytes;
         uint64_t page_kib;      /* 4 for tmpfs, the mount's pagesize for hugetlbfs */
         unsigned dev_major, dev_minor;  /* of its mount, to match maps entries */
         uint64_t inode;                 /* with the device, the file's identity */
         uint64_t allocated_bytes;       /* its pages, resident or swapped (st_blocks) */
+        /* The mount namespace it was found in (the inode of
+         * /proc/PID/ns/mnt), 0 unknown; and a process of that namespace
+         * through whose /proc/PID/root it was reached, 0: numaguard's own. */
+        uint64_t mnt_ns;
+        pid_t ns_pid;
+};
+
+/* A container a watched process runs in, from its cgroup path (runtime,
+ * id, pod) and its runtime's own files (names). "" where unknown. */
+struct ng_container {
+        char runtime[16];       /* "docker", "podman", "containerd", "cri-o"; "" unknown */
+        char id[65];            /* the runtime's id of the container (64 hex digits) */
+        char name[128];         /* the name the runtime knows it by */
+        /* Kubernetes, where the cgroup path says so: the pod's UID and QoS
+         * class ("guaranteed", "burstable", "besteffort"); its name and
+         * namespace from the runtime's annotations. */
+        char pod_uid[40];
+        char qos[16];
+        char pod[128];
+        char pod_namespace[64];
 };
 
 struct ng_cgroup {
@@ -193,6 +213,10 @@ struct ng_proc {
          * read some polls before); 0 outside a picture, or for a process
          * that maps no segment. */
         uint64_t cpu_read_seq;
+        /* Its IPC and mount namespaces (the inodes of /proc/PID/ns/ipc and
+         * ns/mnt), read for the processes that map a segment or run a
+         * database; else, and where unreadable, numaguard's own. 0 unknown. */
+        uint64_t ipc_ns, mnt_ns;
 };
 
 struct ng_collect_cost {
@@ -316,6 +340,12 @@ struct ng_snapshot {
          * 0 outside a picture). ng_snapshot_cpu_since() weighs CPU time
          * over that many polls. */
         unsigned cpu_read_every;
+        /* numaguard's own IPC and mount namespaces (/proc/self/ns), 0
+         * unknown (a tree taken before they were read). */
+        uint64_t ipc_ns, mnt_ns;
+        /* The containers of the processes whose namespaces were read. */
+        struct ng_container *containers;
+        size_t n_containers;
 };
 
 /* Returns 0 or -errno; a missing feature is recorded as absent, a process
@@ -349,6 +379,13 @@ const struct ng_proc *ng_snapshot_proc_next(const struct ng_snapshot *s, pid_t p
  * with comm, that word is the name; otherwise comm is. */
 void ng_proc_set_name(struct ng_proc *pr);
 const struct ng_cgroup *ng_snapshot_cgroup(const struct ng_snapshot *s, const char *path);
+/* The container pr runs in (one of s->containers), or NULL. */
+const struct ng_container *ng_snapshot_container(const struct ng_snapshot *s, const struct ng_proc *pr);
+/* What a cgroup path says of a container: runtime, id, pod UID and QoS
+ * class (cgroup v2 and v1, the systemd and cgroupfs drivers of Docker,
+ * Podman, containerd and CRI-O, the kubelet's kubepods tree). 0, or
+ * -ENOENT when it names no container. */
+int ng_container_from_cgroup(const char *path, struct ng_container *ret);
 /* Node distance, or -1 when unknown. */
 /*
  * Carries tier-0 page sizes and tier-1 samples of prev over to s (a
@@ -379,10 +416,15 @@ int ng_proc_rep_cmp(const struct ng_proc *a, const struct ng_proc *b);
 /* The tier-1 sample of the VMA at start in pid, or NULL. */
 const struct ng_sample *ng_snapshot_sample(const struct ng_snapshot *s, pid_t pid, uint64_t start);
 /* The sample asked of a segment itself (ng_sample.whole): a SysV segment
- * by its shmid (inode; the device is not compared), a file or anonymous
- * shared segment by device and inode. NULL if none. */
+ * by its shmid (inode; the device is not compared) in numaguard's own IPC
+ * namespace, a file or anonymous shared segment by device and inode. NULL
+ * if none. */
 const struct ng_sample *ng_snapshot_whole_sample(const struct ng_snapshot *s, bool sysv, unsigned major,
                                                  unsigned minor, uint64_t inode);
+/* The same with a SysV segment's IPC namespace (ipc_ns) compared too: a
+ * shmid names a segment only within its namespace. */
+const struct ng_sample *ng_snapshot_whole_sample_ns(const struct ng_snapshot *s, bool sysv, uint64_t ipc_ns,
+                                                    unsigned major, unsigned minor, uint64_t inode);
 int ng_snapshot_distance(const struct ng_snapshot *s, int from, int to);
 /* The HMAT access class of mem_node's memory (access1, else access0) when
  * cpu_node is among its best initiators; NULL otherwise: the firmware's

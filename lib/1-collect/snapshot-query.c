@@ -9,6 +9,7 @@
 
 #include "collect-internal.h"
 #include "ng-snapshot.h"
+#include "ns-internal.h"
 
 const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id)
 {
@@ -53,6 +54,17 @@ const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid)
         return NULL;
 }
 
+const struct ng_container *ng_snapshot_container(const struct ng_snapshot *s, const struct ng_proc *pr)
+{
+        struct ng_container ct;
+        if (!s->n_containers || ng_container_of_cgroups(&pr->cgroup, &ct) < 0)
+                return NULL;
+        for (size_t i = 0; i < s->n_containers; i++)
+                if (!strcmp(s->containers[i].id, ct.id))
+                        return &s->containers[i];
+        return NULL;
+}
+
 const struct ng_cgroup *ng_snapshot_cgroup(const struct ng_snapshot *s, const char *path)
 {
         for (size_t i = 0; i < s->n_cgroups; i++)
@@ -76,7 +88,7 @@ static bool whole_still_there(const struct ng_snapshot *s, const struct ng_sampl
 {
         if (w->sysv) {
                 for (size_t i = 0; i < s->n_shm; i++)
-                        if ((uint64_t) (uint32_t) s->shm[i].shmid == w->inode)
+                        if ((uint64_t) (uint32_t) s->shm[i].shmid == w->inode && s->shm[i].ipc_ns == w->ipc_ns)
                                 return true;
                 for (size_t i = 0; i < s->n_procs; i++)
                         for (size_t j = 0; j < s->procs[i]->n_maps; j++)
@@ -120,7 +132,7 @@ static int carry_whole(struct ng_snapshot *s, const struct ng_snapshot *prev)
         int carried = 0;
         for (size_t i = 0; i < prev->n_samples; i++) {
                 const struct ng_sample *w = &prev->samples[i];
-                if (!w->whole || ng_snapshot_whole_sample(s, w->sysv, w->dev_major, w->dev_minor, w->inode) ||
+                if (!w->whole || ng_snapshot_whole_sample_ns(s, w->sysv, w->ipc_ns, w->dev_major, w->dev_minor, w->inode) ||
                     !whole_still_there(s, w))
                         continue;
                 if (copy_sample(s, w) < 0)
@@ -245,16 +257,22 @@ const struct ng_sample *ng_snapshot_sample(const struct ng_snapshot *s, pid_t pi
         return NULL;
 }
 
-const struct ng_sample *ng_snapshot_whole_sample(const struct ng_snapshot *s, bool sysv, unsigned major,
-                                                 unsigned minor, uint64_t inode)
+const struct ng_sample *ng_snapshot_whole_sample_ns(const struct ng_snapshot *s, bool sysv, uint64_t ipc_ns,
+                                                    unsigned major, unsigned minor, uint64_t inode)
 {
         for (size_t i = 0; i < s->n_samples; i++) {
                 const struct ng_sample *w = &s->samples[i];
                 if (w->whole && w->sysv == sysv && w->inode == inode &&
-                    (sysv || (w->dev_major == major && w->dev_minor == minor)))
+                    (sysv ? w->ipc_ns == ipc_ns : w->dev_major == major && w->dev_minor == minor))
                         return w;
         }
         return NULL;
+}
+
+const struct ng_sample *ng_snapshot_whole_sample(const struct ng_snapshot *s, bool sysv, unsigned major,
+                                                 unsigned minor, uint64_t inode)
+{
+        return ng_snapshot_whole_sample_ns(s, sysv, s->ipc_ns, major, minor, inode);
 }
 
 int ng_snapshot_distance(const struct ng_snapshot *s, int from, int to)

@@ -89,6 +89,7 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                 r = collect_latency(&c);
         if (r >= 0 && !c.o.skip_procs) {
                 ng_collect_knobs(&c);
+                ng_collect_own_ns(&c);
                 r = ng_collect_sysvipc(&c);
                 if (r >= 0)
                         r = ng_collect_mounts(&c);
@@ -96,6 +97,10 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                         r = ng_collect_files(&c);
                 if (r >= 0)
                         r = ng_collect_procs(&c);
+                if (r >= 0)
+                        r = ng_collect_namespaces(&c);
+                if (r >= 0)
+                        r = ng_collect_containers(&c);
                 if (r >= 0) {
                         ng_collect_sysvipc_check(&c);
                         r = ng_collect_cgroups(&c);
@@ -149,6 +154,7 @@ void ng_snapshot_free(struct ng_snapshot *s)
         }
         free(s->cgroups);
         free(s->boot_pools);
+        free(s->containers);
         for (size_t i = 0; i < s->n_pidfiles; i++)
                 free(s->pidfiles[i].path);
         free(s->pidfiles);

@@ -177,7 +177,7 @@ static bool descends_from(const struct ng_snapshot *s, const struct ng_proc *pr,
 
 static bool has_process_matcher(const struct ng_instance_config *ic)
 {
-        return ic->match_comm || ic->match_cmdline || ic->cgroup || ic->pidfile;
+        return ic->match_comm || ic->match_cmdline || ic->cgroup || ic->pidfile || ic->container;
 }
 
 static bool proc_matches(const struct ng_snapshot *s, const struct ng_instance_config *ic, const struct ng_proc *pr)
@@ -187,6 +187,9 @@ static bool proc_matches(const struct ng_snapshot *s, const struct ng_instance_c
         if (ic->match_cmdline && fnmatch(ic->match_cmdline, pr->cmdline ? pr->cmdline : "", 0) != 0)
                 return false;
         if (ic->cgroup && !proc_in_cgroup(pr, ic->cgroup))
+                return false;
+        const struct ng_container *ct = ic->container ? ng_snapshot_container(s, pr) : NULL;
+        if (ic->container && (!ct || fnmatch(ic->container, ct->name, 0) != 0))
                 return false;
         if (ic->pidfile) {
                 pid_t main = pidfile_pid(s, ic->pidfile);
@@ -274,12 +277,26 @@ static bool is_dedicated_server(const struct ng_proc *pr, const char *prefix, co
  * characters of comm, several instances and ASM (asm_pmon_+ASM) come out
  * whole and distinct. Background processes are <member_prefix><name>_<SID>;
  * dedicated servers are <dedicated_prefix><SID>. */
+/* Containers run the same SIDs and data directories side by side: an
+ * instance in one is "<name>@<container>" (its name, else its pod's, else
+ * its id), and only the processes of its container are its own. */
+static void container_suffix(const struct ng_container *ct, char *buf, size_t size)
+{
+        if (!ct)
+                buf[0] = '\0';
+        else
+                snprintf(buf, size, "@%.40s", ct->name[0] ? ct->name : ct->pod[0] ? ct->pod : ct->id);
+}
+
 static int discover_by_sid(struct audit_ctx *ctx, const struct ng_engine *e, const struct ng_proc *main)
 {
         const struct ng_snapshot *s = ctx->s;
         const char *sid = process_sid(main->name, e->member_prefix);
-        char name[NG_INSTANCE_NAME_MAX + 1];
-        snprintf(name, sizeof(name), "%s:%s", e->name, sid);
+        const struct ng_container *ct = ng_snapshot_container(s, main);
+        char name[NG_INSTANCE_NAME_MAX + 1], at[48];
+        container_suffix(ct, at, sizeof(at));
+        snprintf(name, sizeof(name), "%s:%.*s%s", e->name, (int) (sizeof(name) - 2 - strlen(e->name) - strlen(at)),
+                 sid, at);
         struct ng_instance *in = new_instance(ctx, name, NG_INST_DISCOVERED, e->type, &ctx->a->default_cfg);
         if (!in)
                 return -ENOMEM;
@@ -289,7 +306,8 @@ static int discover_by_sid(struct audit_ctx *ctx, const struct ng_engine *e, con
                 const char *psid = process_sid(pr->name, e->member_prefix);
                 bool mine = (psid && !strcmp(psid, sid)) ||
                             (e->dedicated_prefix && is_dedicated_server(pr, e->dedicated_prefix, sid));
-                if (mine && pr->status.uid == main->status.uid && pids_add(in, pr->pid) < 0)
+                if (mine && pr->status.uid == main->status.uid && ng_snapshot_container(s, pr) == ct &&
+                    pids_add(in, pr->pid) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -300,11 +318,13 @@ static int discover_by_sid(struct audit_ctx *ctx, const struct ng_engine *e, con
 static int discover_by_family(struct audit_ctx *ctx, const struct ng_engine *e, const struct ng_proc *main)
 {
         const struct ng_snapshot *s = ctx->s;
-        char dir[256], name[NG_INSTANCE_NAME_MAX + 1];
+        char dir[256], name[NG_INSTANCE_NAME_MAX + 1], at[48];
+        container_suffix(ng_snapshot_container(s, main), at, sizeof(at));
+        int room = (int) (sizeof(name) - 2 - strlen(e->name) - strlen(at));
         if (cmdline_arg(main->cmdline, e->dir_shortopt, e->dir_longopt, dir, sizeof(dir)))
-                snprintf(name, sizeof(name), "%s:%.50s", e->name, dir);
+                snprintf(name, sizeof(name), "%s:%.*s%s", e->name, room < 50 ? room : 50, dir, at);
         else
-                snprintf(name, sizeof(name), "%s:%d", e->name, (int) main->pid);
+                snprintf(name, sizeof(name), "%s:%d%s", e->name, (int) main->pid, at);
         struct ng_instance *in = new_instance(ctx, name, NG_INST_DISCOVERED, e->type, &ctx->a->default_cfg);
         if (!in)
                 return -ENOMEM;
@@ -406,8 +426,10 @@ static int fill_instance(struct audit_ctx *ctx, struct ng_instance *in)
                 if (ng_bitmap_intersects(&s->topo.nodes[i].cpus, &in->cpus))
                         ng_bitmap_set(&in->cpu_nodes, (unsigned) s->topo.nodes[i].id);
         const struct ng_proc *main = ng_snapshot_proc(s, in->main_pid);
-        if (main)
+        if (main) {
                 in->cgroup = cpuset_cgroup_of(s, main);
+                in->container = ng_snapshot_container(s, main);
+        }
         const struct ng_cgroup *cg = in->cgroup ? ng_snapshot_cgroup(s, in->cgroup) : NULL;
         /* The root cpuset is never rewritten: nobody's to name. */
         in->owner = cg && strcmp(cg->path, "/") ? &cg->owner : NULL;
@@ -449,8 +471,14 @@ static int add_unclaimed(struct audit_ctx *ctx)
                     (seg->bytes < ctx->cfg->min_segment_size_bytes && !seg->bytes_unknown) || claimed(a, i))
                         continue;
                 char name[NG_INSTANCE_NAME_MAX + 1];
-                if (seg->kind == NG_SEG_SYSV)
+                /* another namespace's shmid or name may be the host's too */
+                if (seg->kind == NG_SEG_SYSV && seg->other_ns)
+                        snprintf(name, sizeof(name), "unclaimed:ipc-%" PRIu64 ":shmid-%" PRId32, seg->ipc_ns,
+                                 seg->shmid);
+                else if (seg->kind == NG_SEG_SYSV)
                         snprintf(name, sizeof(name), "unclaimed:shmid-%" PRId32, seg->shmid);
+                else if (seg->other_ns)
+                        snprintf(name, sizeof(name), "unclaimed:mnt-%" PRIu64 ":%.30s", seg->mnt_ns, seg->name);
                 else
                         snprintf(name, sizeof(name), "unclaimed:%.53s", seg->name);
                 struct ng_instance *in = new_instance(ctx, name, NG_INST_UNCLAIMED, "unclaimed", &a->default_cfg);

@@ -68,6 +68,8 @@ struct ng_finding {
         char message[512];      /* one line, with the numbers behind it */
         char advice[256];       /* what to do */
         double value;           /* the measured number (fraction, bytes, pages) */
+        /* The container of the instance it is about; all "" when none. */
+        struct ng_container container;
 };
 
 enum ng_instance_origin {
@@ -100,6 +102,9 @@ struct ng_instance {
         size_t n_nodes;
         uint64_t vm_pte_kib, hugetlb_kib, rss_shmem_kib;
         struct ng_price price;          /* of today's placement; source NONE when nothing to price */
+        /* The container main_pid runs in (one of the snapshot's), NULL
+         * when none. */
+        const struct ng_container *container;
 };
 
 struct ng_audit {

@@ -72,6 +72,14 @@ struct ng_segment {
          * it maps of the kernel's count (the rest is taken to sit like
          * it); negative when unknown. */
         double placement_coverage;
+        /* Where it lives: a SysV segment's IPC namespace, a file's mount
+         * namespace (inodes of /proc/PID/ns/ipc and ns/mnt), 0 unknown. A
+         * SysV segment is its (ipc_ns, shmid), a file its (device, inode):
+         * never a shmid or a path alone. */
+        uint64_t ipc_ns, mnt_ns;
+        /* Its namespace is not numaguard's own (a container's): messages
+         * name it. */
+        bool other_ns;
 };
 
 int ng_segments_build(const struct ng_snapshot *s, struct ng_segment **ret, size_t *ret_n);
@@ -82,7 +90,9 @@ const char *ng_method_name(enum ng_method m);
 /* "none", "segment", "counter", "attacher", "pool" */
 const char *ng_source_name(enum ng_source src);
 /* How messages name a segment: "shmid 5 (key 0x0052e2c1)" for SysV (keys
- * are often IPC_PRIVATE, shmids are unique), else its name. */
+ * are often IPC_PRIVATE, shmids are unique within an IPC namespace), else
+ * its name; with " in IPC namespace N" ("mount namespace") when it lives
+ * in another namespace than numaguard's. */
 const char *ng_segment_label(const struct ng_segment *seg, char *buf, size_t size);
 /* True if mapping m of process pr is (a VMA of) the segment. */
 bool ng_segment_maps(const struct ng_segment *seg, const struct ng_proc *pr, const struct ng_map *m);

@@ -32,6 +32,8 @@ int ng_rules_add(struct audit_ctx *ctx, enum ng_code code, enum ng_severity sev,
         f->value = value;
         if (in)
                 snprintf(f->instance, sizeof(f->instance), "%s", in->name);
+        if (in && in->container)
+                f->container = *in->container;
         if (segment)
                 snprintf(f->segment, sizeof(f->segment), "%s", segment);
         if (nodes)

@@ -168,26 +168,66 @@ static void describe_restore(const struct ng_owner *ow, const struct ng_cgroup *
         if (!owner_restores(ow, mems, &want) || ng_bitmap_equal(&want, live))
                 return;
         const char *prop = ow->kind == NG_OWNER_SYSTEMD ? (mems ? "AllowedMemoryNodes=" : "AllowedCPUs=")
-                                                        : (mems ? "cpuset.mems = " : "cpuset.cpus = ");
+                           : ow->kind == NG_OWNER_CGCONFIG ? (mems ? "cpuset.mems = " : "cpuset.cpus = ")
+                           : (mems ? "saved cpuset-mems " : "saved cpuset-cpus ");
         snprintf(buf + n, size - n, "%scpuset.%s is %s, %s%s%s", n ? "; " : "", mems ? "mems" : "cpus",
                  ng_bitmap_empty(live) ? "empty (the parent's)" : ng_rules_list_h(live).s, prop,
                  ng_bitmap_empty(&want) ? "" : ng_rules_list_h(&want).s, ng_bitmap_empty(&want) ? " (unset: the parent's)" : "");
 }
 
+/* A pod's cpuset is the kubelet's: one that puts CPUs and memory on
+ * different nodes is fixed through the kubelet's settings, or not at all
+ * (a live write lasts until the container restarts; the CPU Manager's
+ * reconcile puts cpuset.cpus back sooner). */
+static int kubelet_not_aligned(struct audit_ctx *ctx, const struct ng_instance *in, const struct ng_cgroup *cg)
+{
+        const struct ng_bitmap *mems = ng_bitmap_empty(&cg->effective_mems) ? &cg->mems : &cg->effective_mems;
+        if (ng_bitmap_empty(mems) || ng_bitmap_empty(&in->cpu_nodes) || ng_bitmap_equal(mems, &in->cpu_nodes))
+                return 0;
+        const char *qos = in->owner->source;
+        return ng_rules_add(ctx, NG_CODE_CPUSET_NOT_PERSISTENT, NG_SEV_WARNING, in, NULL, mems, 1,
+                   "let the kubelet align it: cpuManagerPolicy static, memoryManagerPolicy Static and "
+                   "topologyManagerPolicy single-numa-node in its configuration, and a Guaranteed pod (integer CPU "
+                   "requests equal to limits, memory requests equal to limits)",
+                   "cpuset %s of pod %s (%s QoS) is the kubelet's: CPUs on node%s %s, memory on node%s %s; a live "
+                   "change is undone when the container restarts", cg->path, in->owner->name, qos[0] ? qos : "unknown",
+                   ng_bitmap_count(&in->cpu_nodes) == 1 ? "" : "s", ng_rules_list_h(&in->cpu_nodes).s,
+                   ng_bitmap_count(mems) == 1 ? "" : "s", ng_rules_list_h(mems).s);
+}
+
+/* What a container's runtime puts back when it starts it again. */
+static int container_not_persistent(struct audit_ctx *ctx, const struct ng_instance *in, const struct ng_cgroup *cg,
+                                    const char *diff)
+{
+        const struct ng_owner *ow = in->owner;
+        bool docker = ow->kind == NG_OWNER_DOCKER;
+        return ng_rules_add(ctx, NG_CODE_CPUSET_NOT_PERSISTENT, NG_SEV_WARNING, in, NULL, &cg->mems, 1,
+                   docker ? "save it with the container: docker update --cpuset-cpus=... --cpuset-mems=... "
+                            "(Docker's POST /containers/{id}/update)"
+                          : "Podman 4.3's podman update changes the cgroup only: recreate the container with "
+                            "--cpuset-cpus=... --cpuset-mems=... (podman create/run) to keep it",
+                   "cpuset %s differs from what %s container %s restores when it starts (%s): %s", cg->path,
+                   docker ? "docker" : "podman", ow->name, ow->source, diff);
+}
+
 /* The owner puts its own values back (systemd on daemon-reload or a restart
- * of the unit, cgconfig at boot): a live cpuset that differs is undone. */
+ * of the unit, cgconfig at boot, a container's runtime when it starts it):
+ * a live cpuset that differs is undone. */
 int ng_rule_not_persistent(struct audit_ctx *ctx, const struct ng_instance *in)
 {
         const struct ng_owner *ow = in->owner;
         const struct ng_cgroup *cg = in->cgroup ? ng_snapshot_cgroup(ctx->s, in->cgroup) : NULL;
-        if (!ow || !cg || !cg->has_cpuset || !ow->known ||
-            (ow->kind != NG_OWNER_SYSTEMD && ow->kind != NG_OWNER_CGCONFIG))
+        if (ow && cg && cg->has_cpuset && ow->kind == NG_OWNER_KUBELET)
+                return kubelet_not_aligned(ctx, in, cg);
+        if (!ow || !cg || !cg->has_cpuset || !ow->known || ow->kind == NG_OWNER_NONE || ow->kind == NG_OWNER_UNKNOWN)
                 return 0;
         char diff[384] = "";
         describe_restore(ow, cg, true, diff, sizeof(diff));
         describe_restore(ow, cg, false, diff, sizeof(diff));
         if (!diff[0])
                 return 0;
+        if (ow->kind == NG_OWNER_DOCKER || ow->kind == NG_OWNER_PODMAN)
+                return container_not_persistent(ctx, in, cg, diff);
         bool sd = ow->kind == NG_OWNER_SYSTEMD;
         return ng_rules_add(ctx, NG_CODE_CPUSET_NOT_PERSISTENT, NG_SEV_WARNING, in, NULL, &cg->mems, 1,
                    sd ? "write through the unit (numaguardctl cpuset apply, or systemctl set-property UNIT "

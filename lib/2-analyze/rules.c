@@ -89,7 +89,7 @@ static int rule_orphans(struct audit_ctx *ctx)
 {
         for (size_t i = 0; i < ctx->a->n_segments; i++) {
                 const struct ng_segment *seg = &ctx->a->segments[i];
-                char label[128];
+                char label[sizeof(seg->name) + 64];
                 ng_segment_label(seg, label, sizeof(label));
                 int r = 0;
                 if (seg->bytes_unknown)
@@ -115,7 +115,7 @@ static int rule_orphans(struct audit_ctx *ctx)
                                 (double) seg->bytes,
                                 "a file left by an instance that stopped uncleanly: remove it once no instance "
                                 "will map it again",
-                                "%s (%s) is mapped by no process", seg->name, ng_rules_bytes_h(seg->bytes).s);
+                                "%s (%s) is mapped by no process", label, ng_rules_bytes_h(seg->bytes).s);
                 if (r < 0)
                         return r;
         }

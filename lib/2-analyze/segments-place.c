@@ -11,13 +11,27 @@
 #include "ng-units.h"
 #include "segments-internal.h"
 
+/* A file is its device and inode. A tree's copies keep no inode of the
+ * host's (0): there, its device and path (one name in two namespaces'
+ * /dev/shm is two tmpfs instances, two devices). */
+static bool same_file(const struct ng_segment *seg, const struct ng_map *m)
+{
+        if (m->dev_major != seg->dev_major || m->dev_minor != seg->dev_minor)
+                return false;
+        if (seg->inode && m->inode)
+                return m->inode == seg->inode;
+        return !strcmp(m->path, seg->name);
+}
+
+/* A SysV segment is its shmid (the inode of its mapping) in the IPC
+ * namespace of whoever maps it. */
 bool ng_segment_maps(const struct ng_segment *seg, const struct ng_proc *pr, const struct ng_map *m)
 {
         switch (seg->kind) {
         case NG_SEG_SYSV:
-                return m->kind == NG_MAP_SYSV && m->inode == seg->inode;
+                return m->kind == NG_MAP_SYSV && m->inode == seg->inode && pr->ipc_ns == seg->ipc_ns;
         case NG_SEG_FILE:
-                return m->kind == NG_MAP_FILE_SHARED && !strcmp(m->path, seg->name);
+                return m->kind == NG_MAP_FILE_SHARED && same_file(seg, m);
         case NG_SEG_ANON_SHARED:
                 return m->kind == NG_MAP_ANON_SHARED && m->inode == seg->inode &&
                        m->dev_major == seg->dev_major && m->dev_minor == seg->dev_minor;
@@ -229,7 +243,7 @@ static const struct ng_sample *whole_sample(const struct ng_snapshot *s, const s
 {
         switch (seg->kind) {
         case NG_SEG_SYSV:
-                return ng_snapshot_whole_sample(s, true, 0, 0, seg->inode);
+                return ng_snapshot_whole_sample_ns(s, true, seg->ipc_ns, 0, 0, seg->inode);
         case NG_SEG_FILE:
         case NG_SEG_ANON_SHARED:
                 return seg->huge ? NULL : ng_snapshot_whole_sample(s, false, seg->dev_major, seg->dev_minor, seg->inode);

@@ -52,10 +52,14 @@ const char *ng_source_name(enum ng_source src)
 
 const char *ng_segment_label(const struct ng_segment *seg, char *buf, size_t size)
 {
+        int n;
         if (seg->kind == NG_SEG_SYSV)
-                snprintf(buf, size, "shmid %" PRId32 " (key 0x%08" PRIx32 ")", seg->shmid, (uint32_t) seg->key);
+                n = snprintf(buf, size, "shmid %" PRId32 " (key 0x%08" PRIx32 ")", seg->shmid, (uint32_t) seg->key);
         else
-                snprintf(buf, size, "%s", seg->name);
+                n = snprintf(buf, size, "%s", seg->name);
+        if (seg->other_ns && n >= 0 && (size_t) n < size)
+                snprintf(buf + n, size - (size_t) n, " in %s namespace %" PRIu64,
+                         seg->kind == NG_SEG_SYSV ? "IPC" : "mount", seg->kind == NG_SEG_SYSV ? seg->ipc_ns : seg->mnt_ns);
         return buf;
 }
 
@@ -116,6 +120,8 @@ static int add_sysv_table(struct builder *b)
                 seg->locked = sh->perms & NG_SHM_LOCKED;
                 seg->nattch = sh->nattch;
                 seg->inode = (uint64_t) (uint32_t) sh->shmid;
+                seg->ipc_ns = sh->ipc_ns;
+                seg->other_ns = sh->ipc_ns != b->s->ipc_ns;
                 if (sh->has_rss) {
                         seg->method = NG_METHOD_COUNTERS;
                         seg->resident_bytes = sh->rss_bytes;
@@ -140,6 +146,8 @@ static int add_files(struct builder *b)
                 seg->dev_minor = f->dev_minor;
                 seg->inode = f->inode;
                 seg->allocated_bytes = f->allocated_bytes;
+                seg->mnt_ns = f->mnt_ns;
+                seg->other_ns = f->mnt_ns != b->s->mnt_ns;
                 /* hugetlbfs pages are never swapped: its allocated pages
                  * are resident, counted by the kernel for the whole file.
                  * A captured tree's copies hold no such count. */
@@ -156,31 +164,11 @@ static int add_files(struct builder *b)
  * mapping is no segment of ours (a shared library, a data file). */
 static struct ng_segment *find_or_add(struct builder *b, const struct ng_proc *pr, const struct ng_map *m)
 {
-        for (size_t i = 0; i < b->n; i++) {
-                struct ng_segment *seg = &b->v[i];
-                switch (m->kind) {
-                case NG_MAP_SYSV:
-                        if (seg->kind == NG_SEG_SYSV && seg->inode == m->inode)
-                                return seg;
-                        break;
-                case NG_MAP_FILE_SHARED:
-                        if (seg->kind == NG_SEG_FILE && !strcmp(seg->name, m->path))
-                                return seg;
-                        break;
-                case NG_MAP_ANON_SHARED:
-                        if (seg->kind == NG_SEG_ANON_SHARED && seg->inode == m->inode &&
-                            seg->dev_major == m->dev_major && seg->dev_minor == m->dev_minor)
-                                return seg;
-                        break;
-                case NG_MAP_ANON_PRIVATE:
-                        if (seg->kind == NG_SEG_PRIVATE && seg->n_pids && seg->pids[0] == pr->pid &&
-                            seg->rep_start == m->start)
-                                return seg;
-                        break;
-                default:
-                        return NULL;
-                }
-        }
+        if (m->kind == NG_MAP_OTHER)
+                return NULL;
+        for (size_t i = 0; i < b->n; i++)
+                if ((b->v[i].n_pids || b->v[i].kind != NG_SEG_PRIVATE) && ng_segment_maps(&b->v[i], pr, m))
+                        return &b->v[i];
         if (m->kind == NG_MAP_FILE_SHARED)
                 return NULL;
         struct ng_segment *seg = add(b);
@@ -191,7 +179,9 @@ static struct ng_segment *find_or_add(struct builder *b, const struct ng_proc *p
                 seg->kind = NG_SEG_SYSV;
                 seg->key = m->sysv_key;
                 seg->shmid = (int32_t) m->inode;
-                /* no row of /proc/sysvipc/shm: its size is unknown */
+                seg->ipc_ns = pr->ipc_ns;
+                seg->other_ns = pr->ipc_ns != b->s->ipc_ns;
+                /* no row of its namespace's /proc/sysvipc/shm: its size is unknown */
                 seg->bytes_unknown = true;
                 snprintf(seg->name, sizeof(seg->name), "SYSV%08x", (uint32_t) m->sysv_key);
                 break;

@@ -75,6 +75,34 @@ static void node_memory(FILE *f, const struct ng_snapshot *s)
         }
 }
 
+/* The container of each instance that runs in one, as labels of an info
+ * series (1): joined on db_instance, it labels every instance series
+ * without changing theirs. Absent on a host without containers. */
+static void container_info(FILE *f, const struct ng_audit *a)
+{
+        bool any = false;
+        for (size_t i = 0; i < a->n_instances; i++)
+                any |= a->instances[i].container != NULL;
+        if (!any)
+                return;
+        family(f, "instance_container_info", "gauge",
+               "The container an instance runs in: its runtime, name and id, and its Kubernetes pod.");
+        for (size_t i = 0; i < a->n_instances; i++) {
+                const struct ng_container *ct = a->instances[i].container;
+                if (!ct)
+                        continue;
+                char name[NG_TEXT_SIZE(NG_INSTANCE_NAME_MAX)], cname[NG_TEXT_SIZE(sizeof(ct->name))],
+                        pod[NG_TEXT_SIZE(sizeof(ct->pod))], ns[NG_TEXT_SIZE(sizeof(ct->pod_namespace))];
+                ng_metrics_escape(a->instances[i].name, name, sizeof(name));
+                ng_metrics_escape(ct->name, cname, sizeof(cname));
+                ng_metrics_escape(ct->pod, pod, sizeof(pod));
+                ng_metrics_escape(ct->pod_namespace, ns, sizeof(ns));
+                fprintf(f, "numaguard_instance_container_info{db_instance=\"%s\",runtime=\"%s\",container=\"%s\","
+                        "container_id=\"%s\",pod=\"%s\",pod_namespace=\"%s\",pod_uid=\"%s\"} 1\n",
+                        name, ct->runtime, cname, ct->id, pod, ns, ct->pod_uid);
+        }
+}
+
 static void instances(FILE *f, const struct ng_audit *a)
 {
         char name[NG_TEXT_SIZE(NG_INSTANCE_NAME_MAX)];
@@ -100,6 +128,7 @@ static void instances(FILE *f, const struct ng_audit *a)
                                 fprintf(f, "numaguard_instance_resident_by_placement_source_bytes{db_instance=\"%s\","
                                         "source=\"%s\"} %" PRIu64 "\n", name, ng_source_name(k), by[k]);
         }
+        container_info(f, a);
         family(f, "instance_shared_bytes", "gauge", "Size of the instance's shared segments.");
         for (size_t i = 0; i < a->n_instances; i++) {
                 /* an unknown size is no sample, never 0 */

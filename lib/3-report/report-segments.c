@@ -81,6 +81,9 @@ int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment
                         ng_text_escape(NG_TEXT_TERM, seg->name, name, sizeof(name)));
                 if (seg->kind == NG_SEG_SYSV)
                         fprintf(f, " shmid %" PRId32, seg->shmid);
+                if (seg->other_ns)
+                        fprintf(f, " in %s namespace %" PRIu64, seg->kind == NG_SEG_SYSV ? "IPC" : "mount",
+                                seg->kind == NG_SEG_SYSV ? seg->ipc_ns : seg->mnt_ns);
                 fprintf(f, ": %s, %s resident, ", sz, res);
                 if (seg->page_kib) {
                         char pg[16];
@@ -109,6 +112,11 @@ struct json_object *ng_segment_json(const struct ng_segment *seg)
                 json_object_object_add(o, "dest", json_object_new_boolean(seg->dest));
                 json_object_object_add(o, "locked", json_object_new_boolean(seg->locked));
         }
+        /* Where a SysV segment's shmid, a file's path, means it. */
+        if (seg->kind == NG_SEG_SYSV && seg->ipc_ns)
+                json_object_object_add(o, "ipc_ns", json_object_new_uint64(seg->ipc_ns));
+        if (seg->kind == NG_SEG_FILE && seg->mnt_ns)
+                json_object_object_add(o, "mnt_ns", json_object_new_uint64(seg->mnt_ns));
         json_object_object_add(o, "uid", json_object_new_int64(seg->uid));
         json_object_object_add(o, "bytes", seg->bytes_unknown ? NULL : json_object_new_uint64(seg->bytes));
         json_object_object_add(o, "page_kib", json_object_new_uint64(seg->page_kib));

@@ -244,6 +244,12 @@ int ng_cpuset_plan(const struct ng_snapshot *s, const struct ng_instance *in, co
                 if (!pl.refused && cg->owner.kind == NG_OWNER_UNKNOWN)
                         refuse(&pl, "the owner of cpuset %s cannot be told (%s), so a fix could be silently undone: "
                                "repair that, then retry", cg->path, cg->owner.error);
+                /* A pod's cpuset is the kubelet's to set: a live write is
+                 * undone when the container restarts (CPUSET_NOT_PERSISTENT). */
+                if (!pl.refused && cg->owner.kind == NG_OWNER_KUBELET)
+                        refuse(&pl, "cpuset %s belongs to pod %s, whose cpuset the kubelet sets: configure it to align "
+                               "the pod (cpuManagerPolicy static, memoryManagerPolicy Static, topologyManagerPolicy "
+                               "single-numa-node, a Guaranteed pod with integer CPUs)", cg->path, cg->owner.name);
         }
         if (!pl.refused && !parent)
                 refuse(&pl, "what the parent of %s allows is unknown", pl.cgroup);

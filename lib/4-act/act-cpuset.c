@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "act-cpuset-internal.h"
+#include "act-docker-internal.h"
 #include "owner-internal.h"
 
 /* ---- executing ---- */
@@ -181,7 +182,7 @@ static bool owner_needs(const struct ng_cpuset_plan *pl, bool mems)
         const struct ng_bitmap *declared = mems ? &ow->mems : &ow->cpus;
         if (write)
                 return !has || !ng_bitmap_equal(declared, target);
-        if (ow->kind == NG_OWNER_SYSTEMD)
+        if (ow->kind == NG_OWNER_SYSTEMD || (ow->kind == NG_OWNER_DOCKER && !ow->known))
                 return inherited ? has : !has || !ng_bitmap_equal(declared, target);
         return has && !ng_bitmap_equal(declared, target);
 }
@@ -271,6 +272,40 @@ static void apply_systemd(struct exec *x, const struct ng_action_ops *ops)
         summarize(x->res, "systemd unit %s set, persistently: ", pl->owner.name);
         describe_change(x);
         describe_memory(x);
+}
+
+/* Docker saves the values with the container and applies them: asked
+ * through its API, then the cgroup read back. */
+static void apply_docker(struct exec *x, const struct ng_action_ops *ops)
+{
+        const struct ng_cpuset_plan *pl = x->plan;
+        /* Docker applies what it is given to the cgroup too: every set to
+         * change, live or saved. */
+        bool c = pl->write_cpus || owner_needs(pl, false), m = pl->write_mems || owner_needs(pl, true);
+        char body[600] = "";
+        ng_docker_update_body(c ? &pl->cpus : NULL, m ? &pl->mems : NULL, body, sizeof(body));
+        if (x->dry_run) {
+                x->res->outcome = NG_OUTCOME_DRY_RUN;
+                summarize(x->res, "would update docker container %s (POST /containers/%.12s/update %s, saved with "
+                          "the container), which sets ", pl->owner.name, pl->owner.id, body);
+                describe_change(x);
+                return;
+        }
+        int r = ops->docker_update(ops->userdata, x->p, pl->owner.id, c ? &pl->cpus : NULL, m ? &pl->mems : NULL);
+        if (r < 0) {
+                x->res->outcome = ng_outcome_for_errno(r);
+                x->res->error = r;
+                summarize(x->res, "updating docker container %s failed: %s; nothing changed", pl->owner.name,
+                          strerror(-r));
+                return;
+        }
+        int live = wait_live(x);
+        x->res->outcome = live > 0 ? NG_OUTCOME_DONE : NG_OUTCOME_PARTIAL;
+        if (live <= 0)
+                summarize(x->res, "the cgroup does not show the targets yet (%s); ",
+                          live < 0 ? strerror(-live) : "cpuset.cpus/cpuset.mems differ");
+        summarize(x->res, "docker container %s updated and saved: ", pl->owner.name);
+        describe_change(x);
 }
 
 /* The file parsed back: the group holds the targets. */
@@ -379,7 +414,7 @@ int ng_cpuset_apply(const struct ng_path *p, const struct ng_action_ops *ops, co
         struct ng_action_ops o = *ops;
         ng_action_ops_fill_owner(&o);
         const struct ng_owner *ow = &plan->owner;
-        bool owner_ok = (ow->kind != NG_OWNER_SYSTEMD && ow->kind != NG_OWNER_CGCONFIG) ||
+        bool owner_ok = (ow->kind != NG_OWNER_SYSTEMD && ow->kind != NG_OWNER_CGCONFIG && ow->kind != NG_OWNER_DOCKER) ||
                         (!owner_needs(plan, false) && !owner_needs(plan, true));
         if (x.n_steps == 0 && owner_ok) {
                 res->outcome = NG_OUTCOME_NOOP;
@@ -391,7 +426,15 @@ int ng_cpuset_apply(const struct ng_path *p, const struct ng_action_ops *ops, co
                 apply_systemd(&x, &o);
         else if (ow->kind == NG_OWNER_CGCONFIG)
                 apply_cgconfig(&x, &o);
-        else {
+        else if (ow->kind == NG_OWNER_DOCKER)
+                apply_docker(&x, &o);
+        else if (ow->kind == NG_OWNER_PODMAN) {
+                run_steps(&x);
+                if (res->outcome == NG_OUTCOME_DONE || res->outcome == NG_OUTCOME_DRY_RUN)
+                        summarize(res, "; not saved with podman container %s (Podman 4.3's update changes the "
+                                  "cgroup only): it lasts until the container restarts (CPUSET_NOT_PERSISTENT); "
+                                  "recreate it with --cpuset-cpus/--cpuset-mems to keep it", ow->name);
+        } else {
                 run_steps(&x);
                 if (res->outcome == NG_OUTCOME_DONE || res->outcome == NG_OUTCOME_DRY_RUN)
                         summarize(res, "; no owner persists it (no systemd unit, no cgconfig group): it lasts until "

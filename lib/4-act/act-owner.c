@@ -28,6 +28,7 @@
 #include "cleanup.h"
 #include "owner-internal.h"
 #include "path-internal.h"
+#include "act-docker-internal.h"
 
 /* ---- systemd over sd-bus ---- */
 
@@ -275,4 +276,6 @@ void ng_action_ops_fill_owner(struct ng_action_ops *ops)
                 ops->read_text = default_read_text;
         if (!ops->replace_file)
                 ops->replace_file = default_replace_file;
+        if (!ops->docker_update)
+                ops->docker_update = ng_docker_update;
 }

@@ -87,6 +87,12 @@ struct ng_action_ops {
         /* Reads a whole text file (malloc'd); replaces one atomically. */
         int (*read_text)(void *userdata, const struct ng_path *p, const char *path, char **ret);
         int (*replace_file)(void *userdata, const struct ng_path *p, const char *path, const char *content);
+        /* A Docker container's CpusetCpus (cpus) and CpusetMems (mems),
+         * NULL leaving one alone, through Docker's API (POST
+         * /containers/{id}/update: applied to its cgroup and saved with the
+         * container). */
+        int (*docker_update)(void *userdata, const struct ng_path *p, const char *id, const struct ng_bitmap *cpus,
+                             const struct ng_bitmap *mems);
 };
 
 extern const struct ng_action_ops ng_action_ops_default;

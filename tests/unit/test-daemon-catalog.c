@@ -218,6 +218,47 @@ static struct json_object *field_of(struct json_object *o, const char *key)
         return v;
 }
 
+/* An instance in a container: its alerts carry the container's fields,
+ * which journalctl NUMAGUARD_CONTAINER=... and NUMAGUARD_POD=... find. */
+START_TEST(test_container_fields)
+{
+        char path[] = "/tmp/ng-container-XXXXXX", line[8192];
+        int fd = mkstemp(path);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        struct alert_sink s;
+        ck_assert_int_eq(sink_open(&s, path), 0);
+        struct alert a = full_alert(NG_CODE_CYCLOPS);
+        snprintf(a.container.runtime, sizeof(a.container.runtime), "containerd");
+        snprintf(a.container.id, sizeof(a.container.id), "3f2a0c1d9b7e");
+        snprintf(a.container.name, sizeof(a.container.name), "postgres");
+        snprintf(a.container.pod, sizeof(a.container.pod), "pg-0");
+        snprintf(a.container.pod_namespace, sizeof(a.container.pod_namespace), "shop");
+        snprintf(a.container.pod_uid, sizeof(a.container.pod_uid), "6f1c2a3b-4d5e-4f60-8a9b-0c1d2e3f4a5b");
+        sink_emit(&s, ALERT_EVENT_RAISED, &a);
+        struct alert host = full_alert(NG_CODE_CYCLOPS);
+        sink_emit(&s, ALERT_EVENT_RAISED, &host);
+        sink_close(&s);
+        FILE *f = fopen(path, "re");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+        struct json_object *o = json_tokener_parse(line);
+        ck_assert_ptr_nonnull(o);
+        ck_assert_str_eq(json_object_get_string(field_of(o, "NUMAGUARD_CONTAINER")), "postgres");
+        ck_assert_str_eq(json_object_get_string(field_of(o, "NUMAGUARD_CONTAINER_RUNTIME")), "containerd");
+        ck_assert_str_eq(json_object_get_string(field_of(o, "NUMAGUARD_CONTAINER_ID")), "3f2a0c1d9b7e");
+        ck_assert_str_eq(json_object_get_string(field_of(o, "NUMAGUARD_POD")), "pg-0");
+        ck_assert_str_eq(json_object_get_string(field_of(o, "NUMAGUARD_POD_NAMESPACE")), "shop");
+        ck_assert_str_eq(json_object_get_string(field_of(o, "NUMAGUARD_POD_UID")),
+                         "6f1c2a3b-4d5e-4f60-8a9b-0c1d2e3f4a5b");
+        json_object_put(o);
+        ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+        ck_assert_ptr_null(strstr(line, "NUMAGUARD_CONTAINER"));        /* the host's instance */
+        fclose(f);
+        unlink(path);
+}
+END_TEST
+
 /* MESSAGE, which journalctl, syslog and terminals show, is escaped; the
  * NUMAGUARD_* fields keep the name, made UTF-8 only in the file sink's
  * JSON. */
@@ -311,6 +352,7 @@ static Suite *catalog_suite(void)
         tcase_add_test(tc, test_unsent_field_is_caught);
         tcase_add_test(tc, test_correction_table);
         tcase_add_test(tc, test_hostile_names);
+        tcase_add_test(tc, test_container_fields);
         suite_add_tcase(s, tc);
         return s;
 }

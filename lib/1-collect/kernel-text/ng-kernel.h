@@ -89,6 +89,9 @@ struct ng_shm_seg {
          * negative size, garbage): everything after the mode is unknown
          * and reads 0. */
         bool unknown;
+        /* The IPC namespace whose table lists it (the inode of a member's
+         * /proc/PID/ns/ipc), 0 unknown: shmids are unique only within it. */
+        uint64_t ipc_ns;
 };
 
 /* ---- /proc/<pid>/stat ---- */
@@ -239,6 +242,7 @@ struct ng_sample {
         bool sysv;                      /* a SysV segment (inode: its shmid) */
         unsigned dev_major, dev_minor;
         uint64_t inode;
+        uint64_t ipc_ns;                /* a SysV segment's IPC namespace, 0 unknown */
 };
 
 #ifdef __cplusplus

@@ -85,6 +85,13 @@ void ng_pid_status_done(struct ng_pid_status *st);
 /* NULs become spaces, trailing NULs dropped; returns a malloc'd string. */
 int ng_parse_cmdline(const char *buf, size_t len, char **ret);
 
+/* ---- /proc/<pid>/ns/<type> ---- */
+
+/* The inode in a namespace link's text, "ipc:[4026531839]" for type "ipc"
+ * (a trailing newline allowed: a tree holds the text as a file). 0, or
+ * -EINVAL for another type or a malformed text. */
+int ng_parse_ns_link(const char *buf, const char *type, uint64_t *ret);
+
 /* ---- /proc/<pid>/cgroup ---- */
 
 int ng_parse_pid_cgroup(const char *buf, struct ng_pid_cgroup *ret);

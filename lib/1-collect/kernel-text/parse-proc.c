@@ -374,6 +374,26 @@ void ng_pid_status_done(struct ng_pid_status *st)
         ng_idset_done(&st->mems_allowed);
 }
 
+/* ---- /proc/<pid>/ns/<type> ---- */
+
+int ng_parse_ns_link(const char *buf, const char *type, uint64_t *ret)
+{
+        size_t tl = strlen(type);
+        if (strncmp(buf, type, tl) || buf[tl] != ':' || buf[tl + 1] != '[')
+                return -EINVAL;
+        const char *q = buf + tl + 2;
+        uint64_t ino;
+        if (ng_parse_u64(&q, &ino) < 0 || *q != ']' || ino == 0)
+                return -EINVAL;
+        q++;
+        if (*q == '\n')
+                q++;
+        if (*q)
+                return -EINVAL;
+        *ret = ino;
+        return 0;
+}
+
 /* ---- /proc/<pid>/cmdline ---- */
 
 int ng_parse_cmdline(const char *buf, size_t len, char **ret)

@@ -12,6 +12,15 @@
  *             /etc/cgconfig.d/NAME.conf: cgconfigparser (the cgconfig
  *             service) re-creates it with the declared values at boot.
  *   none      nobody: a live value lasts until reboot.
+ *   docker    a Docker container's cgroup: Docker recreates it from the
+ *             container's HostConfig (CpusetCpus, CpusetMems; empty: the
+ *             parent's) when the container starts; `docker update` (POST
+ *             /containers/{id}/update) changes both and saves them.
+ *   podman    a Podman container's: Podman recreates it from the
+ *             container's OCI spec (linux.resources.cpu); Podman 4.3's
+ *             update changes the cgroup only, not what it saves.
+ *   kubelet   a container of a Kubernetes pod: the kubelet (its CPU and
+ *             Memory Managers, through the runtime) decides its cpuset.
  *
  * What the owner restores comes, on the live host, from the manager over
  * sd-bus (the unit's AllowedCPUs/AllowedMemoryNodes properties), else from
@@ -42,13 +51,17 @@ enum ng_owner_kind {
         NG_OWNER_SYSTEMD,
         NG_OWNER_CGCONFIG,
         NG_OWNER_UNKNOWN,       /* its declaration could not be read: error says why */
+        NG_OWNER_DOCKER,
+        NG_OWNER_PODMAN,
+        NG_OWNER_KUBELET,
 };
 
 const char *ng_owner_kind_name(enum ng_owner_kind k);
 
 struct ng_owner {
         enum ng_owner_kind kind;
-        char name[256];         /* unit ("oracle-db.service") or group ("oracle") */
+        char name[256];         /* unit ("oracle-db.service"), group ("oracle"), container or pod */
+        char id[65];            /* docker, podman: the container's id */
         char source[NG_PATH_MAX]; /* cgconfig file; unit: "systemd" (sd-bus) or the unit file */
         bool known;             /* what it restores is known (below) */
         /* What the owner writes back: set when it declares the value; on

@@ -69,6 +69,11 @@ struct ng_snapshot;
  * the path that counts its reads into the snapshot's cost). Returns 0 or
  * -ENOMEM; what cannot be read is recorded in the owner. */
 int ng_owners_collect(const struct ng_path *p, struct ng_snapshot *s);
+struct ng_cgroup;
+/* owner-container.c: the owner of a container's cgroup (docker, podman,
+ * kubelet; unknown for another runtime's). false when cg is no container's. */
+bool ng_container_owner(const struct ng_path *p, const struct ng_snapshot *s, const struct ng_cgroup *cg,
+                        struct ng_owner *ret);
 
 /* A connection to the service manager (an sd_bus *): for root its private
  * socket, as systemctl uses, else the system bus. 0 or -errno. */

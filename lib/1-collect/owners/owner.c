@@ -369,7 +369,7 @@ int ng_owners_collect(const struct ng_path *p, struct ng_snapshot *s)
                 struct ng_cgroup *cg = &s->cgroups[i];
                 char unit[256];
                 cg->owner = (struct ng_owner) { .kind = NG_OWNER_NONE };
-                if (cgconfig_owner(&o, cg, &cg->owner))
+                if (ng_container_owner(p, s, cg, &cg->owner) || cgconfig_owner(&o, cg, &cg->owner))
                         continue;
                 /* systemd manages cpusets only on the unified hierarchy, and
                  * a cgroup without the controller has no cpuset to restore. */

@@ -29,6 +29,9 @@ const char *ng_owner_kind_name(enum ng_owner_kind k)
         case NG_OWNER_SYSTEMD: return "systemd";
         case NG_OWNER_CGCONFIG: return "cgconfig";
         case NG_OWNER_UNKNOWN: return "unknown";
+        case NG_OWNER_DOCKER: return "docker";
+        case NG_OWNER_PODMAN: return "podman";
+        case NG_OWNER_KUBELET: return "kubelet";
         }
         return "unknown";
 }

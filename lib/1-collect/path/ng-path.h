@@ -34,6 +34,10 @@ extern "C" {
 /* In a tree: host paths (one a line) the live host refused to read; reads
  * of them answer -EACCES under that root. */
 #define NG_PATH_DENIED_FILE "/numaguard/unreadable"
+/* In a tree: the System V table of each IPC namespace other than
+ * numaguard's own, as <dir>/<namespace inode>/sysvipc/shm (live, only a
+ * reader inside the namespace sees it in /proc/sysvipc/shm). */
+#define NG_PATH_IPC_NS_DIR "/numaguard/ipc"
 
 /* Linux's PATH_MAX, for the path buffers of public structs: <limits.h>
  * defines PATH_MAX only in POSIX builds (not under -std=c99), and a public

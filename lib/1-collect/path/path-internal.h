@@ -26,6 +26,11 @@ struct ng_path_cost {
  */
 int ng_path_new_counting(const struct ng_path *p, struct ng_path_cost *cost, struct ng_path **ret);
 
+/* Reads fd whole into a malloc'd NUL-terminated buffer: 0 or -errno. */
+int ng_path_read_fd(int fd, char **ret_buf, size_t *ret_len);
+/* Tells p's recorder (and cost) that rel was read and held buf. */
+void ng_path_record(const struct ng_path *p, const char *rel, const char *buf, size_t len);
+
 /* Live host only (-EOPNOTSUPP under a root prefix): opens a regular file
  * read-only to ask it where its pages are, never blocking (a FIFO is
  * -EINVAL), following no symlink unless follow (/proc/PID/map_files links

@@ -35,8 +35,6 @@ struct ng_path {
         struct ng_path_cost *cost;
 };
 
-static int read_fd(int fd, char **ret_buf, size_t *ret_len);
-
 /* A tree answers EACCES where the live host did, so its audit says the
  * same (AUDIT_INCOMPLETE). */
 static void load_denied(struct ng_path *p)
@@ -47,7 +45,7 @@ static void load_denied(struct ng_path *p)
                 return;
         struct stat st;
         size_t len;
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || read_fd(fd, &p->denied, &len) < 0)
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || ng_path_read_fd(fd, &p->denied, &len) < 0)
                 p->denied = NULL;
         close(fd);
 }
@@ -162,6 +160,16 @@ void ng_path_set_recorder(struct ng_path *p, ng_path_recorder_t cb, void *userda
         p->recorder_data = userdata;
 }
 
+void ng_path_record(const struct ng_path *p, const char *rel, const char *buf, size_t len)
+{
+        if (p->recorder)
+                p->recorder(p->recorder_data, 'f', rel, buf, len);
+        if (p->cost) {
+                p->cost->files_read++;
+                p->cost->bytes_read += len;
+        }
+}
+
 static int vformat(char *buf, size_t size, const char *fmt, va_list ap)
 {
         int n = vsnprintf(buf, size, fmt, ap);
@@ -224,7 +232,7 @@ static int open_rel(const struct ng_path *p, const char *rel, int flags)
         return ng_root_open(p->root_fd, p->walk, rel, flags, 0);
 }
 
-static int read_fd(int fd, char **ret_buf, size_t *ret_len)
+int ng_path_read_fd(int fd, char **ret_buf, size_t *ret_len)
 {
         /* procfs and sysfs report st_size 0 or 4096: grow as we go. */
         size_t cap = 4096, len = 0;
@@ -284,7 +292,7 @@ int ng_path_vread(const struct ng_path *p, char **ret_buf, size_t *ret_len, cons
                 return -EINVAL; /* never block on a FIFO or read a device planted in a tree */
         char *buf = NULL;
         size_t len = 0;
-        r = read_fd(fd, &buf, &len);
+        r = ng_path_read_fd(fd, &buf, &len);
         if (r < 0)
                 return r;
         if (p->recorder)

@@ -43,6 +43,7 @@ int ng_collect_procs(struct collector *c)
 struct seg_id {
         unsigned major, minor;
         uint64_t inode;
+        uint64_t ipc_ns;        /* a SysV shmid is one only in its namespace */
         pid_t private_pid;      /* private mappings belong to one process */
 };
 
@@ -50,6 +51,7 @@ static struct seg_id map_id(const struct ng_proc *pr, const struct ng_map *m)
 {
         return (struct seg_id) {
                 .major = m->dev_major, .minor = m->dev_minor, .inode = m->inode,
+                .ipc_ns = m->kind == NG_MAP_SYSV ? pr->ipc_ns : 0,
                 .private_pid = m->kind == NG_MAP_ANON_PRIVATE ? pr->pid : 0,
         };
 }
@@ -59,7 +61,7 @@ static struct seg_id map_id(const struct ng_proc *pr, const struct ng_map *m)
  * daemon sampled a segment in a dozen attachers a poll instead of one. */
 static bool same_id(const struct seg_id *a, const struct seg_id *b)
 {
-        return a->major == b->major && a->minor == b->minor && a->inode == b->inode &&
+        return a->major == b->major && a->minor == b->minor && a->inode == b->inode && a->ipc_ns == b->ipc_ns &&
                a->private_pid == b->private_pid;
 }
 
@@ -231,7 +233,7 @@ static int sample_proc(struct collector *c, struct ng_proc *pr, const struct id_
                 const struct ng_map *m = &pr->maps[j];
                 struct ng_sample smp;
                 if (!ng_map_is_segment(m) || id_seen(seen->v, seen->n, map_id(pr, m)) ||
-                    ng_collect_whole_done(c, m->kind == NG_MAP_SYSV, m->dev_major, m->dev_minor, m->inode))
+                    ng_collect_whole_done(c, m->kind == NG_MAP_SYSV, pr->ipc_ns, m->dev_major, m->dev_minor, m->inode))
                         continue;
                 int r = ng_sample_range(pr->pid, m->start, m->end - m->start, m->page_kib * 1024,
                                         c->o.sample_pages, NULL, &smp);

@@ -2,8 +2,9 @@
 /*
  * collect: where every resident page of each shmem segment is, asked of the
  * segment rather than of one attacher's page tables (sample-segment.c). A
- * /dev/shm file is opened by its path, so a file whose filler closed it
- * counts; a SysV or anonymous shared segment through the map_files link of
+ * /dev/shm file is opened by its path (a container's through
+ * /proc/PID/root of a process in its mount namespace), so a file whose
+ * filler closed it counts; a SysV or anonymous shared segment through the map_files link of
  * any process that maps it, which reaches the segment's own file (mapping
  * it there changes neither its attach count nor its last attacher). Live
  * host only. Hugetlb segments are left to the attachers' page tables
@@ -38,25 +39,30 @@ int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp)
         return 0;
 }
 
-static const struct ng_seg_key *find(const struct collector *c, bool sysv, unsigned major, unsigned minor,
-                                     uint64_t inode)
+/* Every SysV segment of every IPC namespace sits on the kernel's one
+ * internal mount, its inode the shmid: only the namespace tells two apart. */
+static const struct ng_seg_key *find(const struct collector *c, bool sysv, uint64_t ipc_ns, unsigned major,
+                                     unsigned minor, uint64_t inode)
 {
         for (size_t i = 0; i < c->n_whole; i++) {
                 const struct ng_seg_key *k = &c->whole[i];
-                if (k->sysv == sysv && k->inode == inode && k->major == major && k->minor == minor)
+                if (k->sysv == sysv && k->inode == inode && k->major == major && k->minor == minor &&
+                    (!sysv || k->ipc_ns == ipc_ns))
                         return k;
         }
         return NULL;
 }
 
-bool ng_collect_whole_done(const struct collector *c, bool sysv, unsigned major, unsigned minor, uint64_t inode)
+bool ng_collect_whole_done(const struct collector *c, bool sysv, uint64_t ipc_ns, unsigned major, unsigned minor,
+                           uint64_t inode)
 {
-        const struct ng_seg_key *k = find(c, sysv, major, minor, inode);
+        const struct ng_seg_key *k = find(c, sysv, ipc_ns, major, minor, inode);
         return k && k->sampled;
 }
 
 /* sampled false: tried, and not this way (hugetlb). */
-static int mark(struct collector *c, bool sysv, unsigned major, unsigned minor, uint64_t inode, bool sampled)
+static int mark(struct collector *c, bool sysv, uint64_t ipc_ns, unsigned major, unsigned minor, uint64_t inode,
+                bool sampled)
 {
         if (c->n_whole % 32 == 0) {
                 struct ng_seg_key *nv = realloc(c->whole, (c->n_whole + 32) * sizeof(*nv));
@@ -66,6 +72,7 @@ static int mark(struct collector *c, bool sysv, unsigned major, unsigned minor, 
         }
         c->whole[c->n_whole++] = (struct ng_seg_key) {
                 .sysv = sysv, .sampled = sampled, .major = major, .minor = minor, .inode = inode,
+                .ipc_ns = sysv ? ipc_ns : 0,
         };
         return 0;
 }
@@ -73,7 +80,7 @@ static int mark(struct collector *c, bool sysv, unsigned major, unsigned minor, 
 /* Samples the segment behind fd and adds the result: 1 done, 0 not this
  * way (hugetlb, not a regular file), <0 an error that ends the collection
  * (-ENOMEM) or that must be told (a refused call). */
-static int sample_fd(struct collector *c, int fd, pid_t via, bool sysv, unsigned k, bool exact)
+static int sample_fd(struct collector *c, int fd, pid_t via, bool sysv, uint64_t ipc_ns, unsigned k, bool exact)
 {
         struct ng_sample smp;
         int r = ng_sample_segment_fd(fd, k, exact, NULL, &smp);
@@ -83,6 +90,7 @@ static int sample_fd(struct collector *c, int fd, pid_t via, bool sysv, unsigned
                 return r;
         smp.pid = via;
         smp.sysv = sysv;
+        smp.ipc_ns = sysv ? ipc_ns : 0;
         c->s->cost.pages_sampled += smp.asked;
         r = ng_collect_add_sample(c->s, &smp);
         if (r < 0) {
@@ -123,9 +131,13 @@ static int sample_files(struct collector *c, bool exact)
                         total += s->files[i].allocated_bytes;
         for (size_t i = 0; i < s->n_files; i++) {
                 const struct ng_shm_file *f = &s->files[i];
-                if (f->kind != NG_SHM_FILE_TMPFS || find(c, false, f->dev_major, f->dev_minor, f->inode))
+                if (f->kind != NG_SHM_FILE_TMPFS || find(c, false, 0, f->dev_major, f->dev_minor, f->inode))
                         continue;
-                int fd = ng_path_open_segment(c->p, false, "%s", f->path);
+                /* a container's file through its root, checked below */
+                char root[48] = "";
+                if (f->ns_pid)
+                        snprintf(root, sizeof(root), NG_PROC_DIR "/%d/root", (int) f->ns_pid);
+                int fd = ng_path_open_segment(c->p, false, "%s%s", root, f->path);
                 if (fd == -ENOENT)
                         continue;       /* removed since it was listed */
                 if (fd < 0) {
@@ -136,13 +148,13 @@ static int sample_files(struct collector *c, bool exact)
                 int r = 0;
                 if (fstat(fd, &st) == 0 && (uint64_t) st.st_ino == f->inode && major(st.st_dev) == f->dev_major &&
                     minor(st.st_dev) == f->dev_minor)
-                        r = sample_fd(c, fd, 0, false, file_budget(c, f->allocated_bytes, total), exact);
+                        r = sample_fd(c, fd, 0, false, 0, file_budget(c, f->allocated_bytes, total), exact);
                 close(fd);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)
                         refused(c, f->path, r, false);
-                else if (r > 0 && (r = mark(c, false, f->dev_major, f->dev_minor, f->inode, true)) < 0)
+                else if (r > 0 && (r = mark(c, false, 0, f->dev_major, f->dev_minor, f->inode, true)) < 0)
                         return r;
         }
         return 0;
@@ -158,7 +170,7 @@ static int sample_mapped(struct collector *c, bool exact)
                         const struct ng_map *m = &pr->maps[j];
                         bool sysv = m->kind == NG_MAP_SYSV;
                         if ((!sysv && m->kind != NG_MAP_ANON_SHARED) || (m->page_kib && m->page_kib > 4) ||
-                            find(c, sysv, m->dev_major, m->dev_minor, m->inode))
+                            find(c, sysv, pr->ipc_ns, m->dev_major, m->dev_minor, m->inode))
                                 continue;
                         c->current_pid = pr->pid;
                         if (c->o.progress)
@@ -172,14 +184,14 @@ static int sample_mapped(struct collector *c, bool exact)
                                         refused(c, path, fd, true);
                                 continue;
                         }
-                        int r = sample_fd(c, fd, pr->pid, sysv, c->o.sample_pages, exact);
+                        int r = sample_fd(c, fd, pr->pid, sysv, pr->ipc_ns, c->o.sample_pages, exact);
                         close(fd);
                         if (r == -ENOMEM)
                                 return r;
                         if (r < 0)
                                 refused(c, path, r, false);
                         /* Done, or hugetlb: either way not again this way. */
-                        if (r >= 0 && (r = mark(c, sysv, m->dev_major, m->dev_minor, m->inode, r > 0)) < 0)
+                        if (r >= 0 && (r = mark(c, sysv, pr->ipc_ns, m->dev_major, m->dev_minor, m->inode, r > 0)) < 0)
                                 return r;
                 }
         }
