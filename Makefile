@@ -228,7 +228,7 @@ install: all
 		lib/numaguard.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/numaguard.pc
 	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/numaguard.pc
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR) $(DESTDIR)$(CATALOGDIR) \
-		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(SYSCONFDIR)/numaguard $(DESTDIR)$(DATADIR)/numaguard \
+		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(SYSCONFDIR)/numaguard/numaguard.conf.d $(DESTDIR)$(DATADIR)/numaguard \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(DAEMON) $(DESTDIR)$(SBINDIR)/numaguardd
 	@# generated here, not from $(UNIT): PREFIX may differ from the one of `make all`
@@ -256,6 +256,7 @@ uninstall:
 	@# the config goes only if the administrator did not change it
 	cmp -s conf/numaguard.conf $(DESTDIR)$(SYSCONFDIR)/numaguard/numaguard.conf && \
 		rm -f $(DESTDIR)$(SYSCONFDIR)/numaguard/numaguard.conf || true
+	rmdir $(DESTDIR)$(SYSCONFDIR)/numaguard/numaguard.conf.d 2>/dev/null || true
 	rmdir $(DESTDIR)$(SYSCONFDIR)/numaguard 2>/dev/null || true
 	rm -rf $(DESTDIR)$(DATADIR)/numaguard
 	for m in $(MANPAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done
