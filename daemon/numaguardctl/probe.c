@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * `numaguardctl probe [--json] [--nodes LIST] [--size MIB] [--save]`:
+ * `numaguardctl probe [--json] [--nodes LIST] [--size SIZE] [--save]`:
  * measure this host's latency and read bandwidth per (CPU node, memory
  * node) pair (lib/1-collect/host/probe.c), print them beside the SLIT, and with --save
  * keep them in /var/lib/numaguard/latency.json (under --root: the tree's).
@@ -28,16 +28,20 @@ static void progress(void *userdata, int cpu_node, int mem_node, double seconds,
                 cpu_node, mem_node, seconds, done, total, done == total ? "\n" : "   ");
 }
 
+/* A size as everywhere else (ng_parse_size_bytes: 64M, 1G, 512MiB), or a
+ * bare number of MiB as 0.1.0 took it; whole MiB from 1M to 1T. */
 static int parse_size(const char *arg, uint64_t *ret)
 {
-        char *end;
-        errno = 0;
-        unsigned long long mib = strtoull(arg ? arg : "", &end, 10);
-        if (!arg || errno || *end || end == arg || mib < 1 || mib > (1ull << 20)) {
-                ctl_usage_error("probe", "--size: '%s' is not a number of MiB (1 to 1048576)", arg ? arg : "");
+        uint64_t bytes = 0;
+        size_t digits = strspn(arg, "0123456789");
+        int r = digits > 0 && arg[digits] == '\0' && digits <= 7 ? (bytes = strtoull(arg, NULL, 10) << 20, 0)
+                                                                  : ng_parse_size_bytes(arg, &bytes);
+        if (r < 0 || bytes < (UINT64_C(1) << 20) || bytes > (UINT64_C(1) << 40) || bytes % (UINT64_C(1) << 20)) {
+                ctl_usage_error("probe", "--size: '%s' is not a buffer size of whole MiB from 1M to 1T "
+                                "(64M, 1G; a bare number is MiB)", arg);
                 return -EINVAL;
         }
-        *ret = (uint64_t) mib << 20;
+        *ret = bytes;
         return 0;
 }
 
