@@ -53,6 +53,10 @@ endif
 LIB_PKGS := json-c inih libsystemd
 LIB_LIBS := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS) 2>/dev/null) -lnuma
 PROG_PKGS := libsystemd
+# numaguardctl alone writes archives (snapshot): libarchive is linked there.
+CTL_PKGS := libarchive
+CTL_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(CTL_PKGS) 2>/dev/null)
+CTL_LIBS := $(shell $(PKG_CONFIG) --libs $(CTL_PKGS) 2>/dev/null)
 DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS) $(PROG_PKGS) 2>/dev/null)
 DEPS_LIBS := $(LIB_LIBS) $(shell $(PKG_CONFIG) --libs $(PROG_PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
@@ -128,9 +132,10 @@ $(SHARED_LIB): $(LIB_OBJS) $(LIB_MAP)
 	ln -sf libnumaguard.so.$(SONAME_MAJOR) $(BUILD)/libnumaguard.so
 
 $(CTL): $(CTL_OBJS) $(STATIC_LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CTL_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CTL_OBJS) $(STATIC_LIB) $(DEPS_LIBS) $(CTL_LIBS)
 
 $(CTL_OBJS): $(CTL_HDRS)
+$(CTL_OBJS): ALL_CFLAGS += $(CTL_CFLAGS)
 $(DAEMON_OBJS) $(BUILD)/daemon/numaguardd/numaguardd.o: $(DAEMON_HDRS)
 
 $(DAEMON): $(DAEMON_OBJS) $(BUILD)/daemon/numaguardd/numaguardd.o $(STATIC_LIB)

@@ -82,6 +82,10 @@ int ctl_topology(const struct ctl_opts *o);
 int ctl_segments(const struct ctl_opts *o);
 int ctl_hugepages_plan(const struct ctl_opts *o);
 int ctl_snapshot(const struct ctl_opts *o);
+/* The staging tree dir as a .tar.gz in out ("-": stdout), 0600, removed
+ * again when it fails (archive.c). 0, -EEXIST when out is there and not a
+ * regular file or a link, or another -errno. */
+int ctl_pack_tree(const char *out, const char *dir);
 /* `status` and `reload`: requests to numaguardd's control socket (status.c). */
 int ctl_status(const struct ctl_opts *o);
 int ctl_reload(const struct ctl_opts *o);

@@ -91,7 +91,7 @@ check scriptlets "$bad" test -z "$bad"
 req_main=$(rpm -qp --requires "$main") req_dev=$(rpm -qp --requires "$dev")
 prov_lib=$(rpm -qp --provides "$lib") prov_dev=$(rpm -qp --provides "$dev")
 bad=""
-for l in libjson-c.so.5 libinih.so.1 libnuma.so.1 libsystemd.so.0; do
+for l in libjson-c.so.5 libinih.so.1 libnuma.so.1 libsystemd.so.0 libarchive.so.13; do
         grep -q "^$l()" <<<"$req_main" || bad+=" numaguard:$l"
 done
 grep -q libnumaguard <<<"$req_main" && bad+=" numaguard:libnumaguard(linked statically)"
