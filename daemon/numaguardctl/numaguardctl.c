@@ -134,7 +134,10 @@ static const struct ctl_command {
           "capture what numaguard reads into a .tar.gz (-o FILE)", EXIT_REPORT, PROG " snapshot -o /tmp/host.tar.gz",
           ctl_snapshot },
         { "probe", NULL, CO_ROOT | CO_CONFIG | CO_JSON | CO_TEXT | CO_SIZE | CO_NODES | CO_SAVE, 0,
-          "measure latency and read bandwidth per CPU node and memory node (--save keeps them)", EXIT_REPORT,
+          "measure latency and read bandwidth per CPU node and memory node (--save keeps them)",
+          "  0  measured (and saved with --save)\n"
+          "  1  measured, but the runs of a cell disagree (a busy host): not saved\n"
+          "  3  could not measure, or --save could not write (checked before measuring), bad usage\n",
           PROG " probe --size 512M --save    # after hardware or firmware changes, never in a hot path", ctl_probe },
         { "status", NULL, CO_CONFIG | CO_SOCKET | CO_JSON | CO_TEXT, 0,
           "ask the running numaguardd: last poll, placement, active alerts",
