@@ -53,6 +53,10 @@ endif
 LIB_PKGS := json-c inih libsystemd
 LIB_LIBS := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS) 2>/dev/null) -lnuma
 PROG_PKGS := libsystemd
+# numaguardctl alone writes archives (snapshot): libarchive is linked there.
+CTL_PKGS := libarchive
+CTL_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(CTL_PKGS) 2>/dev/null)
+CTL_LIBS := $(shell $(PKG_CONFIG) --libs $(CTL_PKGS) 2>/dev/null)
 DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS) $(PROG_PKGS) 2>/dev/null)
 DEPS_LIBS := $(LIB_LIBS) $(shell $(PKG_CONFIG) --libs $(PROG_PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
@@ -128,9 +132,10 @@ $(SHARED_LIB): $(LIB_OBJS) $(LIB_MAP)
 	ln -sf libnumaguard.so.$(SONAME_MAJOR) $(BUILD)/libnumaguard.so
 
 $(CTL): $(CTL_OBJS) $(STATIC_LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CTL_OBJS) $(STATIC_LIB) $(DEPS_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CTL_OBJS) $(STATIC_LIB) $(DEPS_LIBS) $(CTL_LIBS)
 
 $(CTL_OBJS): $(CTL_HDRS)
+$(CTL_OBJS): ALL_CFLAGS += $(CTL_CFLAGS)
 $(DAEMON_OBJS) $(BUILD)/daemon/numaguardd/numaguardd.o: $(DAEMON_HDRS)
 
 $(DAEMON): $(DAEMON_OBJS) $(BUILD)/daemon/numaguardd/numaguardd.o $(STATIC_LIB)
@@ -234,7 +239,7 @@ install: all
 		lib/numaguard.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/numaguard.pc
 	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/numaguard.pc
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR) $(DESTDIR)$(CATALOGDIR) \
-		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(SYSCONFDIR)/numaguard $(DESTDIR)$(DATADIR)/numaguard \
+		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(SYSCONFDIR)/numaguard/numaguard.conf.d $(DESTDIR)$(DATADIR)/numaguard \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(DAEMON) $(DESTDIR)$(SBINDIR)/numaguardd
 	@# generated here, not from $(UNIT): PREFIX may differ from the one of `make all`
@@ -262,6 +267,7 @@ uninstall:
 	@# the config goes only if the administrator did not change it
 	cmp -s conf/numaguard.conf $(DESTDIR)$(SYSCONFDIR)/numaguard/numaguard.conf && \
 		rm -f $(DESTDIR)$(SYSCONFDIR)/numaguard/numaguard.conf || true
+	rmdir $(DESTDIR)$(SYSCONFDIR)/numaguard/numaguard.conf.d 2>/dev/null || true
 	rmdir $(DESTDIR)$(SYSCONFDIR)/numaguard 2>/dev/null || true
 	rm -rf $(DESTDIR)$(DATADIR)/numaguard
 	for m in $(MANPAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done

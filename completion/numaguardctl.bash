@@ -6,7 +6,8 @@
 # option completes without changing this file. Instance names come from the
 # [instance NAME] sections of the configuration (--config, or the default);
 # --node from the host's (or --root tree's) NUMA nodes; --size from its
-# hugepage sizes, spelled as numaguardctl spells them (2M, 1G).
+# hugepage sizes, spelled as numaguardctl spells them (2M, 1G), or for
+# probe buffer sizes; audit --instance from the configuration's instances.
 
 _numaguardctl_words() {         # the command words typed so far (no options)
         local i w skip=0
@@ -19,16 +20,18 @@ _numaguardctl_words() {         # the command words typed so far (no options)
                 --config=*) _ng_conf=${w#--config=} ;;
                 -r | --root) skip=1; _ng_root=${COMP_WORDS[i + 1]} ;;
                 --root=*) _ng_root=${w#--root=} ;;
-                -o | --output | --size | --pages | --node | --nodes | --socket | --color) skip=1 ;;
+                -o | --output | --instance | --size | --pages | --node | --nodes | --socket | --color) skip=1 ;;
                 -*) ;;
                 *) _ng_cmd+=("$w") ;;
                 esac
         done
 }
 
-_numaguardctl_instances() {
-        [ -r "$1" ] || return
-        sed -nE 's/^[[:space:]]*\[instance[[:space:]]+([^]]+)\][[:space:]]*$/\1/p' "$1"
+_numaguardctl_instances() {     # the file and its drop-ins (numaguard.conf(5))
+        local f
+        for f in "$1" "$1".d/*.conf; do
+                [ -r "$f" ] && sed -nE 's/^[[:space:]]*\[instance[[:space:]]+([^]]+)\][[:space:]]*$/\1/p' "$f"
+        done
 }
 
 _numaguardctl_nodes() {
@@ -58,7 +61,15 @@ _numaguardctl() {
         -c | --config | -o | --output | --socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
         --node) COMPREPLY=($(compgen -W "$(_numaguardctl_nodes "$_ng_root")" -- "$cur")); return ;;
-        --size) COMPREPLY=($(compgen -W "$(_numaguardctl_sizes "$_ng_root")" -- "$cur")); return ;;
+        --size)
+                # probe's buffer, or a hugepage size of the host
+                if [ "${_ng_cmd[0]}" = probe ]; then COMPREPLY=($(compgen -W "64M 256M 1G" -- "$cur"))
+                else COMPREPLY=($(compgen -W "$(_numaguardctl_sizes "$_ng_root")" -- "$cur")); fi
+                return ;;
+        --instance)
+                local IFS=$'\n'
+                COMPREPLY=($(compgen -W "$(_numaguardctl_instances "$_ng_conf")" -- "$cur"))
+                return ;;
         --pages) return ;;
         esac
         local n=${#_ng_cmd[@]} cmds

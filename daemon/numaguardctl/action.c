@@ -245,15 +245,19 @@ static void report_text(const struct ctl_opts *o, enum ng_correction kind, const
                 if (dry)
                         printf("would write %s to %s (now: %s)\n", w->value, path, w->before[0] ? w->before : "-");
                 else if (w->error < 0)
-                        printf("write %s to %s failed: %s (read back: %s)\n", w->value, path, strerror(-w->error),
-                               w->after[0] ? w->after : "-");
+                        fprintf(stderr, "write %s to %s failed: %s (read back: %s)\n", w->value, path,
+                                strerror(-w->error), w->after[0] ? w->after : "-");
                 else
                         printf("wrote %s to %s (was: %s, read back: %s)\n", w->value, path,
                                w->before[0] ? w->before : "-", w->after[0] ? w->after : "-");
         }
         _cleanup_free_ char *t = ng_text_dup(NG_TEXT_TERM, target), *summary = ng_text_dup(NG_TEXT_TERM, res->summary);
-        printf("%s %s: %s: %s\n", ng_correction_kind(kind)->name, t ? t : "?", ng_outcome_name(res->outcome),
-               summary ? summary : "?");
+        /* What was done goes to stdout; a refusal or a failure is an error. */
+        bool error = res->outcome == NG_OUTCOME_REFUSED || res->outcome == NG_OUTCOME_TRANSIENT ||
+                     res->outcome == NG_OUTCOME_PERMANENT;
+        fflush(stdout);         /* the writes before it, in order on a shared terminal */
+        fprintf(error ? stderr : stdout, "%s %s: %s: %s\n", ng_correction_kind(kind)->name, t ? t : "?",
+                ng_outcome_name(res->outcome), summary ? summary : "?");
 }
 
 int ctl_action_emit(const struct ctl_opts *o, enum ng_correction kind, const char *target, struct json_object *plan,

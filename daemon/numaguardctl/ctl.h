@@ -32,6 +32,7 @@ struct ctl_term {
         bool utf8;              /* stdout: a terminal with a UTF-8 locale: block bars */
         bool color;             /* severities in colour */
         bool progress;          /* stderr: a terminal: progress for long work */
+        unsigned width;         /* stdout: a terminal this many columns wide; 0: piped, no wrapping */
 };
 
 int ctl_color_parse(const char *s, enum ctl_color *ret);
@@ -48,6 +49,8 @@ struct ctl_progress;
 struct ctl_progress *ctl_progress_start(const struct ctl_term *t, const char *what);
 void ctl_progress_file(struct ctl_progress *p);
 void ctl_progress_stop(struct ctl_progress *p);
+
+#define CTL_INSTANCES_MAX 64
 
 struct ctl_opts {
         const char *root;
@@ -67,6 +70,8 @@ struct ctl_opts {
         const struct ctl_term *term;
         const char *nodes;      /* probe --nodes LIST */
         bool save;              /* probe --save */
+        const char *instances[CTL_INSTANCES_MAX];      /* audit --instance NAME ... */
+        size_t n_instances;
         char **args;            /* positional arguments after the command */
         int n_args;
 };
@@ -77,12 +82,16 @@ int ctl_topology(const struct ctl_opts *o);
 int ctl_segments(const struct ctl_opts *o);
 int ctl_hugepages_plan(const struct ctl_opts *o);
 int ctl_snapshot(const struct ctl_opts *o);
+/* The staging tree dir as a .tar.gz in out ("-": stdout), 0600, removed
+ * again when it fails (archive.c). 0, -EEXIST when out is there and not a
+ * regular file or a link, or another -errno. */
+int ctl_pack_tree(const char *out, const char *dir);
 /* `status` and `reload`: requests to numaguardd's control socket (status.c). */
 int ctl_status(const struct ctl_opts *o);
 int ctl_reload(const struct ctl_opts *o);
 /* `cpuset apply INSTANCE [--dry-run]` (cpuset.c). */
 int ctl_cpuset(const struct ctl_opts *o);
-/* `probe [--nodes LIST] [--size MIB] [--save]` (probe.c). */
+/* `probe [--nodes LIST] [--size SIZE] [--save]` (probe.c). */
 int ctl_probe(const struct ctl_opts *o);
 /* `rebalance INSTANCE [--dry-run]` (rebalance.c). */
 int ctl_rebalance(const struct ctl_opts *o);

@@ -38,11 +38,12 @@ enum {
         CO_PERSIST = 1u << 12,
         CO_NODES = 1u << 13,
         CO_SAVE = 1u << 14,
+        CO_INSTANCE = 1u << 15,
         CO_TEXT = CO_COLOR,     /* what every command printing text takes */
 };
 
 enum { OPT_VERSION = 0x100, OPT_EXACT, OPT_SOCKET, OPT_DRY_RUN, OPT_SIZE, OPT_PAGES, OPT_NODE, OPT_COLOR, OPT_PERSIST,
-       OPT_NODES, OPT_SAVE };
+       OPT_NODES, OPT_SAVE, OPT_INSTANCE };
 
 static const struct ctl_option {
         unsigned bit;           /* 0: global (--help, --version) */
@@ -53,6 +54,8 @@ static const struct ctl_option {
 } options[] = {
         { CO_ROOT, "root", 'r', "DIR", "read DIR/proc and DIR/sys (a captured tree) instead of the live host" },
         { CO_CONFIG, "config", 'c', "FILE", "configuration (default " NG_CONFIG_DEFAULT_PATH ")" },
+        { CO_INSTANCE, "instance", OPT_INSTANCE, "NAME",
+          "only this instance (repeatable): its segments and findings, and the exit status of those" },
         { CO_EXACT, "exact", OPT_EXACT, NULL,
           "read numa_maps of one process per segment instead of sampling with move_pages(2)" },
         { CO_JSON, "json", 'j', NULL, "machine-readable output (schema in numaguardctl(1))" },
@@ -61,7 +64,8 @@ static const struct ctl_option {
         { CO_OUTPUT, "output", 'o', "FILE", "the archive to write (FILE.tar.gz)" },
         { CO_DRY_RUN, "dry-run", OPT_DRY_RUN, NULL, "show every write, change nothing" },
         { CO_SIZE, "size", OPT_SIZE, "SIZE",
-          "hugepages reserve: the page size, 2M or 1G (also 2048kB, 1048576kB); probe: MiB per buffer (256)" },
+          "hugepages reserve: the page size, 2M or 1G (also 2048kB, 1048576kB); probe: the buffer, 256M by default "
+          "(64M, 1G; a bare number is MiB)" },
         { CO_PAGES, "pages", OPT_PAGES, "P", "pages wanted: in total over the nodes with memory, or on --node" },
         { CO_NODE, "node", OPT_NODE, "N", "on node N only" },
         { CO_PERSIST, "persist", OPT_PERSIST, NULL, "also record the pools for boot (" NG_HUGEPAGES_BOOT_FILE ")" },
@@ -99,7 +103,7 @@ static const struct ctl_command {
         const char *example;
         int (*run)(const struct ctl_opts *o);
 } commands[] = {
-        { "audit", NULL, CO_ROOT | CO_CONFIG | CO_EXACT | CO_VERBOSE | CO_JSON | CO_TEXT, 0,
+        { "audit", NULL, CO_ROOT | CO_CONFIG | CO_INSTANCE | CO_EXACT | CO_VERBOSE | CO_JSON | CO_TEXT, 0,
           "instances, where their shared memory sits, findings", EXIT_AUDIT,
           PROG " audit --json | jq '.findings[] | select(.severity == \"critical\")'", ctl_audit },
         { "topology", NULL, CO_ROOT | CO_JSON | CO_TEXT, 0, "nodes, CPUs, memory, hugepage pools, distances", EXIT_REPORT,
@@ -130,8 +134,11 @@ static const struct ctl_command {
           "capture what numaguard reads into a .tar.gz (-o FILE)", EXIT_REPORT, PROG " snapshot -o /tmp/host.tar.gz",
           ctl_snapshot },
         { "probe", NULL, CO_ROOT | CO_CONFIG | CO_JSON | CO_TEXT | CO_SIZE | CO_NODES | CO_SAVE, 0,
-          "measure latency and read bandwidth per CPU node and memory node (--save keeps them)", EXIT_REPORT,
-          PROG " probe --size 512 --save    # after hardware or firmware changes, never in a hot path", ctl_probe },
+          "measure latency and read bandwidth per CPU node and memory node (--save keeps them)",
+          "  0  measured (and saved with --save)\n"
+          "  1  measured, but the runs of a cell disagree (a busy host): not saved\n"
+          "  3  could not measure, or --save could not write (checked before measuring), bad usage\n",
+          PROG " probe --size 512M --save    # after hardware or firmware changes, never in a hot path", ctl_probe },
         { "status", NULL, CO_CONFIG | CO_SOCKET | CO_JSON | CO_TEXT, 0,
           "ask the running numaguardd: last poll, placement, active alerts",
           "  0  no active warning or critical alert\n"
@@ -329,6 +336,11 @@ static void parse(int argc, char **argv, struct ctl_opts *o, struct parsed *p)
                                 continue;
                         if (c == ':')
                                 snprintf(p->bad, sizeof(p->bad), "option '%s' requires an argument", argv[optind - 1]);
+                        else if (optopt > 0 && option_by_val(optopt) && !option_by_val(optopt)->arg)
+                                /* A known option that takes no value, given one
+                                 * (--json=yes): getopt reports its short letter. */
+                                snprintf(p->bad, sizeof(p->bad), "--%s takes no value ('%s')",
+                                         option_by_val(optopt)->name, argv[optind - 1]);
                         else if (optopt > 0 && optopt < 0x100)
                                 snprintf(p->bad, sizeof(p->bad), "invalid option -- '%c'", optopt);
                         else
@@ -348,6 +360,11 @@ static void parse(int argc, char **argv, struct ctl_opts *o, struct parsed *p)
                 case OPT_SIZE: o->size = optarg; break;
                 case OPT_NODES: o->nodes = optarg; break;
                 case OPT_SAVE: o->save = true; break;
+                case OPT_INSTANCE:
+                        if (o->n_instances < CTL_INSTANCES_MAX)
+                                o->instances[o->n_instances] = optarg;
+                        o->n_instances++;
+                        break;
                 case OPT_PAGES: p->pages = optarg; break;
                 case OPT_NODE: p->node = optarg; break;
                 case OPT_SOCKET: o->socket = optarg; break;
@@ -370,6 +387,8 @@ static int check(const struct ctl_command *c, struct parsed *p, struct ctl_opts 
                         option_spelling(&options[i], false, spell, sizeof(spell));
                         return ctl_usage_error(c->name, "%s is required", spell);
                 }
+        if (o->n_instances > CTL_INSTANCES_MAX)
+                return ctl_usage_error(c->name, "--instance: at most %d", CTL_INSTANCES_MAX);
         if (p->color && ctl_color_parse(p->color, color) < 0)
                 return ctl_usage_error(c->name, "--color: '%s' is not auto, always or never", p->color);
         long v;

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * `numaguardctl probe [--json] [--nodes LIST] [--size MIB] [--save]`:
+ * `numaguardctl probe [--json] [--nodes LIST] [--size SIZE] [--save]`:
  * measure this host's latency and read bandwidth per (CPU node, memory
  * node) pair (lib/1-collect/host/probe.c), print them beside the SLIT, and with --save
  * keep them in /var/lib/numaguard/latency.json (under --root: the tree's).
+ * --save is checked before anything is measured: a probe takes seconds to
+ * minutes of every CPU of a node, not to be thrown away for want of a
+ * writable /var/lib. A matrix whose runs disagree (NG_PROBE_MAX_SPREAD) is
+ * printed with a warning per cell and never saved: it measured the load.
  */
 
 #include <errno.h>
@@ -28,16 +32,20 @@ static void progress(void *userdata, int cpu_node, int mem_node, double seconds,
                 cpu_node, mem_node, seconds, done, total, done == total ? "\n" : "   ");
 }
 
+/* A size as everywhere else (ng_parse_size_bytes: 64M, 1G, 512MiB), or a
+ * bare number of MiB as 0.1.0 took it; whole MiB from 1M to 1T. */
 static int parse_size(const char *arg, uint64_t *ret)
 {
-        char *end;
-        errno = 0;
-        unsigned long long mib = strtoull(arg ? arg : "", &end, 10);
-        if (!arg || errno || *end || end == arg || mib < 1 || mib > (1ull << 20)) {
-                ctl_usage_error("probe", "--size: '%s' is not a number of MiB (1 to 1048576)", arg ? arg : "");
+        uint64_t bytes = 0;
+        size_t digits = strspn(arg, "0123456789");
+        int r = digits > 0 && arg[digits] == '\0' && digits <= 7 ? (bytes = strtoull(arg, NULL, 10) << 20, 0)
+                                                                  : ng_parse_size_bytes(arg, &bytes);
+        if (r < 0 || bytes < (UINT64_C(1) << 20) || bytes > (UINT64_C(1) << 40) || bytes % (UINT64_C(1) << 20)) {
+                ctl_usage_error("probe", "--size: '%s' is not a buffer size of whole MiB from 1M to 1T "
+                                "(64M, 1G; a bare number is MiB)", arg);
                 return -EINVAL;
         }
-        *ret = (uint64_t) mib << 20;
+        *ret = bytes;
         return 0;
 }
 
@@ -91,6 +99,58 @@ static int measure(const struct ctl_opts *o, const struct ng_probe_opts *po, str
         return r < 0 ? NG_EXIT_UNKNOWN : NG_EXIT_OK;
 }
 
+/* NG_PROBE_MAX_SPREAD, or $NUMAGUARD_PROBE_MAX_SPREAD (tests: 1 makes any
+ * two runs disagree, a large one none). */
+static double max_spread(void)
+{
+        const char *e = getenv("NUMAGUARD_PROBE_MAX_SPREAD");
+        char *end;
+        double v = e && *e ? strtod(e, &end) : 0;
+        return e && *e && !*end && v >= 1 ? v : NG_PROBE_MAX_SPREAD;
+}
+
+/* The cells whose runs disagree, one stderr line each; how many. */
+static size_t warn_unstable(const struct ng_latency *m)
+{
+        double limit = max_spread();
+        size_t n = ng_probe_unstable(m, limit);
+        for (size_t r = 0; n && r < m->n_cpu_nodes; r++)
+                for (size_t c = 0; c < m->n_nodes; c++) {
+                        size_t i = r * m->n_nodes + c;
+                        bool lat = m->latency_spread[i] > limit;
+                        bool bw = m->bandwidth_spread[i] > limit;
+                        if (!lat && !bw)
+                                continue;
+                        fprintf(stderr, "numaguardctl: probe: CPU node %d -> memory node %d: its runs disagree:",
+                                m->cpu_nodes[r], m->nodes[c]);
+                        if (lat)
+                                fprintf(stderr, " latency %.2fx apart (median %.1f ns)%s", m->latency_spread[i],
+                                        m->latency_ns[i], bw ? "," : "");
+                        if (bw)
+                                fprintf(stderr, " bandwidth %.2fx apart (median %.0f MB/s)", m->bandwidth_spread[i],
+                                        m->bandwidth_mbps[i]);
+                        fputs("; something else was running\n", stderr);
+                }
+        return n;
+}
+
+static int save(const struct ctl_opts *o, const struct ng_latency *m, size_t unstable)
+{
+        const char *root = o->root ? o->root : "";
+        if (unstable) {
+                fprintf(stderr, "numaguardctl: probe: not saved to %s%s: the runs of %zu cell%s disagree by more "
+                        "than %gx; probe again when the host is quiet\n", root, NG_LATENCY_FILE, unstable,
+                        unstable == 1 ? "" : "s", max_spread());
+                return NG_EXIT_WARNING;
+        }
+        int e = ng_latency_write(o->root, m);
+        if (e < 0)
+                fprintf(stderr, "numaguardctl: probe: saving %s%s: %s\n", root, NG_LATENCY_FILE, strerror(-e));
+        else
+                fprintf(stderr, "numaguardctl: probe: saved to %s%s\n", root, NG_LATENCY_FILE);
+        return e < 0 ? NG_EXIT_UNKNOWN : NG_EXIT_OK;
+}
+
 int ctl_probe(const struct ctl_opts *o)
 {
         struct ng_probe_opts po = { .size_bytes = NG_PROBE_DEFAULT_SIZE_BYTES, .reps = NG_PROBE_DEFAULT_REPS };
@@ -99,6 +159,13 @@ int ctl_probe(const struct ctl_opts *o)
         struct ng_config *cfg;
         if (ctl_load_config(o, &cfg) < 0)
                 return NG_EXIT_UNKNOWN;
+        int e = o->save ? ng_latency_check_writable(o->root) : 0;
+        if (e < 0) {
+                ng_config_free(cfg);
+                fprintf(stderr, "numaguardctl: probe: cannot save to %s%s: %s; nothing measured\n",
+                        o->root ? o->root : "", NG_LATENCY_FILE, strerror(-e));
+                return NG_EXIT_UNKNOWN;
+        }
         po.floor_bytes = cfg->node_free_floor_bytes;
         po.node_floor = ng_node_free_floor;
         ng_config_free(cfg);
@@ -108,15 +175,11 @@ int ctl_probe(const struct ctl_opts *o)
         int r = measure(o, &po, &m);
         if (r == NG_EXIT_OK && fflush(stdout) != 0)
                 r = ctl_fail("writing output", -errno);
-        if (r == NG_EXIT_OK && o->save) {
-                int e = ng_latency_write(o->root, m);
-                if (e < 0)
-                        fprintf(stderr, "numaguardctl: probe: saving %s%s: %s\n", o->root ? o->root : "",
-                                NG_LATENCY_FILE, strerror(-e));
-                else
-                        fprintf(stderr, "numaguardctl: probe: saved to %s%s\n", o->root ? o->root : "", NG_LATENCY_FILE);
-                r = e < 0 ? NG_EXIT_UNKNOWN : NG_EXIT_OK;
-        }
+        size_t unstable = r == NG_EXIT_OK ? warn_unstable(m) : 0;
+        if (r == NG_EXIT_OK && o->save)
+                r = save(o, m, unstable);
+        else if (r == NG_EXIT_OK && unstable)
+                r = NG_EXIT_WARNING;
         ng_latency_free(m);
         return r;
 }

@@ -13,13 +13,11 @@
 #include <fnmatch.h>
 #include <ftw.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,8 +29,6 @@
 #include "ng-report.h"
 #include "ng-snapshot.h"
 #include "path-internal.h"
-
-extern char **environ;
 
 struct stage {
         char dir[PATH_MAX];
@@ -278,45 +274,6 @@ static int write_outputs(const struct stage *st, const struct ng_snapshot *s, co
         return 0;
 }
 
-/* The bundle holds what only root may read (every process's maps, the
- * database's command line): made 0600 from the start, never widened
- * meanwhile. A file already there is replaced, not written through (it
- * may be a link another user left in a shared directory). */
-static int open_output(const char *out)
-{
-        for (int i = 0; i < 2; i++) {
-                int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
-                if (fd >= 0 || errno != EEXIST || i > 0)
-                        return fd < 0 ? -errno : fd;
-                if (unlink(out) < 0)
-                        return -errno;
-        }
-        return -EEXIST;
-}
-
-static int run_tar(const char *out, const char *dir)
-{
-        char *const argv[] = { "tar", "--sparse", "--numeric-owner", "-czf", "-", "-C", (char *) dir, ".", NULL };
-        int fd = strcmp(out, "-") ? open_output(out) : STDOUT_FILENO;
-        if (fd < 0)
-                return fd;
-        posix_spawn_file_actions_t fa;
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, fd, STDOUT_FILENO);
-        pid_t pid;
-        int r = posix_spawnp(&pid, "tar", &fa, NULL, argv, environ);
-        posix_spawn_file_actions_destroy(&fa);
-        if (fd != STDOUT_FILENO)
-                close(fd);
-        if (r != 0)
-                return -r;
-        int status;
-        while (waitpid(pid, &status, 0) < 0)
-                if (errno != EINTR)
-                        return -errno;
-        return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
-}
-
 static int collect_staged(const struct ctl_opts *o, const struct ng_config *cfg, struct stage *st)
 {
         /* Tier 2 for every segment, from files: the tree must carry
@@ -370,14 +327,17 @@ int ctl_snapshot(const struct ctl_opts *o)
         }
         st.progress = ctl_progress_start(o->term, "capturing the host");
         int r = collect_staged(o, cfg, &st);
-        const char *what = "capturing the host";
+        char what[PATH_MAX + 16] = "capturing the host";
         ng_config_free(cfg);
         if (r >= 0) {
-                what = "packing with tar";
-                r = run_tar(out, st.dir);
+                snprintf(what, sizeof(what), "writing %s", strcmp(out, "-") ? out : "standard output");
+                r = ctl_pack_tree(out, st.dir);
         }
         ctl_progress_stop(st.progress);
-        if (r < 0)
+        if (r == -EEXIST) {
+                fprintf(stderr, "numaguardctl: %s: it exists and is not a regular file; not replaced\n", what);
+                r = NG_EXIT_UNKNOWN;
+        } else if (r < 0)
                 r = ctl_fail(what, r);
         else {
                 fprintf(stderr, "numaguardctl: snapshot written to %s\n", out);

@@ -8,10 +8,12 @@
  */
 
 #include <errno.h>
+#include <grp.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +43,22 @@ static int socket_path(const struct ctl_opts *o, char *buf, size_t size)
         snprintf(buf, size, "%s", c->socket_path);
         ng_config_free(c);
         return 0;
+}
+
+/* The socket is root's, mode 0600, or 0660 and status_group's: the socket
+ * itself says which (numaguardctl may not read the daemon's configuration,
+ * and --socket names another's). */
+static int refused(const char *path)
+{
+        struct stat st;
+        struct group *g = stat(path, &st) == 0 && st.st_gid != 0 && (st.st_mode & S_IWGRP) ? getgrgid(st.st_gid) : NULL;
+        if (g)
+                fprintf(stderr, "numaguardctl: permission denied on %s: only root and members of status_group "
+                        "\"%s\" may ask numaguardd (a new member logs in again)\n", path, g->gr_name);
+        else
+                fprintf(stderr, "numaguardctl: permission denied on %s: only root may ask numaguardd; status_group "
+                        "in numaguard.conf(5) lets a group ask for status\n", path);
+        return NG_EXIT_UNKNOWN;
 }
 
 static int connect_to(const char *path, int *ret_fd)
@@ -140,6 +158,8 @@ static int request(const struct ctl_opts *o, const char *req, bool exit_hint)
                 fprintf(stderr, "numaguardctl: numaguardd is not running (nothing listens on %s)\n", path);
                 return NG_EXIT_UNKNOWN;
         }
+        if (r == -EACCES || r == -EPERM)
+                return refused(path);
         if (r < 0)
                 return ctl_fail(path, r);
         char *ans = NULL;

@@ -7,7 +7,10 @@
  * text passes through a filter (fopencookie(3)) that, unless stdout is a
  * terminal with a UTF-8 locale, turns each bar cell into one ASCII
  * character, and, on a terminal with colour on, colours the severity that
- * starts a finding or alert line. Progress for long work goes to stderr,
+ * starts a finding or alert line; on a terminal, a line wider than it
+ * wraps at a blank, its continuation indented like the line (and past an
+ * advice's "-> "). Piped, lines stay whole: what scripts and the golden
+ * outputs read does not depend on a window's width. Progress for long work goes to stderr,
  * only when stderr is a terminal, from a thread that speaks after a second
  * ($NUMAGUARD_PROGRESS_DELAY_MS) and then four times a second.
  */
@@ -21,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,6 +49,21 @@ static bool locale_utf8(void)
         return cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
 }
 
+/* The terminal's columns, else $COLUMNS, else 80; at least 40, so that a
+ * continuation's indent always leaves room for words. */
+static unsigned term_width(void)
+{
+        struct winsize ws;
+        unsigned long w = 0;
+        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+                w = ws.ws_col;
+        else if (getenv("COLUMNS"))
+                w = strtoul(getenv("COLUMNS"), NULL, 10);
+        if (w == 0)
+                w = 80;
+        return w < 40 ? 40 : w > 4096 ? 4096 : (unsigned) w;
+}
+
 void ctl_term_init(struct ctl_term *t, enum ctl_color color)
 {
         setlocale(LC_CTYPE, "");
@@ -55,6 +74,7 @@ void ctl_term_init(struct ctl_term *t, enum ctl_color color)
         *t = (struct ctl_term) {
                 .utf8 = tty && !dumb && locale_utf8(),
                 .progress = isatty(STDERR_FILENO) == 1 && !dumb,
+                .width = tty ? term_width() : 0,
         };
         switch (color) {
         case CTL_COLOR_ALWAYS: t->color = true; break;
@@ -70,6 +90,8 @@ void ctl_term_init(struct ctl_term *t, enum ctl_color color)
 struct filter {
         FILE *out;
         const struct ctl_term *t;
+        char *line;             /* width set: the line so far, wrapped at its end */
+        size_t n_line, cap_line;
         bool line_start;
         char held[64];          /* the start of a line, until its first word is known */
         size_t n_held;
@@ -86,6 +108,102 @@ static const struct {
         { "info ", "\033[36m" },
 };
 
+/* Columns of s[0..n): UTF-8 sequences count one, escape sequences none. */
+static size_t columns(const char *s, size_t n)
+{
+        size_t cols = 0;
+        for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char) s[i];
+                if (c == 0x1b && i + 1 < n && s[i + 1] == '[') {
+                        for (i += 2; i < n && !((unsigned char) s[i] >= 0x40 && (unsigned char) s[i] <= 0x7e); i++)
+                                ;
+                        continue;
+                }
+                cols += (c & 0xc0) != 0x80;
+        }
+        return cols;
+}
+
+static void spaces(FILE *out, size_t n)
+{
+        while (n--)
+                fputc(' ', out);
+}
+
+/* One line (without its newline) wider than the terminal, broken at blanks;
+ * a word wider than what is left stays whole. */
+static void wrap_line(struct filter *f, const char *s, size_t n)
+{
+        size_t width = f->t->width, lead = strspn(s, " ");
+        if (lead > n)
+                lead = n;
+        size_t indent = lead + (n - lead >= 3 && memcmp(s + lead, "-> ", 3) == 0 ? 3 : 0);
+        if (indent > width / 2)
+                indent = width / 2;
+        fwrite(s, 1, lead, f->out);
+        size_t col = lead, i = lead;
+        bool first = true;
+        while (i < n) {
+                size_t gap = i;
+                while (i < n && s[i] == ' ')
+                        i++;
+                size_t start = i;
+                while (i < n && s[i] != ' ')
+                        i++;
+                size_t w = columns(s + start, i - start), g = start - gap;
+                if (!first && col + g + w > width) {
+                        fputc('\n', f->out);
+                        spaces(f->out, indent);
+                        col = indent;
+                } else {
+                        fwrite(s + gap, 1, g, f->out);
+                        col += g;
+                }
+                fwrite(s + start, 1, i - start, f->out);
+                col += w;
+                first = false;
+        }
+        fputc('\n', f->out);
+}
+
+static void end_line(struct filter *f)
+{
+        if (columns(f->line, f->n_line) <= f->t->width) {
+                fwrite(f->line, 1, f->n_line, f->out);
+                fputc('\n', f->out);
+        } else
+                wrap_line(f, f->line, f->n_line);
+        f->n_line = 0;
+}
+
+/* Every byte the filter lets out: straight through, or into the line. */
+static void out(struct filter *f, const char *s, size_t n)
+{
+        if (!f->t->width) {
+                fwrite(s, 1, n, f->out);
+                return;
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (s[i] == '\n') {
+                        end_line(f);
+                        continue;
+                }
+                if (f->n_line == f->cap_line) {
+                        size_t cap = f->cap_line ? 2 * f->cap_line : 256;
+                        char *v = realloc(f->line, cap);
+                        if (!v) {       /* no memory for the line: out as it is */
+                                fwrite(f->line, 1, f->n_line, f->out);
+                                f->n_line = 0;
+                                fputc(s[i], f->out);
+                                continue;
+                        }
+                        f->line = v;
+                        f->cap_line = cap;
+                }
+                f->line[f->n_line++] = s[i];
+        }
+}
+
 /* The held start of a line: coloured when it begins with a severity. */
 static void flush_held(struct filter *f)
 {
@@ -95,13 +213,16 @@ static void flush_held(struct filter *f)
         for (size_t i = 0; f->t->color && i < sizeof(severities) / sizeof(severities[0]); i++) {
                 size_t n = strlen(severities[i].word);
                 if (f->n_held - sp >= n && memcmp(f->held + sp, severities[i].word, n) == 0) {
-                        fprintf(f->out, "%.*s%s%.*s\033[0m%.*s", (int) sp, f->held, severities[i].sgr,
-                                (int) n - 1, f->held + sp, (int) (f->n_held - sp - n + 1), f->held + sp + n - 1);
+                        char buf[sizeof(f->held) + 32];
+                        int k = snprintf(buf, sizeof(buf), "%.*s%s%.*s\033[0m%.*s", (int) sp, f->held,
+                                         severities[i].sgr, (int) n - 1, f->held + sp,
+                                         (int) (f->n_held - sp - n + 1), f->held + sp + n - 1);
+                        out(f, buf, k > 0 && (size_t) k < sizeof(buf) ? (size_t) k : 0);
                         f->n_held = 0;
                         return;
                 }
         }
-        fwrite(f->held, 1, f->n_held, f->out);
+        out(f, f->held, f->n_held);
         f->n_held = 0;
 }
 
@@ -119,7 +240,7 @@ static void put(struct filter *f, char c)
                         f->line_start = true;
                 return;
         }
-        fputc(c, f->out);
+        out(f, &c, 1);
         if (c == '\n')
                 f->line_start = true;
 }
@@ -166,6 +287,9 @@ static int filter_close(void *cookie)
         for (size_t k = 0; k < f->n_utf; k++)
                 put(f, (char) f->utf[k]);
         flush_held(f);
+        if (f->n_line)
+                fwrite(f->line, 1, f->n_line, f->out);  /* a last line without newline */
+        free(f->line);
         int r = fflush(f->out) == 0 && !ferror(f->out) ? 0 : EOF;
         free(f);
         return r;
@@ -173,7 +297,7 @@ static int filter_close(void *cookie)
 
 FILE *ctl_term_stdout(const struct ctl_term *t)
 {
-        if (t->utf8 && !t->color)
+        if (t->utf8 && !t->color && !t->width)
                 return NULL;
         struct filter *f = calloc(1, sizeof(*f));
         if (!f)

@@ -306,6 +306,13 @@ struct manager_opts {
         bool once;
 };
 
+/* ---- check.c ------------------------------------------------------------ */
+
+/* The host's online nodes (node 0 alone on a kernel without NUMA): 0 or -errno. */
+int host_nodes(const struct ng_path *p, struct ng_bitmap *ret);
+/* --check-config: exit status 0 (valid; warnings on stderr) or 78. */
+int check_config_run(const struct manager_opts *o);
+
 /* One collection, run by the collecting thread. The loop sets the inputs
  * before it starts the thread and reads the results after joining it;
  * progress and pid are written by the thread as it goes (atomics). */

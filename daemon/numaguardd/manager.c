@@ -66,7 +66,9 @@ static int check_metrics_dir(const struct manager *m, const struct ng_config *c,
 static int load_config(struct manager *m, struct ng_config **ret, char *why, size_t whylen)
 {
         struct reload_diag d = {0};
-        int r = ng_config_load(m->config_path, on_config_diag, &d, ret);
+        struct ng_bitmap nodes;
+        bool have_nodes = m->path && host_nodes(m->path, &nodes) >= 0;
+        int r = ng_config_load_checked(m->config_path, have_nodes ? &nodes : NULL, on_config_diag, &d, ret);
         if (r == -ENOENT && !m->config_required)
                 r = ng_config_new_default(ret);
         if (r >= 0) {
@@ -335,12 +337,13 @@ int manager_new(const struct manager_opts *o, struct manager **ret, bool *ret_co
         m->config_required = o->config_path != NULL;
         m->config_path = strdup(o->config_path ? o->config_path : NG_CONFIG_DEFAULT_PATH);
         int r = m->config_path ? 0 : -ENOMEM;
+        /* The root first: the configuration's nodes are checked against it. */
+        if (r >= 0 && (r = ng_path_new(o->root, &m->path)) < 0)
+                log_error_errno(r, "Root %s", o->root);
         if (r >= 0 && (r = load_config(m, &m->config, why, sizeof(why))) < 0) {
                 log_full(LOG_ERR, 0, "Cannot load the configuration: %s", why);
                 *ret_config_error = true;
         }
-        if (r >= 0 && (r = ng_path_new(o->root, &m->path)) < 0)
-                log_error_errno(r, "Root %s", o->root);
         if (r >= 0 && (r = sink_open(&m->sink, o->alert_log)) < 0)
                 log_error_errno(r, "Opening %s", o->alert_log);
         if (r >= 0 && (r = sd_event_default(&m->event)) < 0)

@@ -27,7 +27,10 @@ static void usage(FILE *f)
               "\n"
               "Options:\n"
               "  -c, --config FILE     configuration (default " NG_CONFIG_DEFAULT_PATH ";\n"
-              "                        missing = compiled defaults unless given here)\n"
+              "                        missing = compiled defaults unless given here),\n"
+              "                        then FILE.d/*.conf in name order\n"
+              "      --check-config    validate the merged configuration against this host\n"
+              "                        (or --root), name the file and line of every problem, exit\n"
               "  -r, --root DIR        read DIR/proc and DIR/sys instead of the live host\n"
               "  -f, --foreground      log plain lines to stderr (numaguardd never forks)\n"
               "      --once            poll once, alert, write metrics, exit (no socket)\n"
@@ -38,18 +41,19 @@ static void usage(FILE *f)
               "  -h, --help            this text\n"
               "      --version         print the version\n"
               "\n"
-              "Exit status: 0 stopped by SIGTERM/SIGINT (or --once poll done), 1 failure,\n"
-              "2 bad usage, 78 configuration error.\n", f);
+              "Exit status: 0 stopped by SIGTERM/SIGINT (or --once poll done, or\n"
+              "--check-config valid), 1 failure, 2 bad usage, 78 configuration error.\n", f);
 }
 
 int main(int argc, char **argv)
 {
-        enum { OPT_VERSION = 0x100, OPT_ONCE, OPT_SOCKET, OPT_ALERT_LOG };
+        enum { OPT_VERSION = 0x100, OPT_ONCE, OPT_SOCKET, OPT_ALERT_LOG, OPT_CHECK_CONFIG };
         static const struct option longopts[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "root", required_argument, NULL, 'r' },
                 { "foreground", no_argument, NULL, 'f' },
                 { "once", no_argument, NULL, OPT_ONCE },
+                { "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
                 { "socket", required_argument, NULL, OPT_SOCKET },
                 { "alert-log", required_argument, NULL, OPT_ALERT_LOG },
                 { "verbose", no_argument, NULL, 'v' },
@@ -58,6 +62,7 @@ int main(int argc, char **argv)
                 {}
         };
         struct manager_opts o = {0};
+        bool check = false;
         int c;
         while ((c = getopt_long(argc, argv, "c:r:fvh", longopts, NULL)) >= 0) {
                 switch (c) {
@@ -65,6 +70,7 @@ int main(int argc, char **argv)
                 case 'r': o.root = optarg; break;
                 case 'f': unsetenv("JOURNAL_STREAM"); break;
                 case OPT_ONCE: o.once = true; break;
+                case OPT_CHECK_CONFIG: check = true; break;
                 case OPT_SOCKET: o.socket_path = optarg; break;
                 case OPT_ALERT_LOG: o.alert_log = optarg; break;
                 case 'v': log_set_max_level(LOG_DEBUG); break;
@@ -77,6 +83,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "numaguardd: unexpected argument '%s'\n", argv[optind]);
                 return EXIT_USAGE;
         }
+        if (check)
+                return check_config_run(&o);
         struct manager *m;
         bool config_error = false;
         if (manager_new(&o, &m, &config_error) < 0)

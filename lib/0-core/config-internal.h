@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "ng-config.h"
 
@@ -131,5 +132,14 @@ bool ng_cfg_fmt_uid(const struct item *it, const void *field, char *buf, size_t 
 int ng_cfg_parse_nodes(const struct item *it, const char *value, void *field, char *why,
                        size_t whylen);
 bool ng_cfg_fmt_nodes(const struct item *it, const void *field, char *buf, size_t size);
+
+/* The files (config-files.c). Reads a regular file (or /dev/null, as
+ * empty) of at most CONFIG_MAX_BYTES: 0, -EINVAL with *ret_mode set when
+ * path is anything else, -EFBIG, or -errno. */
+int ng_cfg_read_text(const char *path, char **ret, size_t *ret_len, mode_t *ret_mode);
+/* "is a FIFO, not a regular file; not read", ... */
+const char *ng_cfg_file_kind(mode_t mode);
+/* The line of text that byte off is on, from 1. */
+unsigned ng_cfg_line_of(const char *text, size_t off);
 
 #pragma GCC visibility pop

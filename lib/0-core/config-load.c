@@ -20,8 +20,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -31,7 +29,7 @@
 /* ---- loading ---------------------------------------------------------- */
 
 struct load_ctx {
-        const char *name;
+        const char *name;       /* the file being read */
         ng_config_diag_fn diag;
         void *userdata;
         struct ng_config *cfg;
@@ -49,6 +47,10 @@ struct load_ctx {
          * instances take seconds to load. */
         size_t *names;
         size_t names_cap;       /* a power of two, or 0 */
+        /* The file of each instance, for a duplicate in a later file. */
+        const char **instance_files;
+        /* nodes = beyond these (the host's) is warned about; NULL: unchecked. */
+        const struct ng_bitmap *host_nodes;
 };
 
 __attribute__((format(printf, 4, 5)))
@@ -72,6 +74,27 @@ static struct ng_instance_config *current_instance(struct load_ctx *ctx)
         return &ctx->cfg->instances[ctx->cfg->n_instances - 1];
 }
 
+/* nodes = 0-3 on a one-node host is accepted by the loader, which knows no
+ * host; checked against one, it is a warning at the line of the key. */
+static void check_host_nodes(struct load_ctx *ctx, const struct ng_instance_config *inst)
+{
+        const struct item *nodes = ng_cfg_find_item(SEC_INSTANCE, "nodes");
+        struct ng_bitmap beyond = inst->nodes;
+        char list[256], host[256];
+
+        if (!ctx->host_nodes || ng_bitmap_empty(&inst->nodes))
+                return;
+        NG_BITMAP_FOREACH(id, ctx->host_nodes)
+                ng_bitmap_clear(&beyond, (unsigned)id);
+        if (ng_bitmap_empty(&beyond))
+                return;
+        if (ng_bitmap_format_list(&beyond, list, sizeof(list)) < 0 ||
+            ng_bitmap_format_list(ctx->host_nodes, host, sizeof(host)) < 0)
+                return;
+        report(ctx, LOG_WARNING, ctx->seen[nodes - ng_cfg_items],
+               "[instance %s] nodes %s do not exist on this host (its nodes: %s)", inst->name, list, host);
+}
+
 static void finish_instance(struct load_ctx *ctx)
 {
         const struct ng_instance_config *inst = current_instance(ctx);
@@ -90,6 +113,7 @@ static void finish_instance(struct load_ctx *ctx)
         if (inst->policy == NG_POLICY_BIND && ng_bitmap_empty(&inst->nodes))
                 report(ctx, LOG_ERR, ctx->seen[policy - ng_cfg_items],
                        "[instance %s] policy = bind needs a node list (nodes =)", inst->name);
+        check_host_nodes(ctx, inst);
 }
 
 static void finish_section(struct load_ctx *ctx)
@@ -152,6 +176,10 @@ static int names_grow(struct load_ctx *ctx)
                 if (!v)
                         return -ENOMEM;
                 c->instances = v;
+                const char **files = reallocarray(ctx->instance_files, cap, sizeof(*files));
+                if (!files)
+                        return -ENOMEM;
+                ctx->instance_files = files;
                 ctx->instances_cap = cap;
         }
         if (2 * (c->n_instances + 1) <= ctx->names_cap)
@@ -183,8 +211,13 @@ static void begin_instance(struct load_ctx *ctx, const char *name)
                 return begin_section(ctx, SEC_SKIP);
         }
         if (ctx->names_cap && *(slot = name_slot(ctx, name))) {
-                report(ctx, LOG_ERR, ctx->lineno, "duplicate section [instance %s], first at line %u",
-                       name, c->instances[*slot - 1].line);
+                const char *first = ctx->instance_files[*slot - 1];
+                if (strcmp(first, ctx->name) == 0)
+                        report(ctx, LOG_ERR, ctx->lineno, "duplicate section [instance %s], first at line %u",
+                               name, c->instances[*slot - 1].line);
+                else
+                        report(ctx, LOG_ERR, ctx->lineno, "duplicate section [instance %s], first at %s:%u",
+                               name, first, c->instances[*slot - 1].line);
                 return begin_section(ctx, SEC_SKIP);
         }
         finish_section(ctx);
@@ -192,6 +225,7 @@ static void begin_instance(struct load_ctx *ctx, const char *name)
                 ctx->oom = true;
                 return begin_section(ctx, SEC_SKIP);
         }
+        ctx->instance_files[c->n_instances] = ctx->name;
         c->n_instances++;
         /* Counted before init so that ng_config_free() frees what init set. */
         if (ng_cfg_instance_init(current_instance(ctx), name, ctx->lineno) < 0)
@@ -360,127 +394,165 @@ static int handle_pair(void *user, const char *section, const char *key, const c
         return 1;
 }
 
+/* Feeds one file's text to inih; the state of a file starts afresh, what
+ * the files build together (the config, the instance names) carries on. */
+static void load_text(struct load_ctx *ctx, const char *text, const char *name)
+{
+        int r;
+
+        ctx->name = name;
+        ctx->pos = text;
+        ctx->lineno = 0;
+        ctx->kind = SEC_NONE;
+        ctx->section_line = 0;
+        ctx->global_line = 0;
+        memset(ctx->seen, 0, sizeof(ctx->seen));
+        unsigned errors = ctx->errors;
+        r = ini_parse_stream(read_line, ctx, handle_pair, ctx);
+        if (r == -2)
+                ctx->oom = true;
+        else if (r > 0 && ctx->errors == errors)
+                report(ctx, LOG_ERR, (unsigned)r, "malformed line");
+}
+
+static int load_begin(struct load_ctx *ctx, ng_config_diag_fn diag, void *userdata,
+                      const struct ng_bitmap *host_nodes)
+{
+        *ctx = (struct load_ctx){ .diag = diag, .userdata = userdata, .host_nodes = host_nodes };
+        return ng_config_new_default(&ctx->cfg);
+}
+
+static int load_end(struct load_ctx *ctx, struct ng_config **ret)
+{
+        free(ctx->names);
+        free(ctx->instance_files);
+        if (ctx->oom || ctx->errors) {
+                ng_config_free(ctx->cfg);
+                return ctx->oom ? -ENOMEM : -EINVAL;
+        }
+        *ret = ctx->cfg;
+        return 0;
+}
+
 int ng_config_load_string(const char *text, const char *name, ng_config_diag_fn diag,
                           void *userdata, struct ng_config **ret)
 {
         assert(text && ret);
-        struct load_ctx ctx = {
-                .name = name ? name : "<string>",
-                .diag = diag,
-                .userdata = userdata,
-                .pos = text,
-        };
+        struct load_ctx ctx;
         int r;
 
         if (!text || !ret)
                 return -EINVAL;
-        r = ng_config_new_default(&ctx.cfg);
+        r = load_begin(&ctx, diag, userdata, NULL);
         if (r < 0)
                 return r;
-        r = ini_parse_stream(read_line, &ctx, handle_pair, &ctx);
-        free(ctx.names);
-        if (r == -2)
-                ctx.oom = true;
-        else if (r > 0 && ctx.errors == 0)
-                report(&ctx, LOG_ERR, (unsigned)r, "malformed line");
-        if (ctx.oom || ctx.errors) {
-                ng_config_free(ctx.cfg);
-                return ctx.oom ? -ENOMEM : -EINVAL;
-        }
-        *ret = ctx.cfg;
-        return 0;
+        load_text(&ctx, text, name ? name : "<string>");
+        return load_end(&ctx, ret);
 }
 
-/* The file is opened without blocking and read only when it is a regular
- * one: a FIFO would block the open (and numaguardd's start or its event
- * loop on reload) until someone writes it, a device could be endless.
- * Returns -EINVAL with *ret_mode set for anything else. */
-static int read_text(const char *path, char **ret, size_t *ret_len, mode_t *ret_mode)
+/* One file into ctx: -ENOENT (no diagnostic: the caller decides), another
+ * -errno of reading it, -EINVAL (reported), or 0 once its text was fed. */
+static int load_file(struct load_ctx *ctx, const char *path)
 {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        struct stat st;
-        if (fd < 0 || fstat(fd, &st) < 0)
-                return -errno;
-        /* /dev/null, the usual "no configuration", reads as empty. */
-        if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3) {
-                char *empty = strdup("");
-                if (!empty)
-                        return -ENOMEM;
-                *ret = empty;
-                *ret_len = 0;
-                return 0;
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        mode_t mode = 0;
+        int r = ng_cfg_read_text(path, &text, &len, &mode);
+
+        if (r == -EINVAL && mode) {
+                if (ctx->diag)
+                        ctx->diag(ctx->userdata, LOG_ERR, path, 0, ng_cfg_file_kind(mode));
+                return r;
         }
-        if (!S_ISREG(st.st_mode)) {
-                *ret_mode = st.st_mode;
+        if (r < 0)
+                return r;
+        const char *nul = memchr(text, '\0', len);
+        if (nul) {
+                if (ctx->diag)
+                        ctx->diag(ctx->userdata, LOG_ERR, path, ng_cfg_line_of(text, (size_t)(nul - text)),
+                                  "file contains a NUL byte");
                 return -EINVAL;
         }
-        _cleanup_fclose_ FILE *f = fdopen(fd, "r");
-        if (!f)
-                return -errno;
-        fd = -1;        /* f owns it */
-        _cleanup_free_ char *buf = malloc(CONFIG_MAX_BYTES + 1);
-        if (!buf)
-                return -ENOMEM;
-        size_t len = fread(buf, 1, CONFIG_MAX_BYTES + 1, f);
-        if (ferror(f))
-                return errno ? -errno : -EIO;
-        if (len > CONFIG_MAX_BYTES)
-                return -EFBIG;
-        buf[len] = '\0';
-        *ret = ng_steal_ptr(&buf);
-        *ret_len = len;
+        load_text(ctx, text, path);
         return 0;
 }
 
-static const char *file_kind(mode_t mode)
+/* A drop-in that cannot be read fails the load with its name: an instance
+ * silently missing is what drop-ins must never cause. */
+static int load_dropins(struct load_ctx *ctx, char **paths, size_t n)
 {
-        switch (mode & S_IFMT) {
-        case S_IFDIR: return "is a directory, not a regular file";
-        case S_IFIFO: return "is a FIFO, not a regular file; not read";
-        case S_IFCHR: return "is a character device, not a regular file; not read";
-        case S_IFBLK: return "is a block device, not a regular file; not read";
-        case S_IFSOCK: return "is a socket, not a regular file";
-        default: return "is not a regular file";
+        for (size_t i = 0; i < n && !ctx->oom; i++) {
+                int r = load_file(ctx, paths[i]);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0 && r != -EINVAL) {
+                        char msg[256];
+                        snprintf(msg, sizeof(msg), "is not readable: %s", strerror(-r));
+                        if (ctx->diag)
+                                ctx->diag(ctx->userdata, LOG_ERR, paths[i], 0, msg);
+                }
+                if (r < 0)
+                        ctx->errors++;
         }
+        return 0;
 }
 
-static unsigned line_of(const char *text, size_t off)
+static void load_abort(struct load_ctx *ctx)
 {
-        unsigned line = 1;
-
-        for (size_t i = 0; i < off; i++)
-                line += text[i] == '\n';
-        return line;
+        free(ctx->names);
+        free(ctx->instance_files);
+        ng_config_free(ctx->cfg);
 }
 
-int ng_config_load(const char *path, ng_config_diag_fn diag, void *userdata, struct ng_config **ret)
+static void report_dir(const char *path, int r, ng_config_diag_fn diag, void *userdata)
 {
-        char *text = NULL;
-        size_t len = 0;
-        const char *nul;
+        char dir[PATH_MAX], msg[256];
+
+        if (!diag)
+                return;
+        snprintf(dir, sizeof(dir), "%s.d", path);
+        snprintf(msg, sizeof(msg), "is not readable: %s", strerror(-r));
+        diag(userdata, LOG_ERR, dir, 0, msg);
+}
+
+int ng_config_load_checked(const char *path, const struct ng_bitmap *host_nodes, ng_config_diag_fn diag,
+                           void *userdata, struct ng_config **ret)
+{
+        struct load_ctx ctx;
+        char **dropins = NULL;
+        size_t n = 0;
         int r;
 
         if (!path || !ret)
                 return -EINVAL;
-        mode_t mode = 0;
-        r = read_text(path, &text, &len, &mode);
-        if (r == -EINVAL && mode) {
-                if (diag)
-                        diag(userdata, LOG_ERR, path, 0, file_kind(mode));
-                return r;
-        }
-        if (r < 0)
-                return r;
-        nul = memchr(text, '\0', len);
-        if (nul) {
-                if (diag)
-                        diag(userdata, LOG_ERR, path, line_of(text, (size_t)(nul - text)),
-                             "file contains a NUL byte");
-                free(text);
+        r = ng_config_dropins(path, &dropins, &n);
+        if (r < 0) {
+                if (r == -ENOMEM)
+                        return r;
+                report_dir(path, r, diag, userdata);
                 return -EINVAL;
         }
-        r = ng_config_load_string(text, path, diag, userdata, ret);
-        free(text);
-        return r;
+        r = load_begin(&ctx, diag, userdata, host_nodes);
+        if (r < 0) {
+                ng_config_dropins_free(dropins, n);
+                return r;
+        }
+        r = load_file(&ctx, path);
+        if (r == -EINVAL)
+                ctx.errors++;   /* reported by load_file */
+        else if (r == -ENOENT && n > 0)
+                r = 0;          /* drop-ins over the defaults */
+        if (r >= 0 || r == -EINVAL)
+                r = load_dropins(&ctx, dropins, n);
+        ng_config_dropins_free(dropins, n);
+        if (r < 0) {
+                load_abort(&ctx);
+                return r;
+        }
+        return load_end(&ctx, ret);
 }
 
+int ng_config_load(const char *path, ng_config_diag_fn diag, void *userdata, struct ng_config **ret)
+{
+        return ng_config_load_checked(path, NULL, diag, userdata, ret);
+}

@@ -113,7 +113,11 @@ typedef void (*ng_config_diag_fn)(void *userdata, int level, const char *file, u
 int ng_config_new_default(struct ng_config **ret);
 
 /*
- * Loads path into a new config. Returns 0, -EINVAL when the content has
+ * Loads path and then its drop-ins (ng_config_dropins(): PATH.d/NAME.conf in
+ * name order) into a new config. A drop-in adds instances and sets [global]
+ * keys over the earlier files' values; an instance defined twice, in one
+ * file or two, is an error naming both places. A missing path with
+ * drop-ins means the defaults under the drop-ins. Returns 0, -EINVAL when the content has
  * errors or path is not a regular file (each reported through diag, which
  * may be NULL; anything but a regular file is refused without being read
  * or blocking on it), -ENOMEM, or the
@@ -122,6 +126,18 @@ int ng_config_new_default(struct ng_config **ret);
  * *ret is set only on success.
  */
 int ng_config_load(const char *path, ng_config_diag_fn diag, void *userdata, struct ng_config **ret);
+
+/* Same as ng_config_load(), and a warning at the line of every nodes = that
+ * names a node outside host_nodes (the host's online nodes; NULL: no such
+ * check). */
+int ng_config_load_checked(const char *path, const struct ng_bitmap *host_nodes, ng_config_diag_fn diag,
+                           void *userdata, struct ng_config **ret);
+
+/* The drop-ins of path: PATH.d/NAME.conf, NAME not starting with '.', sorted
+ * by name in byte order, as paths; none when PATH.d does not exist. Returns 0
+ * or -errno of listing the directory. Free with ng_config_dropins_free(). */
+int ng_config_dropins(const char *path, char ***ret_paths, size_t *ret_n);
+void ng_config_dropins_free(char **paths, size_t n);
 
 /* Same as ng_config_load() on text held in memory; name is used in diagnostics. */
 int ng_config_load_string(const char *text, const char *name, ng_config_diag_fn diag,

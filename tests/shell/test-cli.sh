@@ -64,24 +64,33 @@ cases=(
         "hugepages-unknown%hugepages frob%3%%^numaguardctl: hugepages: no subcommand 'frob' \(plan, reserve or apply\)"
         "config-missing%audit --config $tmp/nonexistent.conf%3%%configuration $tmp/nonexistent.conf is not usable"
         "root-is-a-file%topology --root /etc/hostname%3%%^numaguardctl: .*(Not a directory|/etc/hostname)"
-        "snapshot-output-unwritable%snapshot -o $tmp/no/such/dir/x.tar.gz --root ${tree:-/}%3%*%^numaguardctl: "
+        "snapshot-output-unwritable%snapshot -o $tmp/no/such/dir/x.tar.gz --root ${tree:-/}%3%%^numaguardctl: writing $tmp/no/such/dir/x.tar.gz: No such file or directory$"
 )
 cases+=(
         "root-tree-topology%topology --root $tree%0%^4 nodes online \(0-3\)%"
         "root-tree-trailing-slash%topology --root $tree/%0%^4 nodes online \(0-3\)%"
         "root-tree-short-option%-r $tree -j topology%0%\"schema\": ?1,%"
         "root-tree-segments%segments --root $tree%0%^sysv SYSV%"
-        "reserve-node-not-online%hugepages reserve --size 2M --pages 8 --node 7 --dry-run --root $tree -c $tmp/defaults.conf%2%^hugepages 2M node 7: refused: --node 7: no such node online \(online: 0-3\)$%"
+        "reserve-node-not-online%hugepages reserve --size 2M --pages 8 --node 7 --dry-run --root $tree -c $tmp/defaults.conf%2%%^hugepages 2M node 7: refused: --node 7: no such node online \(online: 0-3\)$"
         "rebalance-unknown-instance%rebalance NOPE --dry-run --root $tree -c $tmp/defaults.conf%3%%^numaguardctl: no instance 'NOPE'"
-        "rebalance-instance-not-found%rebalance GHOST --dry-run --root $tree -c $tmp/ghost.conf%2%^rebalance GHOST: refused: instance GHOST was not found: no process matches it%"
-        "cpuset-instance-not-found%cpuset apply GHOST --dry-run --root $tree -c $tmp/ghost.conf%2%^cpuset GHOST: refused: instance GHOST was not found: no process matches it%"
-        "cpuset-missing-cgroup%cpuset apply GHOST --dry-run --root $tree -c $tmp/ghost-cg.conf%2%^cpuset GHOST: refused: cgroup /ghost of instance GHOST was not found%"
+        "rebalance-instance-not-found%rebalance GHOST --dry-run --root $tree -c $tmp/ghost.conf%2%*%^rebalance GHOST: refused: instance GHOST was not found: no process matches it"
+        "cpuset-instance-not-found%cpuset apply GHOST --dry-run --root $tree -c $tmp/ghost.conf%2%%^cpuset GHOST: refused: instance GHOST was not found: no process matches it"
+        "cpuset-missing-cgroup%cpuset apply GHOST --dry-run --root $tree -c $tmp/ghost-cg.conf%2%%^cpuset GHOST: refused: cgroup /ghost of instance GHOST was not found"
+        "audit-instance%audit --root $tree -c $tmp/ng.conf --instance unclaimed:shmid-1 --instance unclaimed:shmid-2%1%^numaguard audit of .*: 4 nodes, 2 instances, 2 segments; 0 critical, 3 warnings, 0 info$%"
+        "audit-instance-only-its-findings%audit --root $tree -c $tmp/ng.conf --instance unclaimed:shmid-1%1%^warning  HUGEPAGE_SHORTFALL \[unclaimed:shmid-1\]%"
+        "audit-instance-configured-down%audit --root $tree -c $tmp/ghost.conf --instance GHOST%1%^warning  INSTANCE_NOT_FOUND \[GHOST\]%"
+        "audit-instance-unknown%audit --root $tree -c $tmp/ng.conf --instance NOPE%3%%^numaguardctl: audit: no instance 'NOPE'; known instances: unclaimed:shmid-0 "
+        "json-takes-no-value%audit --json=yes%3%%^numaguardctl: audit: --json takes no value \('--json=yes'\) \(see 'numaguardctl help audit'\)$"
+        "flag-takes-no-value-no-command%--dry-run=1 hugepages apply%3%%^numaguardctl: hugepages apply: --dry-run takes no value"
+        "probe-size-suffix%probe --size 64M --nodes 99%3%%^numaguardctl: probe: no node with memory among the selected nodes"
+        "probe-size-bare-mib%probe --size 64 --nodes 99%3%%^numaguardctl: probe: no node with memory among the selected nodes"
+        "probe-size-not-whole-mib%probe --size 1.5G%3%%^numaguardctl: probe: --size: '1.5G' is not a buffer size of whole MiB from 1M to 1T"
 )
 
 # Every command with the options it takes besides --help: its help must list
 # exactly these, and every other option is a usage error naming the command.
 commands=(
-        "audit%--root --config --exact --json --color --verbose"
+        "audit%--root --config --instance --exact --json --color --verbose"
         "topology%--root --json --color"
         "segments%--root --exact --json --color"
         "hugepages plan%--root --config --exact --json --color"
@@ -94,7 +103,7 @@ commands=(
         "status%--config --socket --json --color"
         "reload%--config --socket"
 )
-all_options="--root --config --exact --json --output --dry-run --size --pages --node --nodes --save --socket --color --verbose"
+all_options="--root --config --instance --exact --json --output --dry-run --size --pages --node --nodes --save --socket --color --verbose"
 
 # JSON of every reporting command, corrections included, on the committed
 # tree (corrections on a copy): NAME % ARGS % EXIT % numaguardctl(1) section
@@ -105,6 +114,7 @@ printf '[global]\nmin_segment_size = 1M\nnode_free_floor = 0\n' > "$tmp/ng.conf"
 R="--root $tmp/tree -c $tmp/ng.conf"
 jsons=(
         "audit%audit --json $R%2%audit \\-\\-json%.schema == 1 and (.instances | length) == 6 and .summary.exit_status == 2"
+        "audit-instance%audit --json $R --instance unclaimed:shmid-3%2%audit \\-\\-json%(.instances | map(.name)) == [\"unclaimed:shmid-3\"] and (.segments | length) == 1 and ([.findings[].instance] | unique) == [\"unclaimed:shmid-3\"] and .summary.exit_status == 2"
         "topology%topology --json --root $tmp/tree%0%audit \\-\\-json%.schema == 1 and (.nodes | length) == 4"
         "segments%segments --json --root $tmp/tree%0%segments \\-\\-json%.schema == 1 and (.segments | map(select(.kind == \"sysv\")) | length) == 4"
         "hugepages-plan%hugepages plan --json $R%1%hugepages plan \\-\\-json%.schema == 1 and .page_kib == 2048 and .changes and (.instances | length) == 6 and ([.writes[].value] == [9, 5, 10]) and .sysctl_nr_hugepages == 32"
@@ -120,7 +130,7 @@ jsons=(
 # the plan: the JSON table, the table, 3 per command (help, --help, strict options),
 # help-lists-* (one per command), the tree's topology JSON (shape and
 # values), the live topology and segments JSON
-echo "1..$((${#jsons[@]} + ${#cases[@]} + 4 * ${#commands[@]} + 2 + 2))"
+echo "1..$((${#jsons[@]} + ${#cases[@]} + 4 * ${#commands[@]} + 2 + 2 + 1 + 3))"
 
 man_fields() {  # SECTION: the bold words of that .SS section of numaguardctl(1), and schema
         echo schema
@@ -201,7 +211,7 @@ for c in "${commands[@]}"; do
         why=""
         for opt in $all_options; do
                 case " $takes " in *" $opt "*) continue ;; esac
-                arg=""; case $opt in --root | --config | --output | --size | --pages | --node | --nodes | --socket | --color) arg=x ;; esac
+                arg=""; case $opt in --root | --config | --instance | --output | --size | --pages | --node | --nodes | --socket | --color) arg=x ;; esac
                 # shellcheck disable=SC2086
                 "$CTL" $cmd $opt $arg > "$tmp/out" 2> "$tmp/err"; rc=$?
                 [ $rc = 3 ] || why="$why; $opt: exit $rc"
@@ -255,5 +265,38 @@ elif jq -e '.schema == 1 and (.segments | type) == "array"' "$tmp/seg.json" > /d
         pass segments-json-live
 else
         fail segments-json-live "segments --json has no schema 1 / segments[]"
+fi
+# snapshot writes its archive itself (libarchive): a failure is one line of
+# its own, never tar's or gzip's; a device is never replaced by the archive.
+one_line() {    # NAME FILE EXPECTED-LINE RC
+        if [ "$4" = 3 ] && [ "$(wc -l < "$2")" = 1 ] && grep -qxF "$3" "$2"; then pass "$1"
+        else fail "$1" "exit $4: $(head -c 400 "$2")"; fi
+}
+"$CTL" snapshot --root "$tree" -o - > /dev/full 2> "$tmp/err"; rc=$?
+one_line snapshot-disk-full "$tmp/err" "numaguardctl: writing standard output: No space left on device" $rc
+mkfifo "$tmp/fifo"
+"$CTL" snapshot --root "$tree" -o "$tmp/fifo" 2> "$tmp/err"; rc=$?
+[ -p "$tmp/fifo" ] || rc="$rc, the FIFO was replaced"
+one_line snapshot-output-fifo "$tmp/err" "numaguardctl: writing $tmp/fifo: it exists and is not a regular file; not replaced" "$rc"
+"$CTL" snapshot --root "$tree" -o "$tmp/tree" 2> "$tmp/err"; rc=$?
+one_line snapshot-output-directory "$tmp/err" "numaguardctl: writing $tmp/tree: it exists and is not a regular file; not replaced" $rc
+
+# A status refused by the socket's permissions names who may ask: here a
+# root-only socket (0600) asked by nobody.
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && command -v python3 > /dev/null; then
+        mkdir -m 0755 "$tmp/sock" && chmod 0711 "$tmp"
+        python3 -c 'import socket, sys, os, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o600); s.listen(1); time.sleep(30)' \
+                "$tmp/sock/ctl.sock" & spid=$!
+        for _ in $(seq 50); do [ -S "$tmp/sock/ctl.sock" ] && break; sleep 0.1; done
+        out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" status --socket "$tmp/sock/ctl.sock" 2>&1); rc=$?
+        kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+        if [ $rc = 3 ] && grep -qx "numaguardctl: permission denied on $tmp/sock/ctl.sock: only root may ask numaguardd; status_group in numaguard.conf(5) lets a group ask for status" <<<"$out"; then
+                pass status-refused-names-status-group
+        else
+                fail status-refused-names-status-group "exit $rc: $out"
+        fi
+else
+        echo "skip cli-status-refused-names-status-group: needs root, setpriv and python3"
 fi
 [ $fails = 0 ]

@@ -32,6 +32,9 @@ policy = interleave
 policy = local
 EOF
 
+mkdir "$tmp/ng.conf.d"
+printf '[instance FLEETDB]\nmatch_comm = postgres\n' > "$tmp/ng.conf.d/50-fleet.conf"
+
 # NAME % WORDS after numaguardctl (the last one is being completed) % expected
 # candidates, sorted, space-separated
 cases=(
@@ -42,15 +45,18 @@ cases=(
         "options-topology%topology --%--color --help --json --root"
         "options-reserve%hugepages reserve --%--color --config --dry-run --help --json --node --pages --persist --root --size"
         "instance-rebalance%-c $tmp/ng.conf rebalance OR%ORCL ORCLDG"
-        "instance-cpuset%cpuset apply --config $tmp/ng.conf %ORCL ORCLDG pgmain"
+        "instance-cpuset%cpuset apply --config $tmp/ng.conf %FLEETDB ORCL ORCLDG pgmain"
         "instance-after-instance%--config $tmp/ng.conf rebalance ORCL %"
         "node%--root $tree hugepages reserve --node %0 1 2 3"
         "size%--root $tree hugepages reserve --size %1G 2M"
+        "probe-size%probe --size %1G 256M 64M"
+        "audit-instance%-c $tmp/ng.conf audit --instance OR%ORCL ORCLDG"
+        "audit-second-instance%-c $tmp/ng.conf audit --instance ORCL --instance %FLEETDB ORCL ORCLDG pgmain"
         "color%audit --color %always auto never"
         "help-command%help hug%hugepages"
         "help-subcommand%help hugepages %apply plan reserve"
 )
-zcases=(commands subcommands options-reserve instance-cpuset node size)
+zcases=(commands subcommands options-reserve instance-cpuset node size probe-size audit-instance audit-second-instance)
 echo "1..$((3 + ${#cases[@]} + 2 + ${#zcases[@]}))"
 
 # ---- make install puts both files where bash-completion and zsh look

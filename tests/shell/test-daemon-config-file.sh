@@ -7,9 +7,13 @@
 # stops on SIGTERM. numaguardctl refuses one the same way. A configuration
 # of 20,000 instances loads (tests/unit/test-config.c checks what it holds,
 # bench/config-load.c how the load grows). Every wait is bounded, so the old hang fails rather than stalls.
+# Drop-ins (FILE.d/*.conf, name order): --check-config lists the files it
+# read, warns at the file and line of a nodes = the host (a one-node tree)
+# lacks, fails with the drop-in's name and line on an error; numaguardctl
+# audit sees an instance a drop-in adds.
 # BUILD: build directory (default build).
 set -u
-echo 1..7
+echo 1..11
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
@@ -71,4 +75,22 @@ awk -v sock="$tmp/none.sock" 'BEGIN { printf "[global]\nsocket = %s\n", sock
 timeout 60 "$CTL" status --config "$tmp/many.conf" > /dev/null 2> "$tmp/many.err"; rc=$?
 check many-instances-load '[ "$rc" = 3 ] && grep -q "nothing listens on $tmp/none.sock" "$tmp/many.err"' \
         "exit $rc: $(tail -2 "$tmp/many.err")"
+HOST1=$SRC/tests/fixtures/trees/host
+mkdir "$tmp/dropin.conf.d"
+printf '[global]\ninterval = 10s\n' > "$tmp/dropin.conf"
+printf '# added by a configuration manager\n[instance fleetdb]\nmatch_comm = postgres\nnodes = 0-3\n' \
+        > "$tmp/dropin.conf.d/50-fleetdb.conf"
+"$D" --check-config --root "$HOST1" --config "$tmp/dropin.conf" > "$tmp/check.out" 2> "$tmp/check.err"; rc=$?
+check check-config-lists-files '[ "$rc" = 0 ] && grep -qx "$tmp/dropin.conf.d/50-fleetdb.conf" "$tmp/check.out" &&
+        grep -q "configuration valid: 1 instance, 1 warning" "$tmp/check.out"' "exit $rc: $(cat "$tmp/check.out" "$tmp/check.err")"
+check check-config-nodes-warning \
+        'grep -qx "$tmp/dropin.conf.d/50-fleetdb.conf:4: warning: \[instance fleetdb\] nodes 1-3 do not exist on this host (its nodes: 0)" "$tmp/check.err"' \
+        "$(cat "$tmp/check.err")"
+printf '[global]\ninterval = soon\n' > "$tmp/dropin.conf.d/60-broken.conf"
+"$D" --check-config --root "$HOST1" --config "$tmp/dropin.conf" > "$tmp/check.out" 2> "$tmp/check.err"; rc=$?
+check check-config-error-names-dropin '[ "$rc" = 78 ] && grep -q "^$tmp/dropin.conf.d/60-broken.conf:2: invalid interval" "$tmp/check.err"' \
+        "exit $rc: $(cat "$tmp/check.err")"
+rm "$tmp/dropin.conf.d/60-broken.conf"
+"$CTL" audit --root "$TREE" --config "$tmp/dropin.conf" --json > "$tmp/audit.json" 2> "$tmp/audit.err"; rc=$?
+check audit-reads-dropin '[ "$rc" -le 2 ] && grep -q "\"fleetdb\"" "$tmp/audit.json"' "exit $rc: $(head -3 "$tmp/audit.err")"
 [ $fails = 0 ]

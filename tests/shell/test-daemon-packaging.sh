@@ -29,7 +29,7 @@ if mk install; then pass install; else fail install "$(tail -5 "$tmp/make.out")"
 want=(usr/sbin/numaguardd usr/bin/numaguardctl usr/lib/libnumaguard.a usr/lib/libnumaguard.so
       usr/include/numaguard/ng-audit.h usr/include/numaguard/ng-metrics.h usr/lib/pkgconfig/numaguard.pc
       usr/lib/systemd/system/numaguard.service usr/lib/systemd/catalog/numaguard.catalog
-      usr/lib/tmpfiles.d/numaguard.conf etc/numaguard/numaguard.conf
+      usr/lib/tmpfiles.d/numaguard.conf etc/numaguard/numaguard.conf etc/numaguard/numaguard.conf.d
       usr/share/numaguard/numaguard.rules.yml usr/share/man/man8/numaguardd.8
       usr/share/man/man1/numaguardctl.1 usr/share/man/man5/numaguard.conf.5)
 missing=""

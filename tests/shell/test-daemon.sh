@@ -168,7 +168,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && getent group nogroup 
         out=$(setpriv --reuid=4242 --regid=4242 --groups="$gid" "$CTL" status --socket "$SOCK" 2>&1); rc=$?
         check status-group-member "exit $rc: $out" eval '[ $rc != 3 ] && grep -q "^Last poll" <<<"$out"'
         out=$(setpriv --reuid=4242 --regid=4242 --clear-groups "$CTL" status --socket "$SOCK" 2>&1); rc=$?
-        check status-refused-outsider "exit $rc: $out" eval '[ $rc = 3 ] && grep -q "Permission denied" <<<"$out"'
+        check status-refused-outsider "exit $rc: $out" eval '[ $rc = 3 ] && grep -q "permission denied on $SOCK: only root and members of status_group \"nogroup\" may ask" <<<"$out"'
         out=$(setpriv --reuid=4242 --regid=4242 --groups="$gid" "$CTL" reload --socket "$SOCK" 2>&1); rc=$?
         check reload-refused-member "exit $rc: $out" eval '[ $rc = 3 ] && grep -q "permission denied: only root" <<<"$out"'
 else

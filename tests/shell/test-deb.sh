@@ -71,7 +71,7 @@ dpkg-deb -c "$deb" | awk '{print $6}' > "$tmp/files"
 missing=""
 for f in ./usr/sbin/numaguardd ./usr/bin/numaguardctl ./lib/systemd/system/numaguard.service \
          ./usr/lib/systemd/catalog/numaguard.catalog ./usr/lib/tmpfiles.d/numaguard.conf \
-         ./etc/numaguard/numaguard.conf ./usr/share/man/man8/numaguardd.8.gz ./usr/share/numaguard/numaguard.rules.yml; do
+         ./etc/numaguard/numaguard.conf ./etc/numaguard/numaguard.conf.d/ ./usr/share/man/man8/numaguardd.8.gz ./usr/share/numaguard/numaguard.rules.yml; do
         grep -qx "$f" "$tmp/files" || missing+=" $f"
 done
 check files "missing:$missing" test -z "$missing"

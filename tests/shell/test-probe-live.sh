@@ -9,10 +9,15 @@
 #      named), bad --size and --nodes are usage errors;
 #   3. --save --root TREE writes TREE/var/lib/numaguard/latency.json with
 #      what it printed; topology --root TREE reads it back, and a broken
-#      file is named, not taken for an empty matrix.
+#      file is named, not taken for an empty matrix;
+#   4. --save where it cannot write fails before measuring (nothing on
+#      stdout); runs that disagree are not saved (exit 1, each cell named).
+#      NUMAGUARD_PROBE_MAX_SPREAD sets how far runs may lie apart: 1000 for
+#      1-3 (a busy build host must not fail them), 1 to make any two runs
+#      disagree.
 # BUILD: build directory (default build).
 set -u
-echo 1..11
+echo 1..14
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
@@ -21,6 +26,7 @@ CTL=$B/numaguardctl
 command -v jq > /dev/null || { echo "skip probe-live: jq not installed"; exit 77; }
 [ -d /sys/devices/system/node/node0 ] || { echo "skip probe-live: no NUMA sysfs on this kernel"; exit 77; }
 
+export NUMAGUARD_PROBE_MAX_SPREAD=1000
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -79,4 +85,15 @@ if "$CTL" probe --size 8 --save --root "$tmp/tree" --json > "$tmp/saved.json" 2>
 else
         fail save-root "exit $?: $(cat "$tmp/save.err")"
 fi
+# ---- 4. --save checked first; disagreeing runs not saved
+mkdir -p "$tmp/ro/var" && : > "$tmp/ro/var/lib"
+"$CTL" probe --size 8 --save --root "$tmp/ro" > "$tmp/ro.out" 2> "$tmp/ro.err"; rc=$?
+check save-checked-first "exit $rc: $(cat "$tmp/ro.err"; head -2 "$tmp/ro.out")" eval '[ $rc = 3 ] && [ ! -s "$tmp/ro.out" ] &&
+        grep -qx "numaguardctl: probe: cannot save to $tmp/ro/var/lib/numaguard/latency.json: Not a directory; nothing measured" "$tmp/ro.err"'
+mkdir "$tmp/busy"
+NUMAGUARD_PROBE_MAX_SPREAD=1 "$CTL" probe --size 8 --save --root "$tmp/busy" > "$tmp/busy.out" 2> "$tmp/busy.err"; rc=$?
+check disagreeing-not-saved "exit $rc: $(cat "$tmp/busy.err")" eval '[ $rc = 1 ] && [ ! -e "$tmp/busy/var/lib/numaguard/latency.json" ] &&
+        grep -q "^numaguardctl: probe: not saved to $tmp/busy/var/lib/numaguard/latency.json: the runs of [0-9]* cells\? disagree" "$tmp/busy.err"'
+check disagreeing-cells-named "$(cat "$tmp/busy.err")" eval 'grep -qE "^numaguardctl: probe: CPU node [0-9]+ -> memory node [0-9]+: its runs disagree: .*[0-9.]+x apart" "$tmp/busy.err" &&
+        grep -q "^latency in ns" "$tmp/busy.out"'
 [ $fails = 0 ]

@@ -53,7 +53,7 @@ check build "missing:$missing ($(ls "$R" 2>&1 | tr '\n' ' '))" test -z "$missing
 rpm -qlp "$main" > "$tmp/main"; rpm -qlp "$lib" > "$tmp/lib"; rpm -qlp "$dev" > "$tmp/dev"
 has() { local list=$1; shift; local m=""; for f; do grep -qxE "$f" "$list" || m+=" $f"; done; echo "$m"; }
 m=$(has "$tmp/main" /usr/sbin/numaguardd /usr/bin/numaguardctl /usr/lib/systemd/system/numaguard.service \
-        /usr/lib/systemd/catalog/numaguard.catalog /usr/lib/tmpfiles.d/numaguard.conf /etc/numaguard/numaguard.conf \
+        /usr/lib/systemd/catalog/numaguard.catalog /usr/lib/tmpfiles.d/numaguard.conf /etc/numaguard/numaguard.conf /etc/numaguard/numaguard.conf.d \
         /usr/share/numaguard/numaguard.rules.yml '/usr/share/man/man1/numaguardctl\.1(\.gz)?' \
         '/usr/share/man/man5/numaguard\.conf\.5(\.gz)?' '/usr/share/man/man8/numaguardd\.8(\.gz)?' \
         /usr/share/bash-completion/completions/numaguardctl /usr/share/zsh/site-functions/_numaguardctl)
@@ -91,7 +91,7 @@ check scriptlets "$bad" test -z "$bad"
 req_main=$(rpm -qp --requires "$main") req_dev=$(rpm -qp --requires "$dev")
 prov_lib=$(rpm -qp --provides "$lib") prov_dev=$(rpm -qp --provides "$dev")
 bad=""
-for l in libjson-c.so.5 libinih.so.1 libnuma.so.1 libsystemd.so.0; do
+for l in libjson-c.so.5 libinih.so.1 libnuma.so.1 libsystemd.so.0 libarchive.so.13; do
         grep -q "^$l()" <<<"$req_main" || bad+=" numaguard:$l"
 done
 grep -q libnumaguard <<<"$req_main" && bad+=" numaguard:libnumaguard(linked statically)"

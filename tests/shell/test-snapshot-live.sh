@@ -12,10 +12,13 @@
 #   6. the tarball is mode 0600; a process that is no database, with a secret
 #      in its arguments, keeps only its program name in the tree, a process
 #      named as PostgreSQL keeps its whole command line (numaguardctl(1),
-#      snapshot).
+#      snapshot);
+#   7. a 1 GiB /dev/shm file nobody wrote is in the tree at its size, sparse,
+#      and costs the tarball nothing (libarchive's pax sparse entries, which
+#      GNU tar restores).
 # BUILD: build directory (default build).
 set -u
-echo 1..14
+echo 1..16
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
@@ -35,7 +38,7 @@ PY=$(python3 -c 'import sys; print(sys.executable)' 2> /dev/null)
 [ -x "$PY" ] || { echo "skip snapshot-live: python3 not installed"; exit 77; }
 
 tmp=$(mktemp -d)
-wl_pid="" sleepers=()
+wl_pid="" sleepers=() sparse=/dev/shm/ng-snapshot-sparse-$$
 cleanup() {
         touch "$tmp/stop"
         for p in "${sleepers[@]}"; do kill "$p" 2> /dev/null; done
@@ -46,6 +49,7 @@ cleanup() {
                 kill "$wl_pid" 2> /dev/null
                 wait "$wl_pid" 2> /dev/null
         fi
+        rm -f "$sparse"
         rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -80,6 +84,9 @@ pg_pid=$!
 sleepers=("$secret_pid" "$pg_pid")
 sleep 0.3
 
+# 7. contents never read, never written: a hole of 1 GiB
+truncate -s 1G "$sparse"
+
 # the live topology just before the capture (step 5 also reads it after)
 "$CTL" topology --json > "$tmp/live.before.json" 2> /dev/null
 if TMPDIR=$tmp "$CTL" snapshot -o "$tmp/snap.tar.gz" > "$tmp/snap.out" 2> "$tmp/snap.err"; then
@@ -93,6 +100,12 @@ if ! tar -xzf "$tmp/snap.tar.gz" -C "$tmp/tree"; then
         fail unpack "tar -xzf failed"
         exit 1
 fi
+got=$(stat -c %s "$tmp/tree$sparse" 2> /dev/null) used=$(du -k "$tmp/tree$sparse" 2> /dev/null | cut -f1)
+if [ "$got" = 1073741824 ] && [ "${used:-0}" -lt 1024 ]; then pass sparse-shm-file
+else fail sparse-shm-file "$sparse in the tree: size '${got:-missing}', ${used:-?} KiB on disk"; fi
+tb=$(stat -c %s "$tmp/snap.tar.gz")
+if [ "$tb" -lt $((8 << 20)) ]; then pass sparse-tarball-small
+else fail sparse-tarball-small "tarball of $tb bytes: the 1 GiB hole was stored"; fi
 missing=""
 for f in snapshot.txt topology.txt topology.json segments.txt segments.json; do
         [ -s "$tmp/tree/numaguard/$f" ] || missing+=" $f"

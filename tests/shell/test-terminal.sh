@@ -2,7 +2,9 @@
 # numaguardctl on a pseudo-terminal (script(1)) and piped: block bars only on
 # a terminal with a UTF-8 locale (ASCII otherwise), colour for severities on
 # a terminal (off with NO_COLOR or --color=never, forced by --color=always),
-# progress on stderr only when stderr is a terminal; JSON never decorated.
+# progress on stderr only when stderr is a terminal; JSON never decorated;
+# on a terminal lines wrap to its width ($COLUMNS where the pty has none),
+# piped they stay whole.
 # Reads the committed guest4-v2 tree; NUMAGUARD_PROGRESS_DELAY_MS=0 makes
 # progress show at once instead of after a second.
 set -u
@@ -29,6 +31,9 @@ cases=(
         "warning-colour~tty~LC_ALL=C TERM=xterm~audit --root $tree -c $T/ng.conf~\e\[33mwarning\e\[0m  CYCLOPS~"
         "no-color-env~tty~LC_ALL=C TERM=xterm NO_COLOR=1~audit --root $tree -c $T/ng.conf~^critical REMOTE_MEMORY~\e\["
         "color-never~tty~LC_ALL=C TERM=xterm~audit --color=never --root $tree -c $T/ng.conf~^critical REMOTE_MEMORY~\e\["
+        "wrap-to-width~tty~LC_ALL=C TERM=xterm COLUMNS=90~audit --color=never --root $tree -c $T/ng.conf~^            \(numaguardctl cpuset apply\) or the numactl binding it starts under$~[^\r\n]{91,}"
+        "wrap-coloured-to-width~tty~LC_ALL=C TERM=xterm COLUMNS=90~audit --root $tree -c $T/ng.conf~^         -> put the instance's memory on the nodes of its CPUs: fix cpuset.mems$~[^\r\n\e]{91,}"
+        "piped-no-wrap~pipe~LC_ALL=C TERM=xterm COLUMNS=90~audit --root $tree -c $T/ng.conf~^         -> put the instance's memory on the nodes of its CPUs: fix cpuset.mems \(numaguardctl cpuset apply\) or the numactl binding it starts under$~"
         "piped-no-colour~pipe~LC_ALL=C TERM=xterm~audit --root $tree -c $T/ng.conf~^critical REMOTE_MEMORY~\e\["
         "piped-color-always~pipe~LC_ALL=C TERM=xterm~audit --color=always --root $tree -c $T/ng.conf~\e\[1;31mcritical\e\[0m~"
         "json-undecorated~tty~LC_ALL=C.UTF-8 TERM=xterm~audit --json --root $tree -c $T/ng.conf~\"severity\": ?\"critical\"~\e\["

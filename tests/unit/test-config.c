@@ -979,6 +979,155 @@ START_TEST(test_sample_example_instance)
 }
 END_TEST
 
+
+/* ---- drop-ins --------------------------------------------------------- */
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+        char path[512];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(text, f);
+        ck_assert_int_eq(fclose(f), 0);
+}
+
+struct dropin_tree {
+        char dir[64], main[128], d[128];
+};
+
+static void dropin_tree(struct dropin_tree *t)
+{
+        snprintf(t->dir, sizeof(t->dir), "/tmp/ng-test-dropin.XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(t->dir));
+        snprintf(t->main, sizeof(t->main), "%s/numaguard.conf", t->dir);
+        snprintf(t->d, sizeof(t->d), "%s/numaguard.conf.d", t->dir);
+        ck_assert_int_eq(mkdir(t->d, 0755), 0);
+}
+
+static void dropin_tree_rm(const struct dropin_tree *t)
+{
+        char cmd[256];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
+        ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Read in name order after the main file: a later [global] key wins, an
+ * instance is added; files not named *.conf, and hidden ones, are not read. */
+START_TEST(test_dropins_merge_in_order)
+{
+        struct dropin_tree t;
+        struct ng_config *c = NULL;
+        struct diags ds = {};
+        char **paths;
+        size_t n;
+
+        dropin_tree(&t);
+        write_file(t.dir, "numaguard.conf", "[global]\ninterval = 10s\n[instance MAIN]\nmatch_comm = main\n");
+        write_file(t.d, "20-b.conf", "[global]\ninterval = 20s\n[instance B]\nmatch_comm = b\n");
+        write_file(t.d, "10-a.conf", "[global]\ninterval = 5s\ncooldown = 1h\n[instance A]\nmatch_comm = a\n");
+        write_file(t.d, "30-c.conf.dpkg-old", "[instance OLD]\nmatch_comm = old\n");
+        write_file(t.d, ".40-hidden.conf", "[instance HIDDEN]\nmatch_comm = h\n");
+        ck_assert_int_eq(ng_config_dropins(t.main, &paths, &n), 0);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_ptr_nonnull(strstr(paths[0], "/numaguard.conf.d/10-a.conf"));
+        ck_assert_ptr_nonnull(strstr(paths[1], "/numaguard.conf.d/20-b.conf"));
+        ng_config_dropins_free(paths, n);
+        ck_assert_int_eq(ng_config_load(t.main, collect, &ds, &c), 0);
+        ck_assert_uint_eq(ds.n, 0);
+        ck_assert_uint_eq(c->interval_usec, 20 * 1000000ULL);
+        ck_assert_uint_eq(c->cooldown_usec, 3600 * 1000000ULL);
+        ck_assert_uint_eq(c->n_instances, 3);
+        ck_assert_str_eq(c->instances[0].name, "MAIN");
+        ck_assert_str_eq(c->instances[1].name, "A");
+        ck_assert_str_eq(c->instances[2].name, "B");
+        ng_config_free(c);
+        dropin_tree_rm(&t);
+}
+END_TEST
+
+/* Errors name the drop-in and its line; an instance defined twice names
+ * both files; a drop-in that is not a regular file is refused. */
+START_TEST(test_dropins_errors)
+{
+        struct dropin_tree t;
+        struct ng_config *c = (struct ng_config *)0x1;
+        struct diags ds = {};
+        char fifo[256];
+
+        dropin_tree(&t);
+        write_file(t.dir, "numaguard.conf", "[instance A]\nmatch_comm = a\n");
+        write_file(t.d, "10-a.conf", "# again\n[instance A]\nmatch_comm = a2\n");
+        write_file(t.d, "20-bad.conf", "[global]\ninterval = soon\n");
+        ck_assert_int_eq(ng_config_load(t.main, collect, &ds, &c), -EINVAL);
+        ck_assert_ptr_eq(c, (struct ng_config *)0x1);
+        expect_diag(&ds, 0, LOG_ERR, 2, "duplicate section [instance A], first at ");
+        ck_assert_ptr_nonnull(strstr(ds.d[0].msg, "/numaguard.conf:1"));
+        ck_assert_ptr_nonnull(strstr(ds.d[0].file, "/numaguard.conf.d/10-a.conf"));
+        expect_diag(&ds, 1, LOG_ERR, 2, "invalid interval");
+        ck_assert_ptr_nonnull(strstr(ds.d[1].file, "/numaguard.conf.d/20-bad.conf"));
+        ck_assert_uint_eq(ds.n, 2);
+
+        memset(&ds, 0, sizeof(ds));
+        write_file(t.d, "10-a.conf", "[instance B]\nmatch_comm = b\n");
+        write_file(t.d, "20-bad.conf", "");
+        snprintf(fifo, sizeof(fifo), "%s/30-fifo.conf", t.d);
+        ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+        ck_assert_int_eq(ng_config_load(t.main, collect, &ds, &c), -EINVAL);
+        expect_diag(&ds, 0, LOG_ERR, 0, "is a FIFO, not a regular file");
+        ck_assert_str_eq(ds.d[0].file, fifo);
+        dropin_tree_rm(&t);
+}
+END_TEST
+
+/* No main file: the drop-ins over the defaults; neither: -ENOENT as before. */
+START_TEST(test_dropins_without_main)
+{
+        struct dropin_tree t;
+        struct ng_config *c = NULL;
+        struct diags ds = {};
+
+        dropin_tree(&t);
+        ck_assert_int_eq(ng_config_load(t.main, collect, &ds, &c), -ENOENT);
+        write_file(t.d, "50-orcl.conf", "[instance ORCL]\nmatch_comm = ora_*_ORCL\n");
+        ck_assert_int_eq(ng_config_load(t.main, collect, &ds, &c), 0);
+        ck_assert_uint_eq(c->n_instances, 1);
+        ck_assert_uint_eq(c->interval_usec, 30 * 1000000ULL);
+        ng_config_free(c);
+        dropin_tree_rm(&t);
+}
+END_TEST
+
+/* nodes = 0-3 on a one-node host: accepted, with a warning at its line. */
+START_TEST(test_nodes_beyond_host_warn)
+{
+        struct ng_config *c = NULL;
+        struct diags ds = {};
+        struct ng_bitmap host = {0};
+        char path[] = "/tmp/ng-test-nodes.XXXXXX";
+        int fd = mkstemp(path);
+        const char *text = "[instance A]\nmatch_comm = a\npolicy = interleave\nnodes = 0-3\n"
+                           "[instance B]\nmatch_comm = b\nnodes = 0\n";
+
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+        close(fd);
+        ng_bitmap_set(&host, 0);
+        ck_assert_int_eq(ng_config_load_checked(path, &host, collect, &ds, &c), 0);
+        ck_assert_uint_eq(ds.n, 1);
+        expect_diag(&ds, 0, LOG_WARNING, 4, "[instance A] nodes 1-3 do not exist on this host (its nodes: 0)");
+        ng_config_free(c);
+        memset(&ds, 0, sizeof(ds));
+        ck_assert_int_eq(ng_config_load(path, collect, &ds, &c), 0);
+        ck_assert_uint_eq(ds.n, 0);
+        ng_config_free(c);
+        unlink(path);
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
         Suite *s = suite_create("config");
@@ -1017,6 +1166,10 @@ static Suite *config_suite(void)
         tcase_add_test(tc, test_dump_round_trip);
         tcase_add_test(tc, test_sample_equals_defaults);
         tcase_add_test(tc, test_sample_example_instance);
+        tcase_add_test(tc, test_dropins_merge_in_order);
+        tcase_add_test(tc, test_dropins_errors);
+        tcase_add_test(tc, test_dropins_without_main);
+        tcase_add_test(tc, test_nodes_beyond_host_warn);
         suite_add_tcase(s, tc);
         return s;
 }

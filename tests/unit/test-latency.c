@@ -7,6 +7,7 @@
 
 #include "ng-test.h"
 #include "ng-latency.h"
+#include "ng-probe.h"
 
 static struct ng_latency *parse_ok(const char *text)
 {
@@ -118,6 +119,72 @@ START_TEST(format_parse_round_trip)
 }
 END_TEST
 
+/* A probe's runs that disagree: the cell is counted (latency or bandwidth),
+ * the spreads are in the JSON only when known and read back from it; a
+ * file without them has nothing known to be unstable. */
+START_TEST(unstable_cells)
+{
+        struct ng_latency *m = ng_latency_new(2, 2);
+        ck_assert_ptr_nonnull(m);
+        int ids[] = { 0, 1 };
+        memcpy(m->nodes, ids, sizeof(ids));
+        memcpy(m->cpu_nodes, ids, sizeof(ids));
+        double lat[] = { 95, 140, 141, 96 }, bw[] = { 54000, 30000, 576, 53000 };
+        memcpy(m->latency_ns, lat, sizeof(lat));
+        memcpy(m->bandwidth_mbps, bw, sizeof(bw));
+        char *text;
+        ck_assert_int_eq(ng_latency_format(m, &text), 0);
+        ck_assert_msg(!strstr(text, "spread"), "%s", text);
+        free(text);
+        ck_assert_uint_eq(ng_probe_unstable(m, NG_PROBE_MAX_SPREAD), 0);
+        double ls[] = { 1.02, 1.1, 1.05, 2.5 }, bs[] = { 1.1, 1.3, 93.8, 1.2 };
+        memcpy(m->latency_spread, ls, sizeof(ls));
+        memcpy(m->bandwidth_spread, bs, sizeof(bs));
+        ck_assert_uint_eq(ng_probe_unstable(m, NG_PROBE_MAX_SPREAD), 2);  /* bandwidth of (1,0), latency of (1,1) */
+        ck_assert_uint_eq(ng_probe_unstable(m, 100), 0);
+        ck_assert_uint_eq(ng_probe_unstable(m, 1), 4);
+        ck_assert_int_eq(ng_latency_format(m, &text), 0);
+        ck_assert_msg(strstr(text, "\"bandwidth_spread\"") && strstr(text, "93.8"), "%s", text);
+        struct ng_latency *back = parse_ok(text);
+        ck_assert(back->bandwidth_spread[2] == 93.8 && back->latency_spread[3] == 2.5);
+        ck_assert_uint_eq(ng_probe_unstable(back, NG_PROBE_MAX_SPREAD), 2);
+        ng_latency_free(back);
+        /* a file of 0.1.0: no spreads, nothing known to be unstable */
+        back = parse_ok("{\"schema\": 1, \"nodes\": [0], \"cpu_nodes\": [0], \"latency_ns\": [[90]], "
+                        "\"bandwidth_mbps\": [[9000]]}");
+        ck_assert(isnan(back->latency_spread[0]));
+        ck_assert_uint_eq(ng_probe_unstable(back, 1), 0);
+        free(text);
+        ng_latency_free(back);
+        ng_latency_free(m);
+}
+END_TEST
+
+/* --save is checked before a probe: the directory made as the write makes
+ * it, a temporary file created and removed; where var/lib is a file, the
+ * write's own error. */
+START_TEST(check_writable_before_measuring)
+{
+        char root[] = "/tmp/ng-latency-w-XXXXXX", path[256];
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        ck_assert_int_eq(ng_latency_check_writable(root), 0);
+        snprintf(path, sizeof(path), "%s%s.new", root, NG_LATENCY_FILE);
+        ck_assert_int_eq(access(path, F_OK), -1);
+        snprintf(path, sizeof(path), "%s/var/lib/numaguard", root);
+        ck_assert_int_eq(rmdir(path), 0);
+        snprintf(path, sizeof(path), "%s/var/lib", root);
+        ck_assert_int_eq(rmdir(path), 0);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fclose(f);
+        ck_assert_int_eq(ng_latency_check_writable(root), -ENOTDIR);
+        unlink(path);
+        snprintf(path, sizeof(path), "%s/var", root);
+        rmdir(path);
+        ck_assert_int_eq(rmdir(root), 0);
+}
+END_TEST
+
 START_TEST(written_under_root_and_read_back)
 {
         char root[] = "/tmp/ng-latency-XXXXXX";
@@ -167,6 +234,8 @@ int main(void)
         tcase_add_test(tc, bad_files_say_why);
         tcase_add_test(tc, format_parse_round_trip);
         tcase_add_test(tc, written_under_root_and_read_back);
+        tcase_add_test(tc, unstable_cells);
+        tcase_add_test(tc, check_writable_before_measuring);
         suite_add_tcase(s, tc);
         return ng_test_run(s);
 }

@@ -34,14 +34,17 @@ struct ng_latency *ng_latency_new(size_t n_cpu_nodes, size_t n_nodes)
         m->latency_ns = calloc(cells ? cells : 1, sizeof(double));
         m->bandwidth_mbps = calloc(cells ? cells : 1, sizeof(double));
         m->pages_verified = calloc(n_nodes, sizeof(*m->pages_verified));
-        if (!m->nodes || !m->cpu_nodes || !m->latency_ns || !m->bandwidth_mbps || !m->pages_verified) {
+        m->latency_spread = calloc(cells ? cells : 1, sizeof(double));
+        m->bandwidth_spread = calloc(cells ? cells : 1, sizeof(double));
+        if (!m->nodes || !m->cpu_nodes || !m->latency_ns || !m->bandwidth_mbps || !m->pages_verified ||
+            !m->latency_spread || !m->bandwidth_spread) {
                 ng_latency_free(m);
                 return NULL;
         }
         m->n_nodes = n_nodes;
         m->n_cpu_nodes = n_cpu_nodes;
         for (size_t i = 0; i < cells; i++)
-                m->latency_ns[i] = m->bandwidth_mbps[i] = NAN;
+                m->latency_ns[i] = m->bandwidth_mbps[i] = m->latency_spread[i] = m->bandwidth_spread[i] = NAN;
         return m;
 }
 
@@ -54,6 +57,8 @@ void ng_latency_free(struct ng_latency *m)
         free(m->latency_ns);
         free(m->bandwidth_mbps);
         free(m->pages_verified);
+        free(m->latency_spread);
+        free(m->bandwidth_spread);
         free(m);
 }
 
@@ -237,6 +242,12 @@ static int parse_object(struct json_object *top, struct ng_latency **ret, char *
         if (r < 0)
                 return r;
         r = parse_verified(top, m, err, esz);
+        /* Optional: files of 0.1.0 have no spreads. */
+        static const char *const spreads[] = { "latency_spread", "bandwidth_spread" };
+        double *const outs[] = { m->latency_spread, m->bandwidth_spread };
+        for (size_t i = 0; i < 2 && r >= 0; i++)
+                if (json_object_object_get_ex(top, spreads[i], NULL))
+                        r = parse_matrix(top, spreads[i], NG_LATENCY_MAX_SPREAD, m, outs[i], err, esz);
         if (r < 0)
                 return r;
         *ret = ng_steal_ptr(&m);
@@ -313,6 +324,14 @@ struct json_object *ng_latency_json(const struct ng_latency *m)
         json_object_object_add(o, "latency_ns", matrix_json(m, m->latency_ns));
         json_object_object_add(o, "bandwidth_mbps", matrix_json(m, m->bandwidth_mbps));
         json_object_object_add(o, "pages_verified", verified);
+        /* Known only right after a probe; a file read back has none. */
+        bool spread = false;
+        for (size_t i = 0; i < m->n_cpu_nodes * m->n_nodes; i++)
+                spread |= !isnan(m->latency_spread[i]) || !isnan(m->bandwidth_spread[i]);
+        if (spread) {
+                json_object_object_add(o, "latency_spread", matrix_json(m, m->latency_spread));
+                json_object_object_add(o, "bandwidth_spread", matrix_json(m, m->bandwidth_spread));
+        }
         return o;
 }
 
@@ -357,6 +376,27 @@ static int write_all(int fd, const char *s)
                 len -= (size_t) k;
         }
         return 0;
+}
+
+int ng_latency_check_writable(const char *root)
+{
+        struct ng_path *p;
+        int r = ng_path_new(root, &p);
+        if (r < 0)
+                return r;
+        char name[NAME_MAX + 1], tmp[NAME_MAX + 8];
+        _cleanup_close_ int dir = ng_path_open_parent(p, true, name, sizeof(name), "%s", NG_LATENCY_FILE);
+        ng_path_free(p);
+        if (dir < 0)
+                return dir;
+        snprintf(tmp, sizeof(tmp), "%s.new", name);
+        if (unlinkat(dir, tmp, 0) < 0 && errno != ENOENT)
+                return -errno;
+        int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                return -errno;
+        close(fd);
+        return unlinkat(dir, tmp, 0) < 0 ? -errno : 0;
 }
 
 int ng_latency_write(const char *root, const struct ng_latency *m)

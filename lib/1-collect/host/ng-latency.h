@@ -42,7 +42,16 @@ struct ng_latency {
         double *latency_ns;     /* [row * n_nodes + column], NAN when not measured */
         double *bandwidth_mbps; /* same shape */
         unsigned *pages_verified;       /* per column: pages move_pages(2) found on the node; 0 unknown */
+        /* Same shape: how far the probe's runs of a cell lay apart, the
+         * largest over the smallest (1: they agree; at most
+         * NG_LATENCY_MAX_SPREAD); NAN when not measured or not known (a
+         * file of 0.1.0). */
+        double *latency_spread;
+        double *bandwidth_spread;
 };
+
+/* A spread beyond this is written as this (runs of 0 give no ratio). */
+#define NG_LATENCY_MAX_SPREAD 1e6
 
 /* An n_cpu x n_mem matrix with every cell NAN. Returns NULL on ENOMEM. */
 struct ng_latency *ng_latency_new(size_t n_cpu_nodes, size_t n_nodes);
@@ -74,6 +83,9 @@ int ng_latency_read(const struct ng_path *p, struct ng_latency **ret, char *err,
 /* Writes it under root ("" or NULL: the host), creating NG_STATE_DIR
  * (0755) and replacing the file atomically (0644). Returns 0 or -errno. */
 int ng_latency_write(const char *root, const struct ng_latency *m);
+/* Whether ng_latency_write(root, ...) can write: makes NG_STATE_DIR as it
+ * would and creates and removes its temporary file there. 0 or -errno. */
+int ng_latency_check_writable(const char *root);
 
 #ifdef __cplusplus
 }

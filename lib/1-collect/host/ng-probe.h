@@ -12,7 +12,9 @@
  *              the CPU node: nanoseconds per load;
  *   bandwidth  one thread per CPU of the CPU node, each streaming its slice
  *              of the buffer: MB/s read.
- * Each figure is the median of `reps` runs. Live host only. It allocates
+ * Each figure is the median of `reps` runs; runs that disagree by more than
+ * NG_PROBE_MAX_SPREAD are taken again, twice at most, and the attempt
+ * that agreed best is kept with its spread. Live host only. It allocates
  * `size_bytes` on one node at a time and refuses when that would push the
  * node below its free-memory floor.
  */
@@ -32,6 +34,9 @@ extern "C" {
 #define NG_PROBE_DEFAULT_SIZE_BYTES (256u << 20)
 #define NG_PROBE_MIN_SIZE_BYTES (1u << 20)
 #define NG_PROBE_DEFAULT_REPS 3
+/* Runs of one cell further apart than this (the largest over the smallest)
+ * are no measurement of the host but of what else ran: a busy host. */
+#define NG_PROBE_MAX_SPREAD 2.0
 /* move_pages(2) checks this many pages of each buffer, evenly spread. */
 #define NG_PROBE_VERIFY_PAGES 256
 
@@ -66,6 +71,11 @@ int ng_probe_plan(const struct ng_snapshot *s, const struct ng_probe_opts *opts,
  */
 int ng_probe_run(const struct ng_snapshot *s, const struct ng_probe_opts *opts, struct ng_latency **ret,
                  char *err, size_t err_size);
+
+/* The cells of m whose runs lay further apart than max_spread
+ * (NG_PROBE_MAX_SPREAD), in latency or in bandwidth; cells whose spread is
+ * unknown (a file of 0.1.0) are not counted. */
+size_t ng_probe_unstable(const struct ng_latency *m, double max_spread);
 
 #ifdef __cplusplus
 }

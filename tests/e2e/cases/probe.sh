@@ -6,8 +6,11 @@
 # writes the tree's latency.json; topology and audit --root read it back
 # (CYCLOPS and REMOTE_MEMORY priced from the measurement), and a snapshot of
 # that tree carries it. The guest's absolute numbers are emulated: only
-# their shape and sign are asserted.
+# their shape and sign are asserted, so runs that disagree under TCG are
+# accepted (NUMAGUARD_PROBE_MAX_SPREAD; tests/shell/test-probe-live.sh
+# checks the refusal).
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
+export NUMAGUARD_PROBE_MAX_SPREAD=1000
 plan 3
 need_ctl
 jqe() { jq -e "$@" > /dev/null; }
