@@ -16,8 +16,15 @@ NAME=ng-ns-$$
 pids=()
 cleanup() {
         touch "$T/stop"
-        for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+        # the container's workloads are no children of ours: end them by
+        # pid, and keep the stop file until they are gone
+        local p
+        for p in "${pids[@]}" ${CPID:-} ${CFPID:-}; do kill "$p" 2>/dev/null; done
         wait 2>/dev/null
+        for _ in $(seq 50); do
+                kill -0 ${CPID:-} ${CFPID:-} 2>/dev/null || break
+                sleep 0.1
+        done
         rm -rf "$T" "/dev/shm/$NAME"
 }
 trap cleanup EXIT
