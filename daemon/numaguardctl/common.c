@@ -96,10 +96,34 @@ static void config_diag(void *userdata, int level, const char *file, unsigned li
                 fprintf(stderr, "numaguardctl: %s %s%s\n", file, warn, msg);
 }
 
-/* The default file may be absent (built-in defaults); an explicit one not. */
+/* The online nodes of the host (or the --root tree) the command reads, for
+ * the configuration's nodes = to be checked against; false when unknown. */
+static bool online_nodes(const struct ctl_opts *o, struct ng_bitmap *ret)
+{
+        struct ng_path *p;
+        char *buf = NULL;
+        if (ng_path_new(o->root, &p) < 0)
+                return false;
+        int r = ng_path_read(p, &buf, NULL, NG_SYS_NODE_DIR "/online");
+        ng_path_free(p);
+        *ret = (struct ng_bitmap) {0};
+        if (r == -ENOENT) {
+                ng_bitmap_set(ret, 0);  /* a kernel without NUMA: node 0 */
+                return true;
+        }
+        r = r < 0 ? r : ng_bitmap_parse_list(buf, ret);
+        free(buf);
+        return r >= 0 && !ng_bitmap_empty(ret);
+}
+
+/* The default file may be absent (built-in defaults); an explicit one not.
+ * A nodes = the host lacks is a warning (nodes = 0-3 on a one-node host). */
 int ctl_load_config(const struct ctl_opts *o, struct ng_config **ret)
 {
-        int r = ng_config_load(o->config ? o->config : NG_CONFIG_DEFAULT_PATH, config_diag, NULL, ret);
+        struct ng_bitmap nodes;
+        bool known = online_nodes(o, &nodes);
+        int r = ng_config_load_checked(o->config ? o->config : NG_CONFIG_DEFAULT_PATH, known ? &nodes : NULL,
+                                       config_diag, NULL, ret);
         if (r == -ENOENT && !o->config)
                 r = ng_config_new_default(ret);
         if (r < 0)

@@ -22,6 +22,8 @@ mkdir "$tmp/empty"
 printf '[instance GHOST]\nmatch_comm = ora_pmon_GHOST\npolicy = bind\nnodes = 1\n' > "$tmp/ghost.conf"
 printf '[instance GHOST]\ncgroup = /ghost\npolicy = bind\nnodes = 1\n' > "$tmp/ghost-cg.conf"
 : > "$tmp/defaults.conf"
+# nodes = beyond the 4-node tree's
+printf '[instance WIDE]\nmatch_comm = wide\nnodes = 0-7\n' > "$tmp/wide.conf"
 fails=0
 pass() { echo "ok cli-$1"; }
 fail() { echo "not ok cli-$1: $2"; fails=$((fails + 1)); }
@@ -79,6 +81,7 @@ cases+=(
         "audit-instance%audit --root $tree -c $tmp/ng.conf --instance unclaimed:shmid-1 --instance unclaimed:shmid-2%1%^numaguard audit of .*: 4 nodes, 2 instances, 2 segments; 0 critical, 3 warnings, 0 info$%"
         "audit-instance-only-its-findings%audit --root $tree -c $tmp/ng.conf --instance unclaimed:shmid-1%1%^warning  HUGEPAGE_SHORTFALL \[unclaimed:shmid-1\]%"
         "audit-instance-configured-down%audit --root $tree -c $tmp/ghost.conf --instance GHOST%1%^warning  INSTANCE_NOT_FOUND \[GHOST\]%"
+        "audit-nodes-beyond-tree%audit --root $tree -c $tmp/wide.conf%1%*%^numaguardctl: $tmp/wide.conf:3: warning: \[instance WIDE\] nodes 4-7 do not exist on this host \(its nodes: 0-3\)$"
         "audit-instance-unknown%audit --root $tree -c $tmp/ng.conf --instance NOPE%3%%^numaguardctl: audit: no instance 'NOPE'; known instances: unclaimed:shmid-0 "
         "json-takes-no-value%audit --json=yes%3%%^numaguardctl: audit: --json takes no value \('--json=yes'\) \(see 'numaguardctl help audit'\)$"
         "flag-takes-no-value-no-command%--dry-run=1 hugepages apply%3%%^numaguardctl: hugepages apply: --dry-run takes no value"
