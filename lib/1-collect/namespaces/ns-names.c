@@ -4,7 +4,8 @@
  * "Namespaces"): what their cgroup paths say (ns-container.c), and the
  * names their runtimes keep:
  *   Docker      /var/lib/docker/containers/<id>/config.v2.json: "Name"
- *   Podman      containers/storage's containers.json: "names"
+ *   Podman      containers/storage's containers.json (overlay or vfs
+ *               driver): "names"
  *   containerd  the task's OCI config.json (k8s.io namespace): the CRI
  *               annotations io.kubernetes.cri.{container-name,
  *               sandbox-name,sandbox-namespace}
@@ -24,7 +25,9 @@
 #include "ns-internal.h"
 
 #define DOCKER_CONFIG "/var/lib/docker/containers/%s/config.v2.json"
-#define PODMAN_CONTAINERS "/var/lib/containers/storage/overlay-containers/containers.json"
+/* containers/storage keeps one list per storage driver. */
+#define PODMAN_CONTAINERS "/var/lib/containers/storage/%s-containers/containers.json"
+static const char *const podman_drivers[] = { "overlay", "vfs" };
 #define CONTAINERD_SPEC "/run/containerd/io.containerd.runtime.v2.task/k8s.io/%s/config.json"
 #define CRIO_SPEC "/run/containers/storage/overlay-containers/%s/userdata/config.json"
 
@@ -115,30 +118,48 @@ static int name_from_spec(struct collector *c, struct ng_container *ct, bool cri
         return 1;
 }
 
-/* Podman's list, read once a collection; what is kept of it, recorded
+/* Whether e (an entry of containers.json) is ct's: its first name taken. */
+static bool podman_entry(struct ng_container *ct, struct json_object *e)
+{
+        struct json_object *names;
+        const char *id = str(e, "id");
+        if (!id || strcmp(id, ct->id) || !json_object_object_get_ex(e, "names", &names) ||
+            !json_object_is_type(names, json_type_array) || !json_object_array_length(names))
+                return false;
+        copy(ct->name, sizeof(ct->name), json_object_get_string(json_object_array_get_idx(names, 0)));
+        return true;
+}
+
+/* Podman's lists, read once a collection; what is kept of them, recorded
  * when the collection ends. */
 struct podman {
         bool read;
-        struct json_object *all, *kept;
+        struct json_object *all[2], *kept[2];
 };
 
 static void name_podman(struct collector *c, struct ng_container *ct, struct podman *pm)
 {
-        if (!pm->read) {
-                pm->read = true;
-                pm->all = read_json(c, PODMAN_CONTAINERS);
-                pm->kept = json_object_new_array();
+        for (size_t d = 0; !pm->read && d < 2; d++) {
+                char rel[128];
+                snprintf(rel, sizeof(rel), PODMAN_CONTAINERS, podman_drivers[d]);
+                pm->all[d] = read_json(c, rel);
+                pm->kept[d] = json_object_new_array();
         }
-        size_t n = pm->all && json_object_is_type(pm->all, json_type_array) ? json_object_array_length(pm->all) : 0;
-        for (size_t i = 0; i < n; i++) {
-                struct json_object *e = json_object_array_get_idx(pm->all, i), *names;
-                const char *id = str(e, "id");
-                if (!id || strcmp(id, ct->id) || !json_object_object_get_ex(e, "names", &names) ||
-                    !json_object_is_type(names, json_type_array) || !json_object_array_length(names))
-                        continue;
-                copy(ct->name, sizeof(ct->name), json_object_get_string(json_object_array_get_idx(names, 0)));
-                json_object_array_add(pm->kept, json_object_get(e));
-                return;
+        pm->read = true;
+        for (size_t d = 0; d < 2; d++) {
+                struct json_object *all = pm->all[d];
+                size_t n = all && json_object_is_type(all, json_type_array) ? json_object_array_length(all) : 0;
+                for (size_t i = 0; i < n; i++) {
+                        struct json_object *e = json_object_array_get_idx(all, i);
+                        if (podman_entry(ct, e)) {
+                                struct json_object *k = json_object_new_object(), *v;
+                                json_object_object_add(k, "id", json_object_new_string(ct->id));
+                                if (json_object_object_get_ex(e, "names", &v))
+                                        json_object_object_add(k, "names", json_object_get(v));
+                                json_object_array_add(pm->kept[d], k);
+                                return;
+                        }
+                }
         }
 }
 
@@ -194,9 +215,13 @@ int ng_collect_containers(struct collector *c)
                 r = add_container(s, &ct);
         }
         c->current_pid = 0;
-        if (pm.kept && json_object_array_length(pm.kept))
-                record_json(c, PODMAN_CONTAINERS, pm.kept);
-        json_object_put(pm.kept);
-        json_object_put(pm.all);
+        for (size_t d = 0; d < 2; d++) {
+                char rel[128];
+                snprintf(rel, sizeof(rel), PODMAN_CONTAINERS, podman_drivers[d]);
+                if (pm.kept[d] && json_object_array_length(pm.kept[d]))
+                        record_json(c, rel, pm.kept[d]);
+                json_object_put(pm.kept[d]);
+                json_object_put(pm.all[d]);
+        }
         return r;
 }

@@ -22,7 +22,8 @@
 #include "path-internal.h"
 
 #define DOCKER_HOSTCONFIG "/var/lib/docker/containers/%s/hostconfig.json"
-#define PODMAN_SPEC "/var/lib/containers/storage/overlay-containers/%s/userdata/config.json"
+#define PODMAN_SPEC "/var/lib/containers/storage/%s-containers/%s/userdata/config.json"
+static const char *const podman_drivers[] = { "overlay", "vfs" };
 
 static struct json_object *get(struct json_object *o, const char *key)
 {
@@ -114,8 +115,10 @@ bool ng_container_owner(const struct ng_path *p, const struct ng_snapshot *s, co
                 saved_sets(p, rel, false, &ow);
         } else if (!strcmp(ct.runtime, "podman")) {
                 ow.kind = NG_OWNER_PODMAN;
-                snprintf(rel, sizeof(rel), PODMAN_SPEC, ct.id);
-                saved_sets(p, rel, true, &ow);
+                for (size_t d = 0; d < 2 && !ow.known; d++) {
+                        snprintf(rel, sizeof(rel), PODMAN_SPEC, podman_drivers[d], ct.id);
+                        saved_sets(p, rel, true, &ow);
+                }
         } else {
                 snprintf(ow.error, sizeof(ow.error), "a container of %s outside Kubernetes: whoever started it "
                          "restores its cpuset", ct.runtime[0] ? ct.runtime : "an unknown runtime");
