@@ -68,7 +68,10 @@ expect "no control socket" test -S /run/numaguard/ctl.sock
 systemd-analyze security numaguard > "$T/security" 2>&1
 score=$(sed -n 's/.*Overall exposure level for numaguard.service: \([0-9.]*\).*/\1/p' "$T/security")
 tail -n 1 "$T/security" | record "systemd-analyze security numaguard"
-expect "exposure '$score', expected <= 2.9" awk -v s="${score:-99}" 'BEGIN { exit !(s <= 2.9) }'
+# 2.9 before CAP_SYS_ADMIN and RestrictNamespaces=ipc, which setns(2) into a
+# container's IPC namespace needs (numaguardd(8)); they cost 0.2. The
+# ceiling still catches any other loosening.
+expect "exposure '$score', expected <= 3.1" awk -v s="${score:-99}" 'BEGIN { exit !(s <= 3.1) }'
 ((FAILS)) && { journalctl -u numaguard --no-pager | tail -20 | logf; }
 result install
 
