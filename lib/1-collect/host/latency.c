@@ -378,18 +378,28 @@ static int write_all(int fd, const char *s)
         return 0;
 }
 
-int ng_latency_check_writable(const char *root)
+/* The directory the matrix is saved in, opened inside root (made when
+ * missing), the file's name in it and the temporary name beside it: the
+ * descriptor or -errno. */
+static int open_latency_dir(const char *root, char name[NAME_MAX + 1], char tmp[NAME_MAX + 8])
 {
         struct ng_path *p;
         int r = ng_path_new(root, &p);
         if (r < 0)
                 return r;
-        char name[NAME_MAX + 1], tmp[NAME_MAX + 8];
-        _cleanup_close_ int dir = ng_path_open_parent(p, true, name, sizeof(name), "%s", NG_LATENCY_FILE);
+        int dir = ng_path_open_parent(p, true, name, NAME_MAX + 1, "%s", NG_LATENCY_FILE);
         ng_path_free(p);
+        if (dir >= 0)
+                snprintf(tmp, NAME_MAX + 8, "%s.new", name);
+        return dir;
+}
+
+int ng_latency_check_writable(const char *root)
+{
+        char name[NAME_MAX + 1], tmp[NAME_MAX + 8];
+        _cleanup_close_ int dir = open_latency_dir(root, name, tmp);
         if (dir < 0)
                 return dir;
-        snprintf(tmp, sizeof(tmp), "%s.new", name);
         if (unlinkat(dir, tmp, 0) < 0 && errno != ENOENT)
                 return -errno;
         int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -403,17 +413,12 @@ int ng_latency_write(const char *root, const struct ng_latency *m)
 {
         /* Under a tree, var/lib may not exist yet; made inside it, and
          * nothing the tree holds leads the write out of it (ng-path.h). */
-        struct ng_path *p;
-        int r = ng_path_new(root, &p);
-        if (r < 0)
-                return r;
         char name[NAME_MAX + 1], tmp[NAME_MAX + 8];
-        _cleanup_close_ int dir = ng_path_open_parent(p, true, name, sizeof(name), "%s", NG_LATENCY_FILE);
-        ng_path_free(p);
+        _cleanup_close_ int dir = open_latency_dir(root, name, tmp);
         if (dir < 0)
                 return dir;
-        snprintf(tmp, sizeof(tmp), "%s.new", name);
         _cleanup_free_ char *text = NULL;
+        int r;
         if ((r = ng_latency_format(m, &text)) < 0)
                 return r;
         if (unlinkat(dir, tmp, 0) < 0 && errno != ENOENT)
