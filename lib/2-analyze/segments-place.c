@@ -260,8 +260,9 @@ static const struct ng_sample *whole_sample(const struct ng_snapshot *s, const s
 static int place_whole(struct ng_segment *seg, const struct ng_sample *smp, uint64_t counter)
 {
         double frac = smp->asked ? (double) smp->present / (double) smp->asked : 0;
+        bool counted = seg->resident_source == NG_SOURCE_COUNTER;       /* counter, 0 included */
         uint64_t resident;
-        if (counter || seg->resident_source == NG_SOURCE_COUNTER)
+        if (counted)
                 resident = counter;
         else if (seg->kind == NG_SEG_FILE && seg->allocated_bytes)
                 resident = (uint64_t) ((double) seg->allocated_bytes * frac);
@@ -274,10 +275,10 @@ static int place_whole(struct ng_segment *seg, const struct ng_sample *smp, uint
                         return -ENOMEM;
                 seg->resident_bytes += bytes;
         }
-        if (seg->resident_source != NG_SOURCE_COUNTER)
-                seg->resident_source = NG_SOURCE_SEGMENT;
-        else
+        if (counted)
                 seg->resident_bytes = resident;
+        else
+                seg->resident_source = NG_SOURCE_SEGMENT;
         seg->placement_source = NG_SOURCE_SEGMENT;
         seg->placement_coverage = 1;
         seg->method = smp->exact ? NG_METHOD_EXACT : NG_METHOD_SAMPLED;
