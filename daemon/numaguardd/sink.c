@@ -59,6 +59,7 @@ static const char *const raised_ids[NG_CODE_MAX_] = {
         [NG_CODE_ZONE_RECLAIM_ON] = "3a6f2c9e8b1d4f07a5e4c3b2d1f09e68",
         [NG_CODE_HUGEPAGE_OVERCOMMIT] = "b7c41e0f93d24a68815e2d6c0af3b915",
         [NG_CODE_THP_NOT_AS_VENDOR] = "5e9d27b4a0c64f13b8e6f1a2c7d04b59",
+        [NG_CODE_HUGEPAGE_NOT_PERMITTED] = "046861b6e6e94a7db037874237fe9c18",
 };
 #define CLEARED_ID "4491951522f942d38dd118ae985ee4f0"
 /* MESSAGE_ID and NUMAGUARD_EVENT of the daemon's own events, in

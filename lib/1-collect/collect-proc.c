@@ -319,6 +319,11 @@ int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
                 pr->ipc_ns = c->s->ipc_ns;
                 pr->mnt_ns = c->s->mnt_ns;
         }
+        if (ng_engine_main_locking(pr->name) && ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/%d/limits", pid) >= 0) {
+                uint64_t hard;
+                pr->has_memlock = ng_parse_pid_limit(buf, "Max locked memory", &pr->memlock_soft_bytes, &hard) == 0;
+                free(buf);
+        }
         /* Where a database's threads run prices its placement; other
          * processes' threads are not worth a read each. */
         if (ng_proc_maps_segment(pr) && ng_collect_read_tasks(c, pr) == -ENOMEM)

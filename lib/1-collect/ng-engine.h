@@ -54,6 +54,13 @@ struct ng_engine {
         /* What its vendor asks of /sys/kernel/mm/transparent_hugepage/
          * enabled ("never"), NULL when the vendor documents nothing. */
         const char *thp_enabled;
+        /* Its SysV shared memory is locked up to the memlock limit of its
+         * main process (Oracle: what the limit does not cover stays out of
+         * large pages); the collector reads that limit. */
+        bool locks_sga;
+        /* How to give its user the right to SysV SHM_HUGETLB segments, in
+         * its vendor's words (HUGEPAGE_NOT_PERMITTED); NULL: the generic. */
+        const char *hugetlb_shm_fix;
 };
 
 /* The table, in the order discovery tries it, and its length. */
@@ -72,6 +79,14 @@ const struct ng_engine *ng_engine_needing_libnuma(const char *type);
 /* The THP setting the vendor of the engine of instances of this type asks
  * for, or NULL. */
 const char *ng_engine_thp_wanted(const char *type);
+/* The hugetlb_shm_fix of the engine of instances of this type, or NULL. */
+const char *ng_engine_hugetlb_shm_fix(const char *type);
+/* Whether the engine of instances of this type locks its SysV shared
+ * memory up to its memlock limit. */
+bool ng_engine_locks_sga(const char *type);
+/* Whether the process of this full name is the main process of an engine
+ * that locks its shared memory (its limits are read). */
+bool ng_engine_main_locking(const char *name);
 /* The engine whose shared memory granules this file is (by its path), or
  * NULL. */
 const struct ng_engine *ng_engine_of_granule(const char *path);

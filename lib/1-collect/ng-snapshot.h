@@ -105,6 +105,11 @@ struct ng_knobs {
         int64_t nr_hugepages;   /* /proc/sys/vm/nr_hugepages, -1 when absent */
         char thp_enabled[16];   /* "always", "madvise", "never", "" when absent */
         int zone_reclaim_mode;  /* /proc/sys/vm/zone_reclaim_mode, -1 when absent */
+        /* /proc/sys/vm/hugetlb_shm_group: the group whose members may
+         * create SysV SHM_HUGETLB segments; -1 when absent. */
+        int64_t hugetlb_shm_group;
+        /* /proc/sys/kernel/osrelease: its major and minor, 0 unknown. */
+        unsigned kernel_major, kernel_minor;
 };
 
 enum ng_shm_file_kind {
@@ -217,6 +222,11 @@ struct ng_proc {
          * ns/mnt), read for the processes that map a segment or run a
          * database; else, and where unreadable, numaguard's own. 0 unknown. */
         uint64_t ipc_ns, mnt_ns;
+        /* Its "Max locked memory" soft limit (/proc/PID/limits), in bytes,
+         * UINT64_MAX unlimited; read only for the main processes of the
+         * engines that lock their shared memory (ng-engine.h). */
+        bool has_memlock;
+        uint64_t memlock_soft_bytes;
 };
 
 struct ng_collect_cost {

@@ -31,6 +31,7 @@ static const char *const code_names[NG_CODE_MAX_] = {
         [NG_CODE_ZONE_RECLAIM_ON] = "ZONE_RECLAIM_ON",
         [NG_CODE_HUGEPAGE_OVERCOMMIT] = "HUGEPAGE_OVERCOMMIT",
         [NG_CODE_THP_NOT_AS_VENDOR] = "THP_NOT_AS_VENDOR",
+        [NG_CODE_HUGEPAGE_NOT_PERMITTED] = "HUGEPAGE_NOT_PERMITTED",
 };
 
 const char *ng_code_name(enum ng_code c)

@@ -51,6 +51,7 @@ enum ng_code {
         NG_CODE_ZONE_RECLAIM_ON,
         NG_CODE_HUGEPAGE_OVERCOMMIT,
         NG_CODE_THP_NOT_AS_VENDOR,
+        NG_CODE_HUGEPAGE_NOT_PERMITTED,
         NG_CODE_MAX_,
 };
 

@@ -310,6 +310,18 @@ void ng_collect_knobs(struct collector *c)
                 ? (int64_t) (v > INT64_MAX ? INT64_MAX : v) : -1;
         k->zone_reclaim_mode = ng_path_read_u64(c->reads, &v, NG_PROC_DIR "/sys/vm/zone_reclaim_mode") >= 0
                 ? (int) (v > 255 ? 255 : v) : -1;
+        k->hugetlb_shm_group = ng_path_read_u64(c->reads, &v, NG_PROC_DIR "/sys/vm/hugetlb_shm_group") >= 0
+                ? (int64_t) (v > UINT32_MAX ? -1 : (int64_t) v) : -1;
+        if (ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/sys/kernel/osrelease") >= 0) {
+                const char *p = buf;
+                uint64_t major, minor;
+                if (ng_parse_u64(&p, &major) == 0 && *p++ == '.' && ng_parse_u64(&p, &minor) == 0 &&
+                    major < 1000 && minor < 1000) {
+                        k->kernel_major = (unsigned) major;
+                        k->kernel_minor = (unsigned) minor;
+                }
+                free(buf);
+        }
         if (ng_collect_read(c, &buf, NULL, NG_SYS_THP_ENABLED) >= 0) {
                 if (ng_parse_bracketed_choice(buf, k->thp_enabled, sizeof(k->thp_enabled)) < 0)
                         k->thp_enabled[0] = '\0';

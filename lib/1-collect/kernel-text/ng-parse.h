@@ -80,6 +80,13 @@ int ng_parse_pid_stat(const char *buf, struct ng_pid_stat *ret);
 int ng_parse_pid_status(const char *buf, struct ng_pid_status *ret);
 void ng_pid_status_done(struct ng_pid_status *st);
 
+/* ---- /proc/<pid>/limits ---- */
+
+/* The soft and hard values of the limit named name ("Max locked memory"),
+ * UINT64_MAX for "unlimited": 0, -ENOENT when no line names it, -EINVAL
+ * when its values do not parse. */
+int ng_parse_pid_limit(const char *buf, const char *name, uint64_t *ret_soft, uint64_t *ret_hard);
+
 /* ---- /proc/<pid>/cmdline ---- */
 
 /* NULs become spaces, trailing NULs dropped; returns a malloc'd string. */

@@ -375,3 +375,44 @@ int ng_parse_lines(const char *buf, size_t item_size, ng_line_fn fn, void *userd
         *ret_n = n;
         return 0;
 }
+
+/* ---- /proc/<pid>/limits ---- */
+
+/* "unlimited" or a number, then a blank or the end. */
+static int limit_value(const char **p, uint64_t *ret)
+{
+        while (is_blank(**p))
+                (*p)++;
+        if (!strncmp(*p, "unlimited", 9) && (is_space((*p)[9]) || !(*p)[9])) {
+                *p += 9;
+                *ret = UINT64_MAX;
+                return 0;
+        }
+        if (ng_parse_u64(p, ret) < 0 || !(is_space(**p) || !**p))
+                return -EINVAL;
+        return 0;
+}
+
+int ng_parse_pid_limit(const char *buf, const char *name, uint64_t *ret_soft, uint64_t *ret_hard)
+{
+        size_t len = strlen(name);
+        for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+                /* The name, padded with blanks to its column; a name
+                 * that goes on ("Max locked" of "Max locked memory") is
+                 * another. */
+                if (strncmp(p, name, len) || !is_blank(p[len]))
+                        continue;
+                const char *v = p + len;
+                while (is_blank(*v))
+                        v++;
+                if (!is_digit(*v) && strncmp(v, "unlimited", 9))
+                        continue;
+                uint64_t soft, hard;
+                if (limit_value(&v, &soft) < 0 || limit_value(&v, &hard) < 0)
+                        return -EINVAL;
+                *ret_soft = soft;
+                *ret_hard = hard;
+                return 0;
+        }
+        return -ENOENT;
+}
