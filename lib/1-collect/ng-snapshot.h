@@ -47,6 +47,11 @@ struct ng_node {
         /* The kernel's high watermark: the "high" of the node's zones in
          * /proc/zoneinfo, summed, in base (4 KiB) pages; 0 when unknown. */
         uint64_t high_wmark_pages;
+        /* Its "promo" watermarks summed the same way, kept only for a node
+         * of the fastest of two or more memory tiers (the node pages are
+         * promoted into, which ng_node_free_floor() keeps above it); 0
+         * otherwise or unknown. */
+        uint64_t promo_wmark_pages;
         /* The firmware's HMAT for this node's memory: access[0] (any
          * initiator) and access[1] (CPU initiators); present false when
          * the kernel exports none. */
@@ -370,8 +375,10 @@ const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid);
 /* The node's pool of page_kib pages, or NULL. */
 const struct ng_hugepool *ng_node_pool(const struct ng_node *nd, uint64_t page_kib);
 /* The free-memory floor of a node: configured_bytes, or for
- * NG_FREE_FLOOR_AUTO (ng-config.h) the larger of the node's high watermark
- * and 3 % of its MemTotal, at most 1 GiB (1 GiB when MemTotal is unknown). */
+ * NG_FREE_FLOOR_AUTO (ng-config.h) the largest of the node's high
+ * watermark, its promo watermark when it is in the fastest of several
+ * memory tiers (promo_wmark_pages), and 3 % of its MemTotal, at most 1 GiB
+ * (1 GiB when MemTotal is unknown). */
 uint64_t ng_node_free_floor(uint64_t configured_bytes, const struct ng_node *nd);
 /* What nd can give: its memory, its floor from floor_bytes (as
  * ng_node_free_floor()) and its pool of page_kib pages (0: none asked).

@@ -7,6 +7,16 @@
  * that a value nobody could read is unknown everywhere, never 0. A fixed
  * 1 GiB floor refused every correction on nodes under about 1.5 GiB; auto
  * fits the node.
+ *
+ * The floor applies per memory tier: on a host with several tiers a node
+ * of the fastest one is where NUMA balancing in tiering mode promotes hot
+ * pages from the slower tiers, only while the node's free memory is above
+ * its promo watermark, and where kswapd then reclaims (demotes) down to
+ * that mark (mm/vmscan.c pgdat_balanced, Linux 5.18 and later). A pool or
+ * a move that took such a node to its high watermark would stop promotion
+ * and start demotion: its auto floor is at least the promo watermark.
+ * Nodes of slower tiers keep the high watermark; a pool is never planned
+ * there unless nodes= names it (plan.c), nor a move (act-rebalance-plan.c).
  */
 
 #include <assert.h>
@@ -51,6 +61,10 @@ uint64_t ng_node_free_floor(uint64_t configured_bytes, const struct ng_node *nd)
                 return FLOOR_CAP_BYTES;
         uint64_t floor = total.v / 100 * 3, wmark;
         if (ng_mul_u64(nd->high_wmark_pages, 4096, &wmark) && wmark > floor)
+                floor = wmark;
+        /* The floor per tier: a node of the fastest tier keeps its promo
+         * watermark too (set only for such nodes). */
+        if (ng_mul_u64(nd->promo_wmark_pages, 4096, &wmark) && wmark > floor)
                 floor = wmark;
         return floor < FLOOR_CAP_BYTES ? floor : FLOOR_CAP_BYTES;
 }

@@ -693,6 +693,14 @@ START_TEST(free_floor_fits_the_node)
         /* 64 GiB node: capped at 1 GiB. */
         nd.meminfo.f[0].value = UINT64_C(64) << 20;
         ck_assert_uint_eq(ng_node_free_floor(NG_FREE_FLOOR_AUTO, &nd), GiB);
+        /* A node of the fastest of several tiers keeps its promo
+         * watermark when it is above the rest. */
+        nd.meminfo.f[0].value = 469504;
+        nd.promo_wmark_pages = 12000;
+        ck_assert_uint_eq(ng_node_free_floor(NG_FREE_FLOOR_AUTO, &nd), 12000 * 4096);
+        nd.promo_wmark_pages = 9000;
+        ck_assert_uint_eq(ng_node_free_floor(NG_FREE_FLOOR_AUTO, &nd), 10000 * 4096);
+        nd.meminfo.f[0].value = UINT64_C(64) << 20;
         /* An explicit value wins, whatever the node. */
         ck_assert_uint_eq(ng_node_free_floor(256 * MiB, &nd), 256 * MiB);
         ck_assert_uint_eq(ng_node_free_floor(0, &nd), 0);

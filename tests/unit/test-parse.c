@@ -514,7 +514,12 @@ START_TEST(test_zoneinfo_high)
         ck_assert_int_eq(ng_parse_zoneinfo_high(buf, 0, &pages), 0);
         ck_assert_uint_eq(pages, 25373);
         ck_assert_int_eq(ng_parse_zoneinfo_high(buf, 1, &pages), -ENOENT);
+        /* promo 44 + 9212 + 20308 + 32 + 0 (Linux 5.18 and later). */
+        ck_assert_int_eq(ng_parse_zoneinfo_promo(buf, 0, &pages), 0);
+        ck_assert_uint_eq(pages, 29596);
         free(buf);
+        /* A kernel before 5.18: no promo line. */
+        ck_assert_int_eq(ng_parse_zoneinfo_promo("Node 0, zone Normal\n        high     9\n", 0, &pages), -ENOENT);
         ck_assert_int_eq(ng_parse_zoneinfo_high("Node 1, zone Normal\n  pages free 5\n        high     7\n"
                                                 "Node 2, zone Normal\n        high     9\n", 1, &pages), 0);
         ck_assert_uint_eq(pages, 7);

@@ -285,6 +285,10 @@ int ng_collect_topology(struct collector *c)
                         if (ng_parse_zoneinfo_high(buf, t->nodes[i].id, &pages) >= 0 &&
                             pages <= NG_PLAUSIBLE_MAX_KIB / 4)
                                 t->nodes[i].high_wmark_pages = pages;
+                        if (t->n_tiers >= 2 && t->nodes[i].tier == t->tiers[0].id &&
+                            ng_parse_zoneinfo_promo(buf, t->nodes[i].id, &pages) >= 0 &&
+                            pages <= NG_PLAUSIBLE_MAX_KIB / 4)
+                                t->nodes[i].promo_wmark_pages = pages;
                 }
                 free(buf);
         }

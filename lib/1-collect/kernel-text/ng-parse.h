@@ -54,6 +54,10 @@ int ng_parse_meminfo(const char *buf, struct ng_meminfo *ret);
  * /proc/zoneinfo text; -ENOENT when no zone of that node has one, -ERANGE
  * on overflow. */
 int ng_parse_zoneinfo_high(const char *buf, int node, uint64_t *ret_pages);
+/* The same for the "promo" watermarks (Linux 5.18 and later: the free
+ * memory above which NUMA balancing in tiering mode promotes pages into the
+ * node, and down to which kswapd then reclaims). */
+int ng_parse_zoneinfo_promo(const char *buf, int node, uint64_t *ret_pages);
 
 /* ---- /proc/sysvipc/shm ---- */
 

@@ -2,6 +2,7 @@
 /* Small parsing helpers and /proc/meminfo (also node meminfo). */
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,8 +179,9 @@ void ng_unescape_octal(char *s)
 
 /* ---- zoneinfo ---- */
 
-int ng_parse_zoneinfo_high(const char *buf, int node, uint64_t *ret_pages)
+static int zoneinfo_mark(const char *buf, int node, const char *mark, uint64_t *ret_pages)
 {
+        size_t ml = strlen(mark);
         uint64_t sum = 0;
         bool mine = false, any = false;
         if (!buf || !ret_pages)
@@ -194,9 +196,9 @@ int ng_parse_zoneinfo_high(const char *buf, int node, uint64_t *ret_pages)
                         while (q < end && is_blank(*q))
                                 q++;
                         /* "high     18" -- not the per-cpu "high:  0". */
-                        if (end - q > 4 && !strncmp(q, "high", 4) && is_blank(q[4])) {
+                        if (end - q > (ptrdiff_t) ml && !strncmp(q, mark, ml) && is_blank(q[ml])) {
                                 uint64_t v;
-                                q += 4;
+                                q += ml;
                                 while (q < end && is_blank(*q))
                                         q++;
                                 if (ng_parse_u64(&q, &v) >= 0 && (q == end || is_space(*q))) {
@@ -212,6 +214,16 @@ int ng_parse_zoneinfo_high(const char *buf, int node, uint64_t *ret_pages)
                 return -ENOENT;
         *ret_pages = sum;
         return 0;
+}
+
+int ng_parse_zoneinfo_high(const char *buf, int node, uint64_t *ret_pages)
+{
+        return zoneinfo_mark(buf, node, "high", ret_pages);
+}
+
+int ng_parse_zoneinfo_promo(const char *buf, int node, uint64_t *ret_pages)
+{
+        return zoneinfo_mark(buf, node, "promo", ret_pages);
 }
 
 /* ---- meminfo ---- */
