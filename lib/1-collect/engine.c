@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The table of database engines (ng-engine.h). */
+/* The table of database engines (engine.h). */
 
 #include <assert.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "ng-engine.h"
+#include "engine.h"
 
 static const char *const postgresql[] = { "postgres", "postmaster", NULL };
 static const char *const mysql[] = { "mysqld", "mariadbd", NULL };
