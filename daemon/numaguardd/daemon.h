@@ -3,19 +3,19 @@
 
 /*
  * numaguardd's modules (daemon/numaguardd/) share this header:
- *   manager.c  the Manager: sd-event loop, poll timer, signals, reload,
- *              watchdog, sd_notify
- *   alerts.c   finding -> alert transitions (raise/clear, damping)
- *   enforce.c  corrections in enforce mode
- *   sink.c     where alerts go: journald, syslog or a JSON-lines file,
- *              and whether each delivers
- *   syslog.c   /dev/log, written so that a failure is known
- *   server.c   the control socket (numaguardctl status/reload)
- *   listen.c   its place in the file system: the directory checked, the
- *              socket bound and handed to status_group without a race
- *   status.c   what `status` answers, text and JSON
- *   metrics.c  the Prometheus textfile, written atomically
- *   log.c      the daemon's own log lines
+ *   manager.c        the Manager: sd-event loop, poll timer, signals, reload,
+ *                    watchdog, sd_notify
+ *   alerts.c         finding -> alert transitions (raise/clear, damping)
+ *   enforce.c        corrections in enforce mode
+ *   sink.c           where alerts go: journald, syslog or a JSON-lines file,
+ *                    and whether each delivers
+ *   syslog.c         /dev/log, written so that a failure is known
+ *   server.c         the control socket (numaguardctl status/reload)
+ *   listen.c         its place in the file system: the directory checked, the
+ *                    socket bound and handed to status_group without a race
+ *   status-reply.c   what `status` answers, text and JSON
+ *   metrics-file.c   the Prometheus textfile, written atomically
+ *   log.c            the daemon's own log lines
  * Calls go one way: manager.c calls the others; server.c reaches the
  * Manager only through the handler it is given.
  * All state lives in struct manager; nothing here is a mutable global except
@@ -281,7 +281,7 @@ struct manager;
 void enforce_run(struct manager *m, const struct ng_snapshot *s, const struct ng_audit *a);
 void enforce_table_free(struct enforce_table *t);
 
-/* ---- metrics.c ---------------------------------------------------------- */
+/* ---- metrics-file.c ---------------------------------------------------- */
 
 struct manager;
 /* Writes the metrics file of the last poll (temp file + rename). Empty path:
@@ -291,7 +291,7 @@ int metrics_write(const struct manager *m, const char *path);
  * numaguard_stopped_timestamp_seconds, the last poll's timestamp. */
 int metrics_write_stopped(const struct manager *m, const char *path);
 
-/* ---- status.c ----------------------------------------------------------- */
+/* ---- status-reply.c ---------------------------------------------------- */
 
 int status_render_text(const struct manager *m, FILE *f);
 int status_render_json(const struct manager *m, FILE *f);
@@ -403,7 +403,7 @@ uint64_t now_cpu_usec(void);
 uint64_t now_thread_cpu_usec(void);
 
 /* How long the running poll has read nothing, 0 when none runs. Inline:
- * status.c and metrics.c read it, and manager.c calls them. */
+ * status-reply.c and metrics-file.c read it, and manager.c calls them. */
 static inline uint64_t manager_stalled_usec(const struct manager *m)
 {
         if (!m->worker_busy)

@@ -4,7 +4,7 @@
  * Under systemd stderr is a journal stream: a "<N>" prefix sets the priority
  * of each line (sd-daemon(3)). Elsewhere the line is printed as is. A line
  * may name a process, a file or an instance that others chose: it is
- * escaped (ng-text.h), so that no name can start a line of its own or
+ * escaped (text.h), so that no name can start a line of its own or
  * reach a terminal's control sequences.
  */
 
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
-#include "ng-text.h"
+#include "text.h"
 
 static int max_level = LOG_INFO;
 

@@ -431,7 +431,7 @@ int manager_run(struct manager *m)
         if (r < 0)
                 return log_error_errno(r, "Event loop failed");
         /* Stopped on purpose: the metrics say so, and the NumaguardDown
-         * rule stays silent (metrics.c). */
+         * rule stays silent (metrics-file.c). */
         if (m->stopping) {
                 int w = metrics_write_stopped(m, m->config->metrics_file);
                 if (w < 0)

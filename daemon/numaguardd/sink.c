@@ -9,7 +9,7 @@
  * not take goes to the other, then to standard error, and the change is
  * said once (health[]: status, numaguard_alert_sink_up).
  *
- * Names in an alert are chosen by others (ng-text.h): MESSAGE, which
+ * Names in an alert are chosen by others (text.h): MESSAGE, which
  * journalctl, syslog and terminals show, is escaped; the NUMAGUARD_* fields
  * keep the bytes (sd_journal_sendv() sends a field with a newline in it as
  * binary, whole), except in the file sink's JSON, which must be UTF-8.
@@ -28,7 +28,7 @@
 
 #include "daemon.h"
 #include "ng-action.h"
-#include "ng-text.h"
+#include "text.h"
 
 #define MAX_FIELDS 20
 /* NUMAGUARD_WRITE fields of a correction, at most. */

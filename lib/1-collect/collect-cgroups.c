@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "collect-internal.h"
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-snapshot.h"
-#include "ng-units.h"
+#include "units.h"
 
 /* ---- cgroups ---- */
 

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "collect-internal.h"
-#include "ng-engine.h"
-#include "ng-parse.h"
+#include "engine.h"
+#include "parse.h"
 
 void ng_proc_set_name(struct ng_proc *pr)
 {

@@ -12,9 +12,9 @@
 
 #include "collect-internal.h"
 #include "path-internal.h"
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-snapshot.h"
-#include "ng-units.h"
+#include "units.h"
 
 /* A file of a tree that is not what the kernel would show there (a FIFO,
  * a link that loops, a file where a directory must be) is a problem that

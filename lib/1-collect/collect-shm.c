@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 
 #include "collect-internal.h"
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-snapshot.h"
-#include "ng-units.h"
+#include "units.h"
 
 /* Bounds against hostile or absurd trees. */
 #define MAX_SHM_FILES 100000

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The table of database engines (ng-engine.h). */
+/* The table of database engines (engine.h). */
 
 #include <assert.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "ng-engine.h"
+#include "engine.h"
 
 #define ORACLE_SHM_FIX "set vm.hugetlb_shm_group to the gid of the oinstall group (sysctl.d) and memlock for " \
         "oracle in /etc/security/limits.conf to at least the SGA (its installation guide: 90 % of RAM), then restart"

@@ -273,7 +273,7 @@ struct ng_collect_opts {
         uint64_t min_private_bytes;     /* private anon mappings kept from maps */
         /* fnmatch(3) globs of the processes whose large private mappings
          * count as segments (InnoDB's buffer pool); NULL: the processes of
-         * the engines with a private_heap (ng-engine.h). */
+         * the engines with a private_heap (engine.h). */
         const char *const *private_comms;
         size_t n_private_comms;
         bool skip_procs;                /* topology only */

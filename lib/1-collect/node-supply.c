@@ -23,7 +23,7 @@
 
 #include "ng-config.h"
 #include "ng-snapshot.h"
-#include "ng-units.h"
+#include "units.h"
 
 #define FLOOR_CAP_BYTES (UINT64_C(1) << 30)
 

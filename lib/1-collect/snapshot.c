@@ -18,9 +18,9 @@
 #include "collect-internal.h"
 #include "ng-latency.h"
 #include "ng-snapshot.h"
-#include "ng-units.h"
-#include "ng-sample.h"
-#include "ng-parse.h"
+#include "units.h"
+#include "sample.h"
+#include "parse.h"
 #include "owner-internal.h"
 #include "path-internal.h"
 

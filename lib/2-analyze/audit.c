@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "audit-internal.h"
-#include "ng-engine.h"
+#include "engine.h"
 
 /* ---- process sets ---- */
 

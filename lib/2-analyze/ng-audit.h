@@ -82,7 +82,7 @@ enum ng_instance_origin {
 struct ng_instance {
         char name[NG_INSTANCE_NAME_MAX + 1];
         enum ng_instance_origin origin;
-        const char *type;       /* an engine's (ng-engine.h), "configured" or "unclaimed" */
+        const char *type;       /* an engine's (engine.h), "configured" or "unclaimed" */
         const struct ng_instance_config *cfg;   /* effective settings; never NULL */
         pid_t main_pid;         /* 0 when none */
         pid_t *pids;            /* pid order */

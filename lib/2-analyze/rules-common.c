@@ -11,7 +11,7 @@
 
 #include "audit-internal.h"
 #include "ng-format.h"
-#include "ng-units.h"
+#include "units.h"
 #include "rules-internal.h"
 
 int ng_rules_add(struct audit_ctx *ctx, enum ng_code code, enum ng_severity sev, const struct ng_instance *in,

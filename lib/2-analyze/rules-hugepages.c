@@ -13,7 +13,7 @@
 #include "audit-internal.h"
 #include "ng-engine.h"
 #include "ng-format.h"
-#include "ng-units.h"
+#include "units.h"
 #include "rules-internal.h"
 
 /* ---- hugepages ---- */

@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "audit-internal.h"
-#include "ng-engine.h"
+#include "engine.h"
 #include "ng-format.h"
-#include "ng-units.h"
+#include "units.h"
 #include "rules-internal.h"
 
 /* NODE_PRESSURE on small nodes: the floor is at most this share of the node. */

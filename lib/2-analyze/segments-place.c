@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "ng-units.h"
+#include "units.h"
 #include "segments-internal.h"
 
 /* A file is its device and inode. A tree's copies keep no inode of the

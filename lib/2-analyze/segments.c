@@ -10,7 +10,7 @@
 
 #include "ng-segments.h"
 #include "segments-internal.h"
-#include "ng-units.h"
+#include "units.h"
 
 #define MAX_SEGMENTS 1000000
 

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "ng-metrics.h"
-#include "ng-text.h"
-#include "ng-units.h"
+#include "text.h"
+#include "units.h"
 
 void ng_metrics_escape(const char *v, char *buf, size_t size)
 {

@@ -10,10 +10,10 @@
 
 #include "cleanup.h"
 #include "ng-audit.h"
-#include "ng-engine.h"
+#include "engine.h"
 #include "ng-report.h"
-#include "ng-text.h"
-#include "ng-units.h"
+#include "text.h"
+#include "units.h"
 
 static const char *origin_name(enum ng_instance_origin o)
 {
@@ -196,7 +196,7 @@ static void owner_value(const struct ng_owner *ow, bool mems, char *buf, size_t 
 }
 
 /* The owner's name, file and error are text others may choose (a user's
- * unit, a delegated cgroup): escaped like every name (ng-text.h). */
+ * unit, a delegated cgroup): escaped like every name (text.h). */
 static void print_owner(const struct ng_owner *ow, FILE *f)
 {
         char c[160], m[160];

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ng-report.h"
-#include "ng-text.h"
+#include "text.h"
 
 static void max_distances(const struct ng_snapshot *s, uint64_t *ret_local, uint64_t *ret_max)
 {

@@ -13,7 +13,7 @@
 #include <strings.h>
 
 #include "ng-act-hugepages.h"
-#include "ng-units.h"
+#include "units.h"
 
 #define MIB (UINT64_C(1) << 20)
 /* Larger than any hugepage size a kernel offers (16 GiB on POWER). */

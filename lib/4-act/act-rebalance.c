@@ -57,7 +57,7 @@
 
 #include "act-rebalance-internal.h"
 #include "ng-format.h"
-#include "ng-units.h"
+#include "units.h"
 
 #define MAX_BATCH_PAGES 65536
 

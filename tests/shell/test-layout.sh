@@ -7,13 +7,15 @@
 #  - no .c file in lib/ or daemon/ is over MAX_LINES (600) lines: a bigger
 #    one is split along its seams (docs/ARCHITECTURE.md);
 #  - the database engines' process names are spelled in one table
-#    (lib/1-collect/engine.c), nowhere else in lib/.
+#    (lib/1-collect/engine.c), nowhere else in lib/;
+#  - no two source files share a name, and the ng- prefix marks exactly
+#    the public headers (those lib/numaguard.h includes).
 # BUILD: build directory (default build).
 set -u
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
-echo "1..11"
+echo "1..13"
 command -v nm >/dev/null && command -v tsort >/dev/null || { echo "skip layout: nm or tsort missing"; exit 77; }
 
 stages=()
@@ -76,9 +78,10 @@ acyclic() {     # NAME EDGES: the file graph has no circle
         else fail "$name-no-circle" "$(sed "s|$B/||g" <<<"$out" | tr '\n' ' ')"; fi
 }
 acyclic lib "$libedges"
-for prog in numaguardctl numaguardd; do
-        objs=("$B/daemon/$prog/"*.o)
-        [ -e "${objs[0]}" ] || { fail "$prog-no-circle" "no objects under $B/daemon/$prog"; continue; }
+for prog in cli:numaguardctl numaguardd:numaguardd; do
+        dir=${prog%%:*} prog=${prog#*:}
+        objs=("$B/daemon/$dir/"*.o)
+        [ -e "${objs[0]}" ] || { fail "$prog-no-circle" "no objects under $B/daemon/$dir"; continue; }
         acyclic "$prog" "$(edges "${objs[@]}")"
 done
 
@@ -104,6 +107,18 @@ else fail "size-check-reports-big-file" "a file of $((MAX_LINES + 1)) lines pass
 spelled=$(cd "$SRC" && grep -rlE '"ora_|mysqld|mariadbd|hdb|postgres' lib | grep -vx 'lib/1-collect/engine.c' | tr '\n' ' ')
 if [ -z "$spelled" ] && grep -q '"mysqld"' "$SRC/lib/1-collect/engine.c"; then pass "engines-one-table"
 else fail "engines-one-table" "engine names outside lib/1-collect/engine.c: ${spelled:-(the table names none)}"; fi
+
+# Names: a file name says which file it is, in the whole tree of sources
+# (lib/ and both programs); the ng- prefix marks the public headers, the
+# ones lib/numaguard.h includes, and no private one.
+dups=$(cd "$SRC" && find lib daemon -name '*.[ch]' -printf '%f\n' | sort | uniq -d | tr '\n' ' ')
+if [ -z "$dups" ] && [ ${#cfiles[@]} -gt 0 ]; then pass "file-names-unique"
+else fail "file-names-unique" "names used twice: ${dups:-(no sources found)}"; fi
+public=$(sed -n 's/^#include "\(ng-[a-z0-9-]*\.h\)"$/\1/p' "$SRC/lib/numaguard.h" | sort)
+prefixed=$(cd "$SRC" && find lib -name 'ng-*.h' -printf '%f\n' | sort)
+if [ -n "$public" ] && [ "$public" = "$prefixed" ]; then pass "ng-prefix-is-public"
+else fail "ng-prefix-is-public" "public but unprefixed or missing: $(comm -23 <(echo "$public") <(echo "$prefixed") | tr '\n' ' ');\
+ prefixed but private: $(comm -13 <(echo "$public") <(echo "$prefixed") | tr '\n' ' ')"; fi
 
 # The checks above can fail: a circle is reported.
 fake=$(printf 'a b f\nb a g\n')

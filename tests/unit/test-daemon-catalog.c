@@ -11,7 +11,7 @@
 #include "daemon.h"
 #include "ng-action.h"
 #include "ng-test.h"
-#include "ng-text.h"
+#include "text.h"
 
 #define CATALOG "systemd/numaguard.catalog"
 /* enum daemon_event: reload failed, poll failed, poll stuck. */

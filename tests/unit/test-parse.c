@@ -4,7 +4,7 @@
 
 #include <limits.h>
 
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-test.h"
 
 #define FX "tests/fixtures/text/"

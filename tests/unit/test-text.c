@@ -8,7 +8,7 @@
 #include "ng-audit.h"
 #include "ng-report.h"
 #include "ng-segments.h"
-#include "ng-text.h"
+#include "text.h"
 #include "snapshot-builder.h"
 
 /* What a process may call itself: Oracle's pmon with a hostile SID. */

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "collect-internal.h"
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-snapshot.h"
-#include "ng-units.h"
+#include "units.h"
 
 static int pool_cmp(const void *a, const void *b)
 {

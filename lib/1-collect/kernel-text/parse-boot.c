@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "ng-owner.h"
-#include "ng-parse.h"
+#include "parse.h"
 #include "owner-internal.h"
 #include "parse-internal.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ng-parse.h"
+#include "parse.h"
 #include "parse-internal.h"
 
 /* ---- /proc/sysvipc/shm ---- */

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "ng-parse.h"
+#include "parse.h"
 
 int ng_parse_hmat_value(const char *buf, int64_t *ret)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ng-parse.h"
+#include "parse.h"
 #include "parse-internal.h"
 
 static bool is_blank(char c)

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-path.h"
 #include "path-internal.h"
 

@@ -10,11 +10,11 @@
 #include <string.h>
 
 #include "collect-internal.h"
-#include "ng-engine.h"
-#include "ng-parse.h"
-#include "ng-sample.h"
+#include "engine.h"
+#include "parse.h"
+#include "sample.h"
 #include "ng-snapshot.h"
-#include "ng-units.h"
+#include "units.h"
 
 /* ---- processes ---- */
 

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "collect-internal.h"
-#include "ng-sample.h"
+#include "sample.h"
 #include "ng-snapshot.h"
 
 /* Samples at least this many pages of a small file, whatever its share. */

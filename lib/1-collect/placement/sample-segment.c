@@ -31,7 +31,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "ng-sample.h"
+#include "sample.h"
 
 /* Mapped at a time: our page tables for one window stay under 2 MiB even
  * when every sampled page is in a PMD of its own. */

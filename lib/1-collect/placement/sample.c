@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ng-sample.h"
+#include "sample.h"
 
 /* The kernel answers at most this many addresses per call without
  * chunking internally (DO_PAGES_STAT_CHUNK_NR is 16); 1024 keeps our own

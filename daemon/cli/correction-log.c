@@ -5,7 +5,7 @@
  * entry per action with its own MESSAGE_ID (journald, syslog without it, or
  * JSON lines to $NUMAGUARD_ACTION_LOG for tests). Paths, targets and
  * summaries name cgroups and instances that others may have named: the
- * text escapes them, the JSON keeps them UTF-8 (ng-text.h).
+ * text escapes them, the JSON keeps them UTF-8 (text.h).
  */
 
 #include <errno.h>
@@ -22,7 +22,7 @@
 
 #include "cleanup.h"
 #include "ctl.h"
-#include "ng-text.h"
+#include "text.h"
 
 /* Journal fields of one entry, collected before sending. */
 #define MAX_FIELDS 24

@@ -11,7 +11,7 @@
 #include <syslog.h>
 
 #include "ctl.h"
-#include "ng-text.h"
+#include "text.h"
 #include "ng-audit.h"
 #include "ng-config.h"
 #include "ng-report.h"
@@ -61,7 +61,7 @@ int ctl_print_json(struct json_object *o, FILE *f)
 {
         if (!o)
                 return -ENOMEM;
-        /* Names in it may be any bytes; JSON is UTF-8 (ng-text.h). */
+        /* Names in it may be any bytes; JSON is UTF-8 (text.h). */
         ng_json_utf8(o);
         fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE), f);
         fputc('\n', f);

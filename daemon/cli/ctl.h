@@ -76,7 +76,7 @@ struct ctl_opts {
         int n_args;
 };
 
-/* The reporting commands (report.c). */
+/* The reporting commands (cmd-report.c). */
 int ctl_audit(const struct ctl_opts *o);
 int ctl_topology(const struct ctl_opts *o);
 int ctl_segments(const struct ctl_opts *o);
@@ -86,14 +86,14 @@ int ctl_snapshot(const struct ctl_opts *o);
  * again when it fails (archive.c). 0, -EEXIST when out is there and not a
  * regular file or a link, or another -errno. */
 int ctl_pack_tree(const char *out, const char *dir);
-/* `status` and `reload`: requests to numaguardd's control socket (status.c). */
+/* `status` and `reload`: requests to numaguardd's control socket (cmd-status.c). */
 int ctl_status(const struct ctl_opts *o);
 int ctl_reload(const struct ctl_opts *o);
-/* `cpuset apply INSTANCE [--dry-run]` (cpuset.c). */
+/* `cpuset apply INSTANCE [--dry-run]` (cmd-cpuset.c). */
 int ctl_cpuset(const struct ctl_opts *o);
-/* `probe [--nodes LIST] [--size SIZE] [--save]` (probe.c). */
+/* `probe [--nodes LIST] [--size SIZE] [--save]` (cmd-probe.c). */
 int ctl_probe(const struct ctl_opts *o);
-/* `rebalance INSTANCE [--dry-run]` (rebalance.c). */
+/* `rebalance INSTANCE [--dry-run]` (cmd-rebalance.c). */
 int ctl_rebalance(const struct ctl_opts *o);
 /* Prints "numaguardctl: COMMAND: what was wrong (see 'numaguardctl help
  * COMMAND')" to stderr and returns NG_EXIT_UNKNOWN: a usage error. */
@@ -139,7 +139,7 @@ struct json_object *ctl_action_json(const struct ctl_opts *o, enum ng_correction
 void ctl_tree_path(const struct ctl_opts *o, const char *path, char *buf, size_t size);
 
 /* `hugepages reserve --size --pages [--node]` and `hugepages apply`
- * (hugepages.c); [--dry-run]. Return the exit status. */
+ * (cmd-hugepages.c); [--dry-run]. Return the exit status. */
 int ctl_hugepages_reserve(const struct ctl_opts *o);
 int ctl_hugepages_apply(const struct ctl_opts *o);
 

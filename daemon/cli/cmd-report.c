@@ -11,7 +11,7 @@
 #include "ng-config.h"
 #include "ng-plan.h"
 #include "ng-report.h"
-#include "ng-text.h"
+#include "text.h"
 
 static bool named(const struct ctl_opts *o, const char *name)
 {

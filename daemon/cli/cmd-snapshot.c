@@ -23,7 +23,7 @@
 
 #include "cleanup.h"
 #include "ctl.h"
-#include "ng-engine.h"
+#include "engine.h"
 #include "ng-audit.h"
 #include "ng-config.h"
 #include "ng-report.h"

@@ -4,7 +4,7 @@
  * cost, reloads), a topology summary, per-instance per-node placement bars
  * and the active alerts with the time they were raised. The JSON form is the
  * document of `numaguardctl audit --json` plus a "daemon" object. Names in
- * either are escaped for where they go (ng-text.h): the text lands on the
+ * either are escaped for where they go (text.h): the text lands on the
  * terminal of whoever runs `numaguardctl status`.
  */
 
@@ -17,7 +17,7 @@
 
 #include "daemon.h"
 #include "ng-report.h"
-#include "ng-text.h"
+#include "text.h"
 
 static void format_time(uint64_t usec, char *buf, size_t size)
 {

@@ -21,9 +21,9 @@
 #include "ng-act-rebalance.h"
 #include "ng-audit.h"
 #include "ng-config.h"
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-report.h"
-#include "ng-text.h"
+#include "text.h"
 
 /* The representative must still map every range where the plan found it:
  * moving through a remapped address would move someone else's pages. */
