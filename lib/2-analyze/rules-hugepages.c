@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "audit-internal.h"
-#include "ng-engine.h"
+#include "engine.h"
 #include "ng-format.h"
 #include "units.h"
 #include "rules-internal.h"

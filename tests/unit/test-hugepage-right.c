@@ -8,7 +8,7 @@
 #include "snapshot-builder.h"
 #include "ng-audit.h"
 #include "ng-config.h"
-#include "ng-parse.h"
+#include "parse.h"
 
 #define FX "tests/fixtures/text/"
 
