@@ -28,7 +28,7 @@
 #include "ng-config.h"
 #include "ng-report.h"
 #include "ng-snapshot.h"
-#include "path-internal.h"
+#include "path-open.h"
 
 struct stage {
         char dir[PATH_MAX];

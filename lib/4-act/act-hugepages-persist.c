@@ -16,7 +16,7 @@
 
 #include "ng-act-cpuset.h"
 #include "ng-act-hugepages.h"
-#include "owner-internal.h"
+#include "owner-lookup.h"
 
 #define HEADER "# Hugepage pools per node at boot, written by numaguardctl hugepages apply|reserve --persist.\n" \
                "# systemd-tmpfiles writes each line early in boot (tmpfiles.d(5), type w).\n"

@@ -7,13 +7,15 @@
 #  - no .c file in lib/ or daemon/ is over MAX_LINES (600) lines: a bigger
 #    one is split along its seams (docs/ARCHITECTURE.md);
 #  - the database engines' process names are spelled in one table
-#    (lib/1-collect/engine.c), nowhere else in lib/.
+#    (lib/1-collect/engine.c), nowhere else in lib/;
+#  - a stage's *-internal.h headers are its own: no file of another stage
+#    or of a program includes one (they use the stage's interfaces).
 # BUILD: build directory (default build).
 set -u
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
-echo "1..11"
+echo "1..13"
 command -v nm >/dev/null && command -v tsort >/dev/null || { echo "skip layout: nm or tsort missing"; exit 77; }
 
 stages=()
@@ -104,6 +106,30 @@ else fail "size-check-reports-big-file" "a file of $((MAX_LINES + 1)) lines pass
 spelled=$(cd "$SRC" && grep -rlE '"ora_|mysqld|mariadbd|hdb|postgres' lib | grep -vx 'lib/1-collect/engine.c' | tr '\n' ' ')
 if [ -z "$spelled" ] && grep -q '"mysqld"' "$SRC/lib/1-collect/engine.c"; then pass "engines-one-table"
 else fail "engines-one-table" "engine names outside lib/1-collect/engine.c: ${spelled:-(the table names none)}"; fi
+
+# A stage's *-internal.h is included only by its own files (its rooms are
+# its own); later stages and the programs use its interface headers.
+declare -A internal_of
+while IFS= read -r -d '' h; do
+        r=${h#"$SRC"/lib/}; internal_of[${h##*/}]=${r%%/*}
+done < <(find "$SRC/lib" -name '*-internal.h' -print0)
+cross_includes() {      # stdin: grep -n lines "FILE:N:#include ...": " FILE->HEADER" for each crossing
+        local f n inc h st
+        while IFS=: read -r f n inc; do
+                h=$(sed -n 's/^#include "\([^"]*\)".*/\1/p' <<<"$inc")
+                [ -n "$h" ] && [ -n "${internal_of[$h]:-}" ] || continue
+                case $f in lib/*) st=${f#lib/}; st=${st%%/*} ;; *) st=${f%/*} ;; esac
+                [ "$st" = "${internal_of[$h]}" ] || printf ' %s:%s->%s' "$f" "$n" "$h"
+        done
+}
+cross=$(cd "$SRC" && grep -rnE '^#include "[^"]*-internal\.h"' lib daemon | cross_includes)
+if [ ${#internal_of[@]} -gt 0 ] && [ -z "$cross" ]; then pass "internal-headers-stay-in-stage"
+else fail "internal-headers-stay-in-stage" "another stage's internals included:${cross:- (no *-internal.h found)}"; fi
+# ... and the check can fail: a later stage and a program including collect's.
+fake=$(printf 'lib/4-act/x.c:1:#include "owner-internal.h"\ndaemon/numaguardctl/y.c:2:#include "path-internal.h"\nlib/1-collect/owners/z.c:3:#include "owner-internal.h"\n')
+if [ "$(cross_includes <<<"$fake")" = " lib/4-act/x.c:1->owner-internal.h daemon/numaguardctl/y.c:2->path-internal.h" ]
+then pass "internal-check-reports-crossing"
+else fail "internal-check-reports-crossing" "got: $(cross_includes <<<"$fake")"; fi
 
 # The checks above can fail: a circle is reported.
 fake=$(printf 'a b f\nb a g\n')
