@@ -90,7 +90,7 @@ static struct json_object *plan_json(const struct ng_act_hugepages *a)
                 json_object_object_add(no, "nr_pages", json_object_new_uint64(n->nr_pages));
                 json_object_object_add(no, "free_pages", json_object_new_uint64(n->free_pages));
                 json_object_object_add(no, "in_use_pages", json_object_new_uint64(n->in_use_pages));
-                json_object_object_add(no, "mem_free_bytes", json_object_new_uint64(n->mem_free_bytes));
+                json_object_object_add(no, "mem_free_bytes", json_object_new_uint64(n->supply.free_bytes.v));
                 json_object_object_add(no, "asked_pages", json_object_new_uint64(n->asked_pages));
                 json_object_object_add(no, "target_pages", json_object_new_uint64(n->target_pages));
                 json_object_array_add(nodes, no);

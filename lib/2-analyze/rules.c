@@ -29,8 +29,10 @@
 static int rule_pagetables(struct audit_ctx *ctx)
 {
         const struct ng_snapshot *s = ctx->s;
-        uint64_t total_kib = ng_meminfo_value(&s->meminfo, "MemTotal"), pt_kib = ng_meminfo_value(&s->meminfo, "PageTables");
-        if (!s->has_meminfo || total_kib == 0)
+        struct ng_known_u64 total, free_b;
+        ng_host_memory(s, &total, &free_b);
+        uint64_t total_kib = total.v / 1024, pt_kib = ng_meminfo_value(&s->meminfo, "PageTables");
+        if (!total.known || total_kib == 0)
                 return 0;
         double limit = ctx->cfg->pagetable_share;
         const char *advice = "back the shared segment with hugepages: page tables shrink about 512-fold";

@@ -55,13 +55,15 @@ static void pools(FILE *f, const struct ng_snapshot *s)
 
 static void node_memory(FILE *f, const struct ng_snapshot *s)
 {
+        /* key NULL: total (total set) or free memory, from the node's supply. */
         static const struct {
                 const char *name, *key, *help;
+                bool total;
         } kinds[] = {
-                { "node_memory_total_bytes", "MemTotal", "Memory of the node." },
-                { "node_memory_free_bytes", "MemFree", "Free memory of the node." },
-                { "node_shmem_bytes", "Shmem", "Shared memory (tmpfs, SysV, shared anonymous) on the node." },
-                { "node_page_tables_bytes", "PageTables", "Page tables allocated on the node." },
+                { "node_memory_total_bytes", NULL, "Memory of the node.", true },
+                { "node_memory_free_bytes", NULL, "Free memory of the node.", false },
+                { "node_shmem_bytes", "Shmem", "Shared memory (tmpfs, SysV, shared anonymous) on the node.", false },
+                { "node_page_tables_bytes", "PageTables", "Page tables allocated on the node.", false },
         };
         for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
                 family(f, kinds[k].name, "gauge", kinds[k].help);
@@ -69,8 +71,11 @@ static void node_memory(FILE *f, const struct ng_snapshot *s)
                         const struct ng_node *nd = &s->topo.nodes[i];
                         if (!nd->has_meminfo)
                                 continue;
-                        fprintf(f, "numaguard_%s{node=\"%d\"} %" PRIu64 "\n", kinds[k].name, nd->id,
-                                ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, kinds[k].key)));
+                        struct ng_node_supply sup;
+                        ng_node_supply(nd, 0, 0, &sup);
+                        uint64_t bytes = kinds[k].key ? ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, kinds[k].key))
+                                       : kinds[k].total ? sup.total_bytes.v : sup.free_bytes.v;
+                        fprintf(f, "numaguard_%s{node=\"%d\"} %" PRIu64 "\n", kinds[k].name, nd->id, bytes);
                 }
         }
 }

@@ -479,8 +479,10 @@ struct json_object *ng_report_topology_json(const struct ng_snapshot *s)
         json_object_object_add(o, "nodes_online", json_list(&s->topo.online));
         json_object_object_add(o, "nodes_possible", json_list(&s->topo.possible));
         json_object_object_add(o, "cpus_online", json_list(&s->topo.cpus_online));
-        json_object_object_add(o, "mem_total_kib", json_meminfo(s->has_meminfo, &s->meminfo, "MemTotal"));
-        json_object_object_add(o, "mem_free_kib", json_meminfo(s->has_meminfo, &s->meminfo, "MemFree"));
+        struct ng_known_u64 total, free_b;
+        ng_host_memory(s, &total, &free_b);
+        json_object_object_add(o, "mem_total_kib", total.known ? json_u64(total.v / 1024) : NULL);
+        json_object_object_add(o, "mem_free_kib", free_b.known ? json_u64(free_b.v / 1024) : NULL);
         for (size_t i = 0; i < s->topo.n_nodes; i++)
                 json_object_array_add(nodes, node_json(s, &s->topo.nodes[i]));
         json_object_object_add(o, "nodes", nodes);
