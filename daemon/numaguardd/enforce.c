@@ -38,10 +38,8 @@ static struct enforce_entry *entry(struct enforce_table *t, const char *instance
         for (size_t i = 0; i < t->n; i++)
                 if (t->v[i].kind == k && !strcmp(t->v[i].instance, instance))
                         return &t->v[i];
-        struct enforce_entry *nv = realloc(t->v, (t->n + 1) * sizeof(*nv));
-        if (!nv)
+        if (ng_grow(&t->v, NULL, t->n, sizeof(*t->v), 0) < 0)
                 return NULL;
-        t->v = nv;
         struct enforce_entry *e = &t->v[t->n++];
         *e = (struct enforce_entry) { .kind = k };
         snprintf(e->instance, sizeof(e->instance), "%s", instance);
@@ -139,7 +137,7 @@ void enforce_run(struct manager *m, const struct ng_snapshot *s, const struct ng
 {
         if (m->config->mode != NG_MODE_ENFORCE)
                 return;
-        uint64_t now = now_monotonic_usec();
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
         struct ng_action_result *res = malloc(sizeof(*res));     /* ~300 KiB */
         if (!res) {
                 log_error_errno(-ENOMEM, "Enforcing, ignoring");

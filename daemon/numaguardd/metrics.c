@@ -103,7 +103,7 @@ static int render_stopped(const struct manager *m, FILE *f)
 {
         up(f, false);
         seconds(f, "stopped_timestamp_seconds", "When numaguardd stopped on purpose (Unix time).",
-                now_realtime_usec());
+                now_usec(CLOCK_REALTIME));
         if (m->last_poll_usec)
                 seconds(f, "last_poll_timestamp_seconds", "End of the last poll (Unix time).", m->last_poll_usec);
         return ferror(f) ? -EIO : 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ng-engine.h"
+#include "util.h"
 
 static const char *const postgresql[] = { "postgres", "postmaster", NULL };
 static const char *const mysql[] = { "mysqld", "mariadbd", NULL };
@@ -38,7 +39,7 @@ const struct ng_engine ng_engines[] = {
           .family = hana, .nested = false, .dir_shortopt = "--sid", .dir_longopt = "--sid" },
 };
 
-const size_t ng_n_engines = sizeof(ng_engines) / sizeof(ng_engines[0]);
+const size_t ng_n_engines = ELEMENTSOF(ng_engines);
 
 bool ng_engine_in_family(const struct ng_engine *e, const char *name)
 {

@@ -14,6 +14,7 @@
 #include "ng-metrics.h"
 #include "ng-text.h"
 #include "ng-units.h"
+#include "util.h"
 
 void ng_metrics_escape(const char *v, char *buf, size_t size)
 {
@@ -39,7 +40,7 @@ static void pools(FILE *f, const struct ng_snapshot *s)
                 { "node_hugepages_surplus", "Surplus (overcommitted) hugepages on the node.",
                   offsetof(struct ng_hugepool, surplus_pages) },
         };
-        for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
                 family(f, kinds[k].name, "gauge", kinds[k].help);
                 for (size_t i = 0; i < s->topo.n_nodes; i++) {
                         const struct ng_node *nd = &s->topo.nodes[i];
@@ -65,7 +66,7 @@ static void node_memory(FILE *f, const struct ng_snapshot *s)
                 { "node_shmem_bytes", "Shmem", "Shared memory (tmpfs, SysV, shared anonymous) on the node.", false },
                 { "node_page_tables_bytes", "PageTables", "Page tables allocated on the node.", false },
         };
-        for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
                 family(f, kinds[k].name, "gauge", kinds[k].help);
                 for (size_t i = 0; i < s->topo.n_nodes; i++) {
                         const struct ng_node *nd = &s->topo.nodes[i];

@@ -17,6 +17,7 @@
 #include "ng-act-cpuset.h"
 #include "ng-act-hugepages.h"
 #include "owner-lookup.h"
+#include "util.h"
 
 #define HEADER "# Hugepage pools per node at boot, written by numaguardctl hugepages apply|reserve --persist.\n" \
                "# systemd-tmpfiles writes each line early in boot (tmpfiles.d(5), type w).\n"
@@ -52,13 +53,9 @@ static int merge(const struct ng_act_hugepages *a, const char *old, struct ng_bo
                         }
                 if (found)
                         continue;
-                struct ng_boot_pool *nv = realloc(v, (n + 1) * sizeof(*v));
-                if (!nv)
-                        r = -ENOMEM;
-                else {
-                        v = nv;
+                r = ng_grow(&v, NULL, n, sizeof(*v), 0);
+                if (r >= 0)
                         v[n++] = want;
-                }
         }
         if (r < 0) {
                 free(v);

@@ -14,6 +14,7 @@
 
 #include "ng-act-hugepages.h"
 #include "ng-units.h"
+#include "util.h"
 
 #define MIB (UINT64_C(1) << 20)
 /* Larger than any hugepage size a kernel offers (16 GiB on POWER). */
@@ -54,7 +55,7 @@ int ng_hugepage_size_parse(const char *s, uint64_t *ret_kib)
         unsigned long long v = strtoull(s, &end, 10);
         if (errno || v == 0 || v > MAX_PAGE_KIB)
                 return -EINVAL;
-        for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(units); i++) {
                 if (strcasecmp(end, units[i].suffix) != 0)
                         continue;
                 if (v * units[i].kib > MAX_PAGE_KIB)

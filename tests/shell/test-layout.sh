@@ -9,13 +9,17 @@
 #  - the database engines' process names are spelled in one table
 #    (lib/1-collect/engine.c), nowhere else in lib/;
 #  - a stage's *-internal.h headers are its own: no file of another stage
-#    or of a program includes one (they use the stage's interfaces).
+#    or of a program includes one (they use the stage's interfaces);
+#  - the core kit (lib/0-core/util.h) is the one definition of ELEMENTSOF
+#    and the time units, and is used: no array length spelled out as
+#    sizeof / sizeof, no bare realloc() growth, no clock read by hand
+#    into microseconds.
 # BUILD: build directory (default build).
 set -u
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
-echo "1..13"
+echo "1..16"
 command -v nm >/dev/null && command -v tsort >/dev/null || { echo "skip layout: nm or tsort missing"; exit 77; }
 
 stages=()
@@ -130,6 +134,31 @@ fake=$(printf 'lib/4-act/x.c:1:#include "owner-internal.h"\ndaemon/numaguardctl/
 if [ "$(cross_includes <<<"$fake")" = " lib/4-act/x.c:1->owner-internal.h daemon/numaguardctl/y.c:2->path-internal.h" ]
 then pass "internal-check-reports-crossing"
 else fail "internal-check-reports-crossing" "got: $(cross_includes <<<"$fake")"; fi
+
+# One core kit: ELEMENTSOF and the time units defined once, in util.h.
+kit_defs() {    # FILE...: "file:line" of each definition of a kit macro
+        grep -HnE '^[[:space:]]*#[[:space:]]*define[[:space:]]+(ELEMENTSOF|N_ELEMENTS|NSEC_PER_USEC|USEC_PER_MSEC|USEC_PER_SEC)\b' "$@" |
+                cut -d: -f1,2 | tr '\n' ' '
+}
+mapfile -t srcs < <(cd "$SRC" && find lib daemon tests/unit -name '*.[ch]' | sort)
+defs=$(cd "$SRC" && kit_defs "${srcs[@]}")
+if [ "$(wc -w <<<"$defs")" = 4 ] && [ -z "$(tr ' ' '\n' <<<"$defs" | grep -v '^lib/0-core/util.h:')" ]
+then pass "core-kit-defined-once"
+else fail "core-kit-defined-once" "ELEMENTSOF, NSEC_PER_USEC, USEC_PER_MSEC, USEC_PER_SEC defined at: ${defs:-nowhere}"; fi
+# ... and used: an array's length, growth and the microsecond clock.
+kit_bypassed() {        # FILE...: lines that spell out what the kit does (tests may grow
+                        # and read clocks their own way, to check the kit)
+        { grep -HnE 'sizeof[^;/]*/[[:space:]]*sizeof' "$@"
+          grep -HnE '[^_a-z]realloc\(|tv_nsec[[:space:]]*/[[:space:]]*1000[^0]' "$@" | grep -v '^tests/'; } |
+                grep -v '^lib/0-core/util.h:' | cut -d: -f1,2 | sort -t: -k1,1 -k2,2n | tr '\n' ' '
+}
+bypass=$(cd "$SRC" && kit_bypassed "${srcs[@]}")
+if [ -z "$bypass" ]; then pass "core-kit-used"
+else fail "core-kit-used" "use ELEMENTSOF, ng_grow() or now_usec() (util.h) at: $bypass"; fi
+# ... and both checks can fail.
+printf '#define ELEMENTSOF(a) 1\nn = sizeof(v) / sizeof(v[0]);\np = realloc(p, 2 * n);\nu = ts.tv_nsec / 1000;\n' > "$tmp"
+if [ "$(kit_defs "$tmp" | wc -w)" = 1 ] && [ "$(kit_bypassed "$tmp" | wc -w)" = 3 ]; then pass "core-kit-checks-report"
+else fail "core-kit-checks-report" "a second ELEMENTSOF, a spelled-out length, realloc or clock went unseen"; fi
 
 # The checks above can fail: a circle is reported.
 fake=$(printf 'a b f\nb a g\n')
