@@ -37,7 +37,9 @@ static inline uint64_t now_usec(clockid_t clk)
  * Makes room for item n (0-based) of *arr, an array of items of elem bytes,
  * doubling it when full: with cap, *cap items fit and *cap is updated; an
  * array that keeps no capacity (cap NULL) is grown as if it had one, so it
- * is reallocated at n = 0, NG_GROW_FIRST, twice that, ... only. Never past
+ * is reallocated at n = 0, NG_GROW_FIRST, twice that, ... only: it must
+ * have grown from NULL through ng_grow(..., NULL, ...) alone (an array
+ * allocated otherwise passes a cap, at least its n). Never past
  * max items (0: what memory can hold): -E2BIG for n >= max. 0 or -ENOMEM;
  * on failure *arr is unchanged.
  */

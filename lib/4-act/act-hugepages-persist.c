@@ -42,6 +42,7 @@ static int merge(const struct ng_act_hugepages *a, const char *old, struct ng_bo
         struct ng_boot_pool *v = NULL;
         size_t n = 0;
         int r = old ? ng_parse_hugepages_tmpfiles(old, &v, &n) : 0;
+        size_t cap = n;         /* what the parser allocated holds n at least */
         for (size_t i = 0; i < a->n_nodes && r >= 0; i++) {
                 struct ng_boot_pool want = { .node = a->nodes[i].id, .page_kib = a->page_kib,
                                              .pages = a->nodes[i].target_pages, .from_file = true };
@@ -53,7 +54,7 @@ static int merge(const struct ng_act_hugepages *a, const char *old, struct ng_bo
                         }
                 if (found)
                         continue;
-                r = ng_grow(&v, NULL, n, sizeof(*v), 0);
+                r = ng_grow(&v, &cap, n, sizeof(*v), 0);
                 if (r >= 0)
                         v[n++] = want;
         }
