@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "act-json.h"
 #include "ctl.h"
 #include "ng-act-hugepages.h"
 #include "ng-audit.h"
@@ -70,38 +71,6 @@ static int collect_topology(const struct ctl_opts *o, struct ng_snapshot **ret)
         return r;
 }
 
-static struct json_object *plan_json(const struct ng_act_hugepages *a)
-{
-        struct json_object *j = json_object_new_object(), *nodes = json_object_new_array();
-        char size[16];
-        if (!j || !nodes) {
-                json_object_put(j);
-                json_object_put(nodes);
-                return NULL;
-        }
-        ng_hugepage_size_format(a->page_kib, size, sizeof(size));
-        json_object_object_add(j, "page_size", json_object_new_string(size));
-        json_object_object_add(j, "page_kib", json_object_new_uint64(a->page_kib));
-        json_object_object_add(j, "node_free_floor_bytes", json_object_new_uint64(a->floor_bytes));
-        for (size_t i = 0; i < a->n_nodes; i++) {
-                const struct ng_act_hugepages_node *n = &a->nodes[i];
-                struct json_object *no = json_object_new_object();
-                json_object_object_add(no, "id", json_object_new_int(n->id));
-                json_object_object_add(no, "nr_pages", json_object_new_uint64(n->nr_pages));
-                json_object_object_add(no, "free_pages", json_object_new_uint64(n->free_pages));
-                json_object_object_add(no, "in_use_pages", json_object_new_uint64(n->in_use_pages));
-                json_object_object_add(no, "mem_free_bytes", json_object_new_uint64(n->supply.free_bytes.v));
-                json_object_object_add(no, "asked_pages", json_object_new_uint64(n->asked_pages));
-                json_object_object_add(no, "target_pages", json_object_new_uint64(n->target_pages));
-                json_object_array_add(nodes, no);
-        }
-        json_object_object_add(j, "nodes", nodes);
-        json_object_object_add(j, "refused", json_object_new_boolean(a->refused));
-        json_object_object_add(j, "note", json_object_new_string(a->note));
-        json_object_object_add(j, "reason", json_object_new_string(a->reason));
-        return j;
-}
-
 /* Carries the plan out through the path layer (--root writes into the
  * tree) and reports it; returns the exit status. */
 static int run_and_report(const struct ctl_opts *o, const struct ng_act_hugepages *a, const char *target)
@@ -119,7 +88,7 @@ static int run_and_report(const struct ctl_opts *o, const struct ng_act_hugepage
         if (r < 0 && r != -E2BIG)
                 r = ctl_fail("hugepages", r);
         else
-                r = ctl_action_emit(o, NG_CORRECTION_HUGEPAGES, target, o->json ? plan_json(a) : NULL, res, NULL);
+                r = ctl_action_emit(o, NG_CORRECTION_HUGEPAGES, target, o->json ? ng_act_hugepages_plan_json(a) : NULL, res, NULL);
         ng_path_free(p);
         free(res);
         return r;
