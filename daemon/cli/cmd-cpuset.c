@@ -12,35 +12,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "act-json.h"
 #include "ctl.h"
 #include "ng-act-cpuset.h"
 #include "ng-audit.h"
 #include "ng-config.h"
-
-static struct json_object *plan_json(const struct ctl_opts *o, const struct ng_cpuset_plan *plan)
-{
-        struct json_object *j = json_object_new_object();
-        char buf[PATH_MAX + 256];
-        if (!j)
-                return NULL;
-        json_object_object_add(j, "cgroup", json_object_new_string(plan->cgroup));
-        ctl_tree_path(o, plan->dir, buf, sizeof(buf));
-        json_object_object_add(j, "dir", json_object_new_string(buf));
-        json_object_object_add(j, "cgroup_version", json_object_new_int(plan->version));
-        ng_bitmap_format_list(&plan->old_cpus, buf, sizeof(buf));
-        json_object_object_add(j, "cpus_before", json_object_new_string(buf));
-        ng_bitmap_format_list(&plan->old_mems, buf, sizeof(buf));
-        json_object_object_add(j, "mems_before", json_object_new_string(buf));
-        ng_bitmap_format_list(&plan->cpus, buf, sizeof(buf));
-        json_object_object_add(j, "cpus", json_object_new_string(buf));
-        ng_bitmap_format_list(&plan->mems, buf, sizeof(buf));
-        json_object_object_add(j, "mems", json_object_new_string(buf));
-        json_object_object_add(j, "write_cpus", json_object_new_boolean(plan->write_cpus));
-        json_object_object_add(j, "write_mems", json_object_new_boolean(plan->write_mems));
-        json_object_object_add(j, "refused", json_object_new_boolean(plan->refused));
-        json_object_object_add(j, "reason", json_object_new_string(plan->reason));
-        return j;
-}
 
 /* Plans against what the parent cgroup allows, read now, and carries it out. */
 static int apply(const struct ctl_opts *o, const struct ng_snapshot *s, const struct ng_instance *in)
@@ -60,7 +36,7 @@ static int apply(const struct ctl_opts *o, const struct ng_snapshot *s, const st
         ng_path_free(p);
         if (r < 0)
                 return ctl_fail("cpuset apply", r);
-        r = ctl_action_emit(o, NG_CORRECTION_CPUSET, in->name, o->json ? plan_json(o, &plan) : NULL, &res, NULL);
+        r = ctl_action_emit(o, NG_CORRECTION_CPUSET, in->name, o->json ? ng_act_cpuset_plan_json(&plan, o->root) : NULL, &res, NULL);
         if (fflush(stdout) != 0)
                 return ctl_fail("writing output", -EIO);
         return r;

@@ -12,12 +12,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "act-json.h"
+#include "cleanup.h"
 #include "ctl.h"
 #include "ng-act-hugepages.h"
 #include "ng-audit.h"
 #include "ng-config.h"
 #include "ng-plan.h"
 #include "ng-snapshot.h"
+
+NG_DEFINE_CLEANUP(struct ng_path, ng_path_free)
+NG_DEFINE_CLEANUP(struct ng_snapshot, ng_snapshot_free)
+NG_DEFINE_CLEANUP(struct ng_config, ng_config_free)
+NG_DEFINE_CLEANUP(struct ng_audit, ng_audit_free)
+NG_DEFINE_CLEANUP(struct ng_plan, ng_plan_free)
+NG_DEFINE_CLEANUP(struct ng_act_hugepages, ng_act_hugepages_free)
 
 static int fail_read(const struct ctl_opts *o, int r)
 {
@@ -59,55 +68,21 @@ static bool host_has_size(const struct ng_snapshot *s, uint64_t kib)
 /* Topology, meminfo and pools only: what reserve reads. */
 static int collect_topology(const struct ctl_opts *o, struct ng_snapshot **ret)
 {
-        struct ng_path *p;
+        _ng_cleanup_(ng_path_freep) struct ng_path *p = NULL;
         int r = ng_path_new(o->root, &p);
         if (r < 0)
                 return r;
         struct ng_collect_opts co = NG_COLLECT_OPTS_DEFAULT;
         co.skip_procs = true;
-        r = ng_snapshot_collect(p, &co, ret);
-        ng_path_free(p);
-        return r;
-}
-
-static struct json_object *plan_json(const struct ng_act_hugepages *a)
-{
-        struct json_object *j = json_object_new_object(), *nodes = json_object_new_array();
-        char size[16];
-        if (!j || !nodes) {
-                json_object_put(j);
-                json_object_put(nodes);
-                return NULL;
-        }
-        ng_hugepage_size_format(a->page_kib, size, sizeof(size));
-        json_object_object_add(j, "page_size", json_object_new_string(size));
-        json_object_object_add(j, "page_kib", json_object_new_uint64(a->page_kib));
-        json_object_object_add(j, "node_free_floor_bytes", json_object_new_uint64(a->floor_bytes));
-        for (size_t i = 0; i < a->n_nodes; i++) {
-                const struct ng_act_hugepages_node *n = &a->nodes[i];
-                struct json_object *no = json_object_new_object();
-                json_object_object_add(no, "id", json_object_new_int(n->id));
-                json_object_object_add(no, "nr_pages", json_object_new_uint64(n->nr_pages));
-                json_object_object_add(no, "free_pages", json_object_new_uint64(n->free_pages));
-                json_object_object_add(no, "in_use_pages", json_object_new_uint64(n->in_use_pages));
-                json_object_object_add(no, "mem_free_bytes", json_object_new_uint64(n->mem_free_bytes));
-                json_object_object_add(no, "asked_pages", json_object_new_uint64(n->asked_pages));
-                json_object_object_add(no, "target_pages", json_object_new_uint64(n->target_pages));
-                json_object_array_add(nodes, no);
-        }
-        json_object_object_add(j, "nodes", nodes);
-        json_object_object_add(j, "refused", json_object_new_boolean(a->refused));
-        json_object_object_add(j, "note", json_object_new_string(a->note));
-        json_object_object_add(j, "reason", json_object_new_string(a->reason));
-        return j;
+        return ng_snapshot_collect(p, &co, ret);
 }
 
 /* Carries the plan out through the path layer (--root writes into the
  * tree) and reports it; returns the exit status. */
 static int run_and_report(const struct ctl_opts *o, const struct ng_act_hugepages *a, const char *target)
 {
-        struct ng_action_result *res = calloc(1, sizeof(*res));
-        struct ng_path *p = NULL;
+        _cleanup_free_ struct ng_action_result *res = calloc(1, sizeof(*res));
+        _ng_cleanup_(ng_path_freep) struct ng_path *p = NULL;
         int r = res ? ng_path_new(o->root, &p) : -ENOMEM;
         if (r >= 0)
                 r = ng_act_hugepages_run(a, p, &ng_action_ops_default, o->dry_run, res);
@@ -119,9 +94,7 @@ static int run_and_report(const struct ctl_opts *o, const struct ng_act_hugepage
         if (r < 0 && r != -E2BIG)
                 r = ctl_fail("hugepages", r);
         else
-                r = ctl_action_emit(o, NG_CORRECTION_HUGEPAGES, target, o->json ? plan_json(a) : NULL, res, NULL);
-        ng_path_free(p);
-        free(res);
+                r = ctl_action_emit(o, NG_CORRECTION_HUGEPAGES, target, o->json ? ng_act_hugepages_plan_json(a) : NULL, res, NULL);
         return r;
 }
 
@@ -136,7 +109,7 @@ static int check_node(const struct ctl_opts *o, const struct ng_snapshot *s, con
         char online[256];
         if (nd && nd->has_memory)
                 return 0;
-        struct ng_action_result *res = calloc(1, sizeof(*res));
+        _cleanup_free_ struct ng_action_result *res = calloc(1, sizeof(*res));
         if (!res)
                 return ctl_fail("hugepages", -ENOMEM);
         ng_bitmap_format_list(&s->topo.online, online, sizeof(online));
@@ -146,9 +119,7 @@ static int check_node(const struct ctl_opts *o, const struct ng_snapshot *s, con
                          online[0] ? online : "none");
         else
                 snprintf(res->summary, sizeof(res->summary), "--node %d: the node has no memory", o->node);
-        int r = ctl_action_emit(o, NG_CORRECTION_HUGEPAGES, target, NULL, res, NULL);
-        free(res);
-        return r;
+        return ctl_action_emit(o, NG_CORRECTION_HUGEPAGES, target, NULL, res, NULL);
 }
 
 static int reserve_with(const struct ctl_opts *o, const struct ng_config *cfg, const struct ng_snapshot *s,
@@ -169,7 +140,7 @@ static int reserve_with(const struct ctl_opts *o, const struct ng_config *cfg, c
         int r = check_node(o, s, target);
         if (r != 0)
                 return r;
-        struct ng_act_hugepages *a;
+        _ng_cleanup_(ng_act_hugepages_freep) struct ng_act_hugepages *a = NULL;
         r = ng_act_hugepages_plan_reserve(s, cfg->node_free_floor_bytes, page_kib, (uint64_t) o->pages, o->node, &a);
         if (r == -EOPNOTSUPP) {
                 fprintf(stderr, "numaguardctl: a node in scope has no %s pool\n", size);
@@ -177,9 +148,7 @@ static int reserve_with(const struct ctl_opts *o, const struct ng_config *cfg, c
         }
         if (r < 0)
                 return ctl_fail("planning the reservation", r);
-        r = run_and_report(o, a, target);
-        ng_act_hugepages_free(a);
-        return r;
+        return run_and_report(o, a, target);
 }
 
 int ctl_hugepages_reserve(const struct ctl_opts *o)
@@ -187,22 +156,19 @@ int ctl_hugepages_reserve(const struct ctl_opts *o)
         uint64_t page_kib;
         if (ng_hugepage_size_parse(o->size, &page_kib) < 0)
                 return ctl_usage_error(o->command, "--size '%s': not a page size (2M, 1G, 2048kB, ...)", o->size);
-        struct ng_config *cfg;
+        _ng_cleanup_(ng_config_freep) struct ng_config *cfg = NULL;
         if (ctl_load_config(o, &cfg) < 0)
                 return NG_EXIT_UNKNOWN;
-        struct ng_snapshot *s = NULL;
+        _ng_cleanup_(ng_snapshot_freep) struct ng_snapshot *s = NULL;
         int r = collect_topology(o, &s);
-        r = r < 0 ? fail_read(o, r) : reserve_with(o, cfg, s, page_kib);
-        ng_snapshot_free(s);
-        ng_config_free(cfg);
-        return r;
+        return r < 0 ? fail_read(o, r) : reserve_with(o, cfg, s, page_kib);
 }
 
 static int apply_with(const struct ctl_opts *o, const struct ng_config *cfg, const struct ng_snapshot *s)
 {
-        struct ng_audit *au = NULL;
-        struct ng_plan *p = NULL;
-        struct ng_act_hugepages *a = NULL;
+        _ng_cleanup_(ng_audit_freep) struct ng_audit *au = NULL;
+        _ng_cleanup_(ng_plan_freep) struct ng_plan *p = NULL;
+        _ng_cleanup_(ng_act_hugepages_freep) struct ng_act_hugepages *a = NULL;
         char size[16], target[64];
         int r = ng_audit_run(s, cfg, &au);
         if (r >= 0)
@@ -216,21 +182,15 @@ static int apply_with(const struct ctl_opts *o, const struct ng_config *cfg, con
                 snprintf(target, sizeof(target), "%s plan", size);
                 r = run_and_report(o, a, target);
         }
-        ng_act_hugepages_free(a);
-        ng_plan_free(p);
-        ng_audit_free(au);
         return r;
 }
 
 int ctl_hugepages_apply(const struct ctl_opts *o)
 {
-        struct ng_config *cfg;
+        _ng_cleanup_(ng_config_freep) struct ng_config *cfg = NULL;
         if (ctl_load_config(o, &cfg) < 0)
                 return NG_EXIT_UNKNOWN;
-        struct ng_snapshot *s = NULL;
+        _ng_cleanup_(ng_snapshot_freep) struct ng_snapshot *s = NULL;
         int r = ctl_collect_for_audit(o, cfg, &s);
-        r = r < 0 ? fail_read(o, r) : apply_with(o, cfg, s);
-        ng_snapshot_free(s);
-        ng_config_free(cfg);
-        return r;
+        return r < 0 ? fail_read(o, r) : apply_with(o, cfg, s);
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "act-json.h"
 #include "ctl.h"
 #include "ng-act-rebalance.h"
 #include "ng-audit.h"
@@ -89,45 +90,6 @@ static void print_plan(const struct ng_rebalance_plan *p)
                        dest, p->n_dest);
 }
 
-static struct json_object *plan_json(const struct ng_rebalance_plan *p)
-{
-        struct json_object *j = json_object_new_object(), *dest = json_object_new_array(),
-                           *nodes = json_object_new_array();
-        if (!j || !dest || !nodes) {
-                json_object_put(j);
-                json_object_put(dest);
-                json_object_put(nodes);
-                return NULL;
-        }
-        json_object_object_add(j, "segment", json_object_new_string(p->label));
-        json_object_object_add(j, "pid", json_object_new_int((int) p->pid));
-        json_object_object_add(j, "page_bytes", json_object_new_uint64(p->page_bytes));
-        json_object_object_add(j, "huge", json_object_new_boolean(p->huge));
-        json_object_object_add(j, "resident_pages", json_object_new_uint64(p->resident_pages));
-        json_object_object_add(j, "move_pages", json_object_new_uint64(p->move_pages));
-        for (size_t i = 0; i < p->n_dest; i++)
-                json_object_array_add(dest, json_object_new_int(p->dest[i]));
-        json_object_object_add(j, "dest", dest);
-        for (size_t i = 0; i < p->n_nodes; i++) {
-                const struct ng_rebalance_node *n = &p->nodes[i];
-                struct json_object *no = json_object_new_object();
-                json_object_object_add(no, "id", json_object_new_int(n->node));
-                json_object_object_add(no, "dest", json_object_new_boolean(n->dest));
-                json_object_object_add(no, "before_pages", json_object_new_uint64(n->before_pages));
-                json_object_object_add(no, "target_pages", json_object_new_uint64(n->target_pages));
-                json_object_object_add(no, "in_pages", json_object_new_uint64(n->in_pages));
-                json_object_object_add(no, "out_pages", json_object_new_uint64(n->out_pages));
-                json_object_object_add(no, "avail_pages", json_object_new_uint64(n->avail_pages));
-                json_object_object_add(no, "moved_in_pages", json_object_new_uint64(n->moved_in_pages));
-                json_object_object_add(no, "moved_out_pages", json_object_new_uint64(n->moved_out_pages));
-                json_object_array_add(nodes, no);
-        }
-        json_object_object_add(j, "nodes", nodes);
-        json_object_object_add(j, "verdict", json_object_new_string(ng_outcome_name(p->verdict)));
-        json_object_object_add(j, "reason", json_object_new_string(p->reason));
-        return j;
-}
-
 /* One segment: plan, count, move (or not), report. Returns the exit status. */
 static int rebalance_segment(const struct ctl_opts *o, const struct ng_snapshot *s, const struct ng_config *cfg,
                              const struct ng_instance *in, const struct ng_segment *seg, uint64_t rate,
@@ -170,7 +132,7 @@ static int rebalance_segment(const struct ctl_opts *o, const struct ng_snapshot 
                         memcpy(was, res->summary, sizeof(was));
                         snprintf(res->summary, sizeof(res->summary), "nothing would move: %.480s", was);
                 }
-                r = ctl_action_emit(o, NG_CORRECTION_REBALANCE, in->name, o->json ? plan_json(p) : NULL, res, collect);
+                r = ctl_action_emit(o, NG_CORRECTION_REBALANCE, in->name, o->json ? ng_act_rebalance_plan_json(p) : NULL, res, collect);
         } else
                 r = ctl_fail("rebalance", r);
         ng_path_free(path);

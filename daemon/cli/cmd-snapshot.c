@@ -28,7 +28,8 @@
 #include "ng-config.h"
 #include "ng-report.h"
 #include "ng-snapshot.h"
-#include "path-internal.h"
+#include "path-open.h"
+#include "util.h"
 
 struct stage {
         char dir[PATH_MAX];
@@ -250,7 +251,7 @@ static int write_outputs(const struct stage *st, const struct ng_snapshot *s, co
 {
         static const char *const names[] = { "topology.txt", "topology.json", "segments.txt", "segments.json",
                                              "audit.txt", "audit.json", "numaguard.conf" };
-        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
                 char path[PATH_MAX + 64];
                 snprintf(path, sizeof(path), "%s/numaguard/%s", st->dir, names[i]);
                 FILE *f = fopen(path, "we");

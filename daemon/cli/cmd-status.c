@@ -20,6 +20,8 @@
 
 #include "ctl.h"
 #include "ng-config.h"
+#include "cleanup.h"
+#include "util.h"
 
 /* The daemon drops a connection after 2 s; wait a little longer. */
 #define CLIENT_TIMEOUT_MSEC 5000
@@ -81,9 +83,7 @@ static int connect_to(const char *path, int *ret_fd)
 
 static long long now_msec(void)
 {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+        return (long long) (now_usec(CLOCK_MONOTONIC) / USEC_PER_MSEC);
 }
 
 /* Waits for fd to be ready for events until deadline; -ETIMEDOUT after. */
@@ -115,32 +115,23 @@ static int exchange(int fd, const char *request, char **ret, size_t *ret_len)
                         return -errno;
                 off += k > 0 ? (size_t) k : 0;
         }
-        size_t cap = 65536, n = 0;
-        char *buf = malloc(cap + 1);
+        size_t cap = 65536 + 1, n = 0;  /* the answer and its NUL */
+        _cleanup_free_ char *buf = malloc(cap);
         if (!buf)
                 return -ENOMEM;
         for (;;) {
                 int r = wait_fd(fd, POLLIN, deadline);
-                ssize_t k = r < 0 ? r : recv(fd, buf + n, cap - n, MSG_DONTWAIT);
+                ssize_t k = r < 0 ? r : recv(fd, buf + n, cap - n - 1, MSG_DONTWAIT);
                 if (k == 0)
                         break;
-                if (k < 0 && (r < 0 || (errno != EAGAIN && errno != EINTR))) {
-                        free(buf);
+                if (k < 0 && (r < 0 || (errno != EAGAIN && errno != EINTR)))
                         return r < 0 ? r : -errno;
-                }
                 n += k > 0 ? (size_t) k : 0;
-                if (n == cap) {
-                        char *nb = cap >= ANSWER_MAX_BYTES ? NULL : realloc(buf, cap * 2 + 1);
-                        if (!nb) {
-                                free(buf);
-                                return -EFBIG;
-                        }
-                        buf = nb;
-                        cap *= 2;
-                }
+                if (ng_grow(&buf, &cap, n + 1, 1, ANSWER_MAX_BYTES + 1) < 0)
+                        return -EFBIG;
         }
         buf[n] = '\0';
-        *ret = buf;
+        *ret = ng_steal_ptr(&buf);
         *ret_len = n;
         return 0;
 }

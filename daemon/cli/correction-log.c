@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "act-json.h"
 #include "ctl.h"
 #include "text.h"
 
@@ -112,10 +113,7 @@ static void log_action(enum ng_correction kind, const char *instance, const char
 
 void ctl_tree_path(const struct ctl_opts *o, const char *path, char *buf, size_t size)
 {
-        size_t n = o->root ? strlen(o->root) : 0;
-        while (n > 0 && o->root[n - 1] == '/')
-                n--;
-        snprintf(buf, size, "%.*s%s", (int) n, o->root ? o->root : "", path);
+        ng_act_tree_path(o->root, path, buf, size);
 }
 
 static int outcome_exit_status(enum ng_outcome outcome)
@@ -134,68 +132,11 @@ static int outcome_exit_status(enum ng_outcome outcome)
         }
 }
 
-static struct json_object *string_or_null(const char *s)
-{
-        return s && s[0] ? json_object_new_string(s) : NULL;
-}
-
-static const char *write_kind_name(enum ng_write_kind k)
-{
-        switch (k) {
-        case NG_WRITE_FILE: return "file";
-        case NG_WRITE_UNIT_PROPERTY: return "unit_property";
-        case NG_WRITE_CONFIG_LINE: return "config_line";
-        }
-        return "file";
-}
-
-static struct json_object *write_json(const struct ctl_opts *o, const struct ng_write *w, bool dry)
-{
-        struct json_object *j = json_object_new_object();
-        char path[PATH_MAX + 256];
-        if (!j)
-                return NULL;
-        /* a unit is no path: under --root, its name as it is */
-        if (w->kind == NG_WRITE_UNIT_PROPERTY)
-                snprintf(path, sizeof(path), "%s", w->path);
-        else
-                ctl_tree_path(o, w->path, path, sizeof(path));
-        json_object_object_add(j, "kind", json_object_new_string(write_kind_name(w->kind)));
-        json_object_object_add(j, "path", json_object_new_string(path));
-        json_object_object_add(j, "host_path", json_object_new_string(w->path));
-        json_object_object_add(j, "before", string_or_null(w->before));
-        json_object_object_add(j, "asked", json_object_new_string(w->value));
-        json_object_object_add(j, "read_back", dry ? NULL : string_or_null(w->after));
-        json_object_object_add(j, "written", json_object_new_boolean(!dry && w->error == 0));
-        json_object_object_add(j, "error", w->error < 0 ? json_object_new_string(strerror(-w->error)) : NULL);
-        return j;
-}
-
 struct json_object *ctl_action_json(const struct ctl_opts *o, enum ng_correction kind, const char *target,
                                     struct json_object *plan, const struct ng_action_result *res, bool with_schema)
 {
-        bool dry = res->outcome == NG_OUTCOME_DRY_RUN;
-        struct json_object *j = json_object_new_object(), *writes = json_object_new_array();
-        if (!j || !writes) {
-                json_object_put(j);
-                json_object_put(writes);
-                json_object_put(plan);
-                return NULL;
-        }
-        if (with_schema)
-                json_object_object_add(j, "schema", json_object_new_int(1));
-        json_object_object_add(j, "action", json_object_new_string(ng_correction_kind(kind)->name));
-        json_object_object_add(j, "target", json_object_new_string(target));
-        json_object_object_add(j, "dry_run", json_object_new_boolean(dry || o->dry_run));
-        if (plan)
-                json_object_object_add(j, "plan", plan);
-        for (size_t i = 0; i < res->n_writes; i++)
-                json_object_array_add(writes, write_json(o, &res->writes[i], dry));
-        json_object_object_add(j, "writes", writes);
-        json_object_object_add(j, "outcome", json_object_new_string(ng_outcome_name(res->outcome)));
-        json_object_object_add(j, "summary", json_object_new_string(res->summary));
-        json_object_object_add(j, "exit_status", json_object_new_int(outcome_exit_status(res->outcome)));
-        return j;
+        return ng_act_outcome_json(kind, target, o->dry_run, o->root, plan, res, outcome_exit_status(res->outcome),
+                                   with_schema);
 }
 
 /* ctl_tree_path, escaped for the terminal. */

@@ -18,6 +18,7 @@
 #include "ctl.h"
 #include "ng-config.h"
 #include "ng-latency.h"
+#include "util.h"
 
 #define PROG "numaguardctl"
 
@@ -76,8 +77,6 @@ static const struct ctl_option {
         { 0, "help", 'h', NULL, "this command's options, exit statuses and an example" },
         { 0, "version", OPT_VERSION, NULL, "print the version" },
 };
-
-#define N_ELEMENTS(a) (sizeof(a) / sizeof((a)[0]))
 
 #define EXIT_AUDIT \
         "  0  no warning or critical finding\n" \
@@ -154,7 +153,7 @@ static const struct ctl_command {
 
 static const struct ctl_option *option_by_val(int val)
 {
-        for (size_t i = 0; i < N_ELEMENTS(options); i++)
+        for (size_t i = 0; i < ELEMENTSOF(options); i++)
                 if (options[i].val == val)
                         return &options[i];
         return NULL;
@@ -162,7 +161,7 @@ static const struct ctl_option *option_by_val(int val)
 
 static const struct ctl_option *option_by_bit(unsigned bit)
 {
-        for (size_t i = 0; i < N_ELEMENTS(options); i++)
+        for (size_t i = 0; i < ELEMENTSOF(options); i++)
                 if (options[i].bit == bit)
                         return &options[i];
         return NULL;
@@ -181,7 +180,7 @@ static void option_spelling(const struct ctl_option *opt, bool with_short, char 
 static void usage(FILE *f)
 {
         fputs("Usage: " PROG " [OPTIONS] COMMAND [ARGUMENTS]\n\nCommands:\n", f);
-        for (size_t i = 0; i < N_ELEMENTS(commands); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
                 char head[48];
                 snprintf(head, sizeof(head), "%s%s%s", commands[i].name, commands[i].args ? " " : "",
                          commands[i].args ? commands[i].args : "");
@@ -206,7 +205,7 @@ static void command_help(const struct ctl_command *c, FILE *f)
         }
         fprintf(f, "\n\n%c%s.\n\nOptions:\n", c->summary[0] >= 'a' && c->summary[0] <= 'z' ? c->summary[0] - 32 : c->summary[0],
                 c->summary + 1);
-        for (size_t i = 0; i < N_ELEMENTS(options); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(options); i++) {
                 if (options[i].bit && !(c->opts & options[i].bit))
                         continue;
                 if (!options[i].bit && options[i].val != 'h')
@@ -233,7 +232,7 @@ static const struct ctl_command *find_command(char **words, int n, int *n_words)
 {
         const char *rest;
         *n_words = 0;
-        for (size_t i = 0; i < N_ELEMENTS(commands); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
                 if (!first_word_is(commands[i].name, words[0], &rest))
                         continue;
                 *n_words = 1;
@@ -253,7 +252,7 @@ static void subcommands(const char *word, char *buf, size_t size)
         const char *rest, *last = NULL;
         size_t len = 0;
         buf[0] = '\0';
-        for (size_t i = 0; i < N_ELEMENTS(commands); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
                 if (!first_word_is(commands[i].name, word, &rest) || !rest)
                         continue;
                 if (last)
@@ -280,7 +279,7 @@ static int help(char **words, int n)
         if (used == 1 && n == 1) {
                 const char *rest;
                 bool first = true;
-                for (size_t i = 0; i < N_ELEMENTS(commands); i++)
+                for (size_t i = 0; i < ELEMENTSOF(commands); i++)
                         if (first_word_is(commands[i].name, words[0], &rest)) {
                                 if (!first)
                                         fputs("\n", stdout);
@@ -313,10 +312,10 @@ struct parsed {
 
 static void parse(int argc, char **argv, struct ctl_opts *o, struct parsed *p)
 {
-        struct option longopts[N_ELEMENTS(options) + 1];
-        char shortopts[2 * N_ELEMENTS(options) + 2] = ":";
+        struct option longopts[ELEMENTSOF(options) + 1];
+        char shortopts[2 * ELEMENTSOF(options) + 2] = ":";
         size_t ns = 1;
-        for (size_t i = 0; i < N_ELEMENTS(options); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(options); i++) {
                 longopts[i] = (struct option) { options[i].name, options[i].arg ? required_argument : no_argument,
                                                 NULL, options[i].val };
                 if (options[i].val < 0x100) {
@@ -326,7 +325,7 @@ static void parse(int argc, char **argv, struct ctl_opts *o, struct parsed *p)
                 }
         }
         shortopts[ns] = '\0';
-        longopts[N_ELEMENTS(options)] = (struct option) {};
+        longopts[ELEMENTSOF(options)] = (struct option) {};
         opterr = 0;     /* our messages, with the short name and a pointer to help */
         int c;
         while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) >= 0) {
@@ -379,10 +378,10 @@ static void parse(int argc, char **argv, struct ctl_opts *o, struct parsed *p)
 static int check(const struct ctl_command *c, struct parsed *p, struct ctl_opts *o, enum ctl_color *color)
 {
         char spell[64];
-        for (size_t i = 0; i < N_ELEMENTS(options); i++)
+        for (size_t i = 0; i < ELEMENTSOF(options); i++)
                 if (p->seen & options[i].bit & ~c->opts)
                         return ctl_usage_error(c->name, "--%s does not apply to this command", options[i].name);
-        for (size_t i = 0; i < N_ELEMENTS(options); i++)
+        for (size_t i = 0; i < ELEMENTSOF(options); i++)
                 if (options[i].bit & c->required & ~p->seen) {
                         option_spelling(&options[i], false, spell, sizeof(spell));
                         return ctl_usage_error(c->name, "%s is required", spell);

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "util.h"
 
 int ctl_color_parse(const char *s, enum ctl_color *ret)
 {
@@ -188,17 +189,12 @@ static void out(struct filter *f, const char *s, size_t n)
                         end_line(f);
                         continue;
                 }
-                if (f->n_line == f->cap_line) {
-                        size_t cap = f->cap_line ? 2 * f->cap_line : 256;
-                        char *v = realloc(f->line, cap);
-                        if (!v) {       /* no memory for the line: out as it is */
-                                fwrite(f->line, 1, f->n_line, f->out);
-                                f->n_line = 0;
-                                fputc(s[i], f->out);
-                                continue;
-                        }
-                        f->line = v;
-                        f->cap_line = cap;
+                if (ng_grow(&f->line, &f->cap_line, f->n_line, 1, 0) < 0) {
+                        /* no memory for the line: out as it is */
+                        fwrite(f->line, 1, f->n_line, f->out);
+                        f->n_line = 0;
+                        fputc(s[i], f->out);
+                        continue;
                 }
                 f->line[f->n_line++] = s[i];
         }
@@ -210,7 +206,7 @@ static void flush_held(struct filter *f)
         size_t sp = 0;
         while (sp < f->n_held && f->held[sp] == ' ')
                 sp++;
-        for (size_t i = 0; f->t->color && i < sizeof(severities) / sizeof(severities[0]); i++) {
+        for (size_t i = 0; f->t->color && i < ELEMENTSOF(severities); i++) {
                 size_t n = strlen(severities[i].word);
                 if (f->n_held - sp >= n && memcmp(f->held + sp, severities[i].word, n) == 0) {
                         char buf[sizeof(f->held) + 32];

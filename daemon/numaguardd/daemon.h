@@ -36,10 +36,8 @@
 #include "ng-bitmap.h"
 #include "ng-config.h"
 #include "ng-snapshot.h"
+#include "util.h"
 
-#define USEC_PER_SEC UINT64_C(1000000)
-#define USEC_PER_MSEC UINT64_C(1000)
-#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- log.c -------------------------------------------------------------- */
 
@@ -396,18 +394,12 @@ int manager_poll_finish(struct manager *m);
 /* STATUS= for the service manager. */
 void manager_notify_status(struct manager *m);
 
-/* Wall clock in microseconds (CLOCK_REALTIME) and monotonic. */
-uint64_t now_realtime_usec(void);
-uint64_t now_monotonic_usec(void);
-uint64_t now_cpu_usec(void);
-uint64_t now_thread_cpu_usec(void);
-
 /* How long the running poll has read nothing, 0 when none runs. Inline:
  * status-reply.c and metrics-file.c read it, and manager.c calls them. */
 static inline uint64_t manager_stalled_usec(const struct manager *m)
 {
         if (!m->worker_busy)
                 return 0;
-        uint64_t now = now_monotonic_usec();
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
         return now > m->job.progress_usec ? now - m->job.progress_usec : 0;
 }

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "daemon.h"
 #include "ng-metrics.h"
 
@@ -103,7 +104,7 @@ static int render_stopped(const struct manager *m, FILE *f)
 {
         up(f, false);
         seconds(f, "stopped_timestamp_seconds", "When numaguardd stopped on purpose (Unix time).",
-                now_realtime_usec());
+                now_usec(CLOCK_REALTIME));
         if (m->last_poll_usec)
                 seconds(f, "last_poll_timestamp_seconds", "End of the last poll (Unix time).", m->last_poll_usec);
         return ferror(f) ? -EIO : 0;
@@ -113,23 +114,19 @@ static int render_stopped(const struct manager *m, FILE *f)
 static int write_atomic(const struct manager *m, const char *path, int (*render)(const struct manager *, FILE *))
 {
         size_t len = strlen(path);
-        char *tmp = malloc(len + 8);
+        _cleanup_free_ char *tmp = malloc(len + 8);
         if (!tmp)
                 return -ENOMEM;
         memcpy(tmp, path, len);
         memcpy(tmp + len, ".XXXXXX", 8);
         int fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0) {
-                int r = -errno;
-                free(tmp);
-                return r;
-        }
+        if (fd < 0)
+                return -errno;
         FILE *f = fdopen(fd, "w");
         if (!f) {
                 int r = -errno;
                 close(fd);
                 unlink(tmp);
-                free(tmp);
                 return r;
         }
         int r = fchmod(fd, 0644) < 0 ? -errno : 0;
@@ -141,7 +138,6 @@ static int write_atomic(const struct manager *m, const char *path, int (*render)
                 r = -errno;
         if (r < 0)
                 unlink(tmp);
-        free(tmp);
         return r;
 }
 

@@ -18,6 +18,7 @@
 #include "daemon.h"
 #include "ng-report.h"
 #include "text.h"
+#include "bitmap-json.h"
 
 static void format_time(uint64_t usec, char *buf, size_t size)
 {
@@ -185,7 +186,7 @@ static void text_alerts(const struct manager *m, FILE *f, uint64_t now)
 
 int status_render_text(const struct manager *m, FILE *f)
 {
-        uint64_t now = now_realtime_usec();
+        uint64_t now = now_usec(CLOCK_REALTIME);
         text_daemon(m, f, now);
         if (m->snapshot)
                 text_topology(m->snapshot, f);
@@ -198,16 +199,6 @@ int status_render_text(const struct manager *m, FILE *f)
 static struct json_object *json_u64(uint64_t v)
 {
         return json_object_new_uint64(v);
-}
-
-static struct json_object *json_nodes(const struct ng_bitmap *b)
-{
-        struct json_object *arr = json_object_new_array();
-        if (!arr)
-                return NULL;
-        NG_BITMAP_FOREACH(i, b)
-                json_object_array_add(arr, json_object_new_int(i));
-        return arr;
 }
 
 static struct json_object *json_alerts(const struct manager *m)
@@ -223,7 +214,7 @@ static struct json_object *json_alerts(const struct manager *m)
                 json_object_object_add(o, "code", json_object_new_string(ng_code_name(a->code)));
                 json_object_object_add(o, "severity", json_object_new_string(ng_severity_name(a->severity)));
                 json_object_object_add(o, "instance", json_object_new_string(a->instance));
-                json_object_object_add(o, "nodes", json_nodes(&a->nodes));
+                json_object_object_add(o, "nodes", ng_bitmap_json_ids(&a->nodes));
                 json_object_object_add(o, "segment", json_object_new_string(a->segment));
                 json_object_object_add(o, "message", json_object_new_string(a->message));
                 json_object_object_add(o, "message_id",

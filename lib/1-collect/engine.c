@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "util.h"
 
 #define ORACLE_SHM_FIX "set vm.hugetlb_shm_group to the gid of the oinstall group (sysctl.d) and memlock for " \
         "oracle in /etc/security/limits.conf to at least the SGA (its installation guide: 90 % of RAM), then restart"
@@ -51,7 +52,7 @@ const struct ng_engine ng_engines[] = {
           .family = hana, .nested = false, .dir_shortopt = "--sid", .dir_longopt = "--sid" },
 };
 
-const size_t ng_n_engines = sizeof(ng_engines) / sizeof(ng_engines[0]);
+const size_t ng_n_engines = ELEMENTSOF(ng_engines);
 
 bool ng_engine_in_family(const struct ng_engine *e, const char *name)
 {

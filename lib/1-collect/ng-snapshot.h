@@ -384,6 +384,9 @@ uint64_t ng_node_free_floor(uint64_t configured_bytes, const struct ng_node *nd)
  * ng_node_free_floor()) and its pool of page_kib pages (0: none asked).
  * Every value says whether it is known. */
 void ng_node_supply(const struct ng_node *nd, uint64_t floor_bytes, uint64_t page_kib, struct ng_node_supply *ret);
+/* The host's memory (/proc/meminfo) as ng_node_supply() gives a node's:
+ * MemTotal and MemFree in bytes, each known or not. */
+void ng_host_memory(const struct ng_snapshot *s, struct ng_known_u64 *ret_total, struct ng_known_u64 *ret_free);
 /* The same for a caller looking pids up in ascending order: *cursor (0 to
  * begin) is where the last one was, the search goes on from there (a
  * lookup of thousands of attachers costs a walk, not a bisection each). */

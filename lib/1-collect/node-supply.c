@@ -33,13 +33,26 @@ static struct ng_known_u64 known(uint64_t v)
 }
 
 /* A meminfo field in bytes: unknown without a usable meminfo, without the
- * line, or past what bytes can hold. */
-static struct ng_known_u64 mem_field(const struct ng_node *nd, const char *key)
+ * line, or past what bytes can hold. The only place MemTotal and MemFree
+ * are looked up by their text. */
+static struct ng_known_u64 meminfo_field(bool has, const struct ng_meminfo *m, const char *key)
 {
         uint64_t kib, bytes;
-        if (!nd->has_meminfo || ng_meminfo_get(&nd->meminfo, key, &kib) < 0 || !ng_kib_to_bytes(kib, &bytes))
+        if (!has || ng_meminfo_get(m, key, &kib) < 0 || !ng_kib_to_bytes(kib, &bytes))
                 return (struct ng_known_u64) {0};
         return known(bytes);
+}
+
+static struct ng_known_u64 mem_field(const struct ng_node *nd, const char *key)
+{
+        return meminfo_field(nd->has_meminfo, &nd->meminfo, key);
+}
+
+void ng_host_memory(const struct ng_snapshot *s, struct ng_known_u64 *ret_total, struct ng_known_u64 *ret_free)
+{
+        assert(s && ret_total && ret_free);
+        *ret_total = meminfo_field(s->has_meminfo, &s->meminfo, "MemTotal");
+        *ret_free = meminfo_field(s->has_meminfo, &s->meminfo, "MemFree");
 }
 
 const struct ng_hugepool *ng_node_pool(const struct ng_node *nd, uint64_t page_kib)

@@ -67,7 +67,7 @@ if command -v journalctl > /dev/null; then
         out=$(journalctl --root="$D" --update-catalog 2>&1); rc=$?
         check catalog-compiles "exit $rc: $out" test "$rc" = 0
         journalctl --root="$D" --list-catalog > "$tmp/catalog.list" 2>&1
-        ids=$(grep -ohE '"[0-9a-f]{32}"' "$SRC/daemon/numaguardd/sink.c" "$SRC/lib/0-core/ng-correction.h" |
+        ids=$(grep -ohE '"[0-9a-f]{32}"' "$SRC/daemon/numaguardd/sink.c" "$SRC/lib/2-analyze/ng-codes.h" "$SRC/lib/0-core/ng-correction.h" |
               tr -d '"' | sort -u)
         nocat=""
         for id in $ids; do grep -q "^$id numaguard: " "$tmp/catalog.list" || nocat+=" $id"; done

@@ -6,6 +6,7 @@
 
 #include "parse.h"
 #include "ng-test.h"
+#include "util.h"
 
 #define FX "tests/fixtures/text/"
 
@@ -645,7 +646,7 @@ START_TEST(test_loadavg)
                 "0.51 0.42 0.96 1/83 4294967296\n", "0.51 0.42 0.96 1/99999999999999999999 1\n",
                 "0.51 0.42 0.96 1/83x 1592\n",
         };
-        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
                 threads = last = 7;
                 ck_assert_msg(ng_parse_loadavg(bad[i], &threads, &last) == -EINVAL, "accepted \"%s\"", bad[i]);
                 ck_assert_uint_eq(threads + last, 14);

@@ -12,6 +12,7 @@
 #include "parse.h"
 #include "ng-snapshot.h"
 #include "units.h"
+#include "util.h"
 
 static int pool_cmp(const void *a, const void *b)
 {
@@ -256,7 +257,7 @@ int ng_collect_topology(struct collector *c)
                 { NG_SYS_NODE_DIR "/has_memory", offsetof(struct ng_topology, has_memory) },
                 { NG_SYS_NODE_DIR "/has_normal_memory", offsetof(struct ng_topology, has_normal_memory) },
         };
-        for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(lists); i++) {
                 r = ng_collect_read_list(c, (struct ng_bitmap *) ((char *) t + lists[i].offset), lists[i].file);
                 if (r < 0)
                         return r;

@@ -14,6 +14,7 @@
 
 #include "parse.h"
 #include "parse-internal.h"
+#include "util.h"
 
 /* ---- /proc/sysvipc/shm ---- */
 
@@ -245,7 +246,7 @@ static const struct status_kib status_kibs[] = {
 
 static int status_number(const char *key, const char *val, struct ng_pid_status *st)
 {
-        for (size_t i = 0; i < sizeof(status_kibs) / sizeof(status_kibs[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(status_kibs); i++) {
                 const struct status_kib *k = &status_kibs[i];
                 uint64_t v;
 

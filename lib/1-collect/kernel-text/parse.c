@@ -9,6 +9,7 @@
 
 #include "parse.h"
 #include "parse-internal.h"
+#include "util.h"
 
 static bool is_blank(char c)
 {
@@ -331,23 +332,6 @@ char *ng_parse_line_dup(const char **p)
         return (size_t) (e - s) > NG_PARSE_MAX_LINE ? strdup("") : strndup(s, (size_t) (e - s));
 }
 
-int ng_parse_grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-        if (n < *cap)
-                return 0;
-        if (n >= NG_PARSE_MAX_ENTRIES)
-                return -E2BIG;
-        size_t ncap = *cap ? *cap * 2 : 16;
-        if (ncap > NG_PARSE_MAX_ENTRIES)
-                ncap = NG_PARSE_MAX_ENTRIES;
-        void *a = reallocarray(*arr, ncap, elem);
-        if (!a)
-                return -ENOMEM;
-        *arr = a;
-        *cap = ncap;
-        return 0;
-}
-
 int ng_parse_lines(const char *buf, size_t item_size, ng_line_fn fn, void *userdata,
                    void (*free_items)(void *array, size_t n), void **ret, size_t *ret_n)
 {
@@ -368,7 +352,7 @@ int ng_parse_lines(const char *buf, size_t item_size, ng_line_fn fn, void *userd
                 free(line);
                 if (r <= 0)
                         continue;
-                r = ng_parse_grow((void **) &arr, &cap, n, item_size);
+                r = ng_grow(&arr, &cap, n, item_size, NG_PARSE_MAX_ENTRIES);
                 if (r < 0) {
                         /* the item is kept-but-unstored: free it with the rest */
                         free_items(item, 1);

@@ -15,6 +15,7 @@
 #include "sample.h"
 #include "ng-snapshot.h"
 #include "units.h"
+#include "util.h"
 
 /* ---- processes ---- */
 
@@ -80,14 +81,8 @@ struct id_set {
 
 static int id_set_add(struct id_set *set, struct seg_id id)
 {
-        if (set->n == set->cap) {
-                size_t ncap = set->cap ? set->cap * 2 : 32;
-                struct seg_id *nv = realloc(set->v, ncap * sizeof(*nv));
-                if (!nv)
-                        return -ENOMEM;
-                set->v = nv;
-                set->cap = ncap;
-        }
+        if (ng_grow(&set->v, &set->cap, set->n, sizeof(*set->v), 0) < 0)
+                return -ENOMEM;
         set->v[set->n++] = id;
         return 0;
 }
@@ -298,7 +293,7 @@ void ng_collect_libnuma(struct collector *c)
                 if (e && e->needs_libnuma)
                         s->libnuma_so = 0;
         }
-        for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && s->libnuma_so == 0; i++) {
+        for (size_t i = 0; i < ELEMENTSOF(paths) && s->libnuma_so == 0; i++) {
                 uint64_t size;
                 if (ng_path_file_size(c->p, &size, "%s", paths[i]) >= 0)
                         s->libnuma_so = 1;

@@ -23,18 +23,15 @@
 #include "collect-internal.h"
 #include "sample.h"
 #include "ng-snapshot.h"
+#include "util.h"
 
 /* Samples at least this many pages of a small file, whatever its share. */
 #define MIN_FILE_SAMPLES 64
 
 int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp)
 {
-        if (s->n_samples % 32 == 0) {
-                struct ng_sample *nv = realloc(s->samples, (s->n_samples + 32) * sizeof(*nv));
-                if (!nv)
-                        return -ENOMEM;
-                s->samples = nv;
-        }
+        if (ng_grow(&s->samples, NULL, s->n_samples, sizeof(*s->samples), 0) < 0)
+                return -ENOMEM;
         s->samples[s->n_samples++] = *smp;
         return 0;
 }
@@ -64,12 +61,8 @@ bool ng_collect_whole_done(const struct collector *c, bool sysv, uint64_t ipc_ns
 static int mark(struct collector *c, bool sysv, uint64_t ipc_ns, unsigned major, unsigned minor, uint64_t inode,
                 bool sampled)
 {
-        if (c->n_whole % 32 == 0) {
-                struct ng_seg_key *nv = realloc(c->whole, (c->n_whole + 32) * sizeof(*nv));
-                if (!nv)
-                        return -ENOMEM;
-                c->whole = nv;
-        }
+        if (ng_grow(&c->whole, NULL, c->n_whole, sizeof(*c->whole), 0) < 0)
+                return -ENOMEM;
         c->whole[c->n_whole++] = (struct ng_seg_key) {
                 .sysv = sysv, .sampled = sampled, .major = major, .minor = minor, .inode = inode,
                 .ipc_ns = sysv ? ipc_ns : 0,
