@@ -96,7 +96,7 @@ fi
 unknown=""
 for mname in $(grep -oE 'numaguard_[a-z_]+' "$rules" | sort -u); do
         # the library's series, and the daemon's own (numaguard_up)
-        grep -q "\"${mname#numaguard_}\"" "$SRC/lib/3-report/metrics.c" "$SRC/daemon/numaguardd/metrics.c" ||
+        grep -q "\"${mname#numaguard_}\"" "$SRC/lib/3-report/metrics.c" "$SRC/daemon/numaguardd/metrics-file.c" ||
                 unknown+=" $mname"
 done
 check rules-metrics "unknown metrics:$unknown" test -z "$unknown"

@@ -145,8 +145,8 @@ cross=$(cd "$SRC" && grep -rnE '^#include "[^"]*-internal\.h"' lib daemon | cros
 if [ ${#internal_of[@]} -gt 0 ] && [ -z "$cross" ]; then pass "internal-headers-stay-in-stage"
 else fail "internal-headers-stay-in-stage" "another stage's internals included:${cross:- (no *-internal.h found)}"; fi
 # ... and the check can fail: a later stage and a program including collect's.
-fake=$(printf 'lib/4-act/x.c:1:#include "owner-internal.h"\ndaemon/numaguardctl/y.c:2:#include "path-internal.h"\nlib/1-collect/owners/z.c:3:#include "owner-internal.h"\n')
-if [ "$(cross_includes <<<"$fake")" = " lib/4-act/x.c:1->owner-internal.h daemon/numaguardctl/y.c:2->path-internal.h" ]
+fake=$(printf 'lib/4-act/x.c:1:#include "owner-internal.h"\ndaemon/cli/y.c:2:#include "path-internal.h"\nlib/1-collect/owners/z.c:3:#include "owner-internal.h"\n')
+if [ "$(cross_includes <<<"$fake")" = " lib/4-act/x.c:1->owner-internal.h daemon/cli/y.c:2->path-internal.h" ]
 then pass "internal-check-reports-crossing"
 else fail "internal-check-reports-crossing" "got: $(cross_includes <<<"$fake")"; fi
 
