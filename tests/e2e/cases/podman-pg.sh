@@ -23,29 +23,33 @@ plan 6
 need_ctl
 command -v podman >/dev/null || skip_case "podman not installed on the host (apt-get install podman)"
 pg_prepare
-log "initdb ready (${SECONDS} s)"
 # No systemd in the guest, no network, storage in the guest's tmpfs overlay.
 PODMAN=(podman --cgroup-manager cgroupfs --events-backend file --storage-driver vfs)
 CTR_RUN=(run --network none --pid host --ipc private --ulimit host)
 NAME=ng-e2e-pg SAME=/dev/shm/ng-e2e-same
 CPU_NODE=$PODMAN_CPU_NODE MEM_NODE=$PODMAN_MEM_NODE
-D=/tmp/e2e-podman
-rm -rf "$D"; mkdir -p "$D/root"
-at_exit "umount $D/root"
-at_exit "${PODMAN[*]} rm -f -t 0 $NAME ng-e2e-a ng-e2e-b"
+D=/tmp/e2e-podman R=/tmp/e2e-podman-root
+rm -rf "$D"; mkdir -p "$D" "$R"
+at_exit "umount $R"
+at_exit "timeout 60 ${PODMAN[*]} rm -f -t 0 $NAME ng-e2e-a ng-e2e-b"
 # (pivot_root cannot make / itself the new root)
-mount --bind / "$D/root" || abort "cannot bind / on $D/root"
-ROOTFS=(--rootfs "$D/root")
+mount --bind / "$R" || abort "cannot bind / on $R"
+ROOTFS=(--rootfs "$R")
+# progress in the guest's console log as it happens (the case's own output
+# comes back when it ends)
+mark() { log "$* (${SECONDS} s)"; echo "podman-pg: $* (${SECONDS} s)" > /dev/kmsg 2>/dev/null; }
+mark "initdb ready"
 # The container's cluster: a copy of the boot's initdb (pg.sh).
 cp -a "$PGDATA" "$D/pg" && rm -f "$D/pg/postmaster.pid" && chown -R postgres: "$D" || abort "cannot copy $PGDATA"
 
 # --pid host: postmaster.pid names the postmaster as numaguard sees it.
-if ! "${PODMAN[@]}" "${CTR_RUN[@]}" -d --name "$NAME" --shm-size 128m --user postgres -v "$D:$D" \
+mark "podman run $NAME"
+if ! timeout 300 "${PODMAN[@]}" --log-level debug "${CTR_RUN[@]}" -d --name "$NAME" --shm-size 128m --user postgres -v "$D:$D" \
         --cpuset-cpus "$(node_cpus "$CPU_NODE")" --cpuset-mems "$MEM_NODE" "${ROOTFS[@]}" "$PGBIN/postgres" -D "$D/pg" \
         -c shared_memory_type=sysv -c dynamic_shared_memory_type=posix -c shared_buffers=32MB -c huge_pages=off \
         -c max_connections=20 -c max_worker_processes=0 -c autovacuum=off -c listen_addresses='' \
-        -c unix_socket_directories="$D" > "$D/run.log" 2>&1; then
-    logf "$D/run.log"; abort "podman run"
+        -c unix_socket_directories="$D" > "$D/run.log" 2> "$D/run.err"; then
+    tail -40 "$D/run.err" | logf; logf "$D/run.log"; abort "podman run"
 fi
 CTR_ID=$(tail -1 "$D/run.log")
 for _ in $(seq 240); do [ -S "$D/.s.PGSQL.5432" ] && break; sleep 0.25; done
@@ -56,7 +60,7 @@ read -r _ CPG_SHMID <<<"${pm[6]-}"
 CTR_IPC=$(stat -L -c %i "/proc/$CPG_PID/ns/ipc") CTR_MNT=$(stat -L -c %i "/proc/$CPG_PID/ns/mnt")
 HOST_IPC=$(stat -L -c %i /proc/self/ns/ipc) HOST_MNT=$(stat -L -c %i /proc/self/ns/mnt)
 read -r CTR_CG < "/proc/$CPG_PID/cgroup"; CTR_CG=/sys/fs/cgroup${CTR_CG#0::}
-log "container started (${SECONDS} s)"
+mark "container started"
 log "container $CTR_ID: postmaster $CPG_PID, shmid $CPG_SHMID, ipc $CTR_IPC (host $HOST_IPC), mnt $CTR_MNT, cgroup $CTR_CG"
 [ "$CTR_IPC" != "$HOST_IPC" ] || fail "the container shares the host's IPC namespace"
 [ "$CTR_MNT" != "$HOST_MNT" ] || fail "the container shares the host's mount namespace"
@@ -70,21 +74,21 @@ HOST_BYTES=$(kern_size /proc/sysvipc/shm "$PG_SHMID")
 # the container's table, as a process in its IPC namespace reads it
 nsenter -t "$CPG_PID" -i cat /proc/sysvipc/shm > "$T/ctr-shm" || fail "cannot read the container's /proc/sysvipc/shm"
 CTR_BYTES=$(kern_size "$T/ctr-shm" "$CPG_SHMID")
-log "host PostgreSQL started (${SECONDS} s)"
+mark "host PostgreSQL started"
 log "kernel: host shmid $PG_SHMID $HOST_BYTES bytes, container shmid $CPG_SHMID $CTR_BYTES bytes"
 
 # /dev/shm files of the same name: two containers (nodes A, B) and the host (node C).
 wl_start "${PODMAN[@]}" "${CTR_RUN[@]}" --rm --name ng-e2e-a --cpuset-mems "$SAME_NODES_A" -v "$B:$B" "${ROOTFS[@]}" -- \
         file "$SAME" -s 8 || abort "container a"
-A_PID=$WL_PID_REAL
+A_PID=$WL_PID_REAL A_ALL=$WL_PID_REAL,$WL_CHILDREN
 wl_start "${PODMAN[@]}" "${CTR_RUN[@]}" --rm --name ng-e2e-b --cpuset-mems "$SAME_NODES_B" -v "$B:$B" "${ROOTFS[@]}" -- \
         file "$SAME" -s 12 || abort "container b"
-B_PID=$WL_PID_REAL
+B_PID=$WL_PID_REAL B_ALL=$WL_PID_REAL,$WL_CHILDREN
 wl_start numactl --membind="$SAME_NODES_HOST" -- file "$SAME" -s 16 || abort "host file"
-H_PID=$WL_PID_REAL
+H_PID=$WL_PID_REAL H_ALL=$WL_PID_REAL,$WL_CHILDREN
 at_exit "rm -f $SAME"
 
-log "workloads started (${SECONDS} s)"
+mark "workloads started"
 ctl_json "$T/seg.json" segments
 # one jq call: "KEY=VALUE" lines, read below
 jq -r --argjson cs "$CPG_SHMID" --argjson ci "$CTR_IPC" --argjson hi "$HOST_IPC" --argjson cm "$CTR_MNT" \
@@ -120,8 +124,9 @@ result same-shmid
 
 # same: "mnt_ns bytes nattch pids nodes"; each its own size, attacher and node
 expect "three files named $SAME, one per mount namespace" test "${KV[same_count]}" = 3
-for w in "$A_PID:8:$SAME_NODES_A" "$B_PID:12:$SAME_NODES_B" "$H_PID:16:$SAME_NODES_HOST"; do
-    IFS=: read -r pid mib node <<< "$w"
+for w in "$A_PID:8:$SAME_NODES_A:$A_ALL" "$B_PID:12:$SAME_NODES_B:$B_ALL" "$H_PID:16:$SAME_NODES_HOST:$H_ALL"; do
+    IFS=: read -r pid mib node all <<< "$w"
+    all=$(tr , '\n' <<< "$all" | sort -n | paste -sd,)
     ns=$(stat -L -c %i "/proc/$pid/ns/mnt") hit=""
     for s in "${SAMES[@]}"; do
         read -r sns sb _ sp snodes <<< "$s"
@@ -129,7 +134,7 @@ for w in "$A_PID:8:$SAME_NODES_A" "$B_PID:12:$SAME_NODES_B" "$H_PID:16:$SAME_NOD
     done
     read -r sb sp snodes <<< "$hit"
     expect "$SAME of mount namespace $ns: $((mib << 20)) bytes (got ${sb:-none})" test "${sb:-0}" = $((mib << 20))
-    expect "$SAME of mount namespace $ns: attached by $pid alone (got ${sp:-none})" test "${sp:-}" = "$pid"
+    expect "$SAME of mount namespace $ns: attached by its workload $all alone (got ${sp:-none})" test "${sp:-}" = "$all"
     expect "$SAME of mount namespace $ns: all on node $node (got ${snodes:-none})" test "${snodes%%:*}" = "$node" -a "${snodes/,/}" = "$snodes"
 done
 result same-name
@@ -161,5 +166,5 @@ expect "the correction says Podman does not save it" grep -q "not saved with pod
 audit_load --config "$T/fix.conf" || abort "audit"
 expect_finding CPUSET_NOT_PERSISTENT pgc warning
 result podman-cpuset
-log "corrected (${SECONDS} s)"
+mark "corrected"
 roundtrip "$E2E_TOPO-podman-pg15" "PostgreSQL 15 in a Podman container (own IPC namespace and /dev/shm) beside the host's, same shmid; /dev/shm files of one name in two containers and the host"
