@@ -30,6 +30,7 @@ NAME=ng-e2e-pg SAME=/dev/shm/ng-e2e-same
 CPU_NODE=$PODMAN_CPU_NODE MEM_NODE=$PODMAN_MEM_NODE
 D=/tmp/e2e-podman R=/tmp/e2e-podman-root
 rm -rf "$D"; mkdir -p "$D" "$R"
+at_exit "rm -rf $D; echo -1 > /proc/sys/kernel/shm_next_id"
 at_exit "umount $R"
 at_exit "timeout 60 ${PODMAN[*]} rm -f -t 0 $NAME ng-e2e-a ng-e2e-b"
 # (pivot_root cannot make / itself the new root)
