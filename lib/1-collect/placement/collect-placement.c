@@ -266,11 +266,15 @@ int ng_collect_placement(struct collector *c)
                 return r;
         /* Shmem segments are asked of themselves, every resident page
          * counted; what is left (hugetlb, private memory) of an attacher. */
-        if (!files_only && (pl == NG_PLACEMENT_SAMPLED || pl == NG_PLACEMENT_EXACT)) {
+        if (!files_only && (pl == NG_PLACEMENT_SAMPLED || pl == NG_PLACEMENT_EXACT))
                 r = ng_collect_whole(c, pl == NG_PLACEMENT_EXACT);
-                if (r < 0)
-                        return r;
-        }
+        /* A snapshot (files only, live) keeps the answers of the files
+         * nobody maps, which no process's numa_maps can give a tree; a
+         * tree replays them. */
+        else if (files_only)
+                r = ng_collect_whole_kept(c);
+        if (r < 0)
+                return r;
         switch (pl) {
         case NG_PLACEMENT_SAMPLED:
                 return for_each_representative(c, sample_proc);
