@@ -121,6 +121,10 @@ struct ng_pid_status {
         bool has_rss_shmem, has_vm_pte, has_hugetlb, has_cpus_allowed, has_mems_allowed;
         struct ng_idset cpus_allowed;   /* Cpus_allowed_list */
         struct ng_idset mems_allowed;   /* Mems_allowed_list */
+        /* CapPrm and CapEff (has_cap_prm, has_cap_eff: the line parsed:
+         * 16 hex digits at most). */
+        uint64_t cap_prm, cap_eff;
+        bool has_cap_prm, has_cap_eff;
 };
 
 /* ---- /proc/<pid>/cgroup ---- */
