@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                              "numaguard.conf.d/20-local.conf" };
         char path[3][128];
         if (!dir[0]) {
-                snprintf(dir, sizeof(dir), "/tmp/ng-fuzz-dropins.XXXXXX");
+                snprintf(dir, sizeof(dir), "/dev/shm/ng-fuzz-dropins.XXXXXX");
                 if (!mkdtemp(dir))
                         abort();
                 snprintf(path[0], sizeof(path[0]), "%s/numaguard.conf.d", dir);

@@ -30,7 +30,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_PROCS 48
+#define MAX_PROCS 12
 
 static void *xcalloc(size_t n, size_t size)
 {
