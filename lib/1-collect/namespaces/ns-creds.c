@@ -70,11 +70,13 @@ void ng_collect_refusal(struct collector *c, struct ng_proc *pr)
         const struct ng_self_creds *self = &c->s->self;
         pr->userns_other = -1;
         pr->lsm_label[0] = '\0';
-        /* Refused to a user other than root and the process's own, without
-         * CAP_SYS_PTRACE: that alone says why, and such a run is refused
-         * most processes of the host: no read more for each. */
-        if (!self->known || (self->euid != 0 && self->euid != pr->status.euid && self->has_cap_eff &&
-                             !(self->cap_eff & (UINT64_C(1) << NG_CAP_SYS_PTRACE))))
+        /* Without CAP_SYS_PTRACE, refused another user's process or one
+         * holding capabilities numaguard lacks: that alone says why
+         * (ng-refusal.h), and such a run is refused most processes of the
+         * host: no read more for each. */
+        bool ptrace = !self->has_cap_eff || (self->cap_eff & (UINT64_C(1) << NG_CAP_SYS_PTRACE));
+        bool lacks = self->has_cap_eff && pr->status.has_cap_prm && (pr->status.cap_prm & ~self->cap_eff);
+        if (!self->known || (!ptrace && (self->euid != pr->status.euid || lacks)))
                 return;
         char map[sizeof(self->uid_map)];
         read_small(c, map, sizeof(map), NG_PROC_DIR "/%d/uid_map", (int) pr->pid);
