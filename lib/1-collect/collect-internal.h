@@ -163,6 +163,11 @@ int ng_collect_cgroups(struct collector *c);
 /* namespaces/ns-collect.c: numaguard's own namespaces into c->s, read
  * before anything is matched against them. */
 void ng_collect_own_ns(struct collector *c);
+/* namespaces/ns-creds.c: numaguard's own credentials into c->s->self
+ * (live host), and for a process whose maps were refused the facts that
+ * say why (ng_proc.userns_other, lsm_label). */
+void ng_collect_own_creds(struct collector *c);
+void ng_collect_refusal(struct collector *c, struct ng_proc *pr);
 /* Reads pr's IPC and mount namespaces (numaguard's where unreadable). */
 void ng_collect_proc_ns(struct collector *c, struct ng_proc *pr);
 /* After the processes: the SysV table of every other IPC namespace and the

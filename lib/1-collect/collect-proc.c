@@ -301,8 +301,10 @@ int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
         }
         /* maps lists VMAs without walking page tables: cheap, tier 0. */
         r = ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/%d/maps", pid);
-        if (r == -EACCES || r == -EPERM)
+        if (r == -EACCES || r == -EPERM) {
                 pr->maps_errno = -r;
+                ng_collect_refusal(c, pr);
+        }
         if (r >= 0) {
                 r = ng_parse_maps(buf, c->o.min_private_bytes, &pr->maps, &pr->n_maps);
                 free(buf);

@@ -232,6 +232,30 @@ struct ng_proc {
          * engines that lock their shared memory (ng-engine.h). */
         bool has_memlock;
         uint64_t memlock_soft_bytes;
+        /* Where its maps were refused (maps_errno) on a live host, what
+         * else says why besides its status (uid, CapPrm) and numaguard's
+         * own credentials (ng_snapshot.self), read only where those do not
+         * already say it: whether it runs in another user namespace than
+         * numaguard (1: its uid_map differs from numaguard's; 0: the same
+         * map; -1 unknown) and its security module label (attr/current;
+         * "" none or unknown). */
+        int userns_other;
+        char lsm_label[64];
+};
+
+/* numaguard's own credentials, from /proc/self/status on a live host,
+ * with the security modules the kernel runs: what decides whether it may
+ * read other processes' maps (ptrace access mode). known false in a
+ * snapshot of a tree. */
+#define NG_CAP_DAC_READ_SEARCH 2       /* capability numbers (linux/capability.h) */
+#define NG_CAP_SYS_PTRACE 19
+struct ng_self_creds {
+        bool known;
+        uint32_t euid;
+        bool has_cap_eff;
+        uint64_t cap_eff;
+        char uid_map[256];      /* /proc/self/uid_map, "" unknown */
+        char lsm[128];          /* /sys/kernel/security/lsm, "" unknown (securityfs not mounted) */
 };
 
 struct ng_collect_cost {
@@ -361,6 +385,8 @@ struct ng_snapshot {
         /* The containers of the processes whose namespaces were read. */
         struct ng_container *containers;
         size_t n_containers;
+        /* numaguard's own credentials when it collected (live host). */
+        struct ng_self_creds self;
 };
 
 /* Returns 0 or -errno; a missing feature is recorded as absent, a process

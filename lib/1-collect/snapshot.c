@@ -84,6 +84,7 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
         if (r >= 0 && !c.o.skip_procs) {
                 ng_collect_knobs(&c);
                 ng_collect_own_ns(&c);
+                ng_collect_own_creds(&c);
                 r = ng_collect_sysvipc(&c);
                 if (r >= 0)
                         r = ng_collect_mounts(&c);

@@ -359,6 +359,9 @@ static int fill_instance(struct audit_ctx *ctx, struct ng_instance *in)
                 in->vm_pte_kib += pr->status.vm_pte_kib;
                 in->hugetlb_kib += pr->status.hugetlb_kib;
                 in->rss_shmem_kib += pr->status.rss_shmem_kib;
+                /* what it maps is unknown: so are the instance's sizes */
+                if (pr->maps_errno)
+                        in->shared_unknown = in->resident_unknown = true;
         }
         for (size_t i = 0; i < s->topo.n_nodes; i++)
                 if (ng_bitmap_intersects(&s->topo.nodes[i].cpus, &in->cpus))

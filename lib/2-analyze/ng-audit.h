@@ -66,6 +66,9 @@ struct ng_instance {
         /* The container main_pid runs in (one of the snapshot's), NULL
          * when none. */
         const struct ng_container *container;
+        /* Its resident memory is unknown: a process of it has maps nobody
+         * could read (resident_bytes and nodes count only what is known). */
+        bool resident_unknown;
 };
 
 struct ng_audit {

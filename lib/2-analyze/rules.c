@@ -203,12 +203,6 @@ static int rule_not_found(struct audit_ctx *ctx, const struct ng_instance *in)
                    "is unknown", what);
 }
 
-static int cmp_uid(const void *x, const void *y)
-{
-        uint32_t a = *(const uint32_t *) x, b = *(const uint32_t *) y;
-        return a < b ? -1 : a > b;
-}
-
 /* Pages the kernel reports on a node the topology does not list: a tree
  * (or kernel) that disagrees with itself; never dropped silently. */
 static int outside_topology(struct audit_ctx *ctx, const struct ng_segment *seg)
@@ -231,26 +225,11 @@ static int outside_topology(struct audit_ctx *ctx, const struct ng_segment *seg)
         return 0;
 }
 
-/* Processes whose maps could not be read (another user's, no
- * CAP_SYS_PTRACE): the segments they attach are unknown, so no all-clear. */
+/* Files that could not be used and pages outside the topology; the
+ * processes whose maps were refused are refusal.c's. */
 static int rule_incomplete(struct audit_ctx *ctx)
 {
         const struct ng_snapshot *s = ctx->s;
-        uint32_t uids[8];
-        size_t n = 0, n_uids = 0, more = 0;
-        for (size_t i = 0; i < s->n_procs; i++) {
-                const struct ng_proc *pr = s->procs[i];
-                if (!pr->maps_errno)
-                        continue;
-                n++;
-                bool seen = false;
-                for (size_t k = 0; k < n_uids; k++)
-                        seen |= uids[k] == pr->status.uid;
-                if (!seen && n_uids < ELEMENTSOF(uids))
-                        uids[n_uids++] = pr->status.uid;
-                else if (!seen)
-                        more++;
-        }
         int r = 0;
         for (size_t i = 0; i < s->n_problems && i < NG_MAX_PROBLEMS && r >= 0; i++)
                 r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, NULL, NULL, 0,
@@ -262,19 +241,7 @@ static int rule_incomplete(struct audit_ctx *ctx)
                         "%zu more files could not be used", s->n_problems - NG_MAX_PROBLEMS);
         for (size_t i = 0; i < ctx->a->n_segments && r >= 0; i++)
                 r = outside_topology(ctx, &ctx->a->segments[i]);
-        if (r < 0 || !n)
-                return r;
-        qsort(uids, n_uids, sizeof(uids[0]), cmp_uid);
-        char who[160] = "";
-        size_t w = 0;
-        for (size_t k = 0; k < n_uids && w < sizeof(who); k++)
-                w += (size_t) snprintf(who + w, sizeof(who) - w, "%s%" PRIu32, k ? ", " : "", uids[k]);
-        if (more && w < sizeof(who))
-                snprintf(who + w, sizeof(who) - w, " and %zu more", more);
-        return ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, NULL, NULL, (double) n,
-                   "run as root (or with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH, as numaguardd's unit does)",
-                   "could not read the memory maps of %zu process%s (permission denied), of uid %s: the "
-                   "segments they attach and their placement are unknown", n, n == 1 ? "" : "es", who);
+        return r < 0 ? r : ng_rule_refused(ctx);
 }
 
 /* The firmware's distance table against what numaguardctl probe measured,

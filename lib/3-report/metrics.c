@@ -116,6 +116,9 @@ static void instances(FILE *f, const struct ng_audit *a)
                "Resident shared memory of the instance per node.");
         for (size_t i = 0; i < a->n_instances; i++) {
                 const struct ng_instance *in = &a->instances[i];
+                /* an unknown resident size is no sample, never a part of it */
+                if (in->resident_unknown)
+                        continue;
                 ng_metrics_escape(in->name, name, sizeof(name));
                 for (size_t j = 0; j < in->n_nodes; j++)
                         fprintf(f, "numaguard_instance_resident_bytes{db_instance=\"%s\",node=\"%d\"} %" PRIu64 "\n",
@@ -127,6 +130,8 @@ static void instances(FILE *f, const struct ng_audit *a)
         for (size_t i = 0; i < a->n_instances; i++) {
                 const struct ng_instance *in = &a->instances[i];
                 uint64_t by[NG_SOURCE_COUNT_];
+                if (in->resident_unknown)
+                        continue;
                 ng_metrics_escape(in->name, name, sizeof(name));
                 ng_segments_resident_by_source(a->segments, in->segs, in->n_segs, by);
                 for (enum ng_source k = NG_SOURCE_NONE; k < NG_SOURCE_COUNT_; k++)

@@ -310,7 +310,10 @@ static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a
                 snprintf(sh, sizeof(sh), "of unknown size");
         else
                 ng_format_kib(in->shared_bytes / 1024, sh, sizeof(sh));
-        ng_format_kib(in->resident_bytes / 1024, res, sizeof(res));
+        if (in->resident_unknown)
+                snprintf(res, sizeof(res), "unknown");
+        else
+                ng_format_kib(in->resident_bytes / 1024, res, sizeof(res));
         ng_format_kib(in->vm_pte_kib, pte, sizeof(pte));
         fprintf(f, "\ninstance %s (%s, %s, %zu process%s", ng_text_escape(NG_TEXT_TERM, in->name, name, sizeof(name)),
                 in->type, origin_name(in->origin), in->n_pids,
@@ -457,7 +460,8 @@ static struct json_object *instance_json(const struct ng_audit *a, const struct 
         json_object_object_add(o, "cpuset_owner_name", in->owner && in->owner->name[0] ?
                                                                json_object_new_string(in->owner->name) : NULL);
         json_object_object_add(o, "shared_bytes", in->shared_unknown ? NULL : json_object_new_uint64(in->shared_bytes));
-        json_object_object_add(o, "resident_bytes", json_object_new_uint64(in->resident_bytes));
+        json_object_object_add(o, "resident_bytes",
+                               in->resident_unknown ? NULL : json_object_new_uint64(in->resident_bytes));
         uint64_t by[NG_SOURCE_COUNT_];
         struct json_object *src = json_object_new_object();
         ng_segments_resident_by_source(a->segments, in->segs, in->n_segs, by);

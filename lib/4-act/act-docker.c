@@ -31,7 +31,8 @@ int ng_docker_update_body(const struct ng_bitmap *cpus, const struct ng_bitmap *
 int ng_docker_http_status(const char *response)
 {
         unsigned code;
-        if (strncmp(response, "HTTP/1.", 7) || sscanf(response + 8, " %3u", &code) != 1)
+        /* "HTTP/1.1 200": the minor version's digit before the code, never past the text's end */
+        if (strncmp(response, "HTTP/1.", 7) || !response[7] || sscanf(response + 8, " %3u", &code) != 1)
                 return -EBADMSG;
         return (int) code;
 }

@@ -1,10 +1,14 @@
-/* libFuzzer target for the small helpers of lib/1-collect/kernel-text/parse.c. */
+/* libFuzzer target for the small helpers of lib/1-collect/kernel-text/parse.c
+ * and the field readers of parse-fields.c (each field of a split line as
+ * every number a kernel table holds: sysvipc/shm, hugepage counters,
+ * numa_maps). */
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "parse.h"
+#include "parse-internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,6 +31,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)ng_parse_u64_row(buf, row, 16, &n);
         (void)ng_parse_hugepages_dirname(buf, &v);
         (void)ng_parse_bracketed_choice(buf, out, sizeof(out));
+        char *copy = strdup(buf), *f[NG_PARSE_MAX_FIELDS];
+        if (copy) {
+                size_t nf = ng_parse_split(copy, f, NG_PARSE_MAX_FIELDS);
+                if (nf > NG_PARSE_MAX_FIELDS + 1)
+                        abort();
+                for (size_t i = 0; i < nf && i < NG_PARSE_MAX_FIELDS; i++) {
+                        uint32_t u32;
+                        int64_t i64;
+                        pid_t pid;
+                        const char *h = f[i];
+                        (void)ng_parse_field_u64(f[i], &v);
+                        (void)ng_parse_field_u32(f[i], &u32);
+                        if (ng_parse_field_i64(f[i], -1, 1 << 20, &i64) == 0 && (i64 < -1 || i64 > 1 << 20))
+                                abort();
+                        if (ng_parse_field_pid(f[i], &pid) == 0 && pid < 0)
+                                abort();
+                        (void)ng_parse_field_hex(f[i], &v);
+                        (void)ng_parse_hex_u64(&h, ':', &v);
+                }
+                free(copy);
+        }
         ng_unescape_octal(buf);
         free(buf);
         return 0;

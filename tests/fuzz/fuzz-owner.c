@@ -1,13 +1,16 @@
 /* libFuzzer target for the owner parsers: ng_parse_cgconfig() (libcgroup's
- * cgconfig.conf), ng_parse_unit_cpuset() (systemd unit files) and the
- * hugepage pools at boot (kernel command line, sysctl.d, tmpfiles.d). */
+ * cgconfig.conf), ng_parse_unit_cpuset() (systemd unit files), the
+ * hugepage pools at boot (kernel command line, sysctl.d, tmpfiles.d) and
+ * the status line of Docker's replies (ng_docker_http_status()). */
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ng-owner.h"
 #include "owner-internal.h"
+#include "act-docker-internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -53,6 +56,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(bp);
         char name[256];
         (void) ng_unit_from_cgroup(buf, name, sizeof(name));
+        int code = ng_docker_http_status(buf);
+        if (code != -EBADMSG && (code < 0 || code > 999))
+                abort();
         free(buf);
         return 0;
 }

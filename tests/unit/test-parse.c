@@ -415,6 +415,9 @@ START_TEST(test_status_guest)
 
         ck_assert_int_eq(ng_parse_pid_status(buf, st), 0);
         ck_assert_str_eq(st->name, "ngcap");
+        ck_assert(st->has_cap_prm && st->has_cap_eff);
+        ck_assert_uint_eq(st->cap_prm, UINT64_C(0x000001ffffffffff));
+        ck_assert_uint_eq(st->cap_eff, UINT64_C(0x000001ffffffffff));
         ck_assert_int_eq(st->tgid, 177);
         ck_assert_int_eq(st->ppid, 170);
         ck_assert_uint_eq(st->uid, 0);
@@ -498,6 +501,16 @@ START_TEST(test_status_edge)
         ck_assert(st->has_mems_allowed);
         ck_assert(ng_idset_test(&st->mems_allowed, 63));
         ck_assert(!ng_idset_test(&st->mems_allowed, 64));
+        ng_pid_status_done(st);
+        /* capability sets: more than 16 hex digits, no digit or garbage
+         * after them leave a set unknown, never 0 */
+        memset(st, 0, sizeof(*st));
+        ck_assert_int_eq(ng_parse_pid_status("Name:\tx\nPid:\t1\nCapPrm:\t0000001ffffffffff\n"
+                                             "CapEff:\t1fg\n", st), 0);
+        ck_assert(!st->has_cap_prm && !st->has_cap_eff);
+        ck_assert_int_eq(ng_parse_pid_status("Name:\tx\nPid:\t1\nCapPrm:\t\nCapEff:\tFFFFFFFFFFFFFFFF\n", st), 0);
+        ck_assert(!st->has_cap_prm && st->has_cap_eff);
+        ck_assert_uint_eq(st->cap_eff, UINT64_MAX);
         ng_pid_status_done(st);
         free(st);
 }

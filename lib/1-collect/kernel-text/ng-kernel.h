@@ -123,19 +123,22 @@ struct ng_pid_status {
         char name[64];
         pid_t tgid, ppid;
         uint32_t uid, euid;
-        /* Gid: real, effective, saved, filesystem; Groups:; CapEff:. The
-         * kernel's group checks (in_group_p) use fsgid and the groups. */
-        bool has_gid, has_groups, has_cap_eff;
+        /* Gid: real, effective, saved, filesystem; Groups:. The kernel's
+         * group checks (in_group_p) use fsgid and the groups. */
+        bool has_gid, has_groups;
         uint32_t gid, egid, fsgid;
         uint32_t groups[NG_STATUS_MAX_GROUPS];
         size_t n_groups;
         bool groups_more;
-        uint64_t cap_eff;
         uint64_t vm_size_kib, vm_rss_kib, rss_anon_kib, rss_file_kib, rss_shmem_kib;
         uint64_t vm_pte_kib, hugetlb_kib, threads;
         bool has_rss_shmem, has_vm_pte, has_hugetlb, has_cpus_allowed, has_mems_allowed;
         struct ng_idset cpus_allowed;   /* Cpus_allowed_list */
         struct ng_idset mems_allowed;   /* Mems_allowed_list */
+        /* CapPrm and CapEff (has_cap_prm, has_cap_eff: the line parsed:
+         * 16 hex digits at most). */
+        uint64_t cap_prm, cap_eff;
+        bool has_cap_prm, has_cap_eff;
 };
 
 /* ---- /proc/<pid>/cgroup ---- */

@@ -6,6 +6,7 @@
  * split, so a parser never looks past the buffer's NUL.
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -337,16 +338,26 @@ static void status_groups(const char *val, struct ng_pid_status *st)
         st->has_groups = *val == '\0';
 }
 
-static void status_cap_eff(const char *val, struct ng_pid_status *st)
+/* A capability set: "000001ffffffffff", 1 to 16 hex digits and nothing
+ * else but blanks around them. */
+static int status_caps(const char *val, uint64_t *ret, bool *has)
 {
+        uint64_t v = 0;
+        size_t n = 0;
+
         val += strspn(val, "\t ");
-        char hex[17];
-        size_t n = strcspn(val, "\t ");
-        if (n == 0 || n >= sizeof(hex))
-                return;
-        memcpy(hex, val, n);
-        hex[n] = '\0';
-        st->has_cap_eff = ng_parse_field_hex(hex, &st->cap_eff) == 0;
+        for (; isxdigit((unsigned char)*val); val++, n++) {
+                if (n == 16)
+                        return -EINVAL;
+                unsigned d = (unsigned)(isdigit((unsigned char)*val) ? *val - '0' : (tolower((unsigned char)*val) - 'a' + 10));
+                v = v << 4 | d;
+        }
+        val += strspn(val, "\t \n");
+        if (n == 0 || *val)
+                return -EINVAL;
+        *ret = v;
+        *has = true;
+        return 0;
 }
 
 /* Returns 1 for Name:, 2 for Pid:, 0 for other lines, -ENOMEM. */
@@ -376,8 +387,10 @@ static int status_line(char *line, struct ng_pid_status *st)
                 status_gids(val, st);
         else if (strcmp(line, "Groups") == 0)
                 status_groups(val, st);
+        else if (strcmp(line, "CapPrm") == 0)
+                (void)status_caps(val, &st->cap_prm, &st->has_cap_prm);
         else if (strcmp(line, "CapEff") == 0)
-                status_cap_eff(val, st);
+                (void)status_caps(val, &st->cap_eff, &st->has_cap_eff);
         else if (strcmp(line, "Cpus_allowed_list") == 0)
                 return status_list(val, &st->cpus_allowed, &st->has_cpus_allowed);
         else if (strcmp(line, "Mems_allowed_list") == 0)
