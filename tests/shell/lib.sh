@@ -1,8 +1,8 @@
 # The shell tests' result helpers, sourced after the plan line:
 #
-#   T=NAME; . "$(dirname "$0")/lib.sh"
+#   TAP_PREFIX=NAME; . "$(dirname "$0")/lib.sh"
 #
-# Results are named "NAME-CASE" (T empty: "CASE"); $fails counts the
+# Results are named "NAME-CASE" (TAP_PREFIX empty: "CASE"); $fails counts the
 # failures, for the test's last line ([ "$fails" = 0 ]).
 #
 #   pass CASE [NOTE]          ok NAME-CASE [NOTE]
@@ -16,8 +16,8 @@
 # tests/run-suite counts the lines against the plan (tests/e2e/README.md).
 
 fails=0
-pass() { echo "ok ${T:+$T-}$1${2:+ $2}"; }
-fail() { echo "not ok ${T:+$T-}$1: $2"; fails=$((fails + 1)); }
+pass() { echo "ok ${TAP_PREFIX:+$TAP_PREFIX-}$1${2:+ $2}"; }
+fail() { echo "not ok ${TAP_PREFIX:+$TAP_PREFIX-}$1: $2"; fails=$((fails + 1)); }
 check() {
         local name=$1 why=$2
         shift 2
@@ -31,8 +31,8 @@ check_quiet() {
 }
 skip_all() {
         case ${CI:-} in
-        "" | 0 | false | no) echo "skip ${T:-test}: $1"; exit 77 ;;
+        "" | 0 | false | no) echo "skip ${TAP_PREFIX:-test}: $1"; exit 77 ;;
         esac
-        echo "not ok ${T:-test}: $1"
+        echo "not ok ${TAP_PREFIX:-test}: $1"
         exit 1
 }

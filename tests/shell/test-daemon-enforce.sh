@@ -6,7 +6,7 @@
 # that fails permanently is tried once and left unmanaged.
 set -u
 echo 1..7
-T=enforce; . "$(dirname "$0")/lib.sh"
+TAP_PREFIX=enforce; . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
 D=$B/numaguardd CTL=$B/numaguardctl

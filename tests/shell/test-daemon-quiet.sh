@@ -13,7 +13,7 @@
 # the test waits up to 30 s for three quiet polls. Root: unshare.
 set -u
 [ "${NG_QUIET_WORLD:-}" = 1 ] || echo 1..5
-T=quiet; . "$(dirname "$0")/lib.sh"
+TAP_PREFIX=quiet; . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
 D=$B/numaguardd

@@ -14,7 +14,7 @@ tmp=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$tmp"' EXIT
 fails=0
-check() { if eval "$2"; then echo "ok sampling-$1"; else echo "not ok sampling-$1: $3"; fails=$((fails + 1)); fi; }
+TAP_PREFIX=sampling; . tests/shell/lib.sh
 
 wl() {          # wl NAME: a 64 MiB SysV segment, shmid in $NAME
         mkfifo "$tmp/$1.fifo"
@@ -33,10 +33,10 @@ printf '[global]\ninterval = 200ms\nsample_every = 1000\nmin_segment_size = 4M\n
 dpid=$!
 pids+=($dpid)
 for _ in $(seq 50); do [ -s "$tmp/ng.prom" ] && [ "$(metric numaguard_poll_pages_sampled)" = 0 ] && break; sleep 0.1; done
-check carried "[ \"\$(metric numaguard_poll_pages_sampled)\" = 0 ]" "polls after the first still sampled: $(metric numaguard_poll_pages_sampled)"
-check placement-kept "[ \"\$(seg_metric $first)\" = 1 ]" "no resident bytes on node 0 for shmid $first between samplings"
+check_expr carried "[ \"\$(metric numaguard_poll_pages_sampled)\" = 0 ]" "polls after the first still sampled: $(metric numaguard_poll_pages_sampled)"
+check_expr placement-kept "[ \"\$(seg_metric $first)\" = 1 ]" "no resident bytes on node 0 for shmid $first between samplings"
 wl second || { echo "not ok sampling: second workload"; exit 1; }
 for _ in $(seq 50); do [ "$(seg_metric "$second")" = 1 ] && break; sleep 0.1; done
-check new-segment-sampled "[ \"\$(seg_metric $second)\" = 1 ]" "the new segment shmid $second got no placement"
-check alive "kill -0 $dpid" "numaguardd died: $(tail -3 "$tmp/stderr")"
+check_expr new-segment-sampled "[ \"\$(seg_metric $second)\" = 1 ]" "the new segment shmid $second got no placement"
+check_expr alive "kill -0 $dpid" "numaguardd died: $(tail -3 "$tmp/stderr")"
 [ $fails = 0 ]

@@ -9,7 +9,7 @@
 # (move_pages of other processes).
 set -u
 echo 1..10
-T=rebalance-live; . "$(dirname "$0")/lib.sh"
+TAP_PREFIX=rebalance-live; . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
 CTL=$B/numaguardctl WL=$B/tests/helpers/ng-shm-workload CHK=$B/tests/helpers/ng-shm-check
