@@ -81,17 +81,17 @@ LIB_SRCS := $(sort $(wildcard $(LIB_STAGES:%=lib/%/*.c) $(LIB_STAGES:%=lib/%/*/*
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_HDRS := $(wildcard $(LIB_STAGES:%=lib/%/*.h) $(LIB_STAGES:%=lib/%/*/*.h))
 # The public API is lib/numaguard.h and the headers it includes, nothing
-# else: the parsers (ng-parse.h), tier-1 sampling (ng-sample.h), unit
-# arithmetic (ng-units.h), the table of engines (ng-engine.h), the escaping
-# of untrusted names (ng-text.h), cleanup.h and every *-internal.h stay
+# else: the parsers (parse.h), tier-1 sampling (sample.h), unit
+# arithmetic (units.h), the table of engines (engine.h), the escaping
+# of untrusted names (text.h), cleanup.h and every *-internal.h stay
 # private to lib/.
 LIB_PUBLIC_NAMES := $(shell sed -n 's/^\#include "\(ng-[a-z0-9-]*\.h\)"$$/\1/p' lib/numaguard.h)
 LIB_PUBLIC_HDRS := lib/numaguard.h $(foreach h,$(LIB_PUBLIC_NAMES),$(filter %/$(h),$(LIB_HDRS)))
 # libnumaguard.so exports only the ng_ symbols (tests/shell/test-api.sh).
 LIB_MAP := lib/libnumaguard.map
-CTL_SRCS := $(sort $(wildcard daemon/numaguardctl/*.c))
+CTL_SRCS := $(sort $(wildcard daemon/cli/*.c))
 CTL_OBJS := $(CTL_SRCS:%.c=$(BUILD)/%.o)
-CTL_HDRS := daemon/numaguardctl/ctl.h
+CTL_HDRS := daemon/cli/ctl.h
 # numaguardd's modules; tests/unit/test-daemon-*.c link them without main().
 DAEMON_SRCS := $(sort $(filter-out %/numaguardd.c,$(wildcard daemon/numaguardd/*.c)))
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)

@@ -38,6 +38,7 @@
 /* analyze */
 #include "ng-segments.h"
 #include "ng-price.h"
+#include "ng-codes.h"
 #include "ng-audit.h"
 #include "ng-plan.h"
 

@@ -29,14 +29,8 @@ static struct alert *find_or_add(struct alert_table *t, const struct ng_finding 
         for (size_t i = 0; i < t->n; i++)
                 if (same_key(&t->v[i], f))
                         return &t->v[i];
-        if (t->n == t->cap) {
-                size_t cap = t->cap ? t->cap * 2 : 16;
-                struct alert *v = realloc(t->v, cap * sizeof(*v));
-                if (!v)
-                        return NULL;
-                t->v = v;
-                t->cap = cap;
-        }
+        if (ng_grow(&t->v, &t->cap, t->n, sizeof(*t->v), 0) < 0)
+                return NULL;
         struct alert *a = &t->v[t->n++];
         *a = (struct alert) { .code = f->code, .nodes = f->nodes, .state = ALERT_PENDING };
         snprintf(a->instance, sizeof(a->instance), "%s", f->instance);

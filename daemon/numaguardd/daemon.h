@@ -3,19 +3,19 @@
 
 /*
  * numaguardd's modules (daemon/numaguardd/) share this header:
- *   manager.c  the Manager: sd-event loop, poll timer, signals, reload,
- *              watchdog, sd_notify
- *   alerts.c   finding -> alert transitions (raise/clear, damping)
- *   enforce.c  corrections in enforce mode
- *   sink.c     where alerts go: journald, syslog or a JSON-lines file,
- *              and whether each delivers
- *   syslog.c   /dev/log, written so that a failure is known
- *   server.c   the control socket (numaguardctl status/reload)
- *   listen.c   its place in the file system: the directory checked, the
- *              socket bound and handed to status_group without a race
- *   status.c   what `status` answers, text and JSON
- *   metrics.c  the Prometheus textfile, written atomically
- *   log.c      the daemon's own log lines
+ *   manager.c        the Manager: sd-event loop, poll timer, signals, reload,
+ *                    watchdog, sd_notify
+ *   alerts.c         finding -> alert transitions (raise/clear, damping)
+ *   enforce.c        corrections in enforce mode
+ *   sink.c           where alerts go: journald, syslog or a JSON-lines file,
+ *                    and whether each delivers
+ *   syslog.c         /dev/log, written so that a failure is known
+ *   server.c         the control socket (numaguardctl status/reload)
+ *   listen.c         its place in the file system: the directory checked, the
+ *                    socket bound and handed to status_group without a race
+ *   status-reply.c   what `status` answers, text and JSON
+ *   metrics-file.c   the Prometheus textfile, written atomically
+ *   log.c            the daemon's own log lines
  * Calls go one way: manager.c calls the others; server.c reaches the
  * Manager only through the handler it is given.
  * All state lives in struct manager; nothing here is a mutable global except
@@ -36,10 +36,8 @@
 #include "ng-bitmap.h"
 #include "ng-config.h"
 #include "ng-snapshot.h"
+#include "util.h"
 
-#define USEC_PER_SEC UINT64_C(1000000)
-#define USEC_PER_MSEC UINT64_C(1000)
-#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- log.c -------------------------------------------------------------- */
 
@@ -281,7 +279,7 @@ struct manager;
 void enforce_run(struct manager *m, const struct ng_snapshot *s, const struct ng_audit *a);
 void enforce_table_free(struct enforce_table *t);
 
-/* ---- metrics.c ---------------------------------------------------------- */
+/* ---- metrics-file.c ---------------------------------------------------- */
 
 struct manager;
 /* Writes the metrics file of the last poll (temp file + rename). Empty path:
@@ -291,7 +289,7 @@ int metrics_write(const struct manager *m, const char *path);
  * numaguard_stopped_timestamp_seconds, the last poll's timestamp. */
 int metrics_write_stopped(const struct manager *m, const char *path);
 
-/* ---- status.c ----------------------------------------------------------- */
+/* ---- status-reply.c ---------------------------------------------------- */
 
 int status_render_text(const struct manager *m, FILE *f);
 int status_render_json(const struct manager *m, FILE *f);
@@ -396,18 +394,12 @@ int manager_poll_finish(struct manager *m);
 /* STATUS= for the service manager. */
 void manager_notify_status(struct manager *m);
 
-/* Wall clock in microseconds (CLOCK_REALTIME) and monotonic. */
-uint64_t now_realtime_usec(void);
-uint64_t now_monotonic_usec(void);
-uint64_t now_cpu_usec(void);
-uint64_t now_thread_cpu_usec(void);
-
 /* How long the running poll has read nothing, 0 when none runs. Inline:
- * status.c and metrics.c read it, and manager.c calls them. */
+ * status-reply.c and metrics-file.c read it, and manager.c calls them. */
 static inline uint64_t manager_stalled_usec(const struct manager *m)
 {
         if (!m->worker_busy)
                 return 0;
-        uint64_t now = now_monotonic_usec();
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
         return now > m->job.progress_usec ? now - m->job.progress_usec : 0;
 }

@@ -7,10 +7,10 @@
  * the cgconfig group's file, then the live files), hugepages on
  * HUGEPAGE_SHORTFALL/HUGEPAGE_NODE_SHORTFALL (live pools only: the boot
  * configuration is the administrator's, see numaguardd(8)), rebalance on
- * CYCLOPS. Each (instance, kind) acts
- * at most once per cooldown; transient errors are retried on later polls up
- * to ENFORCE_MAX_TRANSIENT times, a permanent error marks the target
- * unmanaged with one warning. Every attempt is logged at NOTICE with the
+ * CYCLOPS (the correction column of the codes' table, ng-codes.h). Each
+ * (instance, kind) acts at most once per cooldown; transient errors are
+ * retried on later polls up to ENFORCE_MAX_TRANSIENT times, a permanent
+ * error marks the target unmanaged with one warning. Every attempt is logged at NOTICE with the
  * action's MESSAGE_ID.
  */
 
@@ -24,20 +24,12 @@
 #include "ng-act-rebalance.h"
 #include "ng-plan.h"
 
-/* What calls for each correction (ng-correction.h has the rest). */
-static const enum ng_code triggers[NG_CORRECTION_MAX_][3] = {
-        [NG_CORRECTION_CPUSET] = { NG_CODE_CPUSET_DRIFT, NG_CODE_REMOTE_MEMORY, NG_CODE_CPUSET_NOT_PERSISTENT },
-        [NG_CORRECTION_HUGEPAGES] = { NG_CODE_HUGEPAGE_SHORTFALL, NG_CODE_HUGEPAGE_NODE_SHORTFALL,
-                                      NG_CODE_HUGEPAGE_SHORTFALL },
-        [NG_CORRECTION_REBALANCE] = { NG_CODE_CYCLOPS, NG_CODE_CYCLOPS, NG_CODE_CYCLOPS },
-};
-
 static bool called_for(const struct ng_audit *a, const struct ng_instance *in, enum ng_correction k)
 {
         for (size_t i = 0; i < a->n_findings; i++)
-                for (size_t t = 0; t < sizeof(triggers[k]) / sizeof(triggers[k][0]); t++)
-                        if (!strcmp(a->findings[i].instance, in->name) && a->findings[i].code == triggers[k][t])
-                                return true;
+                if (!strcmp(a->findings[i].instance, in->name) &&
+                    ng_code_info(a->findings[i].code)->correction == (int) k)
+                        return true;
         return false;
 }
 
@@ -46,10 +38,8 @@ static struct enforce_entry *entry(struct enforce_table *t, const char *instance
         for (size_t i = 0; i < t->n; i++)
                 if (t->v[i].kind == k && !strcmp(t->v[i].instance, instance))
                         return &t->v[i];
-        struct enforce_entry *nv = realloc(t->v, (t->n + 1) * sizeof(*nv));
-        if (!nv)
+        if (ng_grow(&t->v, NULL, t->n, sizeof(*t->v), 0) < 0)
                 return NULL;
-        t->v = nv;
         struct enforce_entry *e = &t->v[t->n++];
         *e = (struct enforce_entry) { .kind = k };
         snprintf(e->instance, sizeof(e->instance), "%s", instance);
@@ -147,7 +137,7 @@ void enforce_run(struct manager *m, const struct ng_snapshot *s, const struct ng
 {
         if (m->config->mode != NG_MODE_ENFORCE)
                 return;
-        uint64_t now = now_monotonic_usec();
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
         struct ng_action_result *res = malloc(sizeof(*res));     /* ~300 KiB */
         if (!res) {
                 log_error_errno(-ENOMEM, "Enforcing, ignoring");

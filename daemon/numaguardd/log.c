@@ -4,7 +4,7 @@
  * Under systemd stderr is a journal stream: a "<N>" prefix sets the priority
  * of each line (sd-daemon(3)). Elsewhere the line is printed as is. A line
  * may name a process, a file or an instance that others chose: it is
- * escaped (ng-text.h), so that no name can start a line of its own or
+ * escaped (text.h), so that no name can start a line of its own or
  * reach a terminal's control sequences.
  */
 
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
-#include "ng-text.h"
+#include "text.h"
 
 static int max_level = LOG_INFO;
 
@@ -52,32 +52,4 @@ int log_full(int level, int err, const char *fmt, ...)
         }
         errno = saved;
         return -err;
-}
-
-uint64_t now_realtime_usec(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
-uint64_t now_monotonic_usec(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
-uint64_t now_cpu_usec(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
-uint64_t now_thread_cpu_usec(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
 }

@@ -129,7 +129,7 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
         if (r != 0) {
                 /* No thread to be had: collect here rather than not at all. */
                 log_error_errno(-r, "Starting the collecting thread, polling on the loop");
-                m->job.cpu_start_usec = now_thread_cpu_usec();
+                m->job.cpu_start_usec = now_usec(CLOCK_THREAD_CPUTIME_ID);
                 manager_job_run(m);
                 (void) manager_poll_finish(m);
                 return m->opts.once ? sd_event_exit(m->event, m->last_poll_error ? 1 : 0) : arm_timer(m);
@@ -148,7 +148,7 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata)
  */
 static void watch_worker(struct manager *m)
 {
-        uint64_t now = now_monotonic_usec();
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
         if (!m->worker_busy)
                 return;
         uint64_t p = __atomic_load_n(&m->job.progress, __ATOMIC_RELAXED);
@@ -193,7 +193,7 @@ static int on_watch(sd_event_source *es, uint64_t usec, void *userdata)
 int manager_reload(struct manager *m, char *why, size_t whylen)
 {
         struct ng_config *c = NULL;
-        sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading %s", now_monotonic_usec(),
+        sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading %s", now_usec(CLOCK_MONOTONIC),
                    m->config_path);
         int r = load_config(m, &c, why, whylen);
         if (r < 0) {
@@ -333,7 +333,7 @@ int manager_new(const struct manager_opts *o, struct manager **ret, bool *ret_co
                 return -ENOMEM;
         m->worker_fd = -1;
         m->opts = *o;
-        m->started_usec = now_realtime_usec();
+        m->started_usec = now_usec(CLOCK_REALTIME);
         m->config_required = o->config_path != NULL;
         m->config_path = strdup(o->config_path ? o->config_path : NG_CONFIG_DEFAULT_PATH);
         int r = m->config_path ? 0 : -ENOMEM;
@@ -431,7 +431,7 @@ int manager_run(struct manager *m)
         if (r < 0)
                 return log_error_errno(r, "Event loop failed");
         /* Stopped on purpose: the metrics say so, and the NumaguardDown
-         * rule stays silent (metrics.c). */
+         * rule stays silent (metrics-file.c). */
         if (m->stopping) {
                 int w = metrics_write_stopped(m, m->config->metrics_file);
                 if (w < 0)

@@ -117,13 +117,13 @@ void manager_job_run(struct manager *m)
 {
         m->job.snapshot = NULL;
         m->job.error = collect(m, &m->job.snapshot);
-        m->job.cpu_usec = now_thread_cpu_usec() - m->job.cpu_start_usec;
+        m->job.cpu_usec = now_usec(CLOCK_THREAD_CPUTIME_ID) - m->job.cpu_start_usec;
 }
 
 void *manager_worker_main(void *userdata)
 {
         struct manager *m = userdata;
-        m->job.cpu_start_usec = now_thread_cpu_usec();
+        m->job.cpu_start_usec = now_usec(CLOCK_THREAD_CPUTIME_ID);
         manager_job_run(m);
         uint64_t one = 1;
         (void) !write(m->worker_fd, &one, sizeof(one));
@@ -137,7 +137,7 @@ void manager_job_prepare(struct manager *m)
         m->job.sample = !m->snapshot || !ng_path_is_live(m->path) || cfg->sample_every <= 1 ||
                         m->polls % cfg->sample_every == 1;
         m->job.config = m->config;
-        m->job.started_usec = now_monotonic_usec();
+        m->job.started_usec = now_usec(CLOCK_MONOTONIC);
         m->job.progress_seen = __atomic_load_n(&m->job.progress, __ATOMIC_RELAXED);
         m->job.progress_usec = m->job.started_usec;
         m->job.stuck_reported = false;
@@ -149,7 +149,7 @@ void manager_job_prepare(struct manager *m)
  * Pure or cheap, no /proc read. */
 int manager_poll_finish(struct manager *m)
 {
-        uint64_t c0 = now_thread_cpu_usec();
+        uint64_t c0 = now_usec(CLOCK_THREAD_CPUTIME_ID);
         struct ng_snapshot *s = m->job.snapshot;
         struct ng_audit *a = NULL;
         int r = m->job.error;
@@ -161,7 +161,7 @@ int manager_poll_finish(struct manager *m)
         m->job.config = NULL;
         if (m->job.stuck_reported)
                 log_notice("The poll stuck on pid %d went on and finished after %.1f s",
-                           (int) m->job.stuck_pid, (double) (now_monotonic_usec() - m->job.started_usec) / 1e6);
+                           (int) m->job.stuck_pid, (double) (now_usec(CLOCK_MONOTONIC) - m->job.started_usec) / 1e6);
         m->job.stuck_reported = false;
         if (r < 0) {
                 poll_failed(m, "reading the host", r);
@@ -185,7 +185,7 @@ int manager_poll_finish(struct manager *m)
         if (m->last_poll_error)
                 log_notice("Poll succeeded again");
         m->last_poll_error = 0;
-        uint64_t now = now_realtime_usec();
+        uint64_t now = now_usec(CLOCK_REALTIME);
         r = alerts_update(&m->alerts, a->findings, a->n_findings, now, sink_emit, &m->sink);
         if (r < 0)
                 log_error_errno(r, "Tracking alerts, ignoring");
@@ -196,8 +196,8 @@ int manager_poll_finish(struct manager *m)
         m->audit = a;
         ng_picture_get_stats(m->picture, &m->last_picture);
         m->last_poll_usec = now;
-        m->last_poll_wall_usec = now_monotonic_usec() - m->job.started_usec;
-        m->last_poll_cpu_usec = m->job.cpu_usec + (now_thread_cpu_usec() - c0);
+        m->last_poll_wall_usec = now_usec(CLOCK_MONOTONIC) - m->job.started_usec;
+        m->last_poll_cpu_usec = m->job.cpu_usec + (now_usec(CLOCK_THREAD_CPUTIME_ID) - c0);
         r = metrics_write(m, m->config->metrics_file);
         if (r < 0 && r != m->metrics_error)
                 log_error_errno(r, "Writing %s, ignoring", m->config->metrics_file);
@@ -209,7 +209,7 @@ int manager_poll_finish(struct manager *m)
 int manager_poll(struct manager *m)
 {
         manager_job_prepare(m);
-        m->job.cpu_start_usec = now_thread_cpu_usec();
+        m->job.cpu_start_usec = now_usec(CLOCK_THREAD_CPUTIME_ID);
         manager_job_run(m);
         return manager_poll_finish(m);
 }

@@ -23,6 +23,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "daemon.h"
 
 struct conn {
@@ -149,8 +150,9 @@ static void handle_request(struct conn *c)
 }
 
 /* Queues "ok exit=N\n" + body or "error REASON\n"; takes body. */
-static int conn_respond(struct conn *c, const char *reason, int exit_hint, char *body, size_t body_len)
+static int conn_respond(struct conn *c, const char *reason, int exit_hint, char *body_taken, size_t body_len)
 {
+        _cleanup_free_ char *body = body_taken;
         char head[600];
         int hl = reason ? snprintf(head, sizeof(head), "error %s\n", reason)
                         : snprintf(head, sizeof(head), "ok exit=%d\n", exit_hint);
@@ -158,14 +160,12 @@ static int conn_respond(struct conn *c, const char *reason, int exit_hint, char 
                 hl = sizeof(head) - 1;
         char *buf = malloc((size_t) hl + body_len);
         if (!buf) {
-                free(body);
                 conn_free(c);
                 return -ENOMEM;
         }
         memcpy(buf, head, (size_t) hl);
         if (body_len)
                 memcpy(buf + hl, body, body_len);
-        free(body);
         free(c->resp);
         c->resp = buf;
         c->resp_len = (size_t) hl + body_len;

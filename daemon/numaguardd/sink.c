@@ -9,7 +9,7 @@
  * not take goes to the other, then to standard error, and the change is
  * said once (health[]: status, numaguard_alert_sink_up).
  *
- * Names in an alert are chosen by others (ng-text.h): MESSAGE, which
+ * Names in an alert are chosen by others (text.h): MESSAGE, which
  * journalctl, syslog and terminals show, is escaped; the NUMAGUARD_* fields
  * keep the bytes (sd_journal_sendv() sends a field with a newline in it as
  * binary, whole), except in the file sink's JSON, which must be UTF-8.
@@ -28,38 +28,14 @@
 
 #include "daemon.h"
 #include "ng-action.h"
-#include "ng-text.h"
+#include "text.h"
 
 #define MAX_FIELDS 20
 /* NUMAGUARD_WRITE fields of a correction, at most. */
 #define MAX_WRITES_LOGGED 6
 
-/* Keep in step with systemd/numaguard.catalog; never change an ID. */
-static const char *const raised_ids[NG_CODE_MAX_] = {
-        [NG_CODE_CYCLOPS] = "e87985b89b7c4cf1ab08905f0454e2fd",
-        [NG_CODE_REMOTE_MEMORY] = "79ccaaafc6aa46298776c1244f12a769",
-        [NG_CODE_HUGEPAGE_FALLBACK] = "90cb7dbdfd594a4082296182ea82d398",
-        [NG_CODE_HUGEPAGE_SHORTFALL] = "b084643e82de4701b4e5713563f1c9a8",
-        [NG_CODE_HUGEPAGE_NODE_SHORTFALL] = "93c90a6ba5a14e94b9020dcb3f7e94f7",
-        [NG_CODE_HUGEPAGE_IDLE] = "a1e27ff5491a4486880b807c46857ea8",
-        [NG_CODE_PAGETABLE_BLOAT] = "9304ab91ca9846a5aa03ef7bfd282150",
-        [NG_CODE_NODE_PRESSURE] = "3e8203b5373c472fac13b6961a2ec8ca",
-        [NG_CODE_ORPHAN_SEGMENT] = "e4934ffc968747508fed6c8ab40c72d4",
-        [NG_CODE_CPUSET_DRIFT] = "feb20f7df32449c0b87b728bc1624787",
-        [NG_CODE_AUTONUMA_ON] = "9844c614606c4271964d6921f464597e",
-        [NG_CODE_NUMAD_RUNNING] = "0fc85e5733d74d91bc0bec6830106384",
-        [NG_CODE_LIBNUMA_MISSING] = "10b071139e9845a58640d90a21fbedba",
-        [NG_CODE_INSTANCE_NOT_FOUND] = "5211ced7c9bf4144842505538d98fb45",
-        [NG_CODE_AUDIT_INCOMPLETE] = "6879fca9347a4ea1b58dd51be68857e5",
-        [NG_CODE_CPUSET_NOT_PERSISTENT] = "5d0a3c3e8f7b4f5f9a2b61c4e7d09a13",
-        [NG_CODE_HUGEPAGE_NOT_PERSISTENT] = "c2f14b7e0a6d4e9b8f3a5d1c6b7e2f48",
-        [NG_CODE_HIDDEN_HOP] = "232501fe3ed44822b0b7050fee235986",
-        [NG_CODE_SLOW_TIER] = "7d3e9a61c4b84f0e9c2a5b17e8f36d42",
-        [NG_CODE_SHMEM_DEMOTABLE] = "e15b8c0d2a7f4396b4d1c9e0f7a26b83",
-        [NG_CODE_ZONE_RECLAIM_ON] = "3a6f2c9e8b1d4f07a5e4c3b2d1f09e68",
-        [NG_CODE_HUGEPAGE_OVERCOMMIT] = "b7c41e0f93d24a68815e2d6c0af3b915",
-        [NG_CODE_THP_NOT_AS_VENDOR] = "5e9d27b4a0c64f13b8e6f1a2c7d04b59",
-};
+/* Raised findings have their code's ID (ng-codes.h); keep in step with
+ * systemd/numaguard.catalog, never change an ID. */
 #define CLEARED_ID "4491951522f942d38dd118ae985ee4f0"
 /* MESSAGE_ID and NUMAGUARD_EVENT of the daemon's own events, in
  * enum daemon_event order (systemd/numaguard.catalog). */
@@ -121,7 +97,8 @@ const char *sink_message_id(enum alert_event_kind kind, enum ng_code code)
 {
         if (kind == ALERT_EVENT_CLEARED)
                 return CLEARED_ID;
-        return (unsigned) code < NG_CODE_MAX_ && raised_ids[code] ? raised_ids[code] : CLEARED_ID;
+        const struct ng_code_info *c = ng_code_info(code);
+        return c ? c->message_id : CLEARED_ID;
 }
 
 const char *sink_kind_name(enum sink_kind kind)

@@ -17,7 +17,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -56,16 +55,10 @@ static inline void ng_closep(int *fd)
         }
 }
 
-static inline void ng_json_putp(struct json_object **o)
-{
-        json_object_put(*o);
-}
-
 #define _cleanup_free_ _ng_cleanup_(ng_freep)
 #define _cleanup_fclose_ _ng_cleanup_(ng_fclosep)
 #define _cleanup_closedir_ _ng_cleanup_(ng_closedirp)
 #define _cleanup_close_ _ng_cleanup_(ng_closep)
-#define _cleanup_json_ _ng_cleanup_(ng_json_putp)
 
 /* For the library's own destructors (which accept NULL):
  *

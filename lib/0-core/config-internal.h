@@ -13,14 +13,11 @@
 #include <sys/types.h>
 
 #include "ng-config.h"
+#include "util.h"
 
 /* Library-internal: not exported from libnumaguard.so. */
 #pragma GCC visibility push(hidden)
 
-#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
-
-#define USEC_PER_MSEC UINT64_C(1000)
-#define USEC_PER_SEC UINT64_C(1000000)
 #define USEC_PER_MIN (60 * USEC_PER_SEC)
 #define USEC_PER_HOUR (60 * USEC_PER_MIN)
 #define USEC_PER_DAY (24 * USEC_PER_HOUR)

@@ -7,13 +7,14 @@
 #include <string.h>
 
 #include "ng-format.h"
+#include "util.h"
 
 void ng_format_kib(uint64_t kib, char *buf, size_t size)
 {
         static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
         size_t u = 0;
         uint64_t whole = kib, rem = 0;
-        while (whole >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+        while (whole >= 1024 && u + 1 < ELEMENTSOF(units)) {
                 rem = whole % 1024;
                 whole /= 1024;
                 u++;

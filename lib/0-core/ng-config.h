@@ -52,9 +52,9 @@ enum ng_hugepages_req {
 /* Bits of ng_instance_config.enforce: which corrections may run
  * (ng-correction.h has the table). */
 enum {
-        NG_ENFORCE_CPUSET = 1u << NG_CORRECTION_CPUSET,
-        NG_ENFORCE_HUGEPAGES = 1u << NG_CORRECTION_HUGEPAGES,
-        NG_ENFORCE_REBALANCE = 1u << NG_CORRECTION_REBALANCE,
+#define NG_ENFORCE_BIT_(id, name, msgid) NG_ENFORCE_##id = 1u << NG_CORRECTION_##id,
+        NG_CORRECTIONS(NG_ENFORCE_BIT_)
+#undef NG_ENFORCE_BIT_
 };
 
 struct ng_instance_config {

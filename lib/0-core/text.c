@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Untrusted names made fit for JSON, Prometheus labels and terminals
- * (ng-text.h); shared by report and the programs. */
+ * (text.h); shared by report and the programs. */
 
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ng-text.h"
+#include "text.h"
 
 /* RFC 3629, table 3-7 of the Unicode standard: the second byte's range
  * depends on the first, which rules out overlong forms, surrogates and code

@@ -8,9 +8,10 @@
 #include <string.h>
 
 #include "collect-internal.h"
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-snapshot.h"
-#include "ng-units.h"
+#include "units.h"
+#include "util.h"
 
 /* ---- cgroups ---- */
 
@@ -99,12 +100,8 @@ int ng_collect_cgroups(struct collector *c)
                 const char *path = version == 1 ? ng_pid_cgroup_v1_path(pc, "cpuset") : ng_pid_cgroup_v2_path(pc);
                 if (!path || ng_snapshot_cgroup(s, path))
                         continue;
-                if (s->n_cgroups % 16 == 0) {
-                        struct ng_cgroup *ncg = realloc(s->cgroups, (s->n_cgroups + 16) * sizeof(*ncg));
-                        if (!ncg)
-                                return -ENOMEM;
-                        s->cgroups = ncg;
-                }
+                if (ng_grow(&s->cgroups, NULL, s->n_cgroups, sizeof(*s->cgroups), 0) < 0)
+                        return -ENOMEM;
                 struct ng_cgroup *cg = &s->cgroups[s->n_cgroups];
                 *cg = (struct ng_cgroup) { .version = version, .memory_migrate = -1 };
                 if (!(cg->path = strdup(path)) || cgroup_dir(m, path, &cg->dir) < 0) {

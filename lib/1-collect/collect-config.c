@@ -8,7 +8,7 @@
 
 #include "cleanup.h"
 #include "ng-config.h"
-#include "ng-engine.h"
+#include "engine.h"
 #include "ng-snapshot.h"
 
 int ng_collect_for_config(const struct ng_path *p, const struct ng_config *cfg, enum ng_placement placement,

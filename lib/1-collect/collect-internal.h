@@ -150,6 +150,11 @@ int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp);
 /* collect-whole.c: tier 1 (or 2, exact) asked of each shmem segment
  * itself; live host only. */
 int ng_collect_whole(struct collector *c, bool exact);
+/* What a snapshot can replay of tier 1 (collect-whole.c): live, the /dev/shm
+ * files no process maps are asked of themselves (sampled) and their answer
+ * recorded in the tree; under a root prefix, those answers replayed. 0 or
+ * -ENOMEM. */
+int ng_collect_whole_kept(struct collector *c);
 /* Whether the mapping's segment was sampled that way. */
 bool ng_collect_whole_done(const struct collector *c, bool sysv, uint64_t ipc_ns, unsigned major, unsigned minor,
                            uint64_t inode);

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "collect-internal.h"
-#include "ng-engine.h"
-#include "ng-parse.h"
+#include "engine.h"
+#include "parse.h"
 
 void ng_proc_set_name(struct ng_proc *pr)
 {
@@ -318,6 +318,11 @@ int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
         } else {
                 pr->ipc_ns = c->s->ipc_ns;
                 pr->mnt_ns = c->s->mnt_ns;
+        }
+        if (ng_engine_main_locking(pr->name) && ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/%d/limits", pid) >= 0) {
+                uint64_t hard;
+                pr->has_memlock = ng_parse_pid_limit(buf, "Max locked memory", &pr->memlock_soft_bytes, &hard) == 0;
+                free(buf);
         }
         /* Where a database's threads run prices its placement; other
          * processes' threads are not worth a read each. */

@@ -12,9 +12,10 @@
 
 #include "collect-internal.h"
 #include "path-internal.h"
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-snapshot.h"
-#include "ng-units.h"
+#include "units.h"
+#include "util.h"
 
 /* A file of a tree that is not what the kernel would show there (a FIFO,
  * a link that loops, a file where a directory must be) is a problem that
@@ -103,7 +104,7 @@ static bool part_of_total(const char *key)
         static const char *const keys[] = { "MemFree", "MemUsed", "MemAvailable", "FilePages", "Shmem",
                                             "PageTables", "AnonPages", "Mapped", "Active", "Inactive",
                                             "Slab", "KernelStack" };
-        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
                 if (!strcmp(key, keys[i]))
                         return true;
         return false;

@@ -11,9 +11,10 @@
 #include <sys/stat.h>
 
 #include "collect-internal.h"
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-snapshot.h"
-#include "ng-units.h"
+#include "units.h"
+#include "util.h"
 
 /* Bounds against hostile or absurd trees. */
 #define MAX_SHM_FILES 100000
@@ -161,12 +162,8 @@ static int add_file(struct collector *c, const char *path, const struct ng_file_
         struct ng_snapshot *s = c->s;
         if (s->n_files >= MAX_SHM_FILES)
                 return -E2BIG;
-        if (s->n_files % 64 == 0) {
-                struct ng_shm_file *nf = realloc(s->files, (s->n_files + 64) * sizeof(*nf));
-                if (!nf)
-                        return -ENOMEM;
-                s->files = nf;
-        }
+        if (ng_grow(&s->files, NULL, s->n_files, sizeof(*s->files), 0) < 0)
+                return -ENOMEM;
         char *dup = strdup(path);
         if (!dup)
                 return -ENOMEM;

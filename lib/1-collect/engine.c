@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The table of database engines (ng-engine.h). */
+/* The table of database engines (engine.h). */
 
 #include <assert.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "ng-engine.h"
+#include "engine.h"
+#include "util.h"
+
+#define ORACLE_SHM_FIX "set vm.hugetlb_shm_group to the gid of the oinstall group (sysctl.d) and memlock for " \
+        "oracle in /etc/security/limits.conf to at least the SGA (its installation guide: 90 % of RAM), then restart"
 
 static const char *const postgresql[] = { "postgres", "postmaster", NULL };
 static const char *const mysql[] = { "mysqld", "mariadbd", NULL };
@@ -17,28 +21,38 @@ const struct ng_engine ng_engines[] = {
          * oracle<SID>. Under AMM (memory_target) the SGA is granule files in
          * /dev/shm named ora_<SID>_<id>_<n>, 4 MiB to 512 MiB each: hundreds
          * to thousands per instance. Oracle asks for transparent hugepages
-         * off: khugepaged collapsing SGA and PGA pages stalls processes. */
+         * off: khugepaged collapsing SGA and PGA pages stalls processes.
+         * Its SGA is SysV SHM_HUGETLB, locked up to the memlock limit: its
+         * installation guide sets memlock to at least 90 % of RAM. */
         { .name = "oracle", .type = "oracle",
           .main_prefix = "ora_pmon_", .member_prefix = "ora_", .dedicated_prefix = "oracle",
           .needs_libnuma = true,
-          .granule_prefix = "/dev/shm/ora_", .granules_label = "Oracle AMM SGA", .thp_enabled = "never" },
+          .granule_prefix = "/dev/shm/ora_", .granules_label = "Oracle AMM SGA", .thp_enabled = "never",
+          .locks_sga = true, .hugetlb_shm_fix = ORACLE_SHM_FIX },
         /* Oracle ASM: the same processes as asm_<name>_+ASM. */
         { .name = "asm", .type = "oracle",
           .main_prefix = "asm_pmon_", .member_prefix = "asm_", .dedicated_prefix = "oracle",
-          .needs_libnuma = true, .thp_enabled = "never" },
-        /* The postmaster and its backends. */
+          .needs_libnuma = true, .thp_enabled = "never", .locks_sga = true, .hugetlb_shm_fix = ORACLE_SHM_FIX },
+        /* The postmaster and its backends. Its main segment is SysV under
+         * shared_memory_type = sysv, anonymous (no right needed) by default. */
         { .name = "postgresql", .type = "postgresql",
-          .family = postgresql, .nested = true, .dir_shortopt = "-D", .dir_longopt = "--pgdata" },
-        /* One server process; InnoDB's buffer pool is private memory. */
+          .family = postgresql, .nested = true, .dir_shortopt = "-D", .dir_longopt = "--pgdata",
+          .hugetlb_shm_fix = "set vm.hugetlb_shm_group to the gid of the postgres group (sysctl.d), as PostgreSQL's "
+                             "kernel-resources chapter says, or shared_memory_type = mmap, which needs no such right; "
+                             "then restart" },
+        /* One server process; InnoDB's buffer pool is private memory
+         * (SysV SHM_HUGETLB under --large-pages). */
         { .name = "mysql", .type = "mysql",
           .family = mysql, .nested = true, .dir_shortopt = "--datadir", .dir_longopt = "--datadir",
-          .private_heap = true },
+          .private_heap = true,
+          .hugetlb_shm_fix = "set vm.hugetlb_shm_group to the gid of the mysql group (sysctl.d), as the server's "
+                             "large-page support asks, and memlock for the mysql user; then restart" },
         /* Every index server is an instance of its own. */
         { .name = "hana", .type = "hana",
           .family = hana, .nested = false, .dir_shortopt = "--sid", .dir_longopt = "--sid" },
 };
 
-const size_t ng_n_engines = sizeof(ng_engines) / sizeof(ng_engines[0]);
+const size_t ng_n_engines = ELEMENTSOF(ng_engines);
 
 bool ng_engine_in_family(const struct ng_engine *e, const char *name)
 {
@@ -109,6 +123,39 @@ const char *ng_engine_thp_wanted(const char *type)
                 if (ng_engines[i].thp_enabled && !strcmp(ng_engines[i].type, type))
                         return ng_engines[i].thp_enabled;
         return NULL;
+}
+
+/* The first row of the engine of instances of this type, or NULL. */
+static const struct ng_engine *of_type(const char *type)
+{
+        assert(type);
+        for (size_t i = 0; i < ng_n_engines; i++)
+                if (!strcmp(ng_engines[i].type, type))
+                        return &ng_engines[i];
+        return NULL;
+}
+
+const char *ng_engine_hugetlb_shm_fix(const char *type)
+{
+        const struct ng_engine *e = of_type(type);
+        return e ? e->hugetlb_shm_fix : NULL;
+}
+
+bool ng_engine_locks_sga(const char *type)
+{
+        const struct ng_engine *e = of_type(type);
+        return e && e->locks_sga;
+}
+
+bool ng_engine_main_locking(const char *name)
+{
+        assert(name);
+        for (size_t i = 0; i < ng_n_engines; i++) {
+                const struct ng_engine *e = &ng_engines[i];
+                if (e->locks_sga && e->main_prefix && !strncmp(name, e->main_prefix, strlen(e->main_prefix)))
+                        return true;
+        }
+        return false;
 }
 
 const struct ng_engine *ng_engine_of_granule(const char *path)

@@ -47,6 +47,11 @@ struct ng_node {
         /* The kernel's high watermark: the "high" of the node's zones in
          * /proc/zoneinfo, summed, in base (4 KiB) pages; 0 when unknown. */
         uint64_t high_wmark_pages;
+        /* Its "promo" watermarks summed the same way, kept only for a node
+         * of the fastest of two or more memory tiers (the node pages are
+         * promoted into, which ng_node_free_floor() keeps above it); 0
+         * otherwise or unknown. */
+        uint64_t promo_wmark_pages;
         /* The firmware's HMAT for this node's memory: access[0] (any
          * initiator) and access[1] (CPU initiators); present false when
          * the kernel exports none. */
@@ -105,6 +110,11 @@ struct ng_knobs {
         int64_t nr_hugepages;   /* /proc/sys/vm/nr_hugepages, -1 when absent */
         char thp_enabled[16];   /* "always", "madvise", "never", "" when absent */
         int zone_reclaim_mode;  /* /proc/sys/vm/zone_reclaim_mode, -1 when absent */
+        /* /proc/sys/vm/hugetlb_shm_group: the group whose members may
+         * create SysV SHM_HUGETLB segments; -1 when absent. */
+        int64_t hugetlb_shm_group;
+        /* /proc/sys/kernel/osrelease: its major and minor, 0 unknown. */
+        unsigned kernel_major, kernel_minor;
 };
 
 enum ng_shm_file_kind {
@@ -217,6 +227,11 @@ struct ng_proc {
          * ns/mnt), read for the processes that map a segment or run a
          * database; else, and where unreadable, numaguard's own. 0 unknown. */
         uint64_t ipc_ns, mnt_ns;
+        /* Its "Max locked memory" soft limit (/proc/PID/limits), in bytes,
+         * UINT64_MAX unlimited; read only for the main processes of the
+         * engines that lock their shared memory (ng-engine.h). */
+        bool has_memlock;
+        uint64_t memlock_soft_bytes;
 };
 
 struct ng_collect_cost {
@@ -258,7 +273,7 @@ struct ng_collect_opts {
         uint64_t min_private_bytes;     /* private anon mappings kept from maps */
         /* fnmatch(3) globs of the processes whose large private mappings
          * count as segments (InnoDB's buffer pool); NULL: the processes of
-         * the engines with a private_heap (ng-engine.h). */
+         * the engines with a private_heap (engine.h). */
         const char *const *private_comms;
         size_t n_private_comms;
         bool skip_procs;                /* topology only */
@@ -360,13 +375,18 @@ const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid);
 /* The node's pool of page_kib pages, or NULL. */
 const struct ng_hugepool *ng_node_pool(const struct ng_node *nd, uint64_t page_kib);
 /* The free-memory floor of a node: configured_bytes, or for
- * NG_FREE_FLOOR_AUTO (ng-config.h) the larger of the node's high watermark
- * and 3 % of its MemTotal, at most 1 GiB (1 GiB when MemTotal is unknown). */
+ * NG_FREE_FLOOR_AUTO (ng-config.h) the largest of the node's high
+ * watermark, its promo watermark when it is in the fastest of several
+ * memory tiers (promo_wmark_pages), and 3 % of its MemTotal, at most 1 GiB
+ * (1 GiB when MemTotal is unknown). */
 uint64_t ng_node_free_floor(uint64_t configured_bytes, const struct ng_node *nd);
 /* What nd can give: its memory, its floor from floor_bytes (as
  * ng_node_free_floor()) and its pool of page_kib pages (0: none asked).
  * Every value says whether it is known. */
 void ng_node_supply(const struct ng_node *nd, uint64_t floor_bytes, uint64_t page_kib, struct ng_node_supply *ret);
+/* The host's memory (/proc/meminfo) as ng_node_supply() gives a node's:
+ * MemTotal and MemFree in bytes, each known or not. */
+void ng_host_memory(const struct ng_snapshot *s, struct ng_known_u64 *ret_total, struct ng_known_u64 *ret_free);
 /* The same for a caller looking pids up in ascending order: *cursor (0 to
  * begin) is where the last one was, the search goes on from there (a
  * lookup of thousands of attachers costs a walk, not a bisection each). */

@@ -7,13 +7,23 @@
  * that a value nobody could read is unknown everywhere, never 0. A fixed
  * 1 GiB floor refused every correction on nodes under about 1.5 GiB; auto
  * fits the node.
+ *
+ * The floor applies per memory tier: on a host with several tiers a node
+ * of the fastest one is where NUMA balancing in tiering mode promotes hot
+ * pages from the slower tiers, only while the node's free memory is above
+ * its promo watermark, and where kswapd then reclaims (demotes) down to
+ * that mark (mm/vmscan.c pgdat_balanced, Linux 5.18 and later). A pool or
+ * a move that took such a node to its high watermark would stop promotion
+ * and start demotion: its auto floor is at least the promo watermark.
+ * Nodes of slower tiers keep the high watermark; a pool is never planned
+ * there unless nodes= names it (plan.c), nor a move (act-rebalance-plan.c).
  */
 
 #include <assert.h>
 
 #include "ng-config.h"
 #include "ng-snapshot.h"
-#include "ng-units.h"
+#include "units.h"
 
 #define FLOOR_CAP_BYTES (UINT64_C(1) << 30)
 
@@ -23,13 +33,26 @@ static struct ng_known_u64 known(uint64_t v)
 }
 
 /* A meminfo field in bytes: unknown without a usable meminfo, without the
- * line, or past what bytes can hold. */
-static struct ng_known_u64 mem_field(const struct ng_node *nd, const char *key)
+ * line, or past what bytes can hold. The only place MemTotal and MemFree
+ * are looked up by their text. */
+static struct ng_known_u64 meminfo_field(bool has, const struct ng_meminfo *m, const char *key)
 {
         uint64_t kib, bytes;
-        if (!nd->has_meminfo || ng_meminfo_get(&nd->meminfo, key, &kib) < 0 || !ng_kib_to_bytes(kib, &bytes))
+        if (!has || ng_meminfo_get(m, key, &kib) < 0 || !ng_kib_to_bytes(kib, &bytes))
                 return (struct ng_known_u64) {0};
         return known(bytes);
+}
+
+static struct ng_known_u64 mem_field(const struct ng_node *nd, const char *key)
+{
+        return meminfo_field(nd->has_meminfo, &nd->meminfo, key);
+}
+
+void ng_host_memory(const struct ng_snapshot *s, struct ng_known_u64 *ret_total, struct ng_known_u64 *ret_free)
+{
+        assert(s && ret_total && ret_free);
+        *ret_total = meminfo_field(s->has_meminfo, &s->meminfo, "MemTotal");
+        *ret_free = meminfo_field(s->has_meminfo, &s->meminfo, "MemFree");
 }
 
 const struct ng_hugepool *ng_node_pool(const struct ng_node *nd, uint64_t page_kib)
@@ -51,6 +74,10 @@ uint64_t ng_node_free_floor(uint64_t configured_bytes, const struct ng_node *nd)
                 return FLOOR_CAP_BYTES;
         uint64_t floor = total.v / 100 * 3, wmark;
         if (ng_mul_u64(nd->high_wmark_pages, 4096, &wmark) && wmark > floor)
+                floor = wmark;
+        /* The floor per tier: a node of the fastest tier keeps its promo
+         * watermark too (set only for such nodes). */
+        if (ng_mul_u64(nd->promo_wmark_pages, 4096, &wmark) && wmark > floor)
                 floor = wmark;
         return floor < FLOOR_CAP_BYTES ? floor : FLOOR_CAP_BYTES;
 }

@@ -18,21 +18,15 @@
 #include "collect-internal.h"
 #include "ng-latency.h"
 #include "ng-snapshot.h"
-#include "ng-units.h"
-#include "ng-sample.h"
-#include "ng-parse.h"
+#include "units.h"
+#include "sample.h"
+#include "parse.h"
 #include "owner-internal.h"
 #include "path-internal.h"
+#include "util.h"
 
 NG_DEFINE_CLEANUP(struct ng_snapshot, ng_snapshot_free)
 NG_DEFINE_CLEANUP(struct ng_path, ng_path_free)
-
-static uint64_t now_usec(clockid_t clk)
-{
-        struct timespec ts;
-        clock_gettime(clk, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
 
 /* The matrices numaguardctl probe saved: absent is normal, a broken file
  * is kept as a reason and prices fall back to the SLIT. */

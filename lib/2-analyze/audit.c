@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "audit-internal.h"
-#include "ng-engine.h"
+#include "engine.h"
+#include "util.h"
 
 /* ---- process sets ---- */
 
@@ -33,12 +34,8 @@ static int pids_add(struct ng_instance *in, pid_t pid)
                 else
                         hi = mid;
         }
-        if (in->n_pids % 32 == 0) {
-                pid_t *np = realloc(in->pids, (in->n_pids + 32) * sizeof(*np));
-                if (!np)
-                        return -ENOMEM;
-                in->pids = np;
-        }
+        if (ng_grow(&in->pids, NULL, in->n_pids, sizeof(*in->pids), 0) < 0)
+                return -ENOMEM;
         size_t i = lo;
         memmove(in->pids + i + 1, in->pids + i, (in->n_pids - i) * sizeof(*in->pids));
         in->pids[i] = pid;
@@ -65,12 +62,8 @@ static struct ng_instance *new_instance(struct audit_ctx *ctx, const char *name,
                                         const char *type, const struct ng_instance_config *cfg)
 {
         struct ng_audit *a = ctx->a;
-        if (a->n_instances % 8 == 0) {
-                struct ng_instance *nv = realloc(a->instances, (a->n_instances + 8) * sizeof(*nv));
-                if (!nv)
-                        return NULL;
-                a->instances = nv;
-        }
+        if (ng_grow(&a->instances, NULL, a->n_instances, sizeof(*a->instances), 0) < 0)
+                return NULL;
         struct ng_instance *in = &a->instances[a->n_instances++];
         memset(in, 0, sizeof(*in));
         /* Discovered names may collide (two postmasters without -D): suffix. */
@@ -324,12 +317,8 @@ static int segs_add(struct ng_instance *in, size_t idx)
         for (size_t i = 0; i < in->n_segs; i++)
                 if (in->segs[i] == idx)
                         return 0;
-        if (in->n_segs % 8 == 0) {
-                size_t *nv = realloc(in->segs, (in->n_segs + 8) * sizeof(*nv));
-                if (!nv)
-                        return -ENOMEM;
-                in->segs = nv;
-        }
+        if (ng_grow(&in->segs, NULL, in->n_segs, sizeof(*in->segs), 0) < 0)
+                return -ENOMEM;
         in->segs[in->n_segs++] = idx;
         return 0;
 }

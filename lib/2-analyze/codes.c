@@ -1,47 +1,34 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The names of finding codes and severities: stable, what users script
- * against (append, never rename). */
+/* The table of finding codes (ng-codes.h) and the names of severities:
+ * stable, what users script against (append, never rename). */
 
 #include <errno.h>
 #include <string.h>
 
-#include "ng-audit.h"
+#include "ng-codes.h"
 
-static const char *const code_names[NG_CODE_MAX_] = {
-        [NG_CODE_CYCLOPS] = "CYCLOPS",
-        [NG_CODE_REMOTE_MEMORY] = "REMOTE_MEMORY",
-        [NG_CODE_HUGEPAGE_FALLBACK] = "HUGEPAGE_FALLBACK",
-        [NG_CODE_HUGEPAGE_SHORTFALL] = "HUGEPAGE_SHORTFALL",
-        [NG_CODE_HUGEPAGE_NODE_SHORTFALL] = "HUGEPAGE_NODE_SHORTFALL",
-        [NG_CODE_HUGEPAGE_IDLE] = "HUGEPAGE_IDLE",
-        [NG_CODE_PAGETABLE_BLOAT] = "PAGETABLE_BLOAT",
-        [NG_CODE_NODE_PRESSURE] = "NODE_PRESSURE",
-        [NG_CODE_ORPHAN_SEGMENT] = "ORPHAN_SEGMENT",
-        [NG_CODE_CPUSET_DRIFT] = "CPUSET_DRIFT",
-        [NG_CODE_AUTONUMA_ON] = "AUTONUMA_ON",
-        [NG_CODE_NUMAD_RUNNING] = "NUMAD_RUNNING",
-        [NG_CODE_LIBNUMA_MISSING] = "LIBNUMA_MISSING",
-        [NG_CODE_INSTANCE_NOT_FOUND] = "INSTANCE_NOT_FOUND",
-        [NG_CODE_AUDIT_INCOMPLETE] = "AUDIT_INCOMPLETE",
-        [NG_CODE_CPUSET_NOT_PERSISTENT] = "CPUSET_NOT_PERSISTENT",
-        [NG_CODE_HUGEPAGE_NOT_PERSISTENT] = "HUGEPAGE_NOT_PERSISTENT",
-        [NG_CODE_HIDDEN_HOP] = "HIDDEN_HOP",
-        [NG_CODE_SLOW_TIER] = "SLOW_TIER",
-        [NG_CODE_SHMEM_DEMOTABLE] = "SHMEM_DEMOTABLE",
-        [NG_CODE_ZONE_RECLAIM_ON] = "ZONE_RECLAIM_ON",
-        [NG_CODE_HUGEPAGE_OVERCOMMIT] = "HUGEPAGE_OVERCOMMIT",
-        [NG_CODE_THP_NOT_AS_VENDOR] = "THP_NOT_AS_VENDOR",
+static const struct ng_code_info codes[NG_CODE_MAX_] = {
+#define NG_CODE_ROW_(n, msgid, sev, corr)                                                       \
+        [NG_CODE_##n] = { .id = NG_CODE_##n, .name = #n, .message_id = msgid, .severity = NG_SEV_##sev, \
+                          .correction = NG_CORRECTION_##corr },
+        NG_CODES(NG_CODE_ROW_)
+#undef NG_CODE_ROW_
 };
+
+const struct ng_code_info *ng_code_info(enum ng_code c)
+{
+        return (unsigned) c < NG_CODE_MAX_ ? &codes[c] : NULL;
+}
 
 const char *ng_code_name(enum ng_code c)
 {
-        return (unsigned) c < NG_CODE_MAX_ ? code_names[c] : "UNKNOWN";
+        return (unsigned) c < NG_CODE_MAX_ ? codes[c].name : "UNKNOWN";
 }
 
 int ng_code_from_name(const char *name, enum ng_code *ret)
 {
         for (int c = 0; c < NG_CODE_MAX_; c++)
-                if (!strcmp(code_names[c], name)) {
+                if (!strcmp(codes[c].name, name)) {
                         *ret = (enum ng_code) c;
                         return 0;
                 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ng-codes.h"
 #include "ng-config.h"
 #include "ng-price.h"
 #include "ng-segments.h"
@@ -18,46 +19,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-enum ng_severity {
-        NG_SEV_INFO = 0,
-        NG_SEV_WARNING,
-        NG_SEV_CRITICAL,
-};
-
-/* Stable codes (docs/ARCHITECTURE.md, "Contracts"): append, never rename or
- * renumber. */
-enum ng_code {
-        NG_CODE_CYCLOPS = 0,
-        NG_CODE_REMOTE_MEMORY,
-        NG_CODE_HUGEPAGE_FALLBACK,
-        NG_CODE_HUGEPAGE_SHORTFALL,
-        NG_CODE_HUGEPAGE_NODE_SHORTFALL,
-        NG_CODE_HUGEPAGE_IDLE,
-        NG_CODE_PAGETABLE_BLOAT,
-        NG_CODE_NODE_PRESSURE,
-        NG_CODE_ORPHAN_SEGMENT,
-        NG_CODE_CPUSET_DRIFT,
-        NG_CODE_AUTONUMA_ON,
-        NG_CODE_NUMAD_RUNNING,
-        NG_CODE_LIBNUMA_MISSING,
-        NG_CODE_INSTANCE_NOT_FOUND,
-        NG_CODE_AUDIT_INCOMPLETE,
-        NG_CODE_CPUSET_NOT_PERSISTENT,
-        NG_CODE_HUGEPAGE_NOT_PERSISTENT,
-        NG_CODE_HIDDEN_HOP,
-        NG_CODE_SLOW_TIER,
-        NG_CODE_SHMEM_DEMOTABLE,
-        NG_CODE_ZONE_RECLAIM_ON,
-        NG_CODE_HUGEPAGE_OVERCOMMIT,
-        NG_CODE_THP_NOT_AS_VENDOR,
-        NG_CODE_MAX_,
-};
-
-const char *ng_code_name(enum ng_code c);
-/* -EINVAL for an unknown name. */
-int ng_code_from_name(const char *name, enum ng_code *ret);
-const char *ng_severity_name(enum ng_severity s);
 
 struct ng_finding {
         enum ng_code code;
@@ -81,7 +42,7 @@ enum ng_instance_origin {
 struct ng_instance {
         char name[NG_INSTANCE_NAME_MAX + 1];
         enum ng_instance_origin origin;
-        const char *type;       /* an engine's (ng-engine.h), "configured" or "unclaimed" */
+        const char *type;       /* an engine's (engine.h), "configured" or "unclaimed" */
         const struct ng_instance_config *cfg;   /* effective settings; never NULL */
         pid_t main_pid;         /* 0 when none */
         pid_t *pids;            /* pid order */

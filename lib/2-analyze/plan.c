@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "ng-plan.h"
-#include "ng-units.h"
+#include "units.h"
 
 static uint64_t default_page_kib(const struct ng_snapshot *s)
 {

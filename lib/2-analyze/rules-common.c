@@ -11,20 +11,17 @@
 
 #include "audit-internal.h"
 #include "ng-format.h"
-#include "ng-units.h"
+#include "units.h"
 #include "rules-internal.h"
+#include "util.h"
 
 int ng_rules_add(struct audit_ctx *ctx, enum ng_code code, enum ng_severity sev, const struct ng_instance *in,
                  const char *segment, const struct ng_bitmap *nodes, double value, const char *advice,
                  const char *fmt, ...)
 {
         struct ng_audit *a = ctx->a;
-        if (a->n_findings % 16 == 0) {
-                struct ng_finding *nv = realloc(a->findings, (a->n_findings + 16) * sizeof(*nv));
-                if (!nv)
-                        return -ENOMEM;
-                a->findings = nv;
-        }
+        if (ng_grow(&a->findings, NULL, a->n_findings, sizeof(*a->findings), 0) < 0)
+                return -ENOMEM;
         struct ng_finding *f = &a->findings[a->n_findings++];
         memset(f, 0, sizeof(*f));
         f->code = code;

@@ -11,8 +11,9 @@
 #include <string.h>
 
 #include "audit-internal.h"
+#include "engine.h"
 #include "ng-format.h"
-#include "ng-units.h"
+#include "units.h"
 #include "rules-internal.h"
 
 /* ---- hugepages ---- */
@@ -275,4 +276,113 @@ int ng_rule_hugepage_overcommit(struct audit_ctx *ctx)
                         ng_bitmap_empty(&nodes) ? "unknown" : ng_rules_list_h(&nodes).s);
         }
         return r;
+}
+
+/* ---- the right to a SysV hugepage segment ---- */
+
+enum right { RIGHT_UNKNOWN, RIGHT_NO, RIGHT_YES };
+
+/* Before Linux 5.16 a process without the right could still create a
+ * SHM_HUGETLB segment within its memlock limit; since then the kernel
+ * refuses it (EPERM) whatever the limit (fs/hugetlbfs/inode.c,
+ * hugetlb_file_setup). An unknown kernel is taken as a recent one. */
+static bool memlock_grants(const struct ng_knobs *k)
+{
+        return k->kernel_major && (k->kernel_major < 5 || (k->kernel_major == 5 && k->kernel_minor < 16));
+}
+
+/* The kernel's can_do_hugetlb_shm(): CAP_IPC_LOCK, or the group
+ * vm.hugetlb_shm_group among the fsgid and the supplementary groups
+ * (in_group_p). */
+static enum right hugetlb_shm_right(const struct ng_snapshot *s, const struct ng_proc *pr, uint64_t bytes)
+{
+        const struct ng_pid_status *st = &pr->status;
+        int64_t g = s->knobs.hugetlb_shm_group;
+        if (g < 0 || !st->has_cap_eff || !st->has_gid)
+                return RIGHT_UNKNOWN;
+        if (st->cap_eff & (UINT64_C(1) << NG_CAP_IPC_LOCK) || st->fsgid == (uint64_t) g)
+                return RIGHT_YES;
+        for (size_t i = 0; i < st->n_groups; i++)
+                if (st->groups[i] == (uint64_t) g)
+                        return RIGHT_YES;
+        if (!st->has_groups || st->groups_more)
+                return RIGHT_UNKNOWN;
+        if (!memlock_grants(&s->knobs))
+                return RIGHT_NO;
+        if (!pr->has_memlock)
+                return RIGHT_UNKNOWN;
+        return pr->memlock_soft_bytes >= bytes ? RIGHT_YES : RIGHT_NO;
+}
+
+struct sysv_bytes {
+        uint64_t all, huge;
+};
+
+/* The instance's SysV segments of min_segment_size or more. */
+static struct sysv_bytes instance_sysv(const struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        struct sysv_bytes b = {0};
+        for (size_t k = 0; k < in->n_segs; k++) {
+                const struct ng_segment *seg = &ctx->a->segments[in->segs[k]];
+                if (seg->kind != NG_SEG_SYSV || seg->bytes_unknown || seg->bytes < ctx->cfg->min_segment_size_bytes)
+                        continue;
+                b.all += seg->bytes;
+                if (seg->page_kib > 4)
+                        b.huge += seg->bytes;
+        }
+        return b;
+}
+
+static void no_right_text(const struct ng_snapshot *s, const struct ng_proc *pr, const struct sysv_bytes *b,
+                          char *buf, size_t size)
+{
+        const struct ng_pid_status *st = &pr->status;
+        char groups[96] = "", limit[48] = "";
+        for (size_t i = 0, o = 0; i < st->n_groups && o < sizeof(groups); i++)
+                o += (size_t) snprintf(groups + o, sizeof(groups) - o, "%s%" PRIu32, i ? "," : "", st->groups[i]);
+        if (memlock_grants(&s->knobs))
+                snprintf(limit, sizeof(limit), " and a memlock limit of %s",
+                         ng_rules_bytes_h(pr->memlock_soft_bytes).s);
+        snprintf(buf, size, "its main process (pid %d: uid %" PRIu32 ", gid %" PRIu32 ", groups %s) has neither "
+                 "CAP_IPC_LOCK nor the group vm.hugetlb_shm_group = %" PRId64 "%s: %s, and the %s of its SysV "
+                 "shared memory %s",
+                 (int) pr->pid, st->uid, st->fsgid, groups[0] ? groups : "none", s->knobs.hugetlb_shm_group, limit,
+                 memlock_grants(&s->knobs) ? "the kernel refuses it SysV SHM_HUGETLB segments"
+                                           : "since Linux 5.16 the kernel refuses it SysV SHM_HUGETLB segments "
+                                             "whatever its memlock limit",
+                 ng_rules_bytes_h(b->all).s,
+                 b->huge == 0 ? "sits in 4K pages" : b->huge < b->all ? "sits partly in 4K pages"
+                                                   : "are in hugepages now but cannot be created there again");
+}
+
+/* HUGEPAGE_NOT_PERMITTED: an instance that uses or is meant to use
+ * hugepages (as HUGEPAGE_FALLBACK decides) for SysV shared memory, whose
+ * main process may not create SHM_HUGETLB segments; and for the engines
+ * that lock their SGA (Oracle), a memlock limit below it. Anonymous
+ * MAP_HUGETLB memory (PostgreSQL's default) needs no right. */
+int ng_rule_hugepage_not_permitted(struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        const struct ng_snapshot *s = ctx->s;
+        const struct ng_hugepool *hp = default_pool(s);
+        struct sysv_bytes b = instance_sysv(ctx, in);
+        bool wants = in->cfg->hugepages == NG_HUGEPAGES_REQUIRED || b.huge || (hp && hp->nr_pages);
+        const struct ng_proc *pr = in->main_pid ? ng_snapshot_proc(s, in->main_pid) : NULL;
+        if (in->cfg->hugepages == NG_HUGEPAGES_OFF || !b.all || !wants || !pr)
+                return 0;
+        bool no_right = hugetlb_shm_right(s, pr, b.all) == RIGHT_NO;
+        bool short_lock = ng_engine_locks_sga(in->type) && pr->has_memlock && pr->memlock_soft_bytes < b.all;
+        if (!no_right && !short_lock)
+                return 0;
+        char why[400] = "", lock[200] = "";
+        if (no_right)
+                no_right_text(s, pr, &b, why, sizeof(why));
+        if (short_lock)
+                snprintf(lock, sizeof(lock), "%sits memlock limit (Max locked memory of pid %d) is %s, below the %s "
+                         "of its SGA: %s locks in large pages only what the limit covers", no_right ? "; " : "",
+                         (int) pr->pid, ng_rules_bytes_h(pr->memlock_soft_bytes).s, ng_rules_bytes_h(b.all).s, in->type);
+        const char *fix = ng_engine_hugetlb_shm_fix(in->type);
+        return ng_rules_add(ctx, NG_CODE_HUGEPAGE_NOT_PERMITTED, NG_SEV_WARNING, in, NULL, NULL, (double) b.all,
+                   fix ? fix : "add the database user's group to vm.hugetlb_shm_group (sysctl.d) or give its service "
+                               "CAP_IPC_LOCK (systemd: AmbientCapabilities=CAP_IPC_LOCK), then restart it",
+                   "%s%s", why, lock);
 }

@@ -66,6 +66,7 @@ int ng_rule_hugepage_not_persistent(struct audit_ctx *ctx);
 int ng_rule_idle(struct audit_ctx *ctx);
 int ng_rule_shortfall(struct audit_ctx *ctx);
 int ng_rule_hugepage_overcommit(struct audit_ctx *ctx);
+int ng_rule_hugepage_not_permitted(struct audit_ctx *ctx, const struct ng_instance *in);
 /* rules-tiers.c */
 int ng_rule_slow_tier(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_shmem_demotable(struct audit_ctx *ctx);

@@ -12,7 +12,7 @@
 
 #include "audit-internal.h"
 #include "ng-format.h"
-#include "ng-units.h"
+#include "units.h"
 #include "rules-internal.h"
 
 /* REMOTE_MEMORY: resident share on nodes without the instance's CPUs. */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ng-engine.h"
+#include "engine.h"
 #include "rules-internal.h"
 
 /* SLOW_TIER: this much of the resident memory on a slower tier. */
@@ -99,7 +99,7 @@ static int demotable(struct audit_ctx *ctx, const struct ng_instance *in)
 }
 
 /* THP_NOT_AS_VENDOR: the host's transparent hugepages against what the
- * engine's vendor asks (ng-engine.h). */
+ * engine's vendor asks (engine.h). */
 int ng_rule_thp_vendor(struct audit_ctx *ctx, const struct ng_instance *in)
 {
         const char *want = ng_engine_thp_wanted(in->type), *now = ctx->s->knobs.thp_enabled;

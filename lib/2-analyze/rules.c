@@ -14,10 +14,11 @@
 #include <string.h>
 
 #include "audit-internal.h"
-#include "ng-engine.h"
+#include "engine.h"
 #include "ng-format.h"
-#include "ng-units.h"
+#include "units.h"
 #include "rules-internal.h"
+#include "util.h"
 
 /* NODE_PRESSURE on small nodes: the floor is at most this share of the node. */
 #define PRESSURE_NODE_SHARE 0.10
@@ -29,8 +30,10 @@
 static int rule_pagetables(struct audit_ctx *ctx)
 {
         const struct ng_snapshot *s = ctx->s;
-        uint64_t total_kib = ng_meminfo_value(&s->meminfo, "MemTotal"), pt_kib = ng_meminfo_value(&s->meminfo, "PageTables");
-        if (!s->has_meminfo || total_kib == 0)
+        struct ng_known_u64 total, free_b;
+        ng_host_memory(s, &total, &free_b);
+        uint64_t total_kib = total.v / 1024, pt_kib = ng_meminfo_value(&s->meminfo, "PageTables");
+        if (!total.known || total_kib == 0)
                 return 0;
         double limit = ctx->cfg->pagetable_share;
         const char *advice = "back the shared segment with hugepages: page tables shrink about 512-fold";
@@ -243,7 +246,7 @@ static int rule_incomplete(struct audit_ctx *ctx)
                 bool seen = false;
                 for (size_t k = 0; k < n_uids; k++)
                         seen |= uids[k] == pr->status.uid;
-                if (!seen && n_uids < sizeof(uids) / sizeof(uids[0]))
+                if (!seen && n_uids < ELEMENTSOF(uids))
                         uids[n_uids++] = pr->status.uid;
                 else if (!seen)
                         more++;
@@ -326,7 +329,7 @@ int ng_audit_rules(struct audit_ctx *ctx)
 {
         static int (*const per_instance[])(struct audit_ctx *, const struct ng_instance *) = {
                 ng_rule_cyclops, ng_rule_remote, ng_rule_cpuset_drift, ng_rule_not_persistent, ng_rule_fallback, rule_libnuma,
-                rule_not_found, ng_rule_slow_tier, ng_rule_thp_vendor,
+                rule_not_found, ng_rule_slow_tier, ng_rule_thp_vendor, ng_rule_hugepage_not_permitted,
         };
         static int (*const host[])(struct audit_ctx *) = {
                 ng_rule_shortfall, ng_rule_idle, rule_pagetables, rule_pressure, rule_orphans, rule_host,
@@ -335,9 +338,9 @@ int ng_audit_rules(struct audit_ctx *ctx)
         };
         int r = 0;
         for (size_t i = 0; i < ctx->a->n_instances && r >= 0; i++)
-                for (size_t k = 0; k < sizeof(per_instance) / sizeof(per_instance[0]) && r >= 0; k++)
+                for (size_t k = 0; k < ELEMENTSOF(per_instance) && r >= 0; k++)
                         r = per_instance[k](ctx, &ctx->a->instances[i]);
-        for (size_t k = 0; k < sizeof(host) / sizeof(host[0]) && r >= 0; k++)
+        for (size_t k = 0; k < ELEMENTSOF(host) && r >= 0; k++)
                 r = host[k](ctx);
         if (r < 0)
                 return r;

@@ -8,8 +8,9 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "ng-units.h"
+#include "units.h"
 #include "segments-internal.h"
+#include "util.h"
 
 /* A file is its device and inode. A tree's copies keep no inode of the
  * host's (0): there, its device and path (one name in two namespaces'
@@ -50,10 +51,9 @@ int ng_node_bytes_add(struct ng_node_bytes **v, size_t *n, int node, uint64_t by
                 (*v)[i].bytes += bytes;
                 return 0;
         }
-        struct ng_node_bytes *nn = realloc(*v, (*n + 1) * sizeof(*nn));
-        if (!nn)
+        if (ng_grow(v, NULL, *n, sizeof(**v), 0) < 0)
                 return -ENOMEM;
-        *v = nn;
+        struct ng_node_bytes *nn = *v;
         memmove(&nn[i + 1], &nn[i], (*n - i) * sizeof(*nn));
         nn[i] = (struct ng_node_bytes) { .node = node, .bytes = bytes };
         (*n)++;
@@ -157,10 +157,8 @@ static int place_sampled(const struct ng_snapshot *s, struct ng_segment *seg, co
                         while (i < n_acc && acc[i].node != smp->np[k].node)
                                 i++;
                         if (i == n_acc) {
-                                struct node_acc *na = realloc(acc, (n_acc + 1) * sizeof(*acc));
-                                if (!na)
+                                if (ng_grow(&acc, NULL, n_acc, sizeof(*acc), 0) < 0)
                                         return -ENOMEM;
-                                acc = na;
                                 acc[n_acc].node = smp->np[k].node;
                                 acc[n_acc++].bytes = 0;
                         }

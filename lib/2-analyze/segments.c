@@ -10,7 +10,8 @@
 
 #include "ng-segments.h"
 #include "segments-internal.h"
-#include "ng-units.h"
+#include "units.h"
+#include "util.h"
 
 #define MAX_SEGMENTS 1000000
 
@@ -86,16 +87,8 @@ void ng_segments_resident_by_source(const struct ng_segment *v, const size_t *id
 
 static struct ng_segment *add(struct builder *b)
 {
-        if (b->n == b->cap) {
-                size_t ncap = b->cap ? b->cap * 2 : 32;
-                if (ncap > MAX_SEGMENTS)
-                        return NULL;
-                struct ng_segment *nv = realloc(b->v, ncap * sizeof(*nv));
-                if (!nv)
-                        return NULL;
-                b->v = nv;
-                b->cap = ncap;
-        }
+        if (ng_grow(&b->v, &b->cap, b->n, sizeof(*b->v), MAX_SEGMENTS) < 0)
+                return NULL;
         struct ng_segment *seg = &b->v[b->n++];
         memset(seg, 0, sizeof(*seg));
         seg->placement_coverage = -1;
@@ -212,12 +205,8 @@ static int add_pid(struct ng_segment *seg, const struct ng_proc *pr, const struc
                 seg->bytes = seg->bytes > m->end - m->start ? seg->bytes : m->end - m->start;
         if (seg->n_pids && seg->pids[seg->n_pids - 1] == pr->pid)
                 return 0;
-        if (seg->n_pids % 16 == 0) {
-                pid_t *np = realloc(seg->pids, (seg->n_pids + 16) * sizeof(*np));
-                if (!np)
-                        return -ENOMEM;
-                seg->pids = np;
-        }
+        if (ng_grow(&seg->pids, NULL, seg->n_pids, sizeof(*seg->pids), 0) < 0)
+                return -ENOMEM;
         seg->pids[seg->n_pids++] = pr->pid;
         if (seg->kind != NG_SEG_SYSV)
                 seg->nattch = seg->n_pids;

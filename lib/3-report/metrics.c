@@ -12,8 +12,9 @@
 #include <string.h>
 
 #include "ng-metrics.h"
-#include "ng-text.h"
-#include "ng-units.h"
+#include "text.h"
+#include "units.h"
+#include "util.h"
 
 void ng_metrics_escape(const char *v, char *buf, size_t size)
 {
@@ -39,7 +40,7 @@ static void pools(FILE *f, const struct ng_snapshot *s)
                 { "node_hugepages_surplus", "Surplus (overcommitted) hugepages on the node.",
                   offsetof(struct ng_hugepool, surplus_pages) },
         };
-        for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
                 family(f, kinds[k].name, "gauge", kinds[k].help);
                 for (size_t i = 0; i < s->topo.n_nodes; i++) {
                         const struct ng_node *nd = &s->topo.nodes[i];
@@ -55,22 +56,27 @@ static void pools(FILE *f, const struct ng_snapshot *s)
 
 static void node_memory(FILE *f, const struct ng_snapshot *s)
 {
+        /* key NULL: total (total set) or free memory, from the node's supply. */
         static const struct {
                 const char *name, *key, *help;
+                bool total;
         } kinds[] = {
-                { "node_memory_total_bytes", "MemTotal", "Memory of the node." },
-                { "node_memory_free_bytes", "MemFree", "Free memory of the node." },
-                { "node_shmem_bytes", "Shmem", "Shared memory (tmpfs, SysV, shared anonymous) on the node." },
-                { "node_page_tables_bytes", "PageTables", "Page tables allocated on the node." },
+                { "node_memory_total_bytes", NULL, "Memory of the node.", true },
+                { "node_memory_free_bytes", NULL, "Free memory of the node.", false },
+                { "node_shmem_bytes", "Shmem", "Shared memory (tmpfs, SysV, shared anonymous) on the node.", false },
+                { "node_page_tables_bytes", "PageTables", "Page tables allocated on the node.", false },
         };
-        for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
                 family(f, kinds[k].name, "gauge", kinds[k].help);
                 for (size_t i = 0; i < s->topo.n_nodes; i++) {
                         const struct ng_node *nd = &s->topo.nodes[i];
                         if (!nd->has_meminfo)
                                 continue;
-                        fprintf(f, "numaguard_%s{node=\"%d\"} %" PRIu64 "\n", kinds[k].name, nd->id,
-                                ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, kinds[k].key)));
+                        struct ng_node_supply sup;
+                        ng_node_supply(nd, 0, 0, &sup);
+                        uint64_t bytes = kinds[k].key ? ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, kinds[k].key))
+                                       : kinds[k].total ? sup.total_bytes.v : sup.free_bytes.v;
+                        fprintf(f, "numaguard_%s{node=\"%d\"} %" PRIu64 "\n", kinds[k].name, nd->id, bytes);
                 }
         }
 }

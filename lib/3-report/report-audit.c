@@ -10,10 +10,12 @@
 
 #include "cleanup.h"
 #include "ng-audit.h"
-#include "ng-engine.h"
+#include "engine.h"
 #include "ng-report.h"
-#include "ng-text.h"
-#include "ng-units.h"
+#include "text.h"
+#include "units.h"
+#include "util.h"
+#include "bitmap-json.h"
 
 static const char *origin_name(enum ng_instance_origin o)
 {
@@ -196,7 +198,7 @@ static void owner_value(const struct ng_owner *ow, bool mems, char *buf, size_t 
 }
 
 /* The owner's name, file and error are text others may choose (a user's
- * unit, a delegated cgroup): escaped like every name (ng-text.h). */
+ * unit, a delegated cgroup): escaped like every name (text.h). */
 static void print_owner(const struct ng_owner *ow, FILE *f)
 {
         char c[160], m[160];
@@ -249,7 +251,7 @@ static void print_resident_sources(const struct ng_audit *a, const struct ng_ins
         uint64_t by[NG_SOURCE_COUNT_];
         ng_segments_resident_by_source(a->segments, in->segs, in->n_segs, by);
         bool first = true;
-        for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
                 uint64_t b = by[parts[i].src];
                 if (!b)
                         continue;
@@ -378,21 +380,6 @@ int ng_report_audit_text_flags(const struct ng_snapshot *s, const struct ng_audi
         return ferror(f) ? -EIO : 0;
 }
 
-static struct json_object *list_json(const struct ng_bitmap *b)
-{
-        char buf[4096];
-        ng_bitmap_format_list(b, buf, sizeof(buf));
-        return json_object_new_string(buf);
-}
-
-static struct json_object *ids_json(const struct ng_bitmap *b)
-{
-        struct json_object *arr = json_object_new_array();
-        NG_BITMAP_FOREACH(id, b)
-                json_object_array_add(arr, json_object_new_int(id));
-        return arr;
-}
-
 /* {"count", "bytes", "resident_bytes", "nodes", "names"}, or null when the
  * instance has none. */
 static struct json_object *group_json(const struct ng_audit *a, const struct ng_instance *in,
@@ -459,9 +446,9 @@ static struct json_object *instance_json(const struct ng_audit *a, const struct 
         for (size_t k = 0; k < in->n_pids; k++)
                 json_object_array_add(pids, json_object_new_int(in->pids[k]));
         json_object_object_add(o, "pids", pids);
-        json_object_object_add(o, "cpus", list_json(&in->cpus));
-        json_object_object_add(o, "cpu_nodes", list_json(&in->cpu_nodes));
-        json_object_object_add(o, "mems", list_json(&in->mems));
+        json_object_object_add(o, "cpus", ng_bitmap_json_list(&in->cpus));
+        json_object_object_add(o, "cpu_nodes", ng_bitmap_json_list(&in->cpu_nodes));
+        json_object_object_add(o, "mems", ng_bitmap_json_list(&in->mems));
         json_object_object_add(o, "cgroup", in->cgroup ? json_object_new_string(in->cgroup) : NULL);
         if (in->container)
                 json_object_object_add(o, "container", container_json(in->container));
@@ -499,7 +486,7 @@ struct json_object *ng_finding_json(const struct ng_finding *fd)
         json_object_object_add(o, "severity", json_object_new_string(ng_severity_name(fd->severity)));
         json_object_object_add(o, "instance", json_object_new_string(fd->instance));
         json_object_object_add(o, "segment", json_object_new_string(fd->segment));
-        json_object_object_add(o, "nodes", ids_json(&fd->nodes));
+        json_object_object_add(o, "nodes", ng_bitmap_json_ids(&fd->nodes));
         json_object_object_add(o, "message", json_object_new_string(fd->message));
         json_object_object_add(o, "advice", json_object_new_string(fd->advice));
         json_object_object_add(o, "value", json_object_new_double(fd->value));

@@ -8,7 +8,7 @@
 
 #include "ng-plan.h"
 #include "ng-report.h"
-#include "ng-text.h"
+#include "text.h"
 
 static void nr_path(uint64_t page_kib, int node, char *buf, size_t size)
 {

@@ -8,7 +8,7 @@
 
 #include "ng-report.h"
 #include "ng-segments.h"
-#include "ng-text.h"
+#include "text.h"
 
 void ng_report_node_bars(const struct ng_snapshot *s, const struct ng_node_bytes *nb, size_t n, uint64_t whole,
                          const char *indent, FILE *f)

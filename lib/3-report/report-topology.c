@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "ng-report.h"
-#include "ng-text.h"
+#include "text.h"
+#include "util.h"
+#include "bitmap-json.h"
 
 static void max_distances(const struct ng_snapshot *s, uint64_t *ret_local, uint64_t *ret_max)
 {
@@ -343,13 +345,6 @@ int ng_report_topology_text(const struct ng_snapshot *s, FILE *f)
 
 /* ---- JSON ---- */
 
-static struct json_object *json_list(const struct ng_bitmap *b)
-{
-        char buf[4096];
-        ng_bitmap_format_list(b, buf, sizeof(buf));
-        return json_object_new_string(buf);
-}
-
 static struct json_object *json_u64(uint64_t v)
 {
         return json_object_new_uint64(v);
@@ -403,7 +398,7 @@ static struct json_object *hmat_json(const struct ng_node *nd)
                         continue;
                 }
                 struct json_object *e = json_object_new_object();
-                json_object_object_add(e, "initiators", json_list(&a->initiators));
+                json_object_object_add(e, "initiators", ng_bitmap_json_list(&a->initiators));
                 json_object_object_add(e, "read_latency_ns", json_figure(a->read_latency_ns));
                 json_object_object_add(e, "write_latency_ns", json_figure(a->write_latency_ns));
                 json_object_object_add(e, "read_bandwidth_mbps", json_figure(a->read_bandwidth_mbps));
@@ -430,7 +425,7 @@ static struct json_object *node_json(const struct ng_snapshot *s, const struct n
         struct json_object *o = json_object_new_object(), *pools = json_object_new_array(),
                            *dist = json_object_new_array(), *cls = json_object_new_array();
         json_object_object_add(o, "id", json_object_new_int(nd->id));
-        json_object_object_add(o, "cpus", json_list(&nd->cpus));
+        json_object_object_add(o, "cpus", ng_bitmap_json_list(&nd->cpus));
         json_object_object_add(o, "cpu_count", json_object_new_int((int) ng_bitmap_count(&nd->cpus)));
         json_object_object_add(o, "memory_only", json_object_new_boolean(ng_bitmap_empty(&nd->cpus)));
         json_object_object_add(o, "has_memory", json_object_new_boolean(nd->has_memory));
@@ -444,7 +439,7 @@ static struct json_object *node_json(const struct ng_snapshot *s, const struct n
                 { "mem_used_kib", "MemUsed" }, { "file_pages_kib", "FilePages" }, { "shmem_kib", "Shmem" },
                 { "page_tables_kib", "PageTables" }, { "anon_huge_kib", "AnonHugePages" },
         };
-        for (size_t i = 0; i < sizeof(mem) / sizeof(mem[0]); i++)
+        for (size_t i = 0; i < ELEMENTSOF(mem); i++)
                 json_object_object_add(o, mem[i].json, json_meminfo(nd->has_meminfo, &nd->meminfo, mem[i].key));
         for (size_t i = 0; i < nd->n_pools; i++)
                 json_object_array_add(pools, pool_json(&nd->pools[i], false));
@@ -476,11 +471,13 @@ struct json_object *ng_report_topology_json(const struct ng_snapshot *s)
         }
         json_object_object_add(o, "schema", json_object_new_int(NG_JSON_SCHEMA));
         json_object_object_add(o, "numa_sysfs", json_object_new_boolean(s->topo.numa_sysfs));
-        json_object_object_add(o, "nodes_online", json_list(&s->topo.online));
-        json_object_object_add(o, "nodes_possible", json_list(&s->topo.possible));
-        json_object_object_add(o, "cpus_online", json_list(&s->topo.cpus_online));
-        json_object_object_add(o, "mem_total_kib", json_meminfo(s->has_meminfo, &s->meminfo, "MemTotal"));
-        json_object_object_add(o, "mem_free_kib", json_meminfo(s->has_meminfo, &s->meminfo, "MemFree"));
+        json_object_object_add(o, "nodes_online", ng_bitmap_json_list(&s->topo.online));
+        json_object_object_add(o, "nodes_possible", ng_bitmap_json_list(&s->topo.possible));
+        json_object_object_add(o, "cpus_online", ng_bitmap_json_list(&s->topo.cpus_online));
+        struct ng_known_u64 total, free_b;
+        ng_host_memory(s, &total, &free_b);
+        json_object_object_add(o, "mem_total_kib", total.known ? json_u64(total.v / 1024) : NULL);
+        json_object_object_add(o, "mem_free_kib", free_b.known ? json_u64(free_b.v / 1024) : NULL);
         for (size_t i = 0; i < s->topo.n_nodes; i++)
                 json_object_array_add(nodes, node_json(s, &s->topo.nodes[i]));
         json_object_object_add(o, "nodes", nodes);
@@ -491,7 +488,7 @@ struct json_object *ng_report_topology_json(const struct ng_snapshot *s)
         for (size_t k = 0; k < s->topo.n_tiers; k++) {
                 struct json_object *e = json_object_new_object();
                 json_object_object_add(e, "id", json_object_new_int(s->topo.tiers[k].id));
-                json_object_object_add(e, "nodes", json_list(&s->topo.tiers[k].nodes));
+                json_object_object_add(e, "nodes", ng_bitmap_json_list(&s->topo.tiers[k].nodes));
                 json_object_array_add(tiers, e);
         }
         json_object_object_add(o, "memory_tiers", tiers);

@@ -17,6 +17,12 @@
 int ng_docker_update_body(const struct ng_bitmap *cpus, const struct ng_bitmap *mems, char *buf, size_t size);
 /* The status code of an HTTP response's first line, or -EBADMSG. */
 int ng_docker_http_status(const char *response);
+/* POST /containers/{id}/update to the daemon listening on socket_path
+ * (HTTP/1.0: it answers and closes). 0 on 200, -ENOENT on 404 (no such
+ * container), -EACCES on 403, -EIO on another answer, -EBADMSG on no HTTP
+ * answer at all, or -errno of the socket. */
+int ng_docker_update_at(const char *socket_path, const char *id, const struct ng_bitmap *cpus,
+                        const struct ng_bitmap *mems);
 /* The default ng_action_ops.docker_update: live host only (-EOPNOTSUPP
  * under a root prefix, where no daemon answers). 0, -ENOENT (no such
  * container), -EACCES, -ECONNREFUSED, -EIO (another answer) or -errno. */

@@ -36,13 +36,14 @@ int ng_docker_http_status(const char *response)
         return (int) code;
 }
 
-static int talk(const char *request, char *reply, size_t size)
+static int talk(const char *socket_path, const char *request, char *reply, size_t size)
 {
         _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return -errno;
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", NG_DOCKER_SOCKET);
+        if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", socket_path) >= (int) sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
         if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
                 return -errno;
         size_t len = strlen(request), off = 0;
@@ -66,12 +67,9 @@ static int talk(const char *request, char *reply, size_t size)
         return 0;
 }
 
-int ng_docker_update(void *userdata, const struct ng_path *p, const char *id, const struct ng_bitmap *cpus,
-                     const struct ng_bitmap *mems)
+int ng_docker_update_at(const char *socket_path, const char *id, const struct ng_bitmap *cpus,
+                        const struct ng_bitmap *mems)
 {
-        (void) userdata;
-        if (!ng_path_is_live(p))
-                return -EOPNOTSUPP;
         char body[600], request[1024], reply[4096];
         int n = ng_docker_update_body(cpus, mems, body, sizeof(body));
         if (n < 0)
@@ -80,9 +78,18 @@ int ng_docker_update(void *userdata, const struct ng_path *p, const char *id, co
         if (snprintf(request, sizeof(request), "POST /containers/%s/update HTTP/1.0\r\nHost: docker\r\n"
                      "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", id, n, body) >= (int) sizeof(request))
                 return -ENAMETOOLONG;
-        int r = talk(request, reply, sizeof(reply));
+        int r = talk(socket_path, request, reply, sizeof(reply));
         if (r < 0)
                 return r;
         int code = ng_docker_http_status(reply);
-        return code == 200 ? 0 : code == 404 ? -ENOENT : code == 403 ? -EACCES : -EIO;
+        return code < 0 ? code : code == 200 ? 0 : code == 404 ? -ENOENT : code == 403 ? -EACCES : -EIO;
+}
+
+int ng_docker_update(void *userdata, const struct ng_path *p, const char *id, const struct ng_bitmap *cpus,
+                     const struct ng_bitmap *mems)
+{
+        (void) userdata;
+        if (!ng_path_is_live(p))
+                return -EOPNOTSUPP;
+        return ng_docker_update_at(NG_DOCKER_SOCKET, id, cpus, mems);
 }

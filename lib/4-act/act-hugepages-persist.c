@@ -16,7 +16,8 @@
 
 #include "ng-act-cpuset.h"
 #include "ng-act-hugepages.h"
-#include "owner-internal.h"
+#include "owner-lookup.h"
+#include "util.h"
 
 #define HEADER "# Hugepage pools per node at boot, written by numaguardctl hugepages apply|reserve --persist.\n" \
                "# systemd-tmpfiles writes each line early in boot (tmpfiles.d(5), type w).\n"
@@ -41,6 +42,7 @@ static int merge(const struct ng_act_hugepages *a, const char *old, struct ng_bo
         struct ng_boot_pool *v = NULL;
         size_t n = 0;
         int r = old ? ng_parse_hugepages_tmpfiles(old, &v, &n) : 0;
+        size_t cap = n;         /* what the parser allocated holds n at least */
         for (size_t i = 0; i < a->n_nodes && r >= 0; i++) {
                 struct ng_boot_pool want = { .node = a->nodes[i].id, .page_kib = a->page_kib,
                                              .pages = a->nodes[i].target_pages, .from_file = true };
@@ -52,13 +54,9 @@ static int merge(const struct ng_act_hugepages *a, const char *old, struct ng_bo
                         }
                 if (found)
                         continue;
-                struct ng_boot_pool *nv = realloc(v, (n + 1) * sizeof(*v));
-                if (!nv)
-                        r = -ENOMEM;
-                else {
-                        v = nv;
+                r = ng_grow(&v, &cap, n, sizeof(*v), 0);
+                if (r >= 0)
                         v[n++] = want;
-                }
         }
         if (r < 0) {
                 free(v);

@@ -13,7 +13,8 @@
 #include <strings.h>
 
 #include "ng-act-hugepages.h"
-#include "ng-units.h"
+#include "units.h"
+#include "util.h"
 
 #define MIB (UINT64_C(1) << 20)
 /* Larger than any hugepage size a kernel offers (16 GiB on POWER). */
@@ -54,7 +55,7 @@ int ng_hugepage_size_parse(const char *s, uint64_t *ret_kib)
         unsigned long long v = strtoull(s, &end, 10);
         if (errno || v == 0 || v > MAX_PAGE_KIB)
                 return -EINVAL;
-        for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(units); i++) {
                 if (strcasecmp(end, units[i].suffix) != 0)
                         continue;
                 if (v * units[i].kib > MAX_PAGE_KIB)
@@ -116,9 +117,7 @@ static void add_nodes(struct ng_act_hugepages *a, const struct ng_plan *p)
                 an->nr_pages = sup->nr_pages.v;
                 an->free_pages = sup->free_pages.v;
                 an->in_use_pages = an->nr_pages - an->free_pages;
-                an->floor_bytes = sup->floor_bytes;
-                an->mem_unknown = !sup->free_bytes.known;
-                an->mem_free_bytes = sup->free_bytes.v;
+                an->supply = *sup;
                 an->asked_pages = an->target_pages = an->nr_pages;
         }
 }
@@ -164,7 +163,8 @@ static int reserve_spread(struct ng_act_hugepages *a, const struct ng_snapshot *
         return 0;
 }
 
-/* Never below the pages in use; growth must leave MemFree above the floor. */
+/* Never below the pages in use; growth must fit in the row's memory above
+ * the floor (ng_node_supply()). */
 static void check_supply(struct ng_act_hugepages *a)
 {
         uint64_t page_bytes = ng_kib_bytes_sat(a->page_kib);
@@ -191,7 +191,8 @@ static void check_supply(struct ng_act_hugepages *a)
                 if (an->target_pages <= an->nr_pages)
                         continue;
                 uint64_t more = an->target_pages - an->nr_pages, need = ng_mul_sat(more, page_bytes);
-                if (an->mem_unknown) {
+                const struct ng_node_supply *sup = &an->supply;
+                if (!sup->avail_bytes.known) {
                         /* Never plan on supply nobody could read. */
                         a->refused = a->unknown = true;
                         appendf(a->reason, sizeof(a->reason), "%snode %d: %" PRIu64 " more %s pages, but the "
@@ -199,13 +200,12 @@ static void check_supply(struct ng_act_hugepages *a)
                                 sep(a->reason), an->id, more, sz);
                         continue;
                 }
-                uint64_t avail = an->mem_free_bytes > an->floor_bytes ? an->mem_free_bytes - an->floor_bytes : 0;
-                if (need <= avail)
+                if (need <= sup->avail_bytes.v)
                         continue;
                 a->refused = true;
                 appendf(a->reason, sizeof(a->reason), "%snode %d: %" PRIu64 " more %s pages need %" PRIu64
                         " MiB, MemFree is %" PRIu64 " MiB, floor %" PRIu64 " MiB", sep(a->reason), an->id, more,
-                        sz, need / MIB, an->mem_free_bytes / MIB, an->floor_bytes / MIB);
+                        sz, need / MIB, sup->free_bytes.v / MIB, sup->floor_bytes / MIB);
         }
 }
 

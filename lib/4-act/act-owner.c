@@ -26,8 +26,8 @@
 
 #include "ng-act-cpuset.h"
 #include "cleanup.h"
-#include "owner-internal.h"
-#include "path-internal.h"
+#include "owner-lookup.h"
+#include "path-open.h"
 #include "act-docker-internal.h"
 
 /* ---- systemd over sd-bus ---- */

@@ -13,7 +13,7 @@
 
 #include "act-rebalance-internal.h"
 #include "ng-format.h"
-#include "ng-units.h"
+#include "units.h"
 
 int ng_rebalance_node_index(const struct ng_rebalance_plan *p, int node)
 {

@@ -57,7 +57,8 @@
 
 #include "act-rebalance-internal.h"
 #include "ng-format.h"
-#include "ng-units.h"
+#include "units.h"
+#include "util.h"
 
 #define MAX_BATCH_PAGES 65536
 
@@ -71,9 +72,7 @@ static void default_sleep(void *userdata, uint64_t usec)
 static uint64_t default_now(void *userdata)
 {
         (void) userdata;
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+        return now_usec(CLOCK_MONOTONIC);
 }
 
 const struct ng_rebalance_ops ng_rebalance_ops_default = {

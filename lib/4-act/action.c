@@ -13,7 +13,7 @@
 
 #include "cleanup.h"
 #include "ng-action.h"
-#include "ng-text.h"
+#include "text.h"
 
 const char *ng_outcome_name(enum ng_outcome o)
 {
@@ -111,7 +111,7 @@ void ng_correction_journal_fields(enum ng_correction c, const char *identifier, 
         char buf[PATH_MAX + 640];
 
         /* MESSAGE is what journalctl and syslog show: the target and the
-         * summary carry names, escaped (ng-text.h); NUMAGUARD_INSTANCE and
+         * summary carry names, escaped (text.h); NUMAGUARD_INSTANCE and
          * NUMAGUARD_TARGET keep their bytes. */
         snprintf(buf, sizeof(buf), "%s %s: %s: %s", k->name, target, outcome, res->summary);
         _cleanup_free_ char *msg = ng_text_dup(NG_TEXT_TERM, buf);

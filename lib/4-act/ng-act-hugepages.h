@@ -31,11 +31,11 @@ struct ng_act_hugepages_node {
         int id;
         uint64_t nr_pages, free_pages;  /* the pool now */
         uint64_t in_use_pages;          /* nr - free: never shrunk below */
-        uint64_t mem_free_bytes;        /* the node's MemFree */
-        bool mem_unknown;               /* no usable meminfo: growth refused */
+        /* The plan's row (ng_plan_node.supply): its memory above its floor
+         * (growth refused when unknown) and its pool. */
+        struct ng_node_supply supply;
         bool pool_unknown;              /* its pool's counters are unknown: any request refused */
         bool asked;                     /* the request names this node */
-        uint64_t floor_bytes;           /* its node_free_floor (ng_node_free_floor) */
         uint64_t asked_pages;           /* what the request wanted */
         uint64_t target_pages;          /* what will be written (asked, raised to in use) */
 };

@@ -155,6 +155,8 @@ wl_start() {
         fail "workload did not report (got '$line')"; logf "$out.err"; return 1
     fi
     log "ready: $line"
+    # the workload's own pid (WL_PID is PREFIX's: a container runtime's client)
+    [[ $line =~ ^pid=([0-9]+) ]] && WL_PID_REAL=${BASH_REMATCH[1]}
     [[ $line =~ \ shmid=(-?[0-9]+) ]] && WL_SHMID=${BASH_REMATCH[1]}
     [[ $line =~ \ bytes=([0-9]+) ]] && WL_BYTES=${BASH_REMATCH[1]}
     [[ $line =~ \ kind=([a-z_]+) ]] && WL_KIND=${BASH_REMATCH[1]}

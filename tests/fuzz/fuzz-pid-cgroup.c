@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

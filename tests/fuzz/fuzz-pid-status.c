@@ -1,10 +1,10 @@
-/* libFuzzer target for ng_parse_pid_status(). */
+/* libFuzzer target for ng_parse_pid_status() and ng_parse_pid_limit(). */
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ng-parse.h"
+#include "parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -22,6 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (st && ng_parse_pid_status(buf, st) == 0)
                 ng_pid_status_done(st);
         free(st);
+        uint64_t soft, hard;
+        (void) ng_parse_pid_limit(buf, "Max locked memory", &soft, &hard);
         free(buf);
         return 0;
 }

@@ -20,7 +20,8 @@
  *   -H, --huge         2 MiB hugetlb pages (sysv: SHM_HUGETLB, anon: MAP_HUGETLB)
  *       --huge-1g      1 GiB hugetlb pages
  *       --huge-try     sysv: SHM_HUGETLB, and 4 KiB pages when the pool cannot
- *                      hold the segment -- the silent fallback of databases
+ *                      hold the segment or the process may not create one
+ *                      (EPERM) -- the silent fallback of databases
  *   -k, --key KEY      SysV key (default IPC_PRIVATE)
  *   -p, --procs N      attached child processes besides this one (default 2)
  *       --split A,B    bind the first three quarters of the segment to node A
@@ -257,7 +258,10 @@ int main(int argc, char **argv)
 		if (huge)
 			flags |= SHM_HUGETLB | (page_kib == 1048576 ? (30 << SHM_HUGE_SHIFT) : 0);
 		shmid = shmget(key, bytes, flags);
-		if (shmid < 0 && huge_try && errno == ENOMEM) {
+		/* ENOMEM: the pool is short; EPERM: no right to SHM_HUGETLB
+		 * (neither CAP_IPC_LOCK nor vm.hugetlb_shm_group). Databases
+		 * fall back to 4 KiB pages on either. */
+		if (shmid < 0 && huge_try && (errno == ENOMEM || errno == EPERM)) {
 			huge = 0;
 			page_kib = 4;
 			step = 4096;

@@ -65,7 +65,7 @@ if command -v journalctl > /dev/null; then
         out=$(journalctl --root="$D" --update-catalog 2>&1); rc=$?
         check catalog-compiles "exit $rc: $out" test "$rc" = 0
         journalctl --root="$D" --list-catalog > "$tmp/catalog.list" 2>&1
-        ids=$(grep -ohE '"[0-9a-f]{32}"' "$SRC/daemon/numaguardd/sink.c" "$SRC/lib/0-core/ng-correction.h" |
+        ids=$(grep -ohE '"[0-9a-f]{32}"' "$SRC/daemon/numaguardd/sink.c" "$SRC/lib/2-analyze/ng-codes.h" "$SRC/lib/0-core/ng-correction.h" |
               tr -d '"' | sort -u)
         nocat=""
         for id in $ids; do grep -q "^$id numaguard: " "$tmp/catalog.list" || nocat+=" $id"; done
@@ -94,7 +94,7 @@ fi
 unknown=""
 for mname in $(grep -oE 'numaguard_[a-z_]+' "$rules" | sort -u); do
         # the library's series, and the daemon's own (numaguard_up)
-        grep -q "\"${mname#numaguard_}\"" "$SRC/lib/3-report/metrics.c" "$SRC/daemon/numaguardd/metrics.c" ||
+        grep -q "\"${mname#numaguard_}\"" "$SRC/lib/3-report/metrics.c" "$SRC/daemon/numaguardd/metrics-file.c" ||
                 unknown+=" $mname"
 done
 check rules-metrics "unknown metrics:$unknown" test -z "$unknown"

@@ -92,7 +92,7 @@ check pc "$(cat "$pc" 2>&1)" eval 'grep -qx "libdir=/usr/lib/$ma" "$pc" && ! gre
 # the -dev package carries the public headers only; the library's symbols
 # file follows its version node
 hdrs=$(cd "$tmp/dev/usr/include/numaguard" 2>/dev/null && ls | tr '\n' ' ')
-check dev-headers "installed: $hdrs" eval '[[ " $hdrs" == *" numaguard.h "* && " $hdrs" == *" ng-kernel.h "* && " $hdrs" != *" ng-parse.h "* && " $hdrs" != *"-internal.h "* ]]'
+check dev-headers "installed: $hdrs" eval '[[ " $hdrs" == *" numaguard.h "* && " $hdrs" == *" ng-kernel.h "* && " $hdrs" != *" parse.h "* && " $hdrs" != *"-internal.h "* ]]'
 dpkg-deb -e "$P/libnumaguard0_${V}_$arch.deb" "$tmp/libctl"
 syms=$tmp/libctl/symbols
 odd=$(grep '^ ' "$syms" 2>&1 | grep -vE '^ (ng_[a-z0-9_]+|NUMAGUARD_0)@NUMAGUARD_0 ' | head -3)

@@ -7,13 +7,21 @@
 #  - no .c file in lib/ or daemon/ is over MAX_LINES (600) lines: a bigger
 #    one is split along its seams (docs/ARCHITECTURE.md);
 #  - the database engines' process names are spelled in one table
-#    (lib/1-collect/engine.c), nowhere else in lib/.
+#    (lib/1-collect/engine.c), nowhere else in lib/;
+#  - no two source files share a name, and the ng- prefix marks exactly
+#    the public headers (those lib/numaguard.h includes);
+#  - a stage's *-internal.h headers are its own: no file of another stage
+#    or of a program includes one (they use the stage's interfaces);
+#  - the core kit (lib/0-core/util.h) is the one definition of ELEMENTSOF
+#    and the time units, and is used: no array length spelled out as
+#    sizeof / sizeof, no bare realloc() growth, no clock read by hand
+#    into microseconds.
 # BUILD: build directory (default build).
 set -u
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
-echo "1..11"
+echo "1..18"
 command -v nm >/dev/null && command -v tsort >/dev/null || { echo "skip layout: nm or tsort missing"; exit 77; }
 
 stages=()
@@ -75,9 +83,10 @@ acyclic() {     # NAME EDGES: the file graph has no circle
         else fail "$name-no-circle" "$(sed "s|$B/||g" <<<"$out" | tr '\n' ' ')"; fi
 }
 acyclic lib "$libedges"
-for prog in numaguardctl numaguardd; do
-        objs=("$B/daemon/$prog/"*.o)
-        [ -e "${objs[0]}" ] || { fail "$prog-no-circle" "no objects under $B/daemon/$prog"; continue; }
+for prog in cli:numaguardctl numaguardd:numaguardd; do
+        dir=${prog%%:*} prog=${prog#*:}
+        objs=("$B/daemon/$dir/"*.o)
+        [ -e "${objs[0]}" ] || { fail "$prog-no-circle" "no objects under $B/daemon/$dir"; continue; }
         acyclic "$prog" "$(edges "${objs[@]}")"
 done
 
@@ -103,6 +112,67 @@ else fail "size-check-reports-big-file" "a file of $((MAX_LINES + 1)) lines pass
 spelled=$(cd "$SRC" && grep -rlE '"ora_|mysqld|mariadbd|hdb|postgres' lib | grep -vx 'lib/1-collect/engine.c' | tr '\n' ' ')
 if [ -z "$spelled" ] && grep -q '"mysqld"' "$SRC/lib/1-collect/engine.c"; then pass "engines-one-table"
 else fail "engines-one-table" "engine names outside lib/1-collect/engine.c: ${spelled:-(the table names none)}"; fi
+
+# Names: a file name says which file it is, in the whole tree of sources
+# (lib/ and both programs); the ng- prefix marks the public headers, the
+# ones lib/numaguard.h includes, and no private one.
+dups=$(cd "$SRC" && find lib daemon -name '*.[ch]' -printf '%f\n' | sort | uniq -d | tr '\n' ' ')
+if [ -z "$dups" ] && [ ${#cfiles[@]} -gt 0 ]; then pass "file-names-unique"
+else fail "file-names-unique" "names used twice: ${dups:-(no sources found)}"; fi
+public=$(sed -n 's/^#include "\(ng-[a-z0-9-]*\.h\)"$/\1/p' "$SRC/lib/numaguard.h" | sort)
+prefixed=$(cd "$SRC" && find lib -name 'ng-*.h' -printf '%f\n' | sort)
+if [ -n "$public" ] && [ "$public" = "$prefixed" ]; then pass "ng-prefix-is-public"
+else fail "ng-prefix-is-public" "public but unprefixed or missing: $(comm -23 <(echo "$public") <(echo "$prefixed") | tr '\n' ' ');\
+ prefixed but private: $(comm -13 <(echo "$public") <(echo "$prefixed") | tr '\n' ' ')"; fi
+
+# A stage's *-internal.h is included only by its own files (its rooms are
+# its own); later stages and the programs use its interface headers.
+declare -A internal_of
+while IFS= read -r -d '' h; do
+        r=${h#"$SRC"/lib/}; internal_of[${h##*/}]=${r%%/*}
+done < <(find "$SRC/lib" -name '*-internal.h' -print0)
+cross_includes() {      # stdin: grep -n lines "FILE:N:#include ...": " FILE->HEADER" for each crossing
+        local f n inc h st
+        while IFS=: read -r f n inc; do
+                h=$(sed -n 's/^#include "\([^"]*\)".*/\1/p' <<<"$inc")
+                [ -n "$h" ] && [ -n "${internal_of[$h]:-}" ] || continue
+                case $f in lib/*) st=${f#lib/}; st=${st%%/*} ;; *) st=${f%/*} ;; esac
+                [ "$st" = "${internal_of[$h]}" ] || printf ' %s:%s->%s' "$f" "$n" "$h"
+        done
+}
+cross=$(cd "$SRC" && grep -rnE '^#include "[^"]*-internal\.h"' lib daemon | cross_includes)
+if [ ${#internal_of[@]} -gt 0 ] && [ -z "$cross" ]; then pass "internal-headers-stay-in-stage"
+else fail "internal-headers-stay-in-stage" "another stage's internals included:${cross:- (no *-internal.h found)}"; fi
+# ... and the check can fail: a later stage and a program including collect's.
+fake=$(printf 'lib/4-act/x.c:1:#include "owner-internal.h"\ndaemon/cli/y.c:2:#include "path-internal.h"\nlib/1-collect/owners/z.c:3:#include "owner-internal.h"\n')
+if [ "$(cross_includes <<<"$fake")" = " lib/4-act/x.c:1->owner-internal.h daemon/cli/y.c:2->path-internal.h" ]
+then pass "internal-check-reports-crossing"
+else fail "internal-check-reports-crossing" "got: $(cross_includes <<<"$fake")"; fi
+
+# One core kit: ELEMENTSOF and the time units defined once, in util.h.
+kit_defs() {    # FILE...: "file:line" of each definition of a kit macro
+        grep -HnE '^[[:space:]]*#[[:space:]]*define[[:space:]]+(ELEMENTSOF|N_ELEMENTS|NSEC_PER_USEC|USEC_PER_MSEC|USEC_PER_SEC)\b' "$@" |
+                cut -d: -f1,2 | tr '\n' ' '
+}
+mapfile -t srcs < <(cd "$SRC" && find lib daemon tests/unit -name '*.[ch]' | sort)
+defs=$(cd "$SRC" && kit_defs "${srcs[@]}")
+if [ "$(wc -w <<<"$defs")" = 4 ] && [ -z "$(tr ' ' '\n' <<<"$defs" | grep -v '^lib/0-core/util.h:')" ]
+then pass "core-kit-defined-once"
+else fail "core-kit-defined-once" "ELEMENTSOF, NSEC_PER_USEC, USEC_PER_MSEC, USEC_PER_SEC defined at: ${defs:-nowhere}"; fi
+# ... and used: an array's length, growth and the microsecond clock.
+kit_bypassed() {        # FILE...: lines that spell out what the kit does (tests may grow
+                        # and read clocks their own way, to check the kit)
+        { grep -HnE 'sizeof[^;/]*/[[:space:]]*sizeof' "$@"
+          grep -HnE '[^_a-z]realloc\(|tv_nsec[[:space:]]*/[[:space:]]*1000[^0]' "$@" | grep -v '^tests/'; } |
+                grep -v '^lib/0-core/util.h:' | cut -d: -f1,2 | sort -t: -k1,1 -k2,2n | tr '\n' ' '
+}
+bypass=$(cd "$SRC" && kit_bypassed "${srcs[@]}")
+if [ -z "$bypass" ]; then pass "core-kit-used"
+else fail "core-kit-used" "use ELEMENTSOF, ng_grow() or now_usec() (util.h) at: $bypass"; fi
+# ... and both checks can fail.
+printf '#define ELEMENTSOF(a) 1\nn = sizeof(v) / sizeof(v[0]);\np = realloc(p, 2 * n);\nu = ts.tv_nsec / 1000;\n' > "$tmp"
+if [ "$(kit_defs "$tmp" | wc -w)" = 1 ] && [ "$(kit_bypassed "$tmp" | wc -w)" = 3 ]; then pass "core-kit-checks-report"
+else fail "core-kit-checks-report" "a second ELEMENTSOF, a spelled-out length, realloc or clock went unseen"; fi
 
 # The checks above can fail: a circle is reported.
 fake=$(printf 'a b f\nb a g\n')

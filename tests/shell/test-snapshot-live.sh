@@ -15,10 +15,14 @@
 #      snapshot);
 #   7. a 1 GiB /dev/shm file nobody wrote is in the tree at its size, sparse,
 #      and costs the tarball nothing (libarchive's pax sparse entries, which
-#      GNU tar restores).
+#      GNU tar restores);
+#   8. a /dev/shm file written by a process that is gone (nobody maps it) is
+#      placed in the tree as the live host places it, asked of the file
+#      itself: all of its allocated bytes (stat's count), placement_source
+#      "segment" (the snapshot keeps the file's answer, --root replays it).
 # BUILD: build directory (default build).
 set -u
-echo 1..16
+echo 1..17
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
@@ -38,7 +42,7 @@ PY=$(python3 -c 'import sys; print(sys.executable)' 2> /dev/null)
 [ -x "$PY" ] || { echo "skip snapshot-live: python3 not installed"; exit 77; }
 
 tmp=$(mktemp -d)
-wl_pid="" sleepers=() sparse=/dev/shm/ng-snapshot-sparse-$$
+wl_pid="" sleepers=() sparse=/dev/shm/ng-snapshot-sparse-$$ unmapped=/dev/shm/ng-snapshot-unmapped-$$
 cleanup() {
         touch "$tmp/stop"
         for p in "${sleepers[@]}"; do kill "$p" 2> /dev/null; done
@@ -49,7 +53,7 @@ cleanup() {
                 kill "$wl_pid" 2> /dev/null
                 wait "$wl_pid" 2> /dev/null
         fi
-        rm -f "$sparse"
+        rm -f "$sparse" "$unmapped"
         rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -85,6 +89,9 @@ sleep 0.3
 
 # 7. contents never read, never written: a hole of 1 GiB
 truncate -s 1G "$sparse"
+# 8. written, then nobody maps it
+head -c $((4 << 20)) /dev/urandom > "$unmapped"
+unmapped_alloc=$(($(stat -c '%b * %B' "$unmapped")))
 
 # the live topology just before the capture (step 5 also reads it after)
 "$CTL" topology --json > "$tmp/live.before.json" 2> /dev/null
@@ -185,6 +192,13 @@ seg=$(jq -c --argjson id "$shmid" '.segments[] | select(.kind == "sysv" and .shm
 want="{\"bytes\":8388608,\"page_kib\":4,\"nattch\":2,\"method\":\"exact\",\"resident_bytes\":8388608,\"pids\":[$wl_pid,$child]}"
 if [ "$seg" = "$want" ]; then pass workload-segment
 else fail workload-segment "shmid $shmid in the tree is '$seg', expected '$want'"; fi
+
+# 8. the unmapped file, placed from the file's own answer
+seg=$(jq -c --arg n "$unmapped" '.segments[] | select(.kind == "file" and .name == $n)
+        | {nattch, placement_source, resident_bytes, placed: ([.nodes[]?.bytes] | add)}' "$tmp/tree/numaguard/segments.json" 2>&1)
+want="{\"nattch\":0,\"placement_source\":\"segment\",\"resident_bytes\":$unmapped_alloc,\"placed\":$unmapped_alloc}"
+if [ "$seg" = "$want" ]; then pass unmapped-file-placed
+else fail unmapped-file-placed "$unmapped in the tree is '$seg', expected '$want'"; fi
 
 # 5. live topology vs the tree's, on stable fields, read just before or
 # after the capture (a memory balloon may change MemTotal in between)

@@ -58,6 +58,7 @@ static inline struct ng_snapshot *snap_new(int n, int cpus_per_node, int nodes_w
         mi_set(&s->meminfo, "Hugepagesize", 2048);
         s->knobs.numa_balancing = 0;
         s->knobs.zone_reclaim_mode = -1;
+        s->knobs.hugetlb_shm_group = -1;
         s->topo.demotion_enabled = -1;
         s->libnuma_so = -1;
         s->placement = NG_PLACEMENT_EXACT;

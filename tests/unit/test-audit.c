@@ -693,6 +693,14 @@ START_TEST(free_floor_fits_the_node)
         /* 64 GiB node: capped at 1 GiB. */
         nd.meminfo.f[0].value = UINT64_C(64) << 20;
         ck_assert_uint_eq(ng_node_free_floor(NG_FREE_FLOOR_AUTO, &nd), GiB);
+        /* A node of the fastest of several tiers keeps its promo
+         * watermark when it is above the rest. */
+        nd.meminfo.f[0].value = 469504;
+        nd.promo_wmark_pages = 12000;
+        ck_assert_uint_eq(ng_node_free_floor(NG_FREE_FLOOR_AUTO, &nd), 12000 * 4096);
+        nd.promo_wmark_pages = 9000;
+        ck_assert_uint_eq(ng_node_free_floor(NG_FREE_FLOOR_AUTO, &nd), 10000 * 4096);
+        nd.meminfo.f[0].value = UINT64_C(64) << 20;
         /* An explicit value wins, whatever the node. */
         ck_assert_uint_eq(ng_node_free_floor(256 * MiB, &nd), 256 * MiB);
         ck_assert_uint_eq(ng_node_free_floor(0, &nd), 0);
@@ -762,8 +770,8 @@ START_TEST(codes_are_stable)
                                              "AUDIT_INCOMPLETE", "CPUSET_NOT_PERSISTENT",
                                              "HUGEPAGE_NOT_PERSISTENT", "HIDDEN_HOP", "SLOW_TIER",
                                              "SHMEM_DEMOTABLE", "ZONE_RECLAIM_ON", "HUGEPAGE_OVERCOMMIT",
-                                             "THP_NOT_AS_VENDOR" };
-        ck_assert_int_eq(NG_CODE_MAX_, 23);
+                                             "THP_NOT_AS_VENDOR", "HUGEPAGE_NOT_PERMITTED" };
+        ck_assert_int_eq(NG_CODE_MAX_, 24);
         for (int i = 0; i < NG_CODE_MAX_; i++) {
                 enum ng_code c;
                 ck_assert_str_eq(ng_code_name((enum ng_code) i), names[i]);

@@ -2,6 +2,7 @@
 
 #include "ng-bitmap.h"
 #include "ng-test.h"
+#include "util.h"
 
 static struct ng_bitmap parse_ok(const char *s)
 {
@@ -100,7 +101,7 @@ START_TEST(test_parse_bad)
 
         memset(&b, 0x5a, sizeof(b));
         orig = b;
-        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
                 ck_assert_msg(ng_bitmap_parse_list(bad[i], &b) == -EINVAL, "\"%s\" accepted", bad[i]);
         /* untouched on failure */
         ck_assert(memcmp(&b, &orig, sizeof(b)) == 0);

@@ -10,6 +10,7 @@
 
 #include "ng-config.h"
 #include "ng-test.h"
+#include "util.h"
 
 #define CONF NG_FIXTURES "/conf"
 #define SAMPLE "conf/numaguard.conf"
@@ -146,12 +147,12 @@ START_TEST(test_parse_size)
         };
         uint64_t v;
 
-        for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(ok); i++) {
                 v = 42;
                 ck_assert_msg(ng_parse_size_bytes(ok[i].s, &v) == 0, "rejected \"%s\"", ok[i].s);
                 ck_assert_msg(v == ok[i].v, "\"%s\" -> %ju", ok[i].s, (uintmax_t)v);
         }
-        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
                 v = 42;
                 ck_assert_msg(ng_parse_size_bytes(bad[i], &v) == -EINVAL, "accepted \"%s\"",
                               bad[i]);
@@ -186,13 +187,13 @@ START_TEST(test_parse_duration)
         };
         uint64_t v;
 
-        for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(ok); i++) {
                 v = 42;
                 ck_assert_msg(ng_parse_duration_usec(ok[i].s, &v) == 0, "rejected \"%s\"",
                               ok[i].s);
                 ck_assert_msg(v == ok[i].v, "\"%s\" -> %ju", ok[i].s, (uintmax_t)v);
         }
-        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
                 v = 42;
                 ck_assert_msg(ng_parse_duration_usec(bad[i], &v) == -EINVAL, "accepted \"%s\"",
                               bad[i]);
@@ -773,14 +774,14 @@ START_TEST(test_enforce_lists)
                 "cpuset,,hugepages", "cpuset,", ",cpuset", "cpu", "none,cpuset", "cpusets", "all",
         };
 
-        for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(ok); i++) {
                 struct ng_config *c = instance_kv("enforce", ok[i].s, true);
 
                 ck_assert_msg(c->instances[0].enforce == ok[i].v, "\"%s\" -> %#x", ok[i].s,
                               c->instances[0].enforce);
                 ng_config_free(c);
         }
-        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
                 ck_assert_ptr_null(instance_kv("enforce", bad[i], false));
 }
 END_TEST

@@ -251,6 +251,68 @@ START_TEST(owners_of_container_cpusets)
 }
 END_TEST
 
+static const struct ng_finding *only_not_persistent(const struct ng_audit *a, const char *instance)
+{
+        const struct ng_finding *f = NULL;
+        for (size_t i = 0; i < a->n_findings; i++)
+                if (a->findings[i].code == NG_CODE_CPUSET_NOT_PERSISTENT && !strcmp(a->findings[i].instance, instance)) {
+                        ck_assert_msg(f == NULL, "%s: CPUSET_NOT_PERSISTENT twice", instance);
+                        f = &a->findings[i];
+                }
+        return f;
+}
+
+/* Every entry of TREE.owners: the owner of the instance's cpuset and the
+ * CPUSET_NOT_PERSISTENT said of it, message and advice to the letter. */
+static void check_owners(const char *tree)
+{
+        char path[256];
+        snprintf(path, sizeof(path), TREES "/%s.owners", tree);
+        char *text = ng_test_read(path, NULL);
+        struct ng_snapshot *s;
+        struct ng_audit *a = audit_tree(tree, NULL, &s);
+        const struct ng_instance *in = NULL;
+        const struct ng_finding *f = NULL;
+        size_t entries = 0;
+        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+                if (line[0] == '#')
+                        continue;
+                if (!strncmp(line, "message ", 8) || !strncmp(line, "advice ", 7)) {
+                        bool msg = line[0] == 'm';
+                        ck_assert_msg(f != NULL, "%s: \"%s\" follows no finding", tree, line);
+                        const char *want = line + (msg ? 8 : 7), *got = msg ? f->message : f->advice;
+                        ck_assert_msg(!strcmp(got, want), "%s: %s of %s is\n  \"%s\"\nexpected\n  \"%s\"", tree,
+                                      msg ? "message" : "advice", in->name, got, want);
+                        continue;
+                }
+                int pid;
+                char owner[16], name[128], code[32];
+                ck_assert_int_eq(sscanf(line, "%d %15s %127s %31s", &pid, owner, name, code), 4);
+                entries++;
+                in = instance_of(a, pid);
+                ck_assert_msg(in != NULL && in->owner != NULL, "%s: pid %d: no instance or no owner", tree, pid);
+                field_eq(ng_owner_kind_name(in->owner->kind), owner, pid, "owner");
+                field_eq(in->owner->name, name, pid, "owner name");
+                f = only_not_persistent(a, in->name);
+                if (!strcmp(code, "-"))
+                        ck_assert_msg(f == NULL, "%s: pid %d: %s", tree, pid, f ? f->message : "");
+                else
+                        ck_assert_msg(f != NULL && !strcmp(ng_code_name(f->code), code), "%s: pid %d: no %s", tree,
+                                      pid, code);
+        }
+        ck_assert_uint_gt(entries, 0);
+        ng_audit_free(a);
+        ng_snapshot_free(s);
+        free(text);
+}
+
+START_TEST(owners_as_worked_out)
+{
+        check_owners("k8s-v2");
+        check_owners("k8s-v1");
+}
+END_TEST
+
 /* What Docker's API was asked; it applies the values to the cgroup. */
 struct docker_call {
         char id[65], cpus[64], mems[64];
@@ -391,6 +453,7 @@ int main(void)
         tcase_add_test(tc, configured_by_container_name);
         tcase_add_test(tc, metric_labels);
         tcase_add_test(tc, owners_of_container_cpusets);
+        tcase_add_test(tc, owners_as_worked_out);
         tcase_add_test(tc, docker_cpuset_through_its_api);
         tcase_add_test(tc, podman_cpuset_live_not_persistent);
         tcase_add_test(tc, kubelet_cpuset_refused);

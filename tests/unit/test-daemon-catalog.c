@@ -11,7 +11,7 @@
 #include "daemon.h"
 #include "ng-action.h"
 #include "ng-test.h"
-#include "ng-text.h"
+#include "text.h"
 
 #define CATALOG "systemd/numaguard.catalog"
 /* enum daemon_event: reload failed, poll failed, poll stuck. */
@@ -21,6 +21,7 @@
 
 struct entry {
         char id[33];
+        char subject[128];
         char fields[MAX_ENTRY_FIELDS][64];
         size_t n_fields;
         unsigned senders;
@@ -54,7 +55,11 @@ static void catalog_load(struct catalog *c)
                         e = &c->v[c->n++];
                         memset(e, 0, sizeof(*e));
                         memcpy(e->id, l + 3, 32);
+                } else if (e && !strncmp(l, "Subject: ", 9)) {
+                        snprintf(e->subject, sizeof(e->subject), "%.*s", (int) (len - 9), l + 9);
+                        goto fields;
                 } else if (e) {
+fields:
                         for (const char *p = l; p < l + len;) {
                                 const char *a = memchr(p, '@', (size_t) (l + len - p)), *b;
                                 if (!a || !(b = memchr(a + 1, '@', (size_t) (l + len - a - 1))))
@@ -151,6 +156,40 @@ static void one_write(struct ng_action_result *res)
         snprintf(res->writes[0].after, sizeof(res->writes[0].after), "0-1");
         res->n_writes = 1;
 }
+
+/* The codes' table: each code's name round-trips, its ID is its own and
+ * the catalog explains it under its name, numaguardd sends it, and the
+ * correction enforce= carries out on it is one of the table's. */
+START_TEST(test_code_table)
+{
+        static struct catalog c;
+        catalog_load(&c);
+        for (int k = 0; k < NG_CODE_MAX_; k++) {
+                const struct ng_code_info *ci = ng_code_info((enum ng_code) k);
+                ck_assert_ptr_nonnull(ci);
+                ck_assert_int_eq(ci->id, k);
+                ck_assert_str_eq(ng_code_name(ci->id), ci->name);
+                enum ng_code back = NG_CODE_MAX_;
+                ck_assert_int_eq(ng_code_from_name(ci->name, &back), 0);
+                ck_assert_int_eq(back, k);
+                struct entry *e = catalog_entry(&c, ci->message_id);
+                ck_assert_msg(e, "%s: no catalog entry", ci->name);
+                size_t n = strlen(ci->name);
+                ck_assert_msg(!strncmp(e->subject, ci->name, n) && e->subject[n] == ':',
+                              "%s: catalog entry %s is about \"%s\"", ci->name, ci->message_id, e->subject);
+                ck_assert_str_eq(sink_message_id(ALERT_EVENT_RAISED, ci->id), ci->message_id);
+                ck_assert_int_le(ci->severity, NG_SEV_CRITICAL);
+                ck_assert(ci->correction == NG_CORRECTION_NONE ||
+                          ng_correction_kind((enum ng_correction) ci->correction));
+                for (int j = 0; j < k; j++)
+                        ck_assert_str_ne(ng_code_info((enum ng_code) j)->message_id, ci->message_id);
+        }
+        ck_assert_ptr_null(ng_code_info(NG_CODE_MAX_));
+        ck_assert_str_eq(ng_code_name(NG_CODE_MAX_), "UNKNOWN");
+        enum ng_code none;
+        ck_assert_int_eq(ng_code_from_name("CYCLOPSE", &none), -EINVAL);
+}
+END_TEST
 
 START_TEST(test_daemon_sends_catalog_fields)
 {
@@ -351,6 +390,7 @@ static Suite *catalog_suite(void)
         tcase_add_test(tc, test_ctl_sends_catalog_fields);
         tcase_add_test(tc, test_unsent_field_is_caught);
         tcase_add_test(tc, test_correction_table);
+        tcase_add_test(tc, test_code_table);
         tcase_add_test(tc, test_hostile_names);
         tcase_add_test(tc, test_container_fields);
         suite_add_tcase(s, tc);

@@ -3,7 +3,7 @@
  * reports make find the right row and nothing else. */
 
 #include "ng-test.h"
-#include "ng-engine.h"
+#include "engine.h"
 
 static const struct ng_engine *by_name(const char *name)
 {

@@ -7,7 +7,7 @@
 #include "snapshot-builder.h"
 #include "ng-audit.h"
 #include "ng-config.h"
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-segments.h"
 
 #define MiB (UINT64_C(1) << 20)

@@ -7,6 +7,7 @@
 #include "ng-owner.h"
 #include "ng-test.h"
 #include "owner-internal.h"
+#include "util.h"
 
 /* libcgroup samples/config/cgconfig.conf, uncommented, plus a cpuset group
  * as cgconfig.conf(5) writes one and the blocks a parser must skip. */
@@ -94,7 +95,7 @@ START_TEST(cgconfig_bad)
                 { "group x:y { }\n", 1 },
                 { "a { b { c { d { e { f { g { h { i { j { k { l { m { n { o { p { q { r { } } } } } } } } } } } } } } } } } }", 1 },
         };
-        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
                 struct ng_cgconfig_group *g = (void *) 1;
                 size_t n = 7;
                 unsigned line = 0;

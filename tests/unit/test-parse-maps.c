@@ -1,7 +1,7 @@
 /* Unit tests for the /proc/<pid>/maps and numa_maps parsers against text
  * captured on a 4-node guest (tests/fixtures/text/README). */
 
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-test.h"
 
 #define FX "tests/fixtures/text/"

@@ -1,7 +1,7 @@
 /* Unit tests for the mountinfo parser and cgroup numa_stat (v1, v2,
  * hugetlb) against text from 4-node guests and the build host. */
 
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-test.h"
 
 #define FX "tests/fixtures/text/"

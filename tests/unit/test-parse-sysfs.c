@@ -2,7 +2,7 @@
  * prints them (drivers/base/node.c: "%u\n"), node, tier and cache index
  * names, and demotion_enabled. */
 
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-test.h"
 
 START_TEST(test_hmat_value)

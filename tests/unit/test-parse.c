@@ -4,8 +4,9 @@
 
 #include <limits.h>
 
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-test.h"
+#include "util.h"
 
 #define FX "tests/fixtures/text/"
 
@@ -514,7 +515,12 @@ START_TEST(test_zoneinfo_high)
         ck_assert_int_eq(ng_parse_zoneinfo_high(buf, 0, &pages), 0);
         ck_assert_uint_eq(pages, 25373);
         ck_assert_int_eq(ng_parse_zoneinfo_high(buf, 1, &pages), -ENOENT);
+        /* promo 44 + 9212 + 20308 + 32 + 0 (Linux 5.18 and later). */
+        ck_assert_int_eq(ng_parse_zoneinfo_promo(buf, 0, &pages), 0);
+        ck_assert_uint_eq(pages, 29596);
         free(buf);
+        /* A kernel before 5.18: no promo line. */
+        ck_assert_int_eq(ng_parse_zoneinfo_promo("Node 0, zone Normal\n        high     9\n", 0, &pages), -ENOENT);
         ck_assert_int_eq(ng_parse_zoneinfo_high("Node 1, zone Normal\n  pages free 5\n        high     7\n"
                                                 "Node 2, zone Normal\n        high     9\n", 1, &pages), 0);
         ck_assert_uint_eq(pages, 7);
@@ -640,7 +646,7 @@ START_TEST(test_loadavg)
                 "0.51 0.42 0.96 1/83 4294967296\n", "0.51 0.42 0.96 1/99999999999999999999 1\n",
                 "0.51 0.42 0.96 1/83x 1592\n",
         };
-        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
                 threads = last = 7;
                 ck_assert_msg(ng_parse_loadavg(bad[i], &threads, &last) == -EINVAL, "accepted \"%s\"", bad[i]);
                 ck_assert_uint_eq(threads + last, 14);

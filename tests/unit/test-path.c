@@ -11,6 +11,7 @@
 
 #include "ng-test.h"
 #include "path-internal.h"
+#include "util.h"
 
 static char tree[64];
 
@@ -45,7 +46,7 @@ static void teardown(void)
 {
         const char *files[] = { "/five", "/n", "/bad", "/secret", NG_PATH_DENIED_FILE, "/numaguard", "/d", "" };
         char path[256];
-        for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 snprintf(path, sizeof(path), "%s%s", tree, files[i]);
                 (void) remove(path);
         }
@@ -125,7 +126,7 @@ static void link_setup(void)
                 { "/abs", secret }, { "/rel", NULL }, { "/dir", outside }, { "/inside", "/five" },
                 { "/loop", "loop" },
         };
-        for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(links); i++) {
                 char to[256];
                 snprintf(to, sizeof(to), "%s", links[i].to ? links[i].to : "");
                 if (!links[i].to)
@@ -141,7 +142,7 @@ static void link_teardown(void)
 {
         const char *names[] = { "/abs", "/rel", "/dir", "/inside", "/loop", "/fifo" };
         char path[256];
-        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
                 snprintf(path, sizeof(path), "%s%s", tree, names[i]);
                 (void) unlink(path);
         }

@@ -80,6 +80,37 @@ START_TEST(no_pool_on_a_slower_tier_unless_told)
 }
 END_TEST
 
+START_TEST(floor_per_tier)
+{
+        /* Nodes 0-1 of tier 4 with CPUs, node 2 a tier-22 dax/kmem node,
+         * 1 GiB each and 512 MiB free. Node 0's promo watermark (40000
+         * pages, 156.25 MiB) is above 3 % of it: its floor; node 2, a
+         * slower tier, keeps 3 %. */
+        struct ng_snapshot *s = snap_new(3, 1, 2, 21, GiB / 1024);
+        snap_pool(s, 2048, 0, 0, 0);
+        snap_tier(s, 4, "0-1");
+        snap_tier(s, 22, "2");
+        for (int i = 0; i < 3; i++)
+                s->topo.nodes[i].high_wmark_pages = 1000;
+        s->topo.nodes[0].promo_wmark_pages = 40000;
+        snap_proc(s, 100, 1, "ora_pmon_ORCL", "0-1", "0-2");
+        struct ng_audit *a;
+        struct ng_config *c;
+        struct ng_plan *p = plan(s, "[instance ORCL]\nmatch_comm = ora_*\npolicy = interleave\nnodes = 0,2\n"
+                                 "expected_size = 600M\n", &a, &c);
+        ck_assert_uint_eq(p->nodes[0].supply.floor_bytes, 40000 * 4096);
+        ck_assert_uint_eq(p->nodes[1].supply.floor_bytes, GiB / 100 * 3);
+        ck_assert_uint_eq(p->nodes[2].supply.floor_bytes, GiB / 100 * 3);
+        /* (512 MiB - 156.25 MiB) / 2 MiB, (512 MiB - 3 %) / 2 MiB */
+        ck_assert_uint_eq(p->nodes[0].headroom_pages, 177);
+        ck_assert_uint_eq(p->nodes[2].headroom_pages, 240);
+        /* Told to use node 2, the plan does, within its own floor. */
+        ck_assert_uint_eq(p->nodes[2].target_pages, 153);
+        done(p, a, c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 START_TEST(local_follows_cpus_and_never_shrinks)
 {
         /* expected_size 512 MiB, CPUs on node 2: 256 + 6 pages there; node 3
@@ -141,6 +172,7 @@ int main(void)
         TCase *tc = tcase_create("plan");
         tcase_add_test(tc, interleave_over_configured_nodes);
         tcase_add_test(tc, no_pool_on_a_slower_tier_unless_told);
+        tcase_add_test(tc, floor_per_tier);
         tcase_add_test(tc, local_follows_cpus_and_never_shrinks);
         tcase_add_test(tc, amm_and_off_need_nothing);
         suite_add_tcase(s, tc);

@@ -10,6 +10,7 @@
 #include "ng-metrics.h"
 #include "ng-price.h"
 #include "ng-report.h"
+#include "util.h"
 
 static void close_to(double a, double b, const char *what)
 {
@@ -389,7 +390,7 @@ START_TEST(metrics_carry_prices_and_matrices)
                 "\nnumaguard_instance_expected_latency_seconds{db_instance=\"ORCL\"} 1.8225e-07\n",
                 "# TYPE numaguard_node_latency_seconds gauge\n",
         };
-        for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        for (size_t i = 0; i < ELEMENTSOF(want); i++)
                 ck_assert_msg(strstr(text, want[i]) != NULL, "no %s in:\n%s", want[i], text);
         free(text);
         ng_audit_free(a);

@@ -13,6 +13,7 @@
 
 #include "ng-test.h"
 #include "collect-internal.h"
+#include "util.h"
 
 #define DIR_ NG_FIXTURES "/proc-events"
 
@@ -38,7 +39,7 @@ static void load(void)
         for (struct dirent *de; (de = readdir(d));) {
                 if (de->d_name[0] == '.' || !strcmp(de->d_name, "README"))
                         continue;
-                ck_assert_uint_lt(n_dg, sizeof(dg) / sizeof(dg[0]));
+                ck_assert_uint_lt(n_dg, ELEMENTSOF(dg));
                 char path[512];
                 snprintf(path, sizeof(path), "%s/%s", DIR_, de->d_name);
                 struct dgram *g = &dg[n_dg++];
@@ -90,13 +91,13 @@ START_TEST(each_event_names_the_child)
         pid_t kid = 0;
         size_t named = 0, kinds_seen = 0;
         const char *const want[] = { "ack", "fork", "fork-thread", "comm", "uid", "exec", "exit" };
-        for (size_t w = 0; w < sizeof(want) / sizeof(want[0]); w++)
+        for (size_t w = 0; w < ELEMENTSOF(want); w++)
                 for (size_t i = 0; i < n_dg; i++)
                         if (!strcmp(kind(&dg[i]), want[w])) {
                                 kinds_seen++;
                                 break;
                         }
-        ck_assert_msg(kinds_seen == sizeof(want) / sizeof(want[0]), "fixtures lack a kind of event");
+        ck_assert_msg(kinds_seen == ELEMENTSOF(want), "fixtures lack a kind of event");
         for (size_t i = 0; i < n_dg; i++) {
                 const char *k = kind(&dg[i]);
                 size_t before = set.n;

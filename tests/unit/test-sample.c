@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "ng-test.h"
-#include "ng-sample.h"
+#include "sample.h"
 
 /* A fake move_pages(2): interleave over 4 nodes by page number, with every
  * 7th page not present (independent of the node). */

@@ -8,8 +8,9 @@
 #include "ng-audit.h"
 #include "ng-report.h"
 #include "ng-segments.h"
-#include "ng-text.h"
+#include "text.h"
 #include "snapshot-builder.h"
+#include "util.h"
 
 /* What a process may call itself: Oracle's pmon with a hostile SID. */
 #define HOSTILE "oracle:N\xff\x1b[31mZ\"\\\n\xc2\x9b\xe2\x80\xae"
@@ -70,7 +71,7 @@ START_TEST(test_utf8_char)
                 { "\xe2\x28\xa1", 0, 0 },               /* bad continuation */
                 { "\xf0\x9f\x98\x28", 0, 0 },
         };
-        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 uint32_t cp = 0;
                 size_t k = ng_utf8_char(cases[i].s, strlen(cases[i].s), &cp);
                 ck_assert_msg(k == cases[i].len, "case %zu: length %zu, want %zu", i, k, cases[i].len);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "collect-internal.h"
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-snapshot.h"
 
 /* A figure is unknown when its file is missing or does not parse (said

@@ -9,9 +9,10 @@
 #include <string.h>
 
 #include "collect-internal.h"
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-snapshot.h"
-#include "ng-units.h"
+#include "units.h"
+#include "util.h"
 
 static int pool_cmp(const void *a, const void *b)
 {
@@ -256,7 +257,7 @@ int ng_collect_topology(struct collector *c)
                 { NG_SYS_NODE_DIR "/has_memory", offsetof(struct ng_topology, has_memory) },
                 { NG_SYS_NODE_DIR "/has_normal_memory", offsetof(struct ng_topology, has_normal_memory) },
         };
-        for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(lists); i++) {
                 r = ng_collect_read_list(c, (struct ng_bitmap *) ((char *) t + lists[i].offset), lists[i].file);
                 if (r < 0)
                         return r;
@@ -285,6 +286,10 @@ int ng_collect_topology(struct collector *c)
                         if (ng_parse_zoneinfo_high(buf, t->nodes[i].id, &pages) >= 0 &&
                             pages <= NG_PLAUSIBLE_MAX_KIB / 4)
                                 t->nodes[i].high_wmark_pages = pages;
+                        if (t->n_tiers >= 2 && t->nodes[i].tier == t->tiers[0].id &&
+                            ng_parse_zoneinfo_promo(buf, t->nodes[i].id, &pages) >= 0 &&
+                            pages <= NG_PLAUSIBLE_MAX_KIB / 4)
+                                t->nodes[i].promo_wmark_pages = pages;
                 }
                 free(buf);
         }
@@ -310,6 +315,18 @@ void ng_collect_knobs(struct collector *c)
                 ? (int64_t) (v > INT64_MAX ? INT64_MAX : v) : -1;
         k->zone_reclaim_mode = ng_path_read_u64(c->reads, &v, NG_PROC_DIR "/sys/vm/zone_reclaim_mode") >= 0
                 ? (int) (v > 255 ? 255 : v) : -1;
+        k->hugetlb_shm_group = ng_path_read_u64(c->reads, &v, NG_PROC_DIR "/sys/vm/hugetlb_shm_group") >= 0
+                ? (int64_t) (v > UINT32_MAX ? -1 : (int64_t) v) : -1;
+        if (ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/sys/kernel/osrelease") >= 0) {
+                const char *p = buf;
+                uint64_t major, minor;
+                if (ng_parse_u64(&p, &major) == 0 && *p++ == '.' && ng_parse_u64(&p, &minor) == 0 &&
+                    major < 1000 && minor < 1000) {
+                        k->kernel_major = (unsigned) major;
+                        k->kernel_minor = (unsigned) minor;
+                }
+                free(buf);
+        }
         if (ng_collect_read(c, &buf, NULL, NG_SYS_THP_ENABLED) >= 0) {
                 if (ng_parse_bracketed_choice(buf, k->thp_enabled, sizeof(k->thp_enabled)) < 0)
                         k->thp_enabled[0] = '\0';

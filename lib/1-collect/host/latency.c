@@ -15,7 +15,7 @@
 
 #include <json-c/json.h>
 
-#include "cleanup.h"
+#include "cleanup-json.h"
 #include "ng-latency.h"
 #include "path-internal.h"
 

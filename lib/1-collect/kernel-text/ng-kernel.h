@@ -112,10 +112,25 @@ struct ng_pid_stat {
 
 /* ---- /proc/<pid>/status ---- */
 
+/* Supplementary groups kept of a process (Groups:); more make groups_more
+ * true, and a group not among the kept ones unknown. */
+#define NG_STATUS_MAX_GROUPS 32
+/* The capability that lets a process create SysV SHM_HUGETLB segments
+ * whatever its groups (CapEff bit, include/uapi/linux/capability.h). */
+#define NG_CAP_IPC_LOCK 14
+
 struct ng_pid_status {
         char name[64];
         pid_t tgid, ppid;
         uint32_t uid, euid;
+        /* Gid: real, effective, saved, filesystem; Groups:; CapEff:. The
+         * kernel's group checks (in_group_p) use fsgid and the groups. */
+        bool has_gid, has_groups, has_cap_eff;
+        uint32_t gid, egid, fsgid;
+        uint32_t groups[NG_STATUS_MAX_GROUPS];
+        size_t n_groups;
+        bool groups_more;
+        uint64_t cap_eff;
         uint64_t vm_size_kib, vm_rss_kib, rss_anon_kib, rss_file_kib, rss_shmem_kib;
         uint64_t vm_pte_kib, hugetlb_kib, threads;
         bool has_rss_shmem, has_vm_pte, has_hugetlb, has_cpus_allowed, has_mems_allowed;

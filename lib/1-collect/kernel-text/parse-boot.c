@@ -15,14 +15,15 @@
 #include <string.h>
 
 #include "ng-owner.h"
-#include "ng-parse.h"
+#include "parse.h"
 #include "owner-internal.h"
 #include "parse-internal.h"
+#include "util.h"
 
 static int push(struct ng_boot_pool **pools, size_t *n, struct ng_boot_pool bp)
 {
         size_t cap = *n;        /* grown one at a time: a handful of entries */
-        int r = ng_parse_grow((void **) pools, &cap, *n, sizeof(**pools));
+        int r = ng_grow(pools, &cap, *n, sizeof(**pools), NG_PARSE_MAX_ENTRIES);
         if (r < 0)
                 return r;
         (*pools)[(*n)++] = bp;
@@ -216,7 +217,7 @@ static bool hugepages_key(const char *k, size_t len)
         if (len && *k == '-')
                 k++, len--;
         static const char *const keys[] = { "vm.nr_hugepages", "vm.nr_hugepages_mempolicy" };
-        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
                 if (strlen(keys[i]) != len)
                         continue;
                 size_t j = 0;

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "ng-parse.h"
+#include "parse.h"
 #include "parse-internal.h"
 
 /* Splits on runs of blanks in place; returns the field count, or max + 1

@@ -21,9 +21,6 @@
  * NULL on allocation failure. */
 char *ng_parse_line_dup(const char **p);
 
-/* Makes room for element n of an array of elem-sized items; -E2BIG past
- * NG_PARSE_MAX_ENTRIES, -ENOMEM. */
-int ng_parse_grow(void **arr, size_t *cap, size_t n, size_t elem);
 
 /* Parses one line (a writable copy) into item: 1 keeps it, 0 skips the
  * line, <0 fails the whole parse. */

@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ng-parse.h"
+#include "parse.h"
 #include "parse-internal.h"
+#include "util.h"
 
 /* ---- /proc/<pid>/maps ---- */
 
@@ -208,7 +209,7 @@ static const char *const mpol_names[] = {
 
 const char *ng_mpol_name(enum ng_mpol p)
 {
-        if ((unsigned)p >= sizeof(mpol_names) / sizeof(mpol_names[0]))
+        if ((unsigned)p >= ELEMENTSOF(mpol_names))
                 return "unknown";
         return mpol_names[p];
 }
@@ -273,7 +274,7 @@ static int numa_node_pages(const char *key, const char *val, struct ng_node_page
         if (ng_parse_field_u64(key + 1, &node) < 0 || node >= NG_BITMAP_BITS ||
             ng_parse_field_u64(val, &pages) < 0 || *n >= NG_PARSE_MAX_NODES_PER_LINE)
                 return -EINVAL;
-        r = ng_parse_grow((void **)np, cap, *n, sizeof(**np));
+        r = ng_grow(np, cap, *n, sizeof(**np), NG_PARSE_MAX_ENTRIES);
         if (r < 0)
                 return r;
         (*np)[(*n)++] = (struct ng_node_pages) { .node = (int)node, .pages = pages };
@@ -296,7 +297,7 @@ static uint64_t *numa_counter(struct ng_numa_map *m, const char *key)
                 { "kernelpagesize_kB", offsetof(struct ng_numa_map, kernelpagesize_kib) },
         };
 
-        for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+        for (size_t i = 0; i < ELEMENTSOF(counters); i++)
                 if (strcmp(key, counters[i].key) == 0)
                         return (uint64_t *)((char *)m + counters[i].offset);
         return NULL;
@@ -344,11 +345,11 @@ static int numa_token(char *tok, struct ng_numa_map *m, size_t *cap)
 static int numa_line(char *line, struct ng_numa_map *m)
 {
         char *f[NG_PARSE_MAX_NODES_PER_LINE + 16];
-        size_t n = ng_parse_split(line, f, sizeof(f) / sizeof(f[0])), i, cap = 0;
+        size_t n = ng_parse_split(line, f, ELEMENTSOF(f)), i, cap = 0;
         int r;
 
         *m = (struct ng_numa_map) {};
-        if (n < 2 || n > sizeof(f) / sizeof(f[0]) || ng_parse_field_hex(f[0], &m->start) < 0)
+        if (n < 2 || n > ELEMENTSOF(f) || ng_parse_field_hex(f[0], &m->start) < 0)
                 return 0;
         i = 1 + numa_policy_join(f + 1, n - 1);
         r = numa_policy(f[1], m);
@@ -416,11 +417,11 @@ static int numa_stat_key(const char *f, struct ng_numa_stat_line *l)
 static int numa_stat_line(char *line, struct ng_numa_stat_line *l)
 {
         char *f[NG_PARSE_MAX_NODES_PER_LINE + 2];
-        size_t n = ng_parse_split(line, f, sizeof(f) / sizeof(f[0])), cap = 0;
+        size_t n = ng_parse_split(line, f, ELEMENTSOF(f)), cap = 0;
         int r = 0;
 
         *l = (struct ng_numa_stat_line) {};
-        if (n == 0 || n > sizeof(f) / sizeof(f[0]) || numa_stat_key(f[0], l) < 0)
+        if (n == 0 || n > ELEMENTSOF(f) || numa_stat_key(f[0], l) < 0)
                 return 0;
         for (size_t i = 1; r == 0 && i < n; i++) {
                 char *eq = strchr(f[i], '=');

@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ng-parse.h"
+#include "parse.h"
 #include "parse-internal.h"
+#include "util.h"
 
 /* ---- /proc/sysvipc/shm ---- */
 
@@ -245,7 +246,7 @@ static const struct status_kib status_kibs[] = {
 
 static int status_number(const char *key, const char *val, struct ng_pid_status *st)
 {
-        for (size_t i = 0; i < sizeof(status_kibs) / sizeof(status_kibs[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(status_kibs); i++) {
                 const struct status_kib *k = &status_kibs[i];
                 uint64_t v;
 
@@ -304,6 +305,50 @@ static int status_list(const char *val, struct ng_idset *set, bool *has)
         return 0;
 }
 
+/* Gid: real, effective, saved, filesystem. */
+static void status_gids(const char *val, struct ng_pid_status *st)
+{
+        uint64_t v[4];
+        for (int i = 0; i < 4; i++)
+                if (ng_parse_u64(&val, &v[i]) < 0 || v[i] > UINT32_MAX)
+                        return;
+        st->gid = (uint32_t) v[0];
+        st->egid = (uint32_t) v[1];
+        st->fsgid = (uint32_t) v[3];
+        st->has_gid = true;
+}
+
+/* Groups: blank-separated gids, "" for none; a process in more than
+ * NG_STATUS_MAX_GROUPS keeps the first ones and groups_more. */
+static void status_groups(const char *val, struct ng_pid_status *st)
+{
+        uint64_t g;
+        st->n_groups = 0;
+        st->groups_more = false;
+        while (ng_parse_u64(&val, &g) == 0) {
+                if (g > UINT32_MAX)
+                        return;
+                if (st->n_groups == NG_STATUS_MAX_GROUPS)
+                        st->groups_more = true;
+                else
+                        st->groups[st->n_groups++] = (uint32_t) g;
+        }
+        val += strspn(val, "\t ");
+        st->has_groups = *val == '\0';
+}
+
+static void status_cap_eff(const char *val, struct ng_pid_status *st)
+{
+        val += strspn(val, "\t ");
+        char hex[17];
+        size_t n = strcspn(val, "\t ");
+        if (n == 0 || n >= sizeof(hex))
+                return;
+        memcpy(hex, val, n);
+        hex[n] = '\0';
+        st->has_cap_eff = ng_parse_field_hex(hex, &st->cap_eff) == 0;
+}
+
 /* Returns 1 for Name:, 2 for Pid:, 0 for other lines, -ENOMEM. */
 static int status_line(char *line, struct ng_pid_status *st)
 {
@@ -327,6 +372,12 @@ static int status_line(char *line, struct ng_pid_status *st)
                 (void)status_pid(val, &st->ppid);
         else if (strcmp(line, "Uid") == 0)
                 (void)status_ids(val, &st->uid, &st->euid);
+        else if (strcmp(line, "Gid") == 0)
+                status_gids(val, st);
+        else if (strcmp(line, "Groups") == 0)
+                status_groups(val, st);
+        else if (strcmp(line, "CapEff") == 0)
+                status_cap_eff(val, st);
         else if (strcmp(line, "Cpus_allowed_list") == 0)
                 return status_list(val, &st->cpus_allowed, &st->has_cpus_allowed);
         else if (strcmp(line, "Mems_allowed_list") == 0)

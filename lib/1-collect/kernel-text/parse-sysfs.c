@@ -5,7 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "ng-parse.h"
+#include "parse.h"
+#include "util.h"
 
 int ng_parse_hmat_value(const char *buf, int64_t *ret)
 {
@@ -48,7 +49,7 @@ int ng_parse_true_false(const char *buf, bool *ret)
         size_t len = strcspn(buf, "\n");
         if (buf[len] && buf[len + 1])
                 return -EINVAL;
-        for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+        for (size_t i = 0; i < ELEMENTSOF(words); i++)
                 if (strlen(words[i].word) == len && !strncmp(buf, words[i].word, len)) {
                         *ret = words[i].value;
                         return 0;

@@ -2,12 +2,14 @@
 /* Small parsing helpers and /proc/meminfo (also node meminfo). */
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ng-parse.h"
+#include "parse.h"
 #include "parse-internal.h"
+#include "util.h"
 
 static bool is_blank(char c)
 {
@@ -178,8 +180,9 @@ void ng_unescape_octal(char *s)
 
 /* ---- zoneinfo ---- */
 
-int ng_parse_zoneinfo_high(const char *buf, int node, uint64_t *ret_pages)
+static int zoneinfo_mark(const char *buf, int node, const char *mark, uint64_t *ret_pages)
 {
+        size_t ml = strlen(mark);
         uint64_t sum = 0;
         bool mine = false, any = false;
         if (!buf || !ret_pages)
@@ -194,9 +197,9 @@ int ng_parse_zoneinfo_high(const char *buf, int node, uint64_t *ret_pages)
                         while (q < end && is_blank(*q))
                                 q++;
                         /* "high     18" -- not the per-cpu "high:  0". */
-                        if (end - q > 4 && !strncmp(q, "high", 4) && is_blank(q[4])) {
+                        if (end - q > (ptrdiff_t) ml && !strncmp(q, mark, ml) && is_blank(q[ml])) {
                                 uint64_t v;
-                                q += 4;
+                                q += ml;
                                 while (q < end && is_blank(*q))
                                         q++;
                                 if (ng_parse_u64(&q, &v) >= 0 && (q == end || is_space(*q))) {
@@ -212,6 +215,16 @@ int ng_parse_zoneinfo_high(const char *buf, int node, uint64_t *ret_pages)
                 return -ENOENT;
         *ret_pages = sum;
         return 0;
+}
+
+int ng_parse_zoneinfo_high(const char *buf, int node, uint64_t *ret_pages)
+{
+        return zoneinfo_mark(buf, node, "high", ret_pages);
+}
+
+int ng_parse_zoneinfo_promo(const char *buf, int node, uint64_t *ret_pages)
+{
+        return zoneinfo_mark(buf, node, "promo", ret_pages);
 }
 
 /* ---- meminfo ---- */
@@ -319,23 +332,6 @@ char *ng_parse_line_dup(const char **p)
         return (size_t) (e - s) > NG_PARSE_MAX_LINE ? strdup("") : strndup(s, (size_t) (e - s));
 }
 
-int ng_parse_grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-        if (n < *cap)
-                return 0;
-        if (n >= NG_PARSE_MAX_ENTRIES)
-                return -E2BIG;
-        size_t ncap = *cap ? *cap * 2 : 16;
-        if (ncap > NG_PARSE_MAX_ENTRIES)
-                ncap = NG_PARSE_MAX_ENTRIES;
-        void *a = reallocarray(*arr, ncap, elem);
-        if (!a)
-                return -ENOMEM;
-        *arr = a;
-        *cap = ncap;
-        return 0;
-}
-
 int ng_parse_lines(const char *buf, size_t item_size, ng_line_fn fn, void *userdata,
                    void (*free_items)(void *array, size_t n), void **ret, size_t *ret_n)
 {
@@ -356,7 +352,7 @@ int ng_parse_lines(const char *buf, size_t item_size, ng_line_fn fn, void *userd
                 free(line);
                 if (r <= 0)
                         continue;
-                r = ng_parse_grow((void **) &arr, &cap, n, item_size);
+                r = ng_grow(&arr, &cap, n, item_size, NG_PARSE_MAX_ENTRIES);
                 if (r < 0) {
                         /* the item is kept-but-unstored: free it with the rest */
                         free_items(item, 1);
@@ -374,4 +370,45 @@ int ng_parse_lines(const char *buf, size_t item_size, ng_line_fn fn, void *userd
         *ret = arr;
         *ret_n = n;
         return 0;
+}
+
+/* ---- /proc/<pid>/limits ---- */
+
+/* "unlimited" or a number, then a blank or the end. */
+static int limit_value(const char **p, uint64_t *ret)
+{
+        while (is_blank(**p))
+                (*p)++;
+        if (!strncmp(*p, "unlimited", 9) && (is_space((*p)[9]) || !(*p)[9])) {
+                *p += 9;
+                *ret = UINT64_MAX;
+                return 0;
+        }
+        if (ng_parse_u64(p, ret) < 0 || !(is_space(**p) || !**p))
+                return -EINVAL;
+        return 0;
+}
+
+int ng_parse_pid_limit(const char *buf, const char *name, uint64_t *ret_soft, uint64_t *ret_hard)
+{
+        size_t len = strlen(name);
+        for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+                /* The name, padded with blanks to its column; a name
+                 * that goes on ("Max locked" of "Max locked memory") is
+                 * another. */
+                if (strncmp(p, name, len) || !is_blank(p[len]))
+                        continue;
+                const char *v = p + len;
+                while (is_blank(*v))
+                        v++;
+                if (!is_digit(*v) && strncmp(v, "unlimited", 9))
+                        continue;
+                uint64_t soft, hard;
+                if (limit_value(&v, &soft) < 0 || limit_value(&v, &hard) < 0)
+                        return -EINVAL;
+                *ret_soft = soft;
+                *ret_hard = hard;
+                return 0;
+        }
+        return -ENOENT;
 }

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "collect-internal.h"
-#include "ng-parse.h"
+#include "parse.h"
 #include "ns-internal.h"
 
 /* 0 when unreadable (another user's process without CAP_SYS_PTRACE, a

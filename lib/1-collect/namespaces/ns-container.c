@@ -17,6 +17,7 @@
 
 #include "ng-snapshot.h"
 #include "ns-internal.h"
+#include "util.h"
 
 #define ID_LEN 64
 
@@ -55,7 +56,7 @@ static const struct {
  * top): its runtime ("" when the shape does not say), or NULL. */
 static const char *component_id(const char *c, size_t len, const char *parent, size_t plen, const char **ret_id)
 {
-        for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+        for (size_t i = 0; i < ELEMENTSOF(shapes); i++)
                 if (id_between(c, len, shapes[i].prefix, shapes[i].suffix, ret_id))
                         return shapes[i].runtime;
         if (!is_id(c, len))
@@ -145,7 +146,7 @@ int ng_container_of_cgroups(const struct ng_pid_cgroup *cg, struct ng_container 
         static const char *const v1[] = { "cpuset", "memory", "pids", "name=systemd" };
         if (ng_container_from_cgroup(ng_pid_cgroup_v2_path(cg), ret) == 0)
                 return 0;
-        for (size_t i = 0; i < sizeof(v1) / sizeof(v1[0]); i++)
+        for (size_t i = 0; i < ELEMENTSOF(v1); i++)
                 if (ng_container_from_cgroup(ng_pid_cgroup_v1_path(cg, v1[i]), ret) == 0)
                         return 0;
         return -ENOENT;

@@ -16,6 +16,7 @@
 #include "ng-snapshot.h"
 #include "owner-internal.h"
 #include "parse-internal.h"
+#include "util.h"
 
 struct boot_sysctl {
         struct ng_boot_pool pool;       /* the last assignment, NG_BOOT_ALL_NODES */
@@ -44,10 +45,9 @@ static int sysctl_add(struct sysctl_file **v, size_t *n, const char *name, const
 {
         if (sysctl_known(*v, *n, name) || strlen(name) >= sizeof((*v)->name) || strlen(path) >= sizeof((*v)->path))
                 return 0;
-        struct sysctl_file *nv = realloc(*v, (*n + 1) * sizeof(**v));
-        if (!nv)
+        if (ng_grow(v, NULL, *n, sizeof(**v), 0) < 0)
                 return -ENOMEM;
-        *v = nv;
+        struct sysctl_file *nv = *v;
         snprintf(nv[*n].name, sizeof(nv[*n].name), "%s", name);
         snprintf(nv[*n].path, sizeof(nv[*n].path), "%s", path);
         ++*n;
@@ -62,7 +62,7 @@ static int sysctl_files(const struct ng_path *p, struct sysctl_file **ret, size_
         struct sysctl_file *v = NULL;
         size_t n = 0;
         int r = 0;
-        for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]) && r >= 0; d++) {
+        for (size_t d = 0; d < ELEMENTSOF(dirs) && r >= 0; d++) {
                 char **names;
                 size_t k;
                 if (ng_path_list(p, &names, &k, "%s", dirs[d]) < 0)
@@ -234,7 +234,7 @@ static int boot_resolve(const struct boot_input *in, struct ng_boot_pool **ret, 
                 if (!boot_size(in, kib, slot, touched))
                         continue;
                 for (size_t i = 0; r >= 0 && i < in->k; i++)
-                        if (touched[i] && (r = ng_parse_grow((void **) &v, &cap, n, sizeof(*v))) >= 0)
+                        if (touched[i] && (r = ng_grow(&v, &cap, n, sizeof(*v), NG_PARSE_MAX_ENTRIES)) >= 0)
                                 v[n++] = slot[i];
         }
         /* numaguard's lines for nodes without memory: kept as written */
@@ -242,7 +242,7 @@ static int boot_resolve(const struct boot_input *in, struct ng_boot_pool **ret, 
                 bool mem = false;
                 for (size_t i = 0; i < in->k; i++)
                         mem |= in->file[j].node == in->mem_nodes[i];
-                if (!mem && (r = ng_parse_grow((void **) &v, &cap, n, sizeof(*v))) >= 0)
+                if (!mem && (r = ng_grow(&v, &cap, n, sizeof(*v), NG_PARSE_MAX_ENTRIES)) >= 0)
                         v[n++] = in->file[j];
         }
         free(kibs);

@@ -6,7 +6,7 @@
  * manager's properties, the boot-time hugepage settings (kernel command
  * line, sysctl.d, numaguard's tmpfiles.d file). Shared by collect, plan and
  * act; not installed, not exported. The types they fill that the public API
- * uses stay in ng-owner.h.
+ * uses stay in ng-owner.h; what the later stages use is owner-lookup.h.
  */
 
 #include <stdbool.h>
@@ -14,36 +14,10 @@
 #include <stdint.h>
 
 #include "ng-owner.h"
+#include "owner-lookup.h"
 
 /* Library-internal: not exported from libnumaguard.so. */
 #pragma GCC visibility push(hidden)
-
-/* ---- libcgroup's cgconfig.conf (cgconfig.conf(5)) ---- */
-
-struct ng_cgconfig_value {
-        bool present;
-        size_t start, end;      /* the value's bytes in the file, quotes included */
-        unsigned line;
-        char value[256];        /* unquoted */
-};
-
-struct ng_cgconfig_group {
-        char name[256];         /* "oracle", "db/oracle" */
-        unsigned line;          /* of its "group" keyword */
-        bool has_cpuset;        /* has a cpuset { } block */
-        size_t cpuset_close;    /* offset of that block's '}' */
-        unsigned cpuset_close_line;
-        struct ng_cgconfig_value cpus, mems;    /* cpuset.cpus, cpuset.mems */
-};
-
-/*
- * Parses cgconfig.conf text: "group NAME { CONTROLLER { KEY = VALUE; ... }
- * perm { ... } }" with '#' comments, quoted or bare names and values; the
- * other top-level blocks (mount, template, default, namespace) are skipped.
- * Returns 0 with the groups (malloc'd; possibly none) or -EINVAL with
- * *ret_error_line set to the line that does not parse, -E2BIG, -ENOMEM.
- */
-int ng_parse_cgconfig(const char *buf, struct ng_cgconfig_group **ret, size_t *ret_n, unsigned *ret_error_line);
 
 /* ---- systemd unit files ---- */
 
@@ -75,24 +49,6 @@ struct ng_cgroup;
 bool ng_container_owner(const struct ng_path *p, const struct ng_snapshot *s, const struct ng_cgroup *cg,
                         struct ng_owner *ret);
 
-/* A connection to the service manager (an sd_bus *): for root its private
- * socket, as systemctl uses, else the system bus. 0 or -errno. */
-int ng_systemd_bus_open(void **ret);
-/* sd-bus interface of a unit's cgroup properties ("...systemd1.Service",
- * "...systemd1.Scope"). */
-const char *ng_unit_bus_interface(const char *unit);
-/* Live host: the unit's AllowedCPUs/AllowedMemoryNodes from the manager on
- * bus (an sd_bus *), checked to be the unit whose ControlGroup is
- * cgroup_path (-ESRCH otherwise). Returns 0 or -errno; *ret untouched on
- * failure. */
-int ng_unit_bus_read(void *bus, const char *unit, const char *cgroup_path, struct ng_unit_cpuset *ret);
-/* What the unit files say (the unit, or its template, first found on the
- * search path, then every drop-in in name order, a name in a higher
- * directory masking the same name below). source (may be NULL) gets the
- * unit file's path. Returns 0, -ENOENT when no file mentions the unit. */
-int ng_unit_files_read(const struct ng_path *p, const char *unit, struct ng_unit_cpuset *ret, char *source,
-                       size_t size);
-
 /* ---- hugepage pools at boot ---- */
 
 /* Whether page size kib is among the n sizes of v. */
@@ -113,10 +69,6 @@ static inline bool ng_kib_listed(const uint64_t *v, size_t n, uint64_t kib)
  * entry each. Appends to *pools and *n. Returns 0, -ENOMEM, -E2BIG.
  */
 int ng_parse_hugepages_cmdline(const char *cmdline, uint64_t default_kib, struct ng_boot_pool **pools, size_t *n);
-/* The "w .../nodeN/hugepages/hugepages-SIZEkB/nr_hugepages - - - - PAGES"
- * lines of a tmpfiles.d file; other lines are skipped. Appends (from_file
- * set). Returns 0, -ENOMEM, -E2BIG. */
-int ng_parse_hugepages_tmpfiles(const char *text, struct ng_boot_pool **pools, size_t *n);
 /* The last assignment of vm.nr_hugepages (or vm.nr_hugepages_mempolicy,
  * the same under systemd-sysctl's default policy) in a sysctl.d(5) file:
  * "key = value", '.' or '/' between the key's parts, a leading '-' (errors

@@ -21,6 +21,7 @@
 #include "ng-snapshot.h"
 #include "owner-internal.h"
 #include "parse-internal.h"
+#include "util.h"
 
 struct cgconfig_file {
         char path[PATH_MAX];
@@ -45,13 +46,11 @@ static int add_cgconfig(struct owners *o, const char *path)
         int r = ng_path_read(o->p, &buf, NULL, "%s", path);
         if (r == -ENOENT)
                 return 0;
-        struct cgconfig_file *nf = realloc(o->files, (o->n_files + 1) * sizeof(*nf));
-        if (!nf) {
+        if (ng_grow(&o->files, NULL, o->n_files, sizeof(*o->files), 0) < 0) {
                 if (r >= 0)
                         free(buf);
                 return -ENOMEM;
         }
-        o->files = nf;
         struct cgconfig_file *f = &o->files[o->n_files++];
         *f = (struct cgconfig_file) { .error = r };
         snprintf(f->path, sizeof(f->path), "%s", path);
@@ -294,7 +293,7 @@ int ng_unit_files_read(const struct ng_path *p, const char *unit, struct ng_unit
         template_of(unit, tmpl, sizeof(tmpl));
         struct ng_unit_cpuset u = {0};
         const char *main = NULL;
-        for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !main; i++)
+        for (size_t i = 0; i < ELEMENTSOF(dirs) && !main; i++)
                 for (int t = 0; t < 2 && !main; t++) {
                         const char *name = t ? tmpl : unit;
                         if (*name && snprintf(path, sizeof(path), "%s/%s", dirs[i], name) < (int) sizeof(path) &&
@@ -305,7 +304,7 @@ int ng_unit_files_read(const struct ng_path *p, const char *unit, struct ng_unit
         size_t n = 0;
         if (!d)
                 return -ENOMEM;
-        for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
                 add_dropins(p, dirs[i], unit, d, &n);
                 if (*tmpl)
                         add_dropins(p, dirs[i], tmpl, d, &n);

@@ -21,6 +21,7 @@
 #include "ng-owner.h"
 #include "owner-internal.h"
 #include "parse-internal.h"
+#include "util.h"
 
 const char *ng_owner_kind_name(enum ng_owner_kind k)
 {
@@ -241,7 +242,7 @@ int ng_parse_cgconfig(const char *buf, struct ng_cgconfig_group **ret, size_t *r
                         break;
                 if (r == 0)
                         continue;
-                if ((r = ng_parse_grow((void **) &v, &cap, n, sizeof(*v))) < 0)
+                if ((r = ng_grow(&v, &cap, n, sizeof(*v), NG_PARSE_MAX_ENTRIES)) < 0)
                         break;
                 v[n++] = g;
                 r = 0;

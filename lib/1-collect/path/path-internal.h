@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "ng-path.h"
+#include "path-open.h"
 
 /* Library-internal: not exported from libnumaguard.so. */
 #pragma GCC visibility push(hidden)
@@ -53,13 +54,6 @@ int ng_root_open_parent(int root_fd, bool walk, const char *rel, bool create, ch
 /* 1 when openat2(2) resolves in root_fd, 0 when it is not there (ENOSYS,
  * or EPERM from a seccomp filter), else -errno. */
 int ng_root_probe(int root_fd);
-
-/* What p's rel resolves to, by ng_root_open(): a descriptor or -errno. */
-int ng_path_open(const struct ng_path *p, int flags, mode_t mode, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-/* ng_root_open_parent() under p's root. */
-int ng_path_open_parent(const struct ng_path *p, bool create, char *ret_name, size_t name_size, const char *fmt, ...)
-        __attribute__((format(printf, 5, 6)));
 
 /* Whether p refuses the links of its tree (no openat2(2)). */
 bool ng_path_walks(const struct ng_path *p);

@@ -24,6 +24,7 @@
 
 #include "cleanup.h"
 #include "path-internal.h"
+#include "util.h"
 
 #ifndef SYS_openat2
 #define SYS_openat2 437
@@ -97,7 +98,7 @@ static int walk_no_links(int root_fd, const char *rel, int flags, mode_t mode)
         char buf[PATH_MAX];
         const char *comps[PATH_MAX / 2];
         size_t n;
-        int r = split_lexical(rel, buf, sizeof(buf), comps, sizeof(comps) / sizeof(comps[0]), &n);
+        int r = split_lexical(rel, buf, sizeof(buf), comps, ELEMENTSOF(comps), &n);
         if (r < 0)
                 return r;
         if (n == 0) {

@@ -14,9 +14,10 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "ng-parse.h"
+#include "parse.h"
 #include "ng-path.h"
 #include "path-internal.h"
+#include "util.h"
 
 _Static_assert(NG_PATH_MAX == PATH_MAX, "NG_PATH_MAX sizes path buffers of public structs: it must be PATH_MAX");
 
@@ -240,18 +241,10 @@ int ng_path_read_fd(int fd, char **ret_buf, size_t *ret_len)
         if (!buf)
                 return -ENOMEM;
         for (;;) {
-                if (cap - len < 2) {
-                        if (cap >= NG_PATH_MAX_FILE_BYTES) {
-                                free(buf);
-                                return -EFBIG;
-                        }
-                        char *nb = realloc(buf, cap * 2);
-                        if (!nb) {
-                                free(buf);
-                                return -ENOMEM;
-                        }
-                        buf = nb;
-                        cap *= 2;
+                int r = ng_grow(&buf, &cap, len + 1, 1, NG_PATH_MAX_FILE_BYTES);
+                if (r < 0) {
+                        free(buf);
+                        return r == -E2BIG ? -EFBIG : r;
                 }
                 ssize_t k = read(fd, buf + len, cap - len - 1);
                 if (k < 0) {
@@ -465,13 +458,8 @@ int ng_path_list(const struct ng_path *p, char ***ret_names, size_t *ret_n, cons
         while ((de = readdir(d))) {
                 if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
                         continue;
-                if (n + 1 >= cap) {
-                        char **nv = realloc(v, cap * 2 * sizeof(*v));
-                        if (!nv)
-                                goto oom;
-                        v = nv;
-                        cap *= 2;
-                }
+                if (ng_grow(&v, &cap, n + 1, sizeof(*v), 0) < 0)
+                        goto oom;
                 if (!(v[n] = strdup(de->d_name)))
                         goto oom;
                 n++;
@@ -515,13 +503,8 @@ int ng_path_list_pids(const struct ng_path *p, struct ng_pid_entry **ret, size_t
                 long pid = strtol(de->d_name, &end, 10);
                 if (*end || pid <= 0 || pid > INT32_MAX || de->d_name[0] == '+' || de->d_name[0] == '-')
                         continue;
-                if (n == cap) {
-                        struct ng_pid_entry *nv = n < NG_PATH_MAX_PIDS ? realloc(v, cap * 2 * sizeof(*v)) : NULL;
-                        if (!nv)
-                                return n < NG_PATH_MAX_PIDS ? -ENOMEM : -E2BIG;
-                        v = nv;
-                        cap *= 2;
-                }
+                if ((r = ng_grow(&v, &cap, n, sizeof(*v), NG_PATH_MAX_PIDS)) < 0)
+                        return r;
                 v[n++] = (struct ng_pid_entry) { .pid = (pid_t) pid, .ino = de->d_ino };
         }
         qsort(v, n, sizeof(*v), cmp_pid_ent);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "collect-internal.h"
-#include "ng-parse.h"
+#include "parse.h"
 #include "picture-internal.h"
 
 static int seg_cmp(const void *a, const void *b)

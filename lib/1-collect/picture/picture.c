@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "collect-internal.h"
-#include "ng-parse.h"
 #include "ns-internal.h"
+#include "parse.h"
 #include "picture-internal.h"
 
 int ng_picture_new(unsigned full_scan_every, struct ng_picture **ret)

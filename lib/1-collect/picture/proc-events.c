@@ -26,6 +26,7 @@
 #include <linux/netlink.h>
 
 #include "collect-internal.h"
+#include "util.h"
 
 /* Room for ~10^5 events between two polls: thread churn counts too. */
 #define EVENTS_RCVBUF_BYTES (16 << 20)
@@ -71,9 +72,7 @@ static bool event_of(const char *buf, size_t len, struct proc_event *ret, struct
 
 static int64_t now_msec(void)
 {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+        return (int64_t) (now_usec(CLOCK_MONOTONIC) / USEC_PER_MSEC);
 }
 
 /* Waits for the kernel's answer to our listen request: an event NONE whose
@@ -151,14 +150,8 @@ void ng_proc_events_free(struct ng_proc_events *ev)
 
 static int pids_add(struct ng_pid_set *set, pid_t pid, bool exited)
 {
-        if (set->n == set->cap) {
-                size_t ncap = set->cap ? set->cap * 2 : 64;
-                struct ng_pid_touch *nv = realloc(set->v, ncap * sizeof(*nv));
-                if (!nv)
-                        return -ENOMEM;
-                set->v = nv;
-                set->cap = ncap;
-        }
+        if (ng_grow(&set->v, &set->cap, set->n, sizeof(*set->v), 0) < 0)
+                return -ENOMEM;
         set->v[set->n] = (struct ng_pid_touch) { .pid = pid, .exited = exited, .seq = set->n };
         set->n++;
         return 0;

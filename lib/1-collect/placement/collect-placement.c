@@ -10,11 +10,12 @@
 #include <string.h>
 
 #include "collect-internal.h"
-#include "ng-engine.h"
-#include "ng-parse.h"
-#include "ng-sample.h"
+#include "engine.h"
+#include "parse.h"
+#include "sample.h"
 #include "ng-snapshot.h"
-#include "ng-units.h"
+#include "units.h"
+#include "util.h"
 
 /* ---- processes ---- */
 
@@ -80,14 +81,8 @@ struct id_set {
 
 static int id_set_add(struct id_set *set, struct seg_id id)
 {
-        if (set->n == set->cap) {
-                size_t ncap = set->cap ? set->cap * 2 : 32;
-                struct seg_id *nv = realloc(set->v, ncap * sizeof(*nv));
-                if (!nv)
-                        return -ENOMEM;
-                set->v = nv;
-                set->cap = ncap;
-        }
+        if (ng_grow(&set->v, &set->cap, set->n, sizeof(*set->v), 0) < 0)
+                return -ENOMEM;
         set->v[set->n++] = id;
         return 0;
 }
@@ -271,11 +266,15 @@ int ng_collect_placement(struct collector *c)
                 return r;
         /* Shmem segments are asked of themselves, every resident page
          * counted; what is left (hugetlb, private memory) of an attacher. */
-        if (!files_only && (pl == NG_PLACEMENT_SAMPLED || pl == NG_PLACEMENT_EXACT)) {
+        if (!files_only && (pl == NG_PLACEMENT_SAMPLED || pl == NG_PLACEMENT_EXACT))
                 r = ng_collect_whole(c, pl == NG_PLACEMENT_EXACT);
-                if (r < 0)
-                        return r;
-        }
+        /* A snapshot (files only, live) keeps the answers of the files
+         * nobody maps, which no process's numa_maps can give a tree; a
+         * tree replays them. */
+        else if (files_only)
+                r = ng_collect_whole_kept(c);
+        if (r < 0)
+                return r;
         switch (pl) {
         case NG_PLACEMENT_SAMPLED:
                 return for_each_representative(c, sample_proc);
@@ -298,7 +297,7 @@ void ng_collect_libnuma(struct collector *c)
                 if (e && e->needs_libnuma)
                         s->libnuma_so = 0;
         }
-        for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && s->libnuma_so == 0; i++) {
+        for (size_t i = 0; i < ELEMENTSOF(paths) && s->libnuma_so == 0; i++) {
                 uint64_t size;
                 if (ng_path_file_size(c->p, &size, "%s", paths[i]) >= 0)
                         s->libnuma_so = 1;

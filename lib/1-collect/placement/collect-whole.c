@@ -21,20 +21,17 @@
 #include <unistd.h>
 
 #include "collect-internal.h"
-#include "ng-sample.h"
+#include "sample.h"
 #include "ng-snapshot.h"
+#include "util.h"
 
 /* Samples at least this many pages of a small file, whatever its share. */
 #define MIN_FILE_SAMPLES 64
 
 int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp)
 {
-        if (s->n_samples % 32 == 0) {
-                struct ng_sample *nv = realloc(s->samples, (s->n_samples + 32) * sizeof(*nv));
-                if (!nv)
-                        return -ENOMEM;
-                s->samples = nv;
-        }
+        if (ng_grow(&s->samples, NULL, s->n_samples, sizeof(*s->samples), 0) < 0)
+                return -ENOMEM;
         s->samples[s->n_samples++] = *smp;
         return 0;
 }
@@ -64,12 +61,8 @@ bool ng_collect_whole_done(const struct collector *c, bool sysv, uint64_t ipc_ns
 static int mark(struct collector *c, bool sysv, uint64_t ipc_ns, unsigned major, unsigned minor, uint64_t inode,
                 bool sampled)
 {
-        if (c->n_whole % 32 == 0) {
-                struct ng_seg_key *nv = realloc(c->whole, (c->n_whole + 32) * sizeof(*nv));
-                if (!nv)
-                        return -ENOMEM;
-                c->whole = nv;
-        }
+        if (ng_grow(&c->whole, NULL, c->n_whole, sizeof(*c->whole), 0) < 0)
+                return -ENOMEM;
         c->whole[c->n_whole++] = (struct ng_seg_key) {
                 .sysv = sysv, .sampled = sampled, .major = major, .minor = minor, .inode = inode,
                 .ipc_ns = sysv ? ipc_ns : 0,
@@ -121,8 +114,120 @@ static unsigned file_budget(const struct collector *c, uint64_t allocated, uint6
         return share < MIN_FILE_SAMPLES ? MIN_FILE_SAMPLES : share > k ? k : (unsigned) share;
 }
 
-/* /dev/shm files, attached or not; the file opened must be the one listed. */
-static int sample_files(struct collector *c, bool exact)
+/* Whether a process maps the file (the live inode: the snapshot's case). */
+static bool mapped(const struct ng_snapshot *s, const struct ng_shm_file *f)
+{
+        for (size_t i = 0; i < s->n_procs; i++)
+                for (size_t j = 0; j < s->procs[i]->n_maps; j++) {
+                        const struct ng_map *m = &s->procs[i]->maps[j];
+                        if (m->kind == NG_MAP_FILE_SHARED && m->inode == f->inode && m->dev_major == f->dev_major &&
+                            m->dev_minor == f->dev_minor)
+                                return true;
+                }
+        return false;
+}
+
+/* ---- what a snapshot keeps of a file's own answer ----
+ *
+ * A tree places a segment through the numa_maps of a process that maps
+ * it; a /dev/shm file nobody maps (PostgreSQL's DSM segments between
+ * queries, an Oracle granule file left behind) has none there. Its answer
+ * is kept as NG_PATH_WHOLE_DIR/file-MAJOR-MINOR-HASH, HASH the FNV-1a of
+ * its path (a name is unique on its device, and another namespace's
+ * /dev/shm is another device):
+ *   path /dev/shm/PostgreSQL.1234
+ *   inode 17 allocated 1048576 len 1048576 asked 256 present 256 exact 0
+ *   nodes 0:200 3:56
+ * and replayed by a --root collection in its place. */
+#define NG_PATH_WHOLE_DIR "/numaguard/whole"
+
+static void whole_rel(const struct ng_shm_file *f, char *buf, size_t size)
+{
+        uint64_t h = 1469598103934665603ULL;
+        for (const char *q = f->path; *q; q++)
+                h = (h ^ (unsigned char) *q) * 1099511628211ULL;
+        snprintf(buf, size, NG_PATH_WHOLE_DIR "/file-%u-%u-%016" PRIx64, f->dev_major, f->dev_minor, h);
+}
+
+static void record_whole(const struct collector *c, const struct ng_shm_file *f, const struct ng_sample *smp)
+{
+        char rel[128], text[4096];
+        whole_rel(f, rel, sizeof(rel));
+        int n = snprintf(text, sizeof(text), "path %s\ninode %" PRIu64 " allocated %" PRIu64 " len %" PRIu64
+                         " asked %" PRIu32 " present %" PRIu32 " exact %d\nnodes", f->path, f->inode,
+                         f->allocated_bytes, smp->len, smp->asked, smp->present, smp->exact);
+        for (size_t k = 0; k < smp->n_np && n > 0 && (size_t) n < sizeof(text); k++)
+                n += snprintf(text + n, sizeof(text) - (size_t) n, " %d:%" PRIu64, smp->np[k].node, smp->np[k].pages);
+        if (n > 0 && (size_t) n + 1 < sizeof(text)) {
+                text[n++] = '\n';
+                ng_path_record(c->p, rel, text, (size_t) n);
+        }
+}
+
+/* The kept answer of f into *smp (inode and allocated bytes into f: the
+ * tree's copy has its own). 1 found, 0 none or not f's, -ENOMEM. */
+static int replay_whole(struct collector *c, struct ng_shm_file *f, struct ng_sample *smp)
+{
+        char rel[128], *buf;
+        size_t len;
+        whole_rel(f, rel, sizeof(rel));
+        if (ng_path_read(c->p, &buf, &len, "%s", rel) < 0)
+                return 0;
+        uint64_t inode, allocated;
+        unsigned exact;
+        int off = 0;
+        char *nl = strchr(buf, '\n');
+        *smp = (struct ng_sample) { .whole = true, .dev_major = f->dev_major, .dev_minor = f->dev_minor };
+        if (strncmp(buf, "path ", 5) || !nl || (size_t) (nl - buf - 5) != strlen(f->path) ||
+            strncmp(buf + 5, f->path, strlen(f->path)) ||
+            sscanf(nl + 1, "inode %" SCNu64 " allocated %" SCNu64 " len %" SCNu64 " asked %" SCNu32 " present %"
+                   SCNu32 " exact %u nodes%n", &inode, &allocated, &smp->len, &smp->asked, &smp->present, &exact,
+                   &off) != 6 || !off) {
+                free(buf);
+                return 0;
+        }
+        int r = 0;
+        for (const char *q = nl + 1 + off; r >= 0;) {
+                int node, used = 0;
+                uint64_t pages;
+                if (sscanf(q, " %d:%" SCNu64 "%n", &node, &pages, &used) != 2 || !used)
+                        break;
+                for (uint64_t k = 0; k < pages && r >= 0; k++)
+                        r = ng_sample_count_node(smp, node);
+                q += used;
+        }
+        free(buf);
+        if (r < 0) {
+                ng_sample_done(smp);
+                return r;
+        }
+        smp->exact = exact;
+        smp->inode = f->inode = inode;
+        f->allocated_bytes = allocated;
+        return 1;
+}
+
+/* A --root collection: the files whose answer the snapshot kept. */
+static int replay_files(struct collector *c)
+{
+        struct ng_snapshot *s = c->s;
+        for (size_t i = 0; i < s->n_files; i++) {
+                struct ng_shm_file *f = &s->files[i];
+                struct ng_sample smp;
+                if (f->kind != NG_SHM_FILE_TMPFS)
+                        continue;
+                int r = replay_whole(c, f, &smp);
+                if (r > 0 && (r = ng_collect_add_sample(s, &smp)) < 0)
+                        ng_sample_done(&smp);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* /dev/shm files, attached or not (kept: only those nobody maps, their
+ * answer recorded for the tree); the file opened must be the one listed. */
+static int sample_files(struct collector *c, bool exact, bool kept)
 {
         const struct ng_snapshot *s = c->s;
         uint64_t total = 0;
@@ -131,7 +236,8 @@ static int sample_files(struct collector *c, bool exact)
                         total += s->files[i].allocated_bytes;
         for (size_t i = 0; i < s->n_files; i++) {
                 const struct ng_shm_file *f = &s->files[i];
-                if (f->kind != NG_SHM_FILE_TMPFS || find(c, false, 0, f->dev_major, f->dev_minor, f->inode))
+                if (f->kind != NG_SHM_FILE_TMPFS || find(c, false, 0, f->dev_major, f->dev_minor, f->inode) ||
+                    (kept && mapped(s, f)))
                         continue;
                 /* a container's file through its root, checked below */
                 char root[48] = "";
@@ -154,7 +260,9 @@ static int sample_files(struct collector *c, bool exact)
                         return r;
                 if (r < 0)
                         refused(c, f->path, r, false);
-                else if (r > 0 && (r = mark(c, false, 0, f->dev_major, f->dev_minor, f->inode, true)) < 0)
+                else if (r > 0 && kept)
+                        record_whole(c, f, &s->samples[s->n_samples - 1]);
+                if (r > 0 && (r = mark(c, false, 0, f->dev_major, f->dev_minor, f->inode, true)) < 0)
                         return r;
         }
         return 0;
@@ -203,6 +311,13 @@ int ng_collect_whole(struct collector *c, bool exact)
 {
         if (!ng_path_is_live(c->p))
                 return 0;
-        int r = sample_files(c, exact);
+        int r = sample_files(c, exact, false);
         return r < 0 ? r : sample_mapped(c, exact);
+}
+
+int ng_collect_whole_kept(struct collector *c)
+{
+        if (!ng_path_is_live(c->p))
+                return replay_files(c);
+        return sample_files(c, false, true);
 }

@@ -31,7 +31,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "ng-sample.h"
+#include "sample.h"
+#include "util.h"
 
 /* Mapped at a time: our page tables for one window stay under 2 MiB even
  * when every sampled page is in a PMD of its own. */
@@ -47,12 +48,8 @@ struct extent {
 
 static int add_extent(struct extent **v, size_t *n, uint64_t off, uint64_t end)
 {
-        if (*n % 64 == 0) {
-                struct extent *nv = realloc(*v, (*n + 64) * sizeof(*nv));
-                if (!nv)
-                        return -ENOMEM;
-                *v = nv;
-        }
+        if (ng_grow(v, NULL, *n, sizeof(**v), 0) < 0)
+                return -ENOMEM;
         (*v)[(*n)++] = (struct extent) { .off = off, .len = end - off };
         return 0;
 }

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ng-sample.h"
+#include "sample.h"
+#include "util.h"
 
 /* The kernel answers at most this many addresses per call without
  * chunking internally (DO_PAGES_STAT_CHUNK_NR is 16); 1024 keeps our own
@@ -34,10 +35,9 @@ int ng_sample_count_node(struct ng_sample *s, int node)
                 s->np[i].pages++;
                 return 0;
         }
-        struct ng_node_pages *nn = realloc(s->np, (s->n_np + 1) * sizeof(*nn));
-        if (!nn)
+        if (ng_grow(&s->np, NULL, s->n_np, sizeof(*s->np), 0) < 0)
                 return -ENOMEM;
-        s->np = nn;
+        struct ng_node_pages *nn = s->np;
         memmove(&nn[i + 1], &nn[i], (s->n_np - i) * sizeof(*nn));
         nn[i] = (struct ng_node_pages) { .node = node, .pages = 1 };
         s->n_np++;

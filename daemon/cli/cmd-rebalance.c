@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * numaguardctl rebalance INSTANCE [--dry-run]: spread the instance's shared
+ * segments over its nodes (lib/4-act/act-rebalance.c says how and why through
+ * the representative process). Per segment: plan from the audit, exact
+ * count, supply check, then the move (or, with --dry-run, what would move
+ * where), each reported and logged through ctl_action_report().
+ *
+ * NUMAGUARD_REBALANCE_RATE (a size per second, "64M" by default, "0" for
+ * no limit) sets the migration rate limit.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "act-json.h"
+#include "ctl.h"
+#include "ng-act-rebalance.h"
+#include "ng-audit.h"
+#include "ng-config.h"
+#include "parse.h"
+#include "ng-report.h"
+#include "text.h"
+
+/* The representative must still map every range where the plan found it:
+ * moving through a remapped address would move someone else's pages. */
+static int still_mapped(void *userdata, const struct ng_rebalance_plan *p)
+{
+        const struct ng_path *path = userdata;
+        char *buf;
+        int r = ng_path_read(path, &buf, NULL, NG_PROC_DIR "/%d/maps", (int) p->pid);
+        if (r < 0)
+                return r == -ENOENT ? -ESRCH : r;
+        struct ng_map *m;
+        size_t n;
+        r = ng_parse_maps(buf, 0, &m, &n);
+        free(buf);
+        if (r < 0)
+                return r;
+        for (size_t k = 0; k < p->n_ranges && r >= 0; k++) {
+                bool found = false;
+                for (size_t j = 0; j < n && !found; j++)
+                        found = m[j].shared && m[j].start == p->ranges[k].start && m[j].end == p->ranges[k].end;
+                if (!found)
+                        r = -EAGAIN;
+        }
+        ng_maps_free(m, n);
+        return r;
+}
+
+static int rate_from_env(uint64_t *ret)
+{
+        const char *v = getenv("NUMAGUARD_REBALANCE_RATE");
+        if (!v || !*v)
+                return 0;
+        if (ng_parse_size_bytes(v, ret) < 0) {
+                fprintf(stderr, "numaguardctl: NUMAGUARD_REBALANCE_RATE=%s is not a size per second\n", v);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static void print_plan(const struct ng_rebalance_plan *p)
+{
+        char dest[128] = "", sz[24], label[NG_TEXT_SIZE(sizeof(p->label))];
+        size_t len = 0;
+        for (size_t i = 0; i < p->n_dest && len < sizeof(dest); i++)
+                len += (size_t) snprintf(dest + len, sizeof(dest) - len, "%s%d", i ? "," : "", p->dest[i]);
+        ng_format_kib(p->page_bytes / 1024, sz, sizeof(sz));
+        printf("%s: %" PRIu64 " resident pages of %s through pid %d, spread over nodes %s\n",
+               ng_text_escape(NG_TEXT_TERM, p->label, label, sizeof(label)),
+               p->resident_pages, sz, (int) p->pid, dest);
+        printf("  %-6s %10s %10s %10s %10s %12s\n", "node", "before", "target", "move", "moved", "can take");
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                const struct ng_rebalance_node *n = &p->nodes[i];
+                char mv[24], done[24];
+                snprintf(mv, sizeof(mv), "%s%" PRIu64, n->in_pages ? "+" : n->out_pages ? "-" : "",
+                         n->in_pages ? n->in_pages : n->out_pages);
+                snprintf(done, sizeof(done), "%s%" PRIu64, n->moved_in_pages ? "+" : n->moved_out_pages ? "-" : "",
+                         n->moved_in_pages ? n->moved_in_pages : n->moved_out_pages);
+                printf("  %-6d %10" PRIu64 " %10" PRIu64 " %10s %10s %12" PRIu64 "%s\n", n->node, n->before_pages,
+                       n->target_pages, mv, done, n->avail_pages, n->dest ? "" : "  (not a destination)");
+        }
+        if (p->move_pages)
+                printf("  page i of an over-target node goes to node [%s][i mod %zu], or the next one still short\n",
+                       dest, p->n_dest);
+}
+
+/* One segment: plan, count, move (or not), report. Returns the exit status. */
+static int rebalance_segment(const struct ctl_opts *o, const struct ng_snapshot *s, const struct ng_config *cfg,
+                             const struct ng_instance *in, const struct ng_segment *seg, uint64_t rate,
+                             struct json_object *collect)
+{
+        struct ng_rebalance_plan *p = calloc(1, sizeof(*p));
+        struct ng_action_result *res = calloc(1, sizeof(*res));
+        struct ng_path *path = NULL;
+        int r = p && res ? ng_rebalance_plan_segment(s, cfg, in, seg, p) : -ENOMEM;
+        if (r >= 0 && !o->root)
+                r = ng_path_new(NULL, &path);
+        if (r >= 0) {
+                struct ng_rebalance_opts opts = NG_REBALANCE_OPTS_DEFAULT;
+                opts.dry_run = o->dry_run;
+                opts.rate_bytes_per_sec = rate;
+                struct ng_rebalance_ops ops = ng_rebalance_ops_default;
+                ops.verify = still_mapped;
+                ops.userdata = path;
+                if (o->root) {  /* a captured tree: the plan on its numbers, nothing counted */
+                        res->outcome = p->verdict;
+                        snprintf(res->summary, sizeof(res->summary), "%s: %s", p->label,
+                                 p->verdict == NG_OUTCOME_DRY_RUN ? "would move pages (estimated from the tree)"
+                                                                  : p->reason);
+                } else {
+                        char what[sizeof(p->label) + 32];
+                        snprintf(what, sizeof(what), "%s %s", o->dry_run ? "counting pages of" : "moving pages of",
+                                 p->label);
+                        struct ctl_progress *prog = ctl_progress_start(o->term, what);
+                        r = ng_rebalance_run(p, &opts, &ops, NULL, res);
+                        ctl_progress_stop(prog);
+                }
+        }
+        if (r >= 0) {
+                if (p->n_dest > 0 && p->resident_pages > 0 && !o->json)
+                        print_plan(p);
+                /* A dry run changes and logs nothing, also when nothing would move. */
+                if (o->dry_run && res->outcome == NG_OUTCOME_NOOP) {
+                        res->outcome = NG_OUTCOME_DRY_RUN;
+                        char was[sizeof(res->summary)];
+                        memcpy(was, res->summary, sizeof(was));
+                        snprintf(res->summary, sizeof(res->summary), "nothing would move: %.480s", was);
+                }
+                r = ctl_action_emit(o, NG_CORRECTION_REBALANCE, in->name, o->json ? ng_act_rebalance_plan_json(p) : NULL, res, collect);
+        } else
+                r = ctl_fail("rebalance", r);
+        ng_path_free(path);
+        free(res);
+        free(p);
+        return r;
+}
+
+/* With --json, one document: the instance and one entry per segment. */
+static int rebalance_instance(const struct ctl_opts *o, const struct ng_snapshot *s, const struct ng_config *cfg,
+                              const struct ng_audit *a, const struct ng_instance *in, uint64_t rate)
+{
+        int worst = NG_EXIT_OK;
+        size_t done = 0;
+        struct json_object *segs = o->json ? json_object_new_array() : NULL;
+        if (o->json && !segs)
+                return ctl_fail("rebalance", -ENOMEM);
+        for (size_t i = 0; i < in->n_segs; i++) {
+                const struct ng_segment *seg = &a->segments[in->segs[i]];
+                if (seg->kind == NG_SEG_PRIVATE)
+                        continue;
+                int r = rebalance_segment(o, s, cfg, in, seg, rate, segs);
+                worst = r > worst ? r : worst;
+                done++;
+        }
+        if (done == 0 && in->n_pids == 0) {
+                /* Nothing of it runs: not "nothing to do", which would
+                 * tell a script the instance is fine. */
+                struct ng_action_result res = { .outcome = NG_OUTCOME_REFUSED };
+                snprintf(res.summary, sizeof(res.summary), "instance %s was not found: no process matches it "
+                         "(INSTANCE_NOT_FOUND), so it has no shared segment to rebalance", in->name);
+                worst = ctl_action_emit(o, NG_CORRECTION_REBALANCE, in->name, NULL, &res, segs);
+        } else if (done == 0) {
+                struct ng_action_result res = { .outcome = o->dry_run ? NG_OUTCOME_DRY_RUN : NG_OUTCOME_NOOP };
+                snprintf(res.summary, sizeof(res.summary), "no shared segment to rebalance");
+                worst = ctl_action_emit(o, NG_CORRECTION_REBALANCE, in->name, NULL, &res, segs);
+        }
+        if (!o->json)
+                return worst;
+        struct json_object *j = json_object_new_object();
+        if (!j) {
+                json_object_put(segs);
+                return ctl_fail("rebalance", -ENOMEM);
+        }
+        json_object_object_add(j, "schema", json_object_new_int(1));
+        json_object_object_add(j, "action", json_object_new_string("rebalance"));
+        json_object_object_add(j, "target", json_object_new_string(in->name));
+        json_object_object_add(j, "dry_run", json_object_new_boolean(o->dry_run));
+        json_object_object_add(j, "segments", segs);
+        json_object_object_add(j, "exit_status", json_object_new_int(worst));
+        return ctl_print_json(j, stdout) < 0 ? ctl_fail("writing output", -EIO) : worst;
+}
+
+int ctl_rebalance(const struct ctl_opts *o)
+{
+        uint64_t rate = NG_REBALANCE_OPTS_DEFAULT.rate_bytes_per_sec;
+        if (o->root && !o->dry_run)
+                return ctl_usage_error(o->command, "moves pages of live processes: --root only with --dry-run");
+        if (rate_from_env(&rate) < 0)
+                return NG_EXIT_UNKNOWN;
+        struct ng_config *cfg;
+        struct ng_snapshot *s;
+        struct ng_audit *a;
+        const struct ng_instance *in;
+        int r = ctl_audit_instance(o, o->args[0], &cfg, &s, &a, &in);
+        if (r != 0)
+                return r;
+        r = rebalance_instance(o, s, cfg, a, in, rate);
+        ctl_audit_done(cfg, s, a);
+        return r;
+}
