@@ -165,13 +165,13 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c $(STATIC_LIB)
 # boot a guest (tests/e2e/run-e2e --can-boot). When it cannot (or NO_E2E=1)
 # the stage is one counted skip, and under CI (CI set) a failure.
 check: all $(UNIT_BINS) $(HELPER_BINS)
-	BUILD=$(BUILD) tests/run-suite $(UNIT_BINS) -- tests/shell/*.sh
+	BUILD=$(BUILD) tests/run-suite $(UNIT_BINS) -- tests/shell/test-*.sh
 	@if [ "$(NO_E2E)" = 1 ]; then tests/e2e/run-e2e --skip-stage "NO_E2E=1"; \
 	elif tests/e2e/run-e2e --can-boot; then $(MAKE) --no-print-directory check-e2e; \
 	else tests/e2e/run-e2e --skip-stage "this host cannot boot a guest (see tests/e2e/run-e2e --can-boot)"; fi
 
 check-unit: all $(UNIT_BINS) $(HELPER_BINS)
-	BUILD=$(BUILD) tests/run-suite $(UNIT_BINS) -- tests/shell/*.sh
+	BUILD=$(BUILD) tests/run-suite $(UNIT_BINS) -- tests/shell/test-*.sh
 
 # E2E_ARGS="-t 4node -t 2node-v1" limits the topologies.
 check-e2e: all $(HELPER_BINS)

@@ -383,13 +383,15 @@ roundtrip() {
 }
 
 # ------------------------------------------------------- audit checks
-# audit_load [ARGS...]: `numaguardctl audit --json ARGS` (exit 0-2 accepted,
+# audit_load [ARGS...]: `numaguardctl audit --json ARGS`, run through the
+# command array AUDIT_AS when set (e.g. setpriv as another user); (exit 0-2 accepted,
 # kept in AUDIT_RC); loads AUDIT_FINDINGS ("CODE|severity|instance|nodes csv"
 # per line) and AUDIT_INSTANCES ("name|type|main_pid|bytes|nodes" per line,
 # nodes as "id:bytes,...") with one jq call.
 audit_load() {
     local sh
-    "$CTL" audit --json "$@" > "$T/audit.json" 2> "$T/audit.err"
+    AUDIT_FINDINGS="" AUDIT_INSTANCES="" AUDIT_EXIT="" AUDIT_OK=0
+    ${AUDIT_AS[@]+"${AUDIT_AS[@]}"} "$CTL" audit --json "$@" > "$T/audit.json" 2> "$T/audit.err"
     AUDIT_RC=$?
     if ((AUDIT_RC > 2)); then fail "numaguardctl audit $* exited $AUDIT_RC"; logf "$T/audit.err"; return 1; fi
     sh=$(jq -r 'if .schema != 1 then error("schema is not 1") else . end
@@ -399,6 +401,7 @@ audit_load() {
         { fail "audit JSON unreadable: $sh"; return 1; }
     eval "$sh"
     [ "$AUDIT_EXIT" = "$AUDIT_RC" ] || fail "exit status $AUDIT_RC but summary.exit_status $AUDIT_EXIT"
+    AUDIT_OK=1
     printf '%s\n' "$AUDIT_FINDINGS" | sed 's/^/finding: /' | logf
 }
 
@@ -415,12 +418,32 @@ expect_finding() {
     fail "no $1 finding for instance $2"
 }
 
-# expect_no_finding CODE INSTANCE
+# expect_no_finding CODE INSTANCE: the last audit_load ran and found
+# INSTANCE (a host finding: INSTANCE ""), and raised no CODE for it. A "not
+# raised" never passes because discovery broke.
 expect_no_finding() {
+    [ "${AUDIT_OK:-0}" = 1 ] || { fail "no $1 for '$2': no audit loaded to say so"; return; }
+    local name found=0
+    while IFS='|' read -r name _; do [ "$name" = "$2" ] && found=1; done <<< "$AUDIT_INSTANCES"
+    if [ -n "$2" ] && [ $found = 0 ]; then
+        fail "no $1 for $2: the audit did not find instance $2 (instances: $(cut -d'|' -f1 <<< "$AUDIT_INSTANCES" | tr '\n' ' '))"
+        return
+    fi
     while IFS='|' read -r c s i n; do
         [ "$c" = "$1" ] && [ "$i" = "$2" ] && { fail "unexpected $1 ($s, nodes $n) for $2"; return; }
     done <<< "$AUDIT_FINDINGS"
     return 0
+}
+
+# actions_mark: remember how many entries the action log
+# ($NUMAGUARD_ACTION_LOG) holds; expect_no_action WHAT: none was added since
+# (a dry run logs nothing).
+actions_mark() { ACTIONS_AT=$(cat "${NUMAGUARD_ACTION_LOG:?}" 2>/dev/null | wc -l); }
+expect_no_action() {
+    local now
+    now=$(cat "${NUMAGUARD_ACTION_LOG:?}" 2>/dev/null | wc -l)
+    [ "$now" = "${ACTIONS_AT:?actions_mark first}" ] ||
+        { fail "$1 logged $((now - ACTIONS_AT)) action entries: $(tail -n +$((ACTIONS_AT + 1)) "$NUMAGUARD_ACTION_LOG")"; }
 }
 
 # audit_conf FILE [EXTRA]: a config with a small min_segment_size (guest

@@ -29,8 +29,7 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
-pass() { echo "ok api-$1"; }
-fail() { echo "not ok api-$1: $2"; fails=$((fails + 1)); }
+TAP_PREFIX=api; . "$SRC/tests/shell/lib.sh"
 san=0 sanflags=""
 case $BUILD in *san*) san=1 sanflags="-fsanitize=address,undefined" ;; esac
 

@@ -23,10 +23,7 @@ command -v jq > /dev/null || { echo "not ok boot-pools: jq missing"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
-check() {       # check NAME WHY CMD...
-        local name=$1 why=$2; shift 2
-        if "$@"; then echo "ok boot-pools-$name"; else echo "not ok boot-pools-$name: $why"; fails=$((fails + 1)); fi
-}
+TAP_PREFIX=boot-pools; . "$SRC/tests/shell/lib.sh"
 printf '[global]\nnode_free_floor = 64M\nmin_segment_size = 1M\n' > "$tmp/conf"
 t=$tmp/t
 fresh() {       # fresh CMDLINE: a new copy of the tree booted with CMDLINE

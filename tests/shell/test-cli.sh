@@ -25,8 +25,7 @@ printf '[instance GHOST]\ncgroup = /ghost\npolicy = bind\nnodes = 1\n' > "$tmp/g
 # nodes = beyond the 4-node tree's
 printf '[instance WIDE]\nmatch_comm = wide\nnodes = 0-7\n' > "$tmp/wide.conf"
 fails=0
-pass() { echo "ok cli-$1"; }
-fail() { echo "not ok cli-$1: $2"; fails=$((fails + 1)); }
+TAP_PREFIX=cli; . "$SRC/tests/shell/lib.sh"
 
 # The committed tree the --root cases read; without it they fail, loudly.
 tree=$TREES/guest4-v2

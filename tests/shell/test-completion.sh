@@ -14,8 +14,7 @@ tree=$SRC/tests/fixtures/trees/guest4-v2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
-pass() { echo "ok completion-$1"; }
-fail() { echo "not ok completion-$1: $2"; fails=$((fails + 1)); }
+TAP_PREFIX=completion; . "$SRC/tests/shell/lib.sh"
 [ -x "$CTL" ] || { echo "not ok completion: $CTL not built"; exit 1; }
 
 cat > "$tmp/ng.conf" <<'EOF'

@@ -29,7 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fails=0
-check() { if eval "$2"; then echo "ok alert-sinks-$1"; else echo "not ok alert-sinks-$1: $3"; fails=$((fails + 1)); fi; }
+TAP_PREFIX=alert-sinks; . "$SRC/tests/shell/lib.sh"
 SOCK=$tmp/ctl.sock PROM=$tmp/ng.prom
 printf '[global]\ninterval = 300ms\nmin_segment_size = 1M\nmetrics_file = %s\nsocket = %s\n' "$PROM" "$SOCK" \
         > "$tmp/ng.conf"
@@ -56,16 +56,16 @@ run_hidden
 "$CTL" status --socket "$SOCK" > "$tmp/status" 2>&1
 "$CTL" status --json --socket "$SOCK" > "$tmp/status.json" 2>&1
 stop
-check said-once '[ "$(grep -c "Alerts cannot reach syslog (/dev/log: No such file or directory) nor the journal" "$tmp/stderr")" = 1 ]' \
+check_expr said-once '[ "$(grep -c "Alerts cannot reach syslog (/dev/log: No such file or directory) nor the journal" "$tmp/stderr")" = 1 ]' \
         "$(grep -v "alert:" "$tmp/stderr" | head -5)"
-check alerts-on-stderr 'grep -qE "^numaguardd: alert: [A-Z_]+ raised" "$tmp/stderr"' "$(head -5 "$tmp/stderr")"
-check status-text 'grep -q "^Alerts to: syslog (primary) down (/dev/log: No such file or directory), [0-9]* failed; journal down" "$tmp/status"' \
+check_expr alerts-on-stderr 'grep -qE "^numaguardd: alert: [A-Z_]+ raised" "$tmp/stderr"' "$(head -5 "$tmp/stderr")"
+check_expr status-text 'grep -q "^Alerts to: syslog (primary) down (/dev/log: No such file or directory), [0-9]* failed; journal down" "$tmp/status"' \
         "$(head -3 "$tmp/status")"
-check status-json 'jq -e ".daemon.alert_sink == \"syslog\" and .daemon.alerts_lost > 0 and
+check_expr status-json 'jq -e ".daemon.alert_sink == \"syslog\" and .daemon.alerts_lost > 0 and
         ([.daemon.alert_sinks[] | select(.sink == \"syslog\" and .primary and (.up | not) and
           .error == \"No such file or directory\" and .failures > 0)] | length) == 1" "$tmp/status.json" > /dev/null' \
         "$(jq -c .daemon.alert_sinks "$tmp/status.json" 2>&1 | head -c 300)"
-check metric-down 'grep -qx "numaguard_alert_sink_up{sink=\"syslog\"} 0" "$tmp/running.prom" && grep -qE "^numaguard_alerts_lost_total [1-9]" "$tmp/running.prom"' \
+check_expr metric-down 'grep -qx "numaguard_alert_sink_up{sink=\"syslog\"} 0" "$tmp/running.prom" && grep -qE "^numaguard_alerts_lost_total [1-9]" "$tmp/running.prom"' \
         "$(grep alert_sink "$tmp/running.prom" | head -5)"
 
 # A logger on /dev/log: a datagram socket of the test's, bound over it.
@@ -85,10 +85,10 @@ for _ in $(seq 30); do [ -S "$tmp/log.sock" ] && break; sleep 0.1; done
 run_hidden "$tmp/log.sock"
 "$CTL" status --socket "$SOCK" > "$tmp/status" 2>&1
 stop
-check logger-gets-alerts 'grep -qE "^<[0-9]+>[A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} numaguardd\[[0-9]+\]: [A-Z_]+ raised" "$tmp/syslog.out" &&
+check_expr logger-gets-alerts 'grep -qE "^<[0-9]+>[A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} numaguardd\[[0-9]+\]: [A-Z_]+ raised" "$tmp/syslog.out" &&
         ! grep -q "alert:" "$tmp/stderr" && ! grep -q "cannot reach" "$tmp/stderr"' \
         "syslog got: $(head -2 "$tmp/syslog.out"); stderr: $(head -3 "$tmp/stderr")"
-check status-up 'grep -q "^Alerts to: syslog (primary) up; journal down" "$tmp/status"' "$(head -3 "$tmp/status")"
-check metric-up 'grep -qx "numaguard_alert_sink_up{sink=\"syslog\"} 1" "$tmp/running.prom" && grep -qx "numaguard_alerts_lost_total 0" "$tmp/running.prom"' \
+check_expr status-up 'grep -q "^Alerts to: syslog (primary) up; journal down" "$tmp/status"' "$(head -3 "$tmp/status")"
+check_expr metric-up 'grep -qx "numaguard_alert_sink_up{sink=\"syslog\"} 1" "$tmp/running.prom" && grep -qx "numaguard_alerts_lost_total 0" "$tmp/running.prom"' \
         "$(grep alert "$tmp/running.prom" | grep -v "^#" | head -6)"
 [ $fails = 0 ]

@@ -25,10 +25,7 @@ tmp=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 fails=0
-check() {       # check NAME WHY CMD...
-        local name=$1 why=$2; shift 2
-        if "$@"; then echo "ok enforce-owner-$name"; else echo "not ok enforce-owner-$name: $why"; fails=$((fails + 1)); fi
-}
+TAP_PREFIX=enforce-owner; . tests/shell/lib.sh
 until_ok() { local t=$(($1 * 10)); shift; while ((t-- > 0)); do "$@" && return 0; sleep 0.1; done; return 1; }
 polls() { "$CTL" status --json --socket "$tmp/sock" 2>/dev/null | jq -r '.daemon.polls // 0'; }
 # run KIND [PREPARE...]: the daemon in enforce mode on a fresh derived tree

@@ -6,6 +6,7 @@
 # that fails permanently is tried once and left unmanaged.
 set -u
 echo 1..7
+TAP_PREFIX=enforce; . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
 D=$B/numaguardd CTL=$B/numaguardctl
@@ -16,11 +17,6 @@ command -v jq > /dev/null || { echo "not ok enforce: jq not installed"; exit 1; 
 tmp=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
-check() {       # check NAME WHY CMD...
-        local name=$1 why=$2; shift 2
-        if "$@"; then echo "ok enforce-$name"; else echo "not ok enforce-$name: $why"; fails=$((fails + 1)); fi
-}
 
 # until_ok SECONDS CMD...: CMD every 0.1 s until it succeeds
 until_ok() { local t=$(($1 * 10)); shift; while ((t-- > 0)); do "$@" && return 0; sleep 0.1; done; return 1; }
@@ -51,8 +47,10 @@ check once-per-cooldown "$actions action entries in $npolls polls, expected 1 in
 check message-id "no cpuset MESSAGE_ID" grep -q '"MESSAGE_ID":"1db6e8201fed4d01a1af1cbfb367160e".*"NUMAGUARD_OUTCOME":"done"' "$tmp/alerts.json"
 # mode = audit: nothing written even with enforce= set
 run sed -i 's/^mode = enforce/mode = audit/' "$tmp/ng.conf"
-check audit-mode-writes-nothing "cpuset.mems is $(cat "$tmp/root/sys/fs/cgroup/oracle/cpuset.mems"), $actions actions" \
-        test "$(cat "$tmp/root/sys/fs/cgroup/oracle/cpuset.mems")" = 3 -a "$actions" = 0
+# ... by a daemon that ran, polled and saw the misplacement it leaves be
+remote=$(grep -c '"NUMAGUARD_CODE":"REMOTE_MEMORY".*"NUMAGUARD_INSTANCE":"ora"' "$tmp/alerts.json")
+check audit-mode-writes-nothing "cpuset.mems is $(cat "$tmp/root/sys/fs/cgroup/oracle/cpuset.mems"), $actions actions; exit $rc, $npolls polls, $remote REMOTE_MEMORY alerts for ora" \
+        test "$(cat "$tmp/root/sys/fs/cgroup/oracle/cpuset.mems")" = 3 -a "$actions" = 0 -a "$rc" = 0 -a "$npolls" -ge 15 -a "$remote" -ge 1
 # a permanent error (the file is a directory: EISDIR): one attempt with no
 # cooldown at all, then unmanaged
 break_target() {

@@ -31,8 +31,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fails=0
-pass() { echo "ok daemon-incomplete-$1"; }
-fail() { echo "not ok daemon-incomplete-$1: $2"; fails=$((fails + 1)); }
+TAP_PREFIX=daemon-incomplete; . tests/shell/lib.sh
 until_ok() {
         local t=$(( $1 * 10 )); shift
         while ((t-- > 0)); do "$@" && return 0; sleep 0.1; done

@@ -15,9 +15,7 @@ case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
-pass() { echo "ok packaging-$1"; }
-fail() { echo "not ok packaging-$1: $2"; fails=$((fails + 1)); }
-check() { local name=$1 msg=$2; shift 2; if "$@"; then pass "$name"; else fail "$name" "$msg"; fi; }
+TAP_PREFIX=packaging; . "$SRC/tests/shell/lib.sh"
 san=0; case $BUILD in *san*) san=1 ;; esac
 
 # ---- install / uninstall into a DESTDIR

@@ -34,7 +34,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fails=0
-check() { if eval "$2"; then echo "ok socket-dir-$1"; else echo "not ok socket-dir-$1: $3"; fails=$((fails + 1)); fi; }
+TAP_PREFIX=socket-dir; . tests/shell/lib.sh
 
 # start DIR: numaguardd with its socket DIR/ctl.sock in the background ($dpid).
 start() {
@@ -54,13 +54,13 @@ refused() {
 mkdir -m 0777 "$tmp/open"
 chmod 0777 "$tmp/open"
 refused "$tmp/open"
-check refuse-world-writable '[ "$rc" = 1 ] && grep -q "directory $tmp/open (mode 0777) is writable by others" "$tmp/stderr" &&
+check_expr refuse-world-writable '[ "$rc" = 1 ] && grep -q "directory $tmp/open (mode 0777) is writable by others" "$tmp/stderr" &&
         [ ! -e "$tmp/open/ctl.sock" ]' "exit $rc: $(tail -2 "$tmp/stderr")"
 
 mkdir "$tmp/users"
 chown "$nobody" "$tmp/users"
 refused "$tmp/users"
-check refuse-foreign-owner '[ "$rc" = 1 ] && grep -q "directory $tmp/users is owned by uid $nobody, not root" "$tmp/stderr"' \
+check_expr refuse-foreign-owner '[ "$rc" = 1 ] && grep -q "directory $tmp/users is owned by uid $nobody, not root" "$tmp/stderr"' \
         "exit $rc: $(tail -2 "$tmp/stderr")"
 
 mkdir "$tmp/sticky"
@@ -68,19 +68,19 @@ chmod 1777 "$tmp/sticky"
 start "$tmp/sticky"
 for _ in $(seq 50); do "$CTL" status --socket "$tmp/sticky/ctl.sock" > /dev/null 2>&1; [ $? -le 2 ] && break; sleep 0.1; done
 "$CTL" status --socket "$tmp/sticky/ctl.sock" > /dev/null 2>&1; st=$?
-check sticky-root-dir '[ "$st" -le 2 ] && [ "$(stat -c "%u:%g %a %F" "$tmp/sticky/ctl.sock")" = "0:$gid 660 socket" ]' \
+check_expr sticky-root-dir '[ "$st" -le 2 ] && [ "$(stat -c "%u:%g %a %F" "$tmp/sticky/ctl.sock")" = "0:$gid 660 socket" ]' \
         "status exit $st; socket $(stat -c "%u:%g %a %F" "$tmp/sticky/ctl.sock" 2>&1); $(tail -2 "$tmp/stderr")"
 first=$dpid
 refused "$tmp/sticky"
 "$CTL" status --socket "$tmp/sticky/ctl.sock" > /dev/null 2>&1; st=$?
-check live-socket-kept '[ "$rc" = 1 ] && grep -q "$tmp/sticky/ctl.sock is in use by a running numaguardd" "$tmp/stderr" &&
+check_expr live-socket-kept '[ "$rc" = 1 ] && grep -q "$tmp/sticky/ctl.sock is in use by a running numaguardd" "$tmp/stderr" &&
         [ "$st" -le 2 ]' "exit $rc, status then exit $st: $(tail -2 "$tmp/stderr")"
 kill "$first"; wait "$first"
 
 printf 'keep\n' > "$tmp/sticky/ctl.sock"
 chmod 0640 "$tmp/sticky/ctl.sock"
 refused "$tmp/sticky"
-check stale-regular-file '[ "$rc" = 1 ] && grep -q "$tmp/sticky/ctl.sock is a regular file, not a socket" "$tmp/stderr" &&
+check_expr stale-regular-file '[ "$rc" = 1 ] && grep -q "$tmp/sticky/ctl.sock is a regular file, not a socket" "$tmp/stderr" &&
         [ "$(cat "$tmp/sticky/ctl.sock")" = keep ] && ! grep -q "in use by a running" "$tmp/stderr"' \
         "exit $rc: $(tail -2 "$tmp/stderr")"
 
@@ -132,6 +132,6 @@ for i in $(seq 60); do
 done
 : > "$tmp/hostile/ctl.sock.stop" 2>/dev/null || touch "$tmp/hostile/ctl.sock.stop"
 wait "$apid"; apid=""
-check race-target-untouched '[ -z "$changed" ] && [ "$(stat -c "%u:%g %a" "$tmp/secret")" = "$before" ]' \
+check_expr race-target-untouched '[ -z "$changed" ] && [ "$(stat -c "%u:%g %a" "$tmp/secret")" = "$before" ]' \
         "$changed (swapper: $(cat "$tmp/swapper.out"))"
 [ $fails = 0 ]

@@ -25,7 +25,7 @@ dpid=""
 cleanup() { [ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 fails=0
-check() { if eval "$2"; then echo "ok socket-$1"; else echo "not ok socket-$1: $3"; fails=$((fails + 1)); fi; }
+TAP_PREFIX=socket; . tests/shell/lib.sh
 SOCK=$tmp/ctl.sock
 
 printf '[global]\ninterval = 1s\nmetrics_file =\nsocket = %s\nstatus_group = nogroup\n' "$SOCK" > "$tmp/ng.conf"
@@ -77,9 +77,9 @@ for _ in $(seq 30); do
 done
 wait "$flood"
 wait "$other"
-check root-not-locked-out '[ "$ok" = 30 ]' "$ok of 30 root status calls answered while uid 4242 flooded"
-check flooder-capped 'grep -qE "^busy [1-9]" "$tmp/flood.out"' "uid 4242 was never refused: $(cat "$tmp/flood.out")"
-check other-user-kept '[ "$(grep -c "error timeout" "$tmp/other.out")" = 6 ]' \
+check_expr root-not-locked-out '[ "$ok" = 30 ]' "$ok of 30 root status calls answered while uid 4242 flooded"
+check_expr flooder-capped 'grep -qE "^busy [1-9]" "$tmp/flood.out"' "uid 4242 was never refused: $(cat "$tmp/flood.out")"
+check_expr other-user-kept '[ "$(grep -c "error timeout" "$tmp/other.out")" = 6 ]' \
         "uid 4343's connections: $(tr '\n' ' ' < "$tmp/other.out")"
 
 python3 - "$SOCK" > "$tmp/large.out" 2>&1 <<'PY'
@@ -96,6 +96,6 @@ try:
 except ConnectionResetError:
     print("reset", out)
 PY
-check too-large-clean 'grep -qx "answer b.error request too large\\\\n." "$tmp/large.out"' "$(cat "$tmp/large.out")"
-check alive 'kill -0 $dpid' "numaguardd died: $(tail -3 "$tmp/stderr")"
+check_expr too-large-clean 'grep -qx "answer b.error request too large\\\\n." "$tmp/large.out"' "$(cat "$tmp/large.out")"
+check_expr alive 'kill -0 $dpid' "numaguardd died: $(tail -3 "$tmp/stderr")"
 [ $fails = 0 ]

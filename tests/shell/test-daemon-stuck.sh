@@ -26,7 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fails=0
-check() { if eval "$2"; then echo "ok stuck-$1"; else echo "not ok stuck-$1: $3"; fails=$((fails + 1)); fi; }
+TAP_PREFIX=stuck; . tests/shell/lib.sh
 metric() { awk -v m="$1" '$1 == m { print $2 }' "$tmp/ng.prom"; }
 status_json() { "$CTL" status --json --socket "$tmp/sock" 2>/dev/null; }
 
@@ -39,7 +39,7 @@ printf '[global]\ninterval = 200ms\nstuck_after = 1s\nfull_scan_every = 2\nmetri
 dpid=$!
 for _ in $(seq 50); do [ -s "$tmp/ng.prom" ] && break; sleep 0.1; done
 polls=$(status_json | jq -r '.daemon.polls // 0')
-check first-poll '[ "${polls:-0}" -ge 1 ]' "no complete poll before the block: $(tail -3 "$tmp/stderr")"
+check_expr first-poll '[ "${polls:-0}" -ge 1 ]' "no complete poll before the block: $(tail -3 "$tmp/stderr")"
 
 # A new process appears in the tree: the next poll reads it and blocks.
 mkdir "$tmp/root/proc/99999"
@@ -49,17 +49,17 @@ fspid=$!
 read -r -t 10 line < "$tmp/fs.out" || line=""
 [ "${line%% *}" = mounted ] || { echo "not ok stuck-mount: $(cat "$tmp/fs.err")"; exit 1; }
 for _ in $(seq 150); do [ "$(metric numaguard_poll_stuck)" = 1 ] && break; sleep 0.1; done
-check metric '[ "$(metric numaguard_poll_stuck)" = 1 ]' "numaguard_poll_stuck is '$(metric numaguard_poll_stuck)', not 1"
+check_expr metric '[ "$(metric numaguard_poll_stuck)" = 1 ]' "numaguard_poll_stuck is '$(metric numaguard_poll_stuck)', not 1"
 
 t0=$(date +%s%N)
 out=$("$CTL" status --socket "$tmp/sock" 2>&1); rc=$?
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-check answers '[ "$rc" -le 2 ] && grep -q "^Poll stuck: .* process 99999" <<<"$out"' \
+check_expr answers '[ "$rc" -le 2 ] && grep -q "^Poll stuck: .* process 99999" <<<"$out"' \
         "status exit $rc: $(head -3 <<<"$out")"
 # A figure of the benchmark's kind, printed, not asserted with a time bound.
 echo "# status answered in $ms ms while the poll was stuck"
-check json '[ "$(status_json | jq -r ".daemon.poll_stuck.pid")" = 99999 ]' "status json has no poll_stuck.pid 99999"
-check warning '[ "$(grep -c "Poll stuck .*process 99999" "$tmp/stderr")" = 1 ]' \
+check_expr json '[ "$(status_json | jq -r ".daemon.poll_stuck.pid")" = 99999 ]' "status json has no poll_stuck.pid 99999"
+check_expr warning '[ "$(grep -c "Poll stuck .*process 99999" "$tmp/stderr")" = 1 ]' \
         "not one warning naming process 99999: $(grep -i stuck "$tmp/stderr")"
 
 # The reads return (ENOENT: the process went away): polls go on.
@@ -70,8 +70,8 @@ for _ in $(seq 50); do
         [ "${now:-0}" -gt $((before + 1)) ] && break
         sleep 0.1
 done
-check resumed '[ "${now:-0}" -gt $((before + 1)) ] && [ "$(metric numaguard_poll_stuck)" = 0 ]' \
+check_expr resumed '[ "${now:-0}" -gt $((before + 1)) ] && [ "$(metric numaguard_poll_stuck)" = 0 ]' \
         "polls $before -> ${now:-?}, numaguard_poll_stuck $(metric numaguard_poll_stuck)"
 kill "$dpid"; wait "$dpid"; rc=$?; dpid=""
-check exit '[ "$rc" = 0 ]' "numaguardd exited $rc: $(tail -3 "$tmp/stderr")"
+check_expr exit '[ "$rc" = 0 ]' "numaguardd exited $rc: $(tail -3 "$tmp/stderr")"
 [ $fails = 0 ]

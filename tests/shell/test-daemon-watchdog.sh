@@ -13,7 +13,7 @@ command -v python3 > /dev/null || { echo "skip watchdog: python3 not installed";
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
-check() { if eval "$2"; then echo "ok watchdog-$1"; else echo "not ok watchdog-$1: $3"; fails=$((fails + 1)); fi; }
+TAP_PREFIX=watchdog; . tests/shell/lib.sh
 printf '[global]\ninterval = 200ms\nmetrics_file =\nsocket = %s/sock\n' "$tmp" > "$tmp/ng.conf"
 
 # listen WATCHDOG_USEC_OR_EMPTY OUT: runs the daemon for 2 s with
@@ -40,10 +40,10 @@ PY
         rm -f "$tmp/notify"
 }
 listen 1000000 "$tmp/with"
-check ready 'grep -q "READY=1" "$tmp/with"' "no READY=1: $(head -3 "$tmp/with")"
+check_expr ready 'grep -q "READY=1" "$tmp/with"' "no READY=1: $(head -3 "$tmp/with")"
 n=$(grep -c "^WATCHDOG=1" "$tmp/with")
-check pings '[ "$n" -ge 3 ]' "$n WATCHDOG=1 in 2 s with WATCHDOG_USEC=1s (want a few per period): $(tail -3 "$tmp/stderr")"
+check_expr pings '[ "$n" -ge 3 ]' "$n WATCHDOG=1 in 2 s with WATCHDOG_USEC=1s (want a few per period): $(tail -3 "$tmp/stderr")"
 listen "" "$tmp/without"
-check none-without '[ "$(grep -c "^WATCHDOG=1" "$tmp/without")" = 0 ] && grep -q "READY=1" "$tmp/without"' \
+check_expr none-without '[ "$(grep -c "^WATCHDOG=1" "$tmp/without")" = 0 ] && grep -q "READY=1" "$tmp/without"' \
         "without WATCHDOG_USEC: $(tr '\n' ' ' < "$tmp/without" | head -c 300)"
 [ $fails = 0 ]

@@ -24,9 +24,7 @@ pid=""
 cleanup() { [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 fails=0
-pass() { echo "ok daemon-$1"; }
-fail() { echo "not ok daemon-$1: $2"; fails=$((fails + 1)); }
-check() { local name=$1 msg=$2; shift 2; if "$@"; then pass "$name"; else fail "$name" "$msg"; fi; }
+TAP_PREFIX=daemon; . "$SRC/tests/shell/lib.sh"
 jqe() { jq -e "$@" > /dev/null; }
 
 cp -a "$TREE" "$tmp/root"

@@ -32,9 +32,7 @@ V=$(sed -n 's/^VERSION := //p' "$SRC/Makefile")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
-pass() { echo "ok deb-$1"; }
-fail() { echo "not ok deb-$1: $2"; fails=$((fails + 1)); }
-check() { local name=$1 msg=$2; shift 2; if "$@"; then pass "$name"; else fail "$name" "$msg"; fi; }
+TAP_PREFIX=deb; . "$SRC/tests/shell/lib.sh"
 
 cv=$(cd "$SRC" && dpkg-parsechangelog -S Version)
 check version "debian/changelog has $cv, the Makefile $V" test "$cv" = "$V"

@@ -38,8 +38,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fails=0
-pass() { echo "ok hostile-$1${2:+ $2}"; }
-fail() { echo "not ok hostile-$1: $2"; fails=$((fails + 1)); }
+TAP_PREFIX=hostile; . "$SRC/tests/shell/lib.sh"
 
 # The SIDs: not UTF-8 with SGR red; a quote, a backslash and a newline; a
 # right-to-left override. Each ends with the run's tag, so that its

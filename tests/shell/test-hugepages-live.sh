@@ -82,6 +82,7 @@ want=$((before + 16))
 run 0 hugepages reserve --size 2M --pages $want --node 0 --dry-run -c "$T/floor0.conf"
 has "would write $want to $F2 (now: $before)"
 reads "$F2" "$before"
+[ ! -s "$NUMAGUARD_ACTION_LOG" ] || fail_step "the dry run logged: $(cat "$NUMAGUARD_ACTION_LOG")"
 verdict hugepages-live-dry-run
 
 run 0 hugepages reserve --size 2M --pages $want --node 0 -c "$T/floor0.conf"

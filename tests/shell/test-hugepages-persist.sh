@@ -19,10 +19,7 @@ echo "1..10"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
-check() {       # check NAME WHY CMD...
-        local name=$1 why=$2; shift 2
-        if "$@"; then echo "ok hp-persist-$name"; else echo "not ok hp-persist-$name: $why"; fails=$((fails + 1)); fi
-}
+TAP_PREFIX=hp-persist; . "$SRC/tests/shell/lib.sh"
 t=$tmp/t
 cp -a "$SRC/tests/fixtures/trees/guest-1g" "$t"
 printf 'BOOT_IMAGE=/vmlinuz root=/dev/vda ro hugepagesz=1G hugepages=1:1 hugepagesz=2M hugepages=0:16,1:16\n' > "$t/proc/cmdline"

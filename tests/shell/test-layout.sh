@@ -29,8 +29,7 @@ for d in "$SRC"/lib/*/; do
         d=${d%/}; [ -n "$(ls "$d"/*.c 2>/dev/null)" ] && stages+=("${d##*/}")
 done
 fails=0
-pass() { echo "ok layout-$1"; }
-fail() { echo "not ok layout-$1: $2"; fails=$((fails + 1)); }
+TAP_PREFIX=layout; . "$SRC/tests/shell/lib.sh"
 
 # edges OBJ...: "caller callee symbol" for every undefined symbol of one
 # object that another of the given objects defines.

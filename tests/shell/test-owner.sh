@@ -21,10 +21,7 @@ echo "1..28"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
-check() {       # check NAME WHY CMD...
-        local name=$1 why=$2; shift 2
-        if "$@"; then echo "ok owner-$name"; else echo "not ok owner-$name: $why"; fails=$((fails + 1)); fi
-}
+TAP_PREFIX=owner; . "$SRC/tests/shell/lib.sh"
 audit() {       # audit TREE [--json]
         "$CTL" audit --root "$1" --config "$1/numaguard/numaguard.conf" "${@:2}" 2>"$tmp/err"
 }

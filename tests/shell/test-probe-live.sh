@@ -30,9 +30,7 @@ export NUMAGUARD_PROBE_MAX_SPREAD=1000
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
-pass() { echo "ok probe-live-$1"; }
-fail() { echo "not ok probe-live-$1: $2"; fails=$((fails + 1)); }
-check() { local name=$1 msg=$2; shift 2; if "$@"; then pass "$name"; else fail "$name" "$msg"; fi; }
+TAP_PREFIX=probe-live; . "$SRC/tests/shell/lib.sh"
 jqe() { jq -e "$@" > /dev/null; }
 
 # ---- 1. shape and plausibility (a small buffer: this runs in every make check)

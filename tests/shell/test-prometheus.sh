@@ -26,8 +26,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
-pass() { echo "ok prometheus-$1"; }
-fail() { echo "not ok prometheus-$1: $2"; fails=$((fails + 1)); }
+TAP_PREFIX=prometheus; . "$SRC/tests/shell/lib.sh"
 
 # ---- metrics of every fixture tree, with the config it was captured with
 for tree in "$SRC"/tests/fixtures/trees/*/; do

@@ -26,10 +26,7 @@ command -v jq > /dev/null || { echo "not ok root-links: jq not installed"; exit 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
-check() {       # check NAME WHY CMD...
-        local name=$1 why=$2; shift 2
-        if "$@"; then echo "ok root-links-$name"; else echo "not ok root-links-$name: $why"; fails=$((fails + 1)); fi
-}
+TAP_PREFIX=root-links; . "$SRC/tests/shell/lib.sh"
 
 # Outside every tree: a root-only file whose bytes would pass for a
 # command line (the comm of pid 179 is the 15-byte ng-shm-workload, so its

@@ -30,9 +30,7 @@ R=$SRC/build-rpm/RPMS/$(rpm --eval '%{_arch}')
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
-pass() { echo "ok rpm-$1"; }
-fail() { echo "not ok rpm-$1: $2"; fails=$((fails + 1)); }
-check() { local name=$1 msg=$2; shift 2; if "$@"; then pass "$name"; else fail "$name" "$msg"; fi; }
+TAP_PREFIX=rpm; . "$SRC/tests/shell/lib.sh"
 
 sv=$(sed -n 's/^Version: *//p' "$SPEC")
 check version "rpm/numaguard.spec has $sv, the Makefile $V" test "$sv" = "$V"

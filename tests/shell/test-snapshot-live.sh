@@ -58,8 +58,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fails=0
-pass() { echo "ok snapshot-live-$1"; }
-fail() { echo "not ok snapshot-live-$1: $2"; fails=$((fails + 1)); }
+TAP_PREFIX=snapshot-live; . "$SRC/tests/shell/lib.sh"
 
 "$WL" sysv -s 8 -p 1 -r "$tmp/ready" -S "$tmp/stop" > "$tmp/wl.out" 2> "$tmp/wl.err" &
 wl_pid=$!

@@ -16,8 +16,7 @@ tree=$PWD/tests/fixtures/trees/guest4-v2
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fails=0
-pass() { echo "ok terminal-$1"; }
-fail() { echo "not ok terminal-$1: $2"; fails=$((fails + 1)); }
+TAP_PREFIX=terminal; . tests/shell/lib.sh
 printf '[global]\nmin_segment_size = 1M\n' > "$T/ng.conf"
 
 # NAME ~ WHERE (tty: stdout and stderr on a pty; pipe: both piped) ~ ENV ~ ARGS

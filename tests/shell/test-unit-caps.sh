@@ -29,8 +29,7 @@ command -v setpriv > /dev/null || skip "setpriv (util-linux) not installed"
 command -v jq > /dev/null || skip "jq not installed"
 [ -x "$WL" ] && [ -x "$D" ] || { echo "not ok unit-caps: $WL or $D not built"; exit 1; }
 fails=0
-pass() { echo "ok unit-caps-$1"; }
-fail() { echo "not ok unit-caps-$1: $2"; fails=$((fails + 1)); }
+TAP_PREFIX=unit-caps; . tests/shell/lib.sh
 
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT")
 [ -n "$caps" ] || { echo "not ok unit-caps: no CapabilityBoundingSet= in $UNIT"; exit 1; }

@@ -6,18 +6,22 @@
  * new processes from the kernel's process events (as root in the initial
  * namespaces; under CI they must be there), and from the /proc listing. */
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "ng-test.h"
 #include "ng-segments.h"
 #include "ng-snapshot.h"
+#include "ns-internal.h"
+#include "picture-internal.h"
 
 #define KIDS 5
 #define SEG_BYTES (4u << 20)
@@ -439,6 +443,49 @@ START_TEST(listing_skipped_while_nothing_starts_or_ends)
 }
 END_TEST
 
+/* The pids numaguard's own threads take between two collections do not
+ * make the host look busy: each reader that joins another IPC namespace
+ * (counted by ng_ns_readers_started(), here started for real) and the
+ * collecting thread itself. Any other pid handed out, or a thread more or
+ * less, does. */
+START_TEST(witness_counts_own_threads_out)
+{
+        const struct ng_pid_witness was = { .threads = 120, .last_pid = 4000, .own = 5 };
+        struct ng_pid_witness now = { .threads = 120, .last_pid = 4000, .own = 5 };
+        ck_assert(ng_pid_witness_quiet(&was, &now, 0));
+        now.last_pid = 4003, now.own = 8;       /* three readers of ours */
+        ck_assert(ng_pid_witness_quiet(&was, &now, 0));
+        ck_assert(ng_pid_witness_quiet(&was, &now, 4009));
+        now.last_pid = 4004;                    /* ... and a fourth pid */
+        ck_assert(!ng_pid_witness_quiet(&was, &now, 0));
+        ck_assert(ng_pid_witness_quiet(&was, &now, 4004));      /* the caller's */
+        ck_assert(!ng_pid_witness_quiet(&was, &now, 4003));
+        now.last_pid = 4005;
+        ck_assert(!ng_pid_witness_quiet(&was, &now, 4005));
+        now.last_pid = 4003, now.threads = 121;
+        ck_assert(!ng_pid_witness_quiet(&was, &now, 0));
+        now.threads = 120, now.last_pid = 3999, now.own = 5;
+        ck_assert(!ng_pid_witness_quiet(&was, &now, 0));        /* pids wrapped */
+
+        /* each live read of an IPC namespace's table starts one thread,
+         * whether or not it may join the namespace (EPERM as non-root) */
+        struct ng_path *p;
+        struct stat st;
+        ck_assert_int_eq(ng_path_new("/", &p), 0);
+        ck_assert_int_eq(stat("/proc/self/ns/ipc", &st), 0);
+        uint64_t before = ng_ns_readers_started();
+        for (int i = 0; i < 3; i++) {
+                char *buf = NULL;
+                size_t len;
+                int r = ng_path_read_ipc_ns(p, getpid(), (uint64_t) st.st_ino, &buf, &len);
+                ck_assert_msg(r == 0 || r == -EPERM, "read: %d", r);
+                free(buf);
+        }
+        ck_assert_uint_eq(ng_ns_readers_started() - before, 3);
+        ng_path_free(p);
+}
+END_TEST
+
 /* A snapshot made through the picture points at the picture's record of
  * each process with no maps instead of copying it (a poll's cost does not
  * grow with idle processes), and holds its own copy of each process with
@@ -520,6 +567,7 @@ int main(void)
         tcase_add_test(tc, incremental_equals_full_listing);
         tcase_add_test(tc, every_collection_full_when_asked);
         tcase_add_test(tc, listing_skipped_while_nothing_starts_or_ends);
+        tcase_add_test(tc, witness_counts_own_threads_out);
         tcase_add_test(tc, snapshots_share_records_and_keep_them);
         suite_add_tcase(s, tc);
         return ng_test_run(s);

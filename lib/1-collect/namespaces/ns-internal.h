@@ -32,6 +32,10 @@ int ng_path_read_link(const struct ng_path *p, char *buf, size_t size, const cha
  * NG_PATH_IPC_NS_DIR/<ns>/sysvipc/shm. 0 or -errno (-EPERM: not allowed).
  */
 int ng_path_read_ipc_ns(const struct ng_path *p, pid_t pid, uint64_t ns, char **ret_buf, size_t *ret_len);
+/* How many reader threads ng_path_read_ipc_ns() has started in this
+ * process so far: each took a pid from the kernel, which the picture's
+ * "nothing started since the listing" witness (picture.c) counts out. */
+uint64_t ng_ns_readers_started(void);
 
 /* ns-container.c: the container named by a process's cgroups (v2 first,
  * then cpuset, memory, pids, name=systemd of v1). 0 or -ENOENT. */

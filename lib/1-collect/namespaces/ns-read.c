@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,13 @@ int ng_path_read_unrecorded(const struct ng_path *p, char **ret_buf, size_t *ret
         return r;
 }
 
+static atomic_uint_fast64_t readers_started;
+
+uint64_t ng_ns_readers_started(void)
+{
+        return atomic_load(&readers_started);
+}
+
 struct ns_read {
         int nsfd;
         char *buf;
@@ -112,6 +120,7 @@ static int read_live(pid_t pid, uint64_t ns, char **ret_buf, size_t *ret_len)
         int e = pthread_create(&t, NULL, ns_reader, &a);
         if (e)
                 return -e;
+        atomic_fetch_add(&readers_started, 1);
         pthread_join(t, NULL);
         if (a.r < 0)
                 return a.r;

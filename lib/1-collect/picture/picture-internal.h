@@ -61,6 +61,20 @@ struct pic_seg {
         int64_t hidden;
 };
 
+/* What says whether a process or thread started or ended between two
+ * collections: of /proc/loadavg the threads that exist and the last pid
+ * handed out, and how many reader threads of its own this process had
+ * started by then (ng_ns_readers_started(), read before the file). */
+struct ng_pid_witness {
+        uint64_t threads, last_pid, own;
+};
+
+/* Quiet between was and now: the same number of threads, and every pid
+ * handed out since went to a reader thread of this process or, when
+ * caller (live: the collecting thread's id; 0 in a tree) is the last one,
+ * to the collecting thread itself. */
+bool ng_pid_witness_quiet(const struct ng_pid_witness *was, const struct ng_pid_witness *now, uint64_t caller);
+
 struct ng_picture {
         struct pic_ent **v;     /* pid order; entries move between polls, not copied */
         size_t n;
@@ -75,10 +89,9 @@ struct ng_picture {
         bool events_tried;
         bool events_new;        /* opened by this collection: they say nothing of before */
         struct ng_pid_set touched;
-        /* /proc/loadavg at the last collection that listed /proc: the
-         * threads that existed and the last pid handed out. */
+        /* /proc/loadavg at the last collection that listed /proc. */
         bool witness_ok;
-        uint64_t witness_threads, witness_last_pid;
+        struct ng_pid_witness witness;
         struct ng_picture_stats stats;
         uint64_t seq;           /* collections begun: ng_proc.cpu_read_seq */
         /* Reads by turns: of the processes that map a segment, how many a

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "collect-internal.h"
+#include "ns-internal.h"
 #include "parse.h"
 #include "picture-internal.h"
 
@@ -414,9 +415,18 @@ static int events_take(struct ng_picture *pic)
         return 1;
 }
 
+bool ng_pid_witness_quiet(const struct ng_pid_witness *was, const struct ng_pid_witness *now, uint64_t caller)
+{
+        if (now->threads != was->threads || now->last_pid < was->last_pid || now->own < was->own)
+                return false;
+        uint64_t handed = now->last_pid - was->last_pid, own = now->own - was->own;
+        return handed == own || (caller && now->last_pid == caller && handed == own + 1);
+}
+
 /* Whether no process or thread started or ended since the last listing:
- * the same number of threads exists and the kernel handed out no pid but,
- * at most, the calling thread's own (numaguardd collects on a thread it
+ * the same number of threads exists and the kernel handed out no pid but
+ * to threads of this process: the readers that join other IPC namespaces
+ * (ns-read.c) and the calling thread (numaguardd collects on a thread it
  * starts for each poll, in place of the last poll's, which has ended).
  * An exec() changes neither, as it changes nothing the listing shows
  * either. Reads /proc/loadavg (of a tree too, where it has one) and keeps
@@ -424,21 +434,19 @@ static int events_take(struct ng_picture *pic)
 static bool quiet_since_listing(struct ng_picture *pic, struct collector *c, bool full)
 {
         bool had = pic->witness_ok;
-        uint64_t threads, last;
+        bool live = ng_path_is_live(c->p);
+        struct ng_pid_witness now = { .own = live ? ng_ns_readers_started() : 0 };
         char *buf;
         pic->witness_ok = false;
         if (ng_collect_read(c, &buf, NULL, "/proc/loadavg") < 0)
                 return false;   /* a tree without it, say */
-        int r = ng_parse_loadavg(buf, &threads, &last);
+        int r = ng_parse_loadavg(buf, &now.threads, &now.last_pid);
         free(buf);
         if (r < 0)
                 return false;
-        bool quiet = had && !full && threads == pic->witness_threads &&
-                     (last == pic->witness_last_pid ||
-                      (last == pic->witness_last_pid + 1 && ng_path_is_live(c->p) && last == (uint64_t) gettid()));
+        bool quiet = had && !full && ng_pid_witness_quiet(&pic->witness, &now, live ? (uint64_t) gettid() : 0);
         pic->witness_ok = true;
-        pic->witness_threads = threads;
-        pic->witness_last_pid = last;
+        pic->witness = now;
         return quiet;
 }
 

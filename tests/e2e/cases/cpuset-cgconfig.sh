@@ -46,7 +46,10 @@ owner=$(jq -r '.instances[] | select(.name == "cgc") | "\(.cpuset_owner) \(.cpus
 expect "cpuset_owner is '$owner', expected 'cgconfig $grp'" test "$owner" = "cgconfig $grp"
 result owner
 
+export NUMAGUARD_ACTION_LOG=$T/actions.jsonl
+actions_mark
 "$CTL" -c "$T/ng.conf" cpuset apply cgc --dry-run > "$T/dry.out" 2>&1; rc=$?
+expect_no_action "cpuset apply --dry-run"
 logf "$T/dry.out"
 expect "dry run exited $rc" test "$rc" = 0
 expect "dry run does not name line 6 of $conf" grep -qx "would change $conf:6" "$T/dry.out"

@@ -6,8 +6,13 @@
 # follows (cgroup v2 migrates on write; read from the workload's own
 # numa_maps), and nothing more happens within the cooldown although the
 # daemon keeps polling (counted on its status socket, no fixed sleep).
+# Then the paths that do not correct, live: bound to a node that does not
+# exist, the daemon refuses (one "refused" entry, cpuset.mems unchanged);
+# with the cgroup's files read-only (a read-only bind mount: EROFS), one
+# attempt fails permanently and the target is left unmanaged (a warning, no
+# second attempt with no cooldown at all).
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
-plan 1
+plan 3
 need_ctl
 D=$B/numaguardd
 [ -x "$D" ] || abort "$D not built (make)"
@@ -57,3 +62,49 @@ kill -TERM "$DPID"; wait "$DPID"; rc=$?
 expect "numaguardd exited $rc on SIGTERM" test "$rc" = 0
 ((FAILS)) && { logf "$T/daemon.err"; logf "$ALERTS"; }
 result
+
+# rerun CONF-EXTRA: the daemon again, on a fresh alert log, with the
+# instance's policy lines replaced by CONF-EXTRA and no cooldown; waits for
+# one action and 4 polls more
+rerun() {
+    audit_conf "$T/ng.conf" "interval = 500ms
+mode = enforce
+cooldown = 0
+socket = $SOCK
+metrics_file =
+[instance db]
+cgroup = /e2e-enforce
+enforce = cpuset
+$1
+"
+    : > "$ALERTS"
+    "$D" --foreground --config "$T/ng.conf" --alert-log "$ALERTS" 2> "$T/daemon.err" &
+    DPID=$!
+    at_exit "kill -KILL $DPID"
+    until_ok 90 eval '[ "$(actions)" -ge 1 ]' || { logf "$T/daemon.err"; fail "no action within 90 s"; }
+    local target=$(( $(polls) + 4 ))
+    until_ok 60 eval '[ "$(polls)" -ge "$target" ]' || fail "numaguardd stopped polling"
+    kill -TERM "$DPID"; wait "$DPID"; rc=$?
+    expect "numaguardd exited $rc on SIGTERM" test "$rc" = 0
+    line=$(grep '"NUMAGUARD_EVENT":"action"' "$ALERTS" | head -1)
+    log "action: $line"
+}
+rerun "policy = bind
+nodes = 1000"
+expect "$(actions) attempts, expected one per poll once refused with no cooldown" test "$(actions)" -ge 2
+jq -e '.NUMAGUARD_OUTCOME == "refused" and .NUMAGUARD_INSTANCE == "db"' <<<"$line" > /dev/null || fail "action entry: $line"
+expect "cpuset.mems is '$(cat "$cg/cpuset.mems")' after a refusal, expected $cn" test "$(cat "$cg/cpuset.mems")" = "$cn"
+((FAILS)) && { logf "$T/daemon.err"; logf "$ALERTS"; }
+result refused
+
+# read-only cgroup files: the write fails with EROFS, a permanent error
+echo "$mn" > "$cg/cpuset.mems" || abort "cpuset.mems = $mn"
+mount --bind "$cg" "$cg" && mount -o remount,bind,ro "$cg" || abort "read-only bind mount of $cg"
+at_exit "umount $cg"
+rerun "policy = local"
+expect "$(actions) attempts with no cooldown, expected 1 (then unmanaged)" test "$(actions)" = 1
+jq -e '.NUMAGUARD_OUTCOME == "permanent-error" and .NUMAGUARD_INSTANCE == "db"' <<<"$line" > /dev/null || fail "action entry: $line"
+expect "no 'unmanaged' warning" grep -q "unmanaged" "$T/daemon.err"
+expect "cpuset.mems is '$(cat "$cg/cpuset.mems")', expected $mn (read-only)" test "$(cat "$cg/cpuset.mems")" = "$mn"
+((FAILS)) && { logf "$T/daemon.err"; logf "$ALERTS"; }
+result permanent-error

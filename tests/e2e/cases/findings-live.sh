@@ -34,11 +34,15 @@ need_ctl
 
 # fl CONF: `audit --json --config CONF` into FL ("CODE|severity|instance|
 # segment|nodes|value" per finding), with one jq call.
+# FL_INSTANCES: the names of the instances that audit found; FL_OK=1 once
+# it ran.
 fl() {
+    FL="" FL_INSTANCES="" FL_OK=0
     "$CTL" audit --json --config "$1" > "$T/f.json" 2> "$T/f.err"; local rc=$?
     ((rc <= 2)) || { fail "numaguardctl audit exited $rc"; logf "$T/f.err"; FL=""; return 1; }
     FL=$(jq -r '.findings[] | "\(.code)|\(.severity)|\(.instance)|\(.segment)|\(.nodes | map(tostring) | join(","))|\(.value)"' \
         "$T/f.json" 2>&1) || { fail "audit JSON unreadable: $FL"; FL=""; return 1; }
+    FL_INSTANCES=$(jq -r '.instances[].name' "$T/f.json") FL_OK=1
     printf '%s\n' "$FL" | logf
     log "instances: $(jq -r '[.instances[] | "\(.name)(\(.main_pid))"] | join(" ")' "$T/f.json")"
 }
@@ -63,7 +67,17 @@ match() {
     echo $cnt
 }
 raised()     { [ "$(match "$@")" = 1 ] || fail "expected exactly one $* (have $(match "$@"))"; }
-not_raised() { [ "$(match "$@")" = 0 ] || fail "unexpected $*"; }
+# not_raised: only from an audit that ran and found the instance named
+# (i=NAME), so that broken discovery cannot pass it
+not_raised() {
+    local k
+    [ "${FL_OK:-0}" = 1 ] || { fail "not raised $*: no audit ran to say so"; return; }
+    for k in "${@:2}"; do
+        [[ $k == i=?* ]] && ! grep -qxF "${k#i=}" <<< "$FL_INSTANCES" &&
+            { fail "not raised $*: the audit did not find instance ${k#i=} (has: $(tr '\n' ' ' <<< "$FL_INSTANCES"))"; return; }
+    done
+    [ "$(match "$@")" = 0 ] || fail "unexpected $*"
+}
 # bg NAME ARGS...: run ARGS as a process whose comm is NAME
 bg() {
     local name=$1; shift
@@ -227,7 +241,7 @@ not_raised AUTONUMA_ON
 result autonuma-off
 not_raised NUMAD_RUNNING
 result numad-not-raised
-not_raised LIBNUMA_MISSING
+not_raised LIBNUMA_MISSING i=ORCL
 result libnuma-visible
 raised ORPHAN_SEGMENT "s=shmid $att " sev=info
 result orphan-removed-attached

@@ -7,9 +7,11 @@
 # free, raised for the purpose -- so compaction and the bounded retries run
 # and the outcome is PARTIAL (exit 1) with asked and granted. apply carries
 # out `hugepages plan` for an instance expecting 32 MiB on node 1 (17 pages
-# there; then a no-op). Pools and min_free_kbytes are restored on exit.
+# there; then a no-op); apply --persist does it again from the old pool and
+# records it for boot (tmpfiles.d). Pools, min_free_kbytes and the tmpfiles.d
+# file are restored on exit.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
-plan 5
+plan 6
 need_ctl
 export NUMAGUARD_ACTION_LOG=$T/actions.jsonl
 printf '[global]\nnode_free_floor = 0\n' > "$T/floor0.conf"
@@ -36,7 +38,9 @@ declare -A before=()
 for n in "${NODE_IDS[@]}"; do before[$n]=${TOPO_HP2M[$n]}; done
 n2=${before[2]%% *}
 
+actions_mark
 ctl 0 hugepages reserve --size 2M --pages 64 --node 2 --dry-run --config "$T/floor0.conf"
+expect_no_action "reserve --dry-run"
 has "would write 64 to $(hp_file 2) (now: $n2)"
 pools
 [ "${TOPO_HP2M[2]}" = "${before[2]}" ] || fail "dry run changed node 2's pool: ${TOPO_HP2M[2]}"
@@ -125,8 +129,10 @@ for n in "${NODE_IDS[@]}"; do echo "${orig[$n]}" > "$(hp_file "$n")"; done
 printf '[global]\nnode_free_floor = 0\nmin_segment_size = 4M\n[instance HP]\nmatch_comm = ng-shm-workload\nexpected_size = 32M\nnodes = 1\n' > "$T/apply.conf"
 wl_start sysv -s 8 -p 0 || abort "workload"
 n1=${orig[1]}
+actions_mark
 ctl 0 hugepages apply --dry-run --config "$T/apply.conf"
 has "would write 17 to $(hp_file 1) (now: $n1)"
+expect_no_action "apply --dry-run"
 ctl 0 hugepages apply --config "$T/apply.conf"
 has "done: 2M pages: node 1 $n1 -> 17"
 pools
@@ -134,3 +140,17 @@ pools
 ctl 0 hugepages apply --config "$T/apply.conf"
 has "noop"
 result apply
+
+# apply --persist: the pool again from its old size, and recorded for boot
+# in numaguard's tmpfiles.d file (restored as it was on exit)
+tmpf=/etc/tmpfiles.d/numaguard-hugepages.conf
+if [ -e $tmpf ]; then cp $tmpf "$T/tmpfiles.orig" && at_exit "cp $T/tmpfiles.orig $tmpf"; else at_exit "rm -f $tmpf"; fi
+echo "$n1" > "$(hp_file 1)"
+ctl 0 hugepages apply --persist --config "$T/apply.conf"
+has "done: 2M pages: node 1 $n1 -> 17"
+pools
+[ "${TOPO_HP2M[1]%% *}" = 17 ] || fail "node 1 holds '${TOPO_HP2M[1]}', expected 17 pages"
+grep -qx "w /sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages - - - - 17" $tmpf ||
+    { fail "no line for node 1's 17 pages in $tmpf"; logf $tmpf; }
+log "$tmpf after apply --persist: $(grep -c '^w ' $tmpf 2>/dev/null) lines"
+result apply-persist

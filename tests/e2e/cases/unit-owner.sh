@@ -74,7 +74,10 @@ expect "cpuset_owner is '$owner', expected 'systemd $unit'" test "$owner" = "sys
 "$CTL" -c "$T/ng.conf" audit > "$T/audit.txt" 2>&1
 expect "the owner is not read from the manager: $(grep owner "$T/audit.txt")" \
     grep -q "cpuset owner: systemd unit $unit (AllowedCPUs=$cpus, AllowedMemoryNodes=$mn, from systemd)" "$T/audit.txt"
+export NUMAGUARD_ACTION_LOG=$T/actions.jsonl
+actions_mark
 "$CTL" -c "$T/ng.conf" cpuset apply ora --dry-run > "$T/dry.out" 2>&1
+expect_no_action "cpuset apply --dry-run"
 logf "$T/dry.out"
 expect "dry run does not name the property" \
     grep -qx "would set AllowedMemoryNodes=$cn on systemd unit $unit (runtime and persistent, as systemctl set-property; now: AllowedMemoryNodes=$mn)" "$T/dry.out"
