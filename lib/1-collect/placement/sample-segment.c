@@ -6,8 +6,11 @@
  * (docs/ARCHITECTURE.md, "Cost tiers").
  *
  * The file is mapped read-only in our own address space, one window at a
- * time. Which pages hold data comes from lseek(SEEK_DATA/SEEK_HOLE), so a
- * sparse segment costs its extents, not its size. Residency comes from
+ * time, advised MADV_RANDOM (no readahead around the pages read). Which
+ * pages hold data comes from lseek(SEEK_DATA/SEEK_HOLE), so a sparse
+ * segment costs its extents, not its size; a file whose allocated blocks
+ * cover its size (st_blocks) is one extent without that walk, which on a
+ * dense shmem file looks up every page. Residency comes from
  * mincore(2), which on shmem looks the page up in the file's page cache (a
  * page no process maps counts too) and never faults. Only a page mincore
  * called resident is then read, one byte, through process_vm_readv(2) on
@@ -58,13 +61,21 @@ static int add_extent(struct extent **v, size_t *n, uint64_t off, uint64_t end)
 }
 
 /* The page-aligned ranges of [0, size) that hold data. A file system
- * without SEEK_DATA gives the whole file as one. */
-static int data_extents(int fd, uint64_t size, uint64_t page, struct extent **ret, size_t *ret_n)
+ * without SEEK_DATA gives the whole file as one, and so does a dense file
+ * (allocated blocks, which count the swapped-out pages as SEEK_DATA does,
+ * covering the size): a walk would find one extent after looking up every
+ * page. (Blocks fallocated past the end could hide a hole: its pages are
+ * asked, found not resident by mincore, and never read.) */
+static int data_extents(int fd, const struct stat *st, uint64_t page, struct extent **ret, size_t *ret_n)
 {
         struct extent *v = NULL;
         size_t n = 0;
-        uint64_t off = 0;
+        uint64_t off = 0, size = (uint64_t) st->st_size;
         int r = 0;
+        if (size && st->st_blocks > 0 && (uint64_t) st->st_blocks * 512 >= (size + page - 1) / page * page) {
+                r = add_extent(&v, &n, 0, (size + page - 1) / page * page);
+                off = size;
+        }
         while (off < size && r >= 0) {
                 off_t d = lseek(fd, (off_t) off, SEEK_DATA);
                 if (d < 0) {
@@ -173,6 +184,9 @@ static int ask_window(int fd, uint64_t size, uint64_t page, uint64_t win_off, co
         void *base = mmap(NULL, win_len, PROT_READ, MAP_SHARED, fd, (off_t) win_off);
         if (base == MAP_FAILED)
                 return -errno;
+        /* Only the pages asked are read: no readahead around them. Advice
+         * only, so a refusal changes nothing asked. */
+        (void) madvise(base, win_len, MADV_RANDOM);
         int r = 0;
         for (size_t i = 0; i < n && r >= 0; i++) {
                 uint64_t off = pages[i] * page - win_off;
@@ -244,7 +258,7 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
         uint64_t size = (uint64_t) st.st_size;
         struct extent *ext;
         size_t n_ext;
-        int r = data_extents(fd, size, page, &ext, &n_ext);
+        int r = data_extents(fd, &st, page, &ext, &n_ext);
         if (r < 0)
                 return r;
         uint64_t data_pages = 0;
