@@ -87,6 +87,7 @@ int ng_picture_read_cpu(struct ng_picture *pic, struct collector *c, struct pic_
                 r = reread_cpu(c, &e->pr);
                 if (r < 0)
                         break;
+                ng_picture_changed(pic, e);
                 if (r == 0) {   /* gone since the listing */
                         e->kept = false;
                         pic->stats.procs_gone++;
