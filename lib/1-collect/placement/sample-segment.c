@@ -16,8 +16,10 @@
  * called resident is then read, one byte, through process_vm_readv(2) on
  * ourselves: the fault maps the page that is there (a read fault on a hole
  * would allocate one, which is why holes are never read), and a page
- * truncated meanwhile is an EFAULT rather than a SIGBUS. move_pages(2) on
- * our own mapping, no target nodes, then names each page's node. Nothing is
+ * truncated meanwhile is an EFAULT rather than a SIGBUS; when a sample is
+ * asked, each such page is read through a mapping of its own (struct run).
+ * move_pages(2) on our own mapping, no target nodes, then names each
+ * page's node. Nothing is
  * written, nothing migrates, and the windows are unmapped before we return.
  *
  * Hugetlb files are refused (-EOPNOTSUPP): mincore there reports only the
@@ -136,7 +138,34 @@ struct run {
         void *addrs[BATCH];
         int status[BATCH];
         size_t n;
+        /* A sample, not every page: each page read is mapped on its own,
+         * in slot n of area (BATCH pages reserved), so that the read fault
+         * maps that page alone. In the window the kernel maps the resident
+         * pages around it too ("fault-around", 16 with the default
+         * fault_around_bytes), which then cost as much again to unmap:
+         * most of a dense segment's sampling. One call empties the area. */
+        char *area;
+        uint64_t page;
 };
+
+static int reserve_area(struct run *u, int flags)
+{
+        void *a = mmap(u->area, BATCH * u->page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | flags, -1, 0);
+        if (a == MAP_FAILED)
+                return -errno;
+        u->area = a;
+        return 0;
+}
+
+/* Done with the batch: the pages mapped in the area go. */
+static void unmap_batch(struct run *u)
+{
+        if (u->area && u->n && reserve_area(u, MAP_FIXED) < 0) {
+                munmap(u->area, BATCH * u->page);
+                u->area = NULL; /* the next pages are read in the window */
+        }
+        u->n = 0;
+}
 
 /* The batch's addresses are resident by mincore: map them, ask their nodes. */
 static int flush(struct run *u)
@@ -145,7 +174,7 @@ static int flush(struct run *u)
         while (done < u->n) {
                 ssize_t t = touch(u->addrs + done, u->n - done);
                 if (t < 0) {
-                        u->n = 0;
+                        unmap_batch(u);
                         return (int) t;
                 }
                 size_t got = (size_t) t;
@@ -159,19 +188,18 @@ static int flush(struct run *u)
         }
         if (u->n && u->ops->move_pages(0, u->n, u->addrs, NULL, u->status, 0) < 0) {
                 int r = -errno;
-                u->n = 0;
+                unmap_batch(u);
                 return r;
         }
-        for (size_t i = 0; i < u->n; i++) {
+        int r = 0;
+        for (size_t i = 0; i < u->n && r >= 0; i++) {
                 if (u->status[i] < 0)
                         continue;
                 u->s->present++;
-                int r = ng_sample_count_node(u->s, u->status[i]);
-                if (r < 0)
-                        return r;
+                r = ng_sample_count_node(u->s, u->status[i]);
         }
-        u->n = 0;
-        return 0;
+        unmap_batch(u);
+        return r;
 }
 
 /* Maps the window holding file page first_page and asks every listed page
@@ -199,12 +227,23 @@ static int ask_window(int fd, uint64_t size, uint64_t page, uint64_t win_off, co
                 }
                 if (!(vec & 1))
                         continue;       /* a hole, swapped out, or gone: not resident */
-                u->addrs[u->n++] = (char *) base + off;
+                void *at = (char *) base + off;
+                if (u->area) {
+                        at = mmap(u->area + u->n * page, page, PROT_READ, MAP_SHARED | MAP_FIXED, fd,
+                                  (off_t) (pages[i] * page));
+                        if (at == MAP_FAILED) {
+                                r = -errno;
+                                break;
+                        }
+                }
+                u->addrs[u->n++] = at;
                 if (u->n == BATCH)
                         r = flush(u);
         }
         if (r >= 0)
                 r = flush(u);
+        else
+                unmap_batch(u);
         munmap(base, win_len);
         return r;
 }
@@ -280,7 +319,12 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
                 return r;
         }
         free(ext);
-        struct run u = { .ops = ops, .s = &s };
+        struct run u = { .ops = ops, .s = &s, .page = page };
+        if (!all && (r = reserve_area(&u, 0)) < 0) {
+                free(pages);
+                ng_sample_done(&s);
+                return r;
+        }
         for (uint64_t i = 0; i < n && r >= 0;) {
                 uint64_t win_off = pages[i] * page / WINDOW_BYTES * WINDOW_BYTES;
                 uint64_t j = i;
@@ -289,6 +333,8 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
                 r = ask_window(fd, size, page, win_off, pages + i, j - i, &u);
                 i = j;
         }
+        if (u.area)
+                munmap(u.area, BATCH * page);
         free(pages);
         if (r < 0) {
                 ng_sample_done(&s);
