@@ -43,7 +43,7 @@ static int reread_cpu(struct collector *c, struct ng_proc *pr)
 
 static bool holder(const struct pic_ent *e)
 {
-        return e->kept && e->mapped && ng_proc_maps_segment(&e->pr);
+        return e->kept && e->holds;
 }
 
 /* The holders not read by this collection yet, pid order (v's): their

@@ -40,6 +40,7 @@ struct pic_ent {
         bool kept;              /* a user process; else a kernel thread or unreadable */
         bool fresh;             /* read in full by this collection */
         bool mapped;            /* pr.n_maps > 0: something a poll may look at again */
+        bool holds;             /* ng_proc_maps_segment(&pr), as pr's maps never change */
         struct ng_proc pr;      /* pr.pid and pr.stat set for every entry */
         struct pic_rec *handed; /* pr as the last snapshots got it, or NULL */
         struct pic_ent *next_retired;   /* in ng_proc_gen.retired */

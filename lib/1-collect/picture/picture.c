@@ -165,6 +165,7 @@ static int read_entry(struct collector *c, pid_t pid, const struct pic_ent *like
         e->kept = r > 0;
         e->fresh = true;
         e->mapped = e->pr.n_maps > 0;
+        e->holds = ng_proc_maps_segment(&e->pr);
         e->pr.shared = true;
         *ret = e;
         return 0;
@@ -347,7 +348,7 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
                         continue;
                 int r = 1;
                 bool whole = ng_picture_pid_in(want, n_want, e->pr.pid) ||
-                             (files_changed && ng_proc_maps_segment(&e->pr));
+                             (files_changed && e->holds);
                 if (whole) {
                         struct pic_ent *ne;
                         pic->stats.procs_reread++;
