@@ -50,8 +50,8 @@ shmid=$(jq -r --arg n "oracle:$sid" '[.instances[] | select(.name == $n) | .segm
 rss=$(awk -v id="$shmid" '$2 == id { print $15 }' /proc/sysvipc/shm)
 blocks=0
 for f in /dev/shm/ora_${sid}_*; do blocks=$((blocks + $(stat -c %b "$f") * 512)); done
-read -r sres ssrc ares < <(jq -r --arg n "oracle:$sid" '.instances[] | select(.name == $n)
-    | ([.segments[] | select(.kind == "sysv")][0] | "\(.resident_bytes) \(.placement_source)") + " \(.amm_sga.resident_bytes)"' "$T/audit.json")
+read -r sres ssrc ares <<< "$(jq -r --arg n "oracle:$sid" '.instances[] | select(.name == $n)
+    | ([.segments[] | select(.kind == "sysv")][0] | "\(.resident_bytes) \(.placement_source)") + " \(.amm_sga.resident_bytes)"' "$T/audit.json")"
 log "SysV SGA shmid $shmid: numaguard $sres resident ($ssrc), the kernel's rss $rss; AMM granules: numaguard $ares, their blocks $blocks"
 # within2 A B: |A - B| at most 2 % of B (B > 0)
 within2() { (( $2 > 0 && ($1 > $2 ? $1 - $2 : $2 - $1) * 50 <= $2 )); }
