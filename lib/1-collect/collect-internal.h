@@ -71,6 +71,12 @@ int ng_collect_read_tasks(struct collector *c, struct ng_proc *pr);
 int ng_picture_collect_procs(struct ng_picture *pic, struct collector *c);
 /* Lets go of a snapshot's hold on the picture's records (NULL: nothing). */
 void ng_proc_gen_unref(struct ng_proc_gen *g);
+/* A record of its own (shared false) copied from a picture's (src->held
+ * set): maps and threads copied, no numa_maps. 0 or -ENOMEM. */
+int ng_picture_proc_copy(const struct ng_proc *src, struct ng_proc *dst);
+/* s->procs[i] made s's own when it is a picture's shared record, before s
+ * changes it. 0 or -ENOMEM. */
+int ng_snapshot_own_proc(struct ng_snapshot *s, size_t i);
 
 /* proc-events.c: the kernel's process events (live host only). */
 struct ng_pid_touch {

@@ -223,6 +223,10 @@ struct ng_proc {
          * read some polls before); 0 outside a picture, or for a process
          * that maps no segment. */
         uint64_t cpu_read_seq;
+        /* Held by a process picture and handed to each of its snapshots
+         * while the process is unchanged: such a snapshot neither frees
+         * the record nor changes it (it takes its own copy first). */
+        bool shared;
         /* Its IPC and mount namespaces (the inodes of /proc/PID/ns/ipc and
          * ns/mnt), read for the processes that map a segment or run a
          * database; else, and where unreadable, numaguard's own. 0 unknown. */

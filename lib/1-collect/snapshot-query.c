@@ -142,6 +142,20 @@ static int carry_whole(struct ng_snapshot *s, const struct ng_snapshot *prev)
         return carried;
 }
 
+int ng_snapshot_own_proc(struct ng_snapshot *s, size_t i)
+{
+        if (!s->procs[i]->shared)
+                return 0;
+        struct ng_proc *own = malloc(sizeof(*own));
+        int r = own ? ng_picture_proc_copy(s->procs[i], own) : -ENOMEM;
+        if (r < 0) {
+                free(own);
+                return r;
+        }
+        s->procs[i] = own;
+        return 0;
+}
+
 int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot *prev)
 {
         int carried = carry_whole(s, prev);
@@ -149,7 +163,7 @@ int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot 
                 return carried;
         size_t at = 0;
         for (size_t i = 0; i < s->n_procs; i++) {
-                struct ng_proc *pr = s->procs[i];       /* with maps: s's own */
+                struct ng_proc *pr = s->procs[i];
                 if (!pr->n_maps)
                         continue;
                 const struct ng_proc *old = ng_snapshot_proc_next(prev, pr->pid, &at);
@@ -157,11 +171,22 @@ int ng_snapshot_carry_placement(struct ng_snapshot *s, const struct ng_snapshot 
                         continue;
                 for (size_t j = 0; j < pr->n_maps; j++) {
                         struct ng_map *m = &pr->maps[j];
-                        const struct ng_map *om = same_map(old, m->start, m->end);
-                        if (!om || !ng_map_is_segment(m) || om->kind != m->kind || om->inode != m->inode)
+                        if (!ng_map_is_segment(m))
                                 continue;
-                        if (!m->page_kib)
+                        /* prev may hold the very record (a picture's,
+                         * unchanged): its page sizes are already there */
+                        const struct ng_map *om = old == pr ? m : same_map(old, m->start, m->end);
+                        if (!om || om->kind != m->kind || om->inode != m->inode)
+                                continue;
+                        if (!m->page_kib && om->page_kib) {
+                                /* a shared record is never changed */
+                                int r = ng_snapshot_own_proc(s, i);
+                                if (r < 0)
+                                        return r;
+                                pr = s->procs[i];
+                                m = &pr->maps[j];
                                 m->page_kib = om->page_kib;
+                        }
                         const struct ng_sample *os = ng_snapshot_sample(prev, pr->pid, m->start);
                         if (!os || ng_snapshot_sample(s, pr->pid, m->start))
                                 continue;
@@ -243,7 +268,11 @@ void ng_snapshot_cpu_since(struct ng_snapshot *s, const struct ng_snapshot *prev
                 while (j < prev->n_procs && prev->procs[j]->pid < pr->pid)
                         j++;
                 const struct ng_proc *old = j < prev->n_procs && prev->procs[j]->pid == pr->pid ? prev->procs[j] : NULL;
-                if (!old || old->stat.starttime_ticks != pr->stat.starttime_ticks)
+                /* old == pr: a picture's record handed to both, unchanged
+                 * since (not read again): its weights are prev's, kept. A
+                 * shared record prev did not hold is new to s: weighed
+                 * here, before any later snapshot gets it. */
+                if (!old || old == pr || old->stat.starttime_ticks != pr->stat.starttime_ticks)
                         continue;
                 weigh(pr, old, every);
         }

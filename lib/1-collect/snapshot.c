@@ -131,9 +131,9 @@ void ng_snapshot_free(struct ng_snapshot *s)
         for (size_t i = 0; i < s->n_files; i++)
                 free(s->files[i].path);
         free(s->files);
-        /* A picture's snapshot shares the records without maps. */
+        /* A picture's snapshot shares the records of unchanged processes. */
         for (size_t i = 0; i < s->n_procs; i++) {
-                if (s->proc_gen && !s->procs[i]->n_maps)
+                if (s->proc_gen && s->procs[i]->shared)
                         continue;
                 ng_proc_release(s->procs[i]);
                 free(s->procs[i]);

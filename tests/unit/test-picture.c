@@ -488,10 +488,12 @@ END_TEST
 
 /* A snapshot made through the picture points at the picture's record of
  * each process with no maps instead of copying it (a poll's cost does not
- * grow with idle processes), and holds its own copy of each process with
- * maps. A record the picture lets go of (its process ended) stays whole
- * for as long as an older snapshot may point at it: here after two newer
- * snapshots and the picture itself are freed. */
+ * grow with idle processes), and at the same copy of a process with maps
+ * as the snapshot before while the process was not read again (nor with
+ * thousands of attachers read by turns); one read again (its CPU time, at
+ * its turn) is a new copy. A record the picture lets go of (its process
+ * ended) stays whole for as long as an older snapshot may point at it:
+ * here after two newer snapshots and the picture itself are freed. */
 START_TEST(snapshots_share_records_and_keep_them)
 {
         char root[] = "/tmp/ng-picture-XXXXXX", cmd[1024];
@@ -505,22 +507,30 @@ START_TEST(snapshots_share_records_and_keep_them)
         ck_assert_int_eq(ng_picture_new(1000, &pic), 0);
         o.placement = NG_PLACEMENT_COUNTERS;
         o.picture = pic;
+        ng_picture_set_read_budget(pic, 1);     /* one holder's CPU time a collection */
         ck_assert_int_eq(ng_snapshot_collect(p, &o, &s1), 0);
         ck_assert_int_eq(ng_snapshot_collect(p, &o, &s2), 0);
         ck_assert_uint_eq(s1->n_procs, s2->n_procs);
 
         /* the last process without maps whose cmdline is long enough to
          * show a free (the allocator writes over a freed block's start) */
-        const struct ng_proc *idle = NULL;
-        size_t mapped = 0;
+        const struct ng_proc *idle = NULL, *kept = NULL;
+        size_t mapped = 0, reread = 0;
         for (size_t i = 0; i < s1->n_procs; i++) {
                 const struct ng_proc *a = s1->procs[i], *b = ng_snapshot_proc(s2, a->pid);
                 ck_assert_ptr_nonnull(b);
                 if (a->n_maps) {
-                        ck_assert_msg(a != b, "pid %d: a record with maps is shared", (int) a->pid);
                         ck_assert_uint_eq(a->n_maps, b->n_maps);
-                        ck_assert_ptr_ne(a->maps, b->maps);
                         mapped++;
+                        if (b->cpu_read_seq != a->cpu_read_seq) {
+                                ck_assert_msg(a != b, "pid %d: read again, yet the same record", (int) a->pid);
+                                ck_assert_ptr_ne(a->maps, b->maps);
+                                reread++;
+                                continue;
+                        }
+                        ck_assert_msg(a == b, "pid %d: unchanged, yet copied", (int) a->pid);
+                        ck_assert(a->shared);
+                        kept = a;
                         continue;
                 }
                 ck_assert_msg(a == b, "pid %d: a record without maps is copied", (int) a->pid);
@@ -528,7 +538,13 @@ START_TEST(snapshots_share_records_and_keep_them)
                         idle = a;
         }
         ck_assert_uint_gt(mapped, 0);
+        ck_assert_uint_eq(reread, 1);
+        ck_assert_ptr_nonnull(kept);
         ck_assert_ptr_nonnull(idle);
+        pid_t kept_pid = kept->pid;
+        size_t kept_maps = kept->n_maps;
+        char kept_path[256];
+        snprintf(kept_path, sizeof(kept_path), "%s", kept->maps[kept_maps - 1].path);
         char name[sizeof(idle->name)], cmdline[256];
         pid_t pid = idle->pid;
         snprintf(name, sizeof(name), "%s", idle->name);
@@ -546,11 +562,15 @@ START_TEST(snapshots_share_records_and_keep_them)
         ng_snapshot_free(s3);
         ng_picture_free(pic);
 
-        /* s1's record of it is still whole */
+        /* s1's record of it is still whole, and so is the one with maps
+         * s1 and s2 shared */
         idle = ng_snapshot_proc(s1, pid);
         ck_assert_ptr_nonnull(idle);
         ck_assert_str_eq(idle->name, name);
         ck_assert_str_eq(idle->cmdline, cmdline);
+        kept = ng_snapshot_proc(s1, kept_pid);
+        ck_assert_uint_eq(kept->n_maps, kept_maps);
+        ck_assert_str_eq(kept->maps[kept_maps - 1].path, kept_path);
         ng_snapshot_free(s1);
         ng_path_free(p);
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);

@@ -202,6 +202,27 @@ START_TEST(segment_sparse_terabyte)
 }
 END_TEST
 
+START_TEST(segment_dense_is_one_extent)
+{
+        /* Every page written, the last one partly: the blocks cover the
+         * size, so the file is one extent without the SEEK_DATA walk, and
+         * gives what the walk gave (the partial page counted whole). */
+        uint64_t size = (8 << 20) + 100;
+        int fd = memfd_with(size);
+        fill(fd, 0, 8 << 20);
+        ck_assert_int_eq(pwrite(fd, "x", 1, (off_t) size - 1), 1);
+        ck_assert_uint_ge(blocks(fd) * 512, size);
+        struct ng_sample s;
+        ck_assert_int_eq(ng_sample_segment_fd(fd, 0, true, NULL, &s), 0);
+        ck_assert(s.exact);
+        ck_assert_uint_eq(s.len, (8 << 20) + 4096);
+        ck_assert_uint_eq(s.asked, (8 << 20) / 4096 + 1);
+        ck_assert_uint_eq(s.present, s.asked);
+        ng_sample_done(&s);
+        close(fd);
+}
+END_TEST
+
 START_TEST(segment_empty_is_known_empty)
 {
         int fd = memfd_with(32 << 20);
@@ -282,6 +303,7 @@ int main(void)
         tcase_add_test(tc, real_kernel_self);
         tcase_add_test(tc, segment_pages_nobody_maps);
         tcase_add_test(tc, segment_sparse_terabyte);
+        tcase_add_test(tc, segment_dense_is_one_extent);
         tcase_add_test(tc, segment_empty_is_known_empty);
         tcase_add_test(tc, segment_fake_kernel);
         suite_add_tcase(s, tc);

@@ -43,7 +43,7 @@ static int reread_cpu(struct collector *c, struct ng_proc *pr)
 
 static bool holder(const struct pic_ent *e)
 {
-        return e->kept && e->mapped && ng_proc_maps_segment(&e->pr);
+        return e->kept && e->holds;
 }
 
 /* The holders not read by this collection yet, pid order (v's): their
@@ -87,6 +87,7 @@ int ng_picture_read_cpu(struct ng_picture *pic, struct collector *c, struct pic_
                 r = reread_cpu(c, &e->pr);
                 if (r < 0)
                         break;
+                ng_picture_changed(pic, e);
                 if (r == 0) {   /* gone since the listing */
                         e->kept = false;
                         pic->stats.procs_gone++;

@@ -10,11 +10,20 @@
 
 #include "picture-internal.h"
 
+static void drop_rec(struct pic_rec *h)
+{
+        if (!h)
+                return;
+        ng_proc_done(&h->pr);
+        free(h);
+}
+
 /* Frees e; snapshots holding its shared parts keep them. */
 static void drop_entry(struct pic_ent *e)
 {
         if (!e)
                 return;
+        drop_rec(e->handed);
         ng_proc_done(&e->pr);
         free(e);
 }
@@ -26,6 +35,10 @@ void ng_proc_gen_unref(struct ng_proc_gen *g)
                 for (struct pic_ent *e = g->retired, *next; e; e = next) {
                         next = e->next_retired;
                         drop_entry(e);
+                }
+                for (struct pic_rec *h = g->retired_recs, *next; h; h = next) {
+                        next = h->next_retired;
+                        drop_rec(h);
                 }
                 free(g);
                 g = newer;
@@ -44,6 +57,20 @@ void ng_picture_retire(struct ng_picture *pic, struct pic_ent *e)
         }
         e->next_retired = pic->gen->retired;
         pic->gen->retired = e;
+}
+
+void ng_picture_changed(struct ng_picture *pic, struct pic_ent *e)
+{
+        struct pic_rec *h = e->handed;
+        if (!h)
+                return;
+        e->handed = NULL;
+        if (!pic->gen) {
+                drop_rec(h);
+                return;
+        }
+        h->next_retired = pic->gen->retired_recs;
+        pic->gen->retired_recs = h;
 }
 
 void ng_picture_retire_all(struct ng_picture *pic, struct pic_ent **v, size_t n)

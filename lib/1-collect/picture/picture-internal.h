@@ -22,16 +22,27 @@
  * itself, not a copy: once handed over, pr is never modified, and an entry
  * the picture lets go of lives on until every snapshot that may point at it
  * is freed (struct ng_proc_gen). A change is a new entry. A process with
- * maps is copied into each snapshot (collection annotates the copy), so its
- * pr is the picture's alone and is updated in place.
+ * maps has its pr updated in place, and is handed as a copy (handed): the
+ * same copy to each snapshot while pr is unchanged (thousands of attachers
+ * of one SGA, read by turns, are), a new one after a change, the old one
+ * retired as entries are. A snapshot that annotates a record (the
+ * placement of a representative, a page size carried over) takes its own
+ * copy first (ng_picture_proc_copy).
  */
+struct pic_rec {
+        struct ng_proc pr;      /* pr.shared set */
+        struct pic_rec *next_retired;   /* in ng_proc_gen.retired_recs */
+};
+
 struct pic_ent {
         /* First, on one cache line with pr.pid: a poll walks every entry. */
         uint64_t ino;           /* of /proc/PID at the last listing */
         bool kept;              /* a user process; else a kernel thread or unreadable */
         bool fresh;             /* read in full by this collection */
         bool mapped;            /* pr.n_maps > 0: something a poll may look at again */
+        bool holds;             /* ng_proc_maps_segment(&pr), as pr's maps never change */
         struct ng_proc pr;      /* pr.pid and pr.stat set for every entry */
+        struct pic_rec *handed; /* pr as the last snapshots got it, or NULL */
         struct pic_ent *next_retired;   /* in ng_proc_gen.retired */
 };
 
@@ -48,6 +59,7 @@ struct ng_proc_gen {
         unsigned refs;                  /* atomic */
         struct ng_proc_gen *newer;      /* a reference held, or NULL */
         struct pic_ent *retired;
+        struct pic_rec *retired_recs;
 };
 
 /* What /proc/sysvipc/shm said of a segment at the last collection. */
@@ -107,6 +119,8 @@ struct ng_picture {
 void ng_picture_retire(struct ng_picture *pic, struct pic_ent *e);
 void ng_picture_retire_all(struct ng_picture *pic, struct pic_ent **v, size_t n);
 struct ng_proc_gen *ng_picture_next_gen(struct ng_picture *pic);
+/* e->pr changed in place: its handed copy no longer serves (retired). */
+void ng_picture_changed(struct ng_picture *pic, struct pic_ent *e);
 
 /* FNV-1a over the names of the /dev/shm and hugetlbfs files. */
 uint64_t ng_picture_files_signature(const struct ng_snapshot *s);

@@ -95,18 +95,40 @@ static int copy_tasks(const struct ng_proc *src, struct ng_proc *dst)
         return 0;
 }
 
-/* The snapshot's own record of e (a process with maps): e's shared parts
- * held, its own copy of the maps and threads (collection annotates them),
- * no numa_maps (those belong to one collection). */
-static int proc_share(struct pic_ent *e, struct ng_proc *dst)
+/* A record of its own for a snapshot, of a picture's record src (a process
+ * with maps): src's shared parts held, its own copy of the maps and
+ * threads (collection annotates them), no numa_maps (those belong to one
+ * collection). */
+int ng_picture_proc_copy(const struct ng_proc *src, struct ng_proc *dst)
 {
-        ng_proc_copy_shared(&e->pr, dst);
-        int r = copy_maps(&e->pr, dst);
+        ng_proc_copy_shared(src, dst);
+        dst->shared = false;
+        int r = copy_maps(src, dst);
         if (r >= 0)
-                r = copy_tasks(&e->pr, dst);
+                r = copy_tasks(src, dst);
         if (r < 0)
                 ng_proc_done(dst);
         return r;
+}
+
+/* e's handed copy, made when there is none: what each snapshot gets while
+ * e->pr is unchanged. */
+static int handed(struct pic_ent *e, struct ng_proc **ret)
+{
+        if (!e->handed) {
+                struct pic_rec *h = calloc(1, sizeof(*h));
+                if (!h)
+                        return -ENOMEM;
+                int r = ng_picture_proc_copy(&e->pr, &h->pr);
+                if (r < 0) {
+                        free(h);
+                        return r;
+                }
+                h->pr.shared = true;
+                e->handed = h;
+        }
+        *ret = &e->handed->pr;
+        return 0;
 }
 
 /* ---- change detection ---- */
@@ -144,6 +166,8 @@ static int read_entry(struct collector *c, pid_t pid, const struct pic_ent *like
         e->kept = r > 0;
         e->fresh = true;
         e->mapped = e->pr.n_maps > 0;
+        e->holds = ng_proc_maps_segment(&e->pr);
+        e->pr.shared = true;
         *ret = e;
         return 0;
 }
@@ -273,6 +297,7 @@ static int take_status(struct ng_picture *pic, struct collector *c, struct pic_e
         st->cpus_allowed = cur->cpus_allowed;
         st->mems_allowed = cur->mems_allowed;
         *cur = *st;
+        ng_picture_changed(pic, *e);
         return 1;
 }
 
@@ -324,7 +349,7 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
                         continue;
                 int r = 1;
                 bool whole = ng_picture_pid_in(want, n_want, e->pr.pid) ||
-                             (files_changed && ng_proc_maps_segment(&e->pr));
+                             (files_changed && e->holds);
                 if (whole) {
                         struct pic_ent *ne;
                         pic->stats.procs_reread++;
@@ -353,7 +378,7 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
 }
 
 /* s gets a new generation, and of each kept process the picture's record
- * (no maps) or its own copy (maps). */
+ * (no maps) or the copy handed while the process is unchanged (maps). */
 static int hand_over(struct ng_picture *pic, struct ng_snapshot *s)
 {
         if (!(s->proc_gen = ng_picture_next_gen(pic)))
@@ -371,13 +396,10 @@ static int hand_over(struct ng_picture *pic, struct ng_snapshot *s)
                         s->procs[s->n_procs++] = &e->pr;
                         continue;
                 }
-                struct ng_proc *own = malloc(sizeof(*own));
-                int r = own ? proc_share(e, own) : -ENOMEM;
-                if (r < 0) {
-                        free(own);
+                int r = handed(e, &s->procs[s->n_procs]);
+                if (r < 0)
                         return r;
-                }
-                s->procs[s->n_procs++] = own;
+                s->n_procs++;
         }
         return 0;
 }

@@ -97,7 +97,7 @@ int ng_proc_rep_cmp(const struct ng_proc *a, const struct ng_proc *b)
 
 static int rep_cmp_ptr(const void *a, const void *b)
 {
-        return ng_proc_rep_cmp(*(struct ng_proc *const *) a, *(struct ng_proc *const *) b);
+        return ng_proc_rep_cmp(**(struct ng_proc **const *) a, **(struct ng_proc **const *) b);
 }
 
 /*
@@ -111,23 +111,29 @@ static int for_each_representative(struct collector *c,
         struct ng_snapshot *s = c->s;
         struct id_set seen = {0};
         int r = 0;
-        struct ng_proc **order = malloc((s->n_procs + 1) * sizeof(*order));
+        struct ng_proc ***order = malloc((s->n_procs + 1) * sizeof(*order));
         if (!order)
                 return -ENOMEM;
-        /* Only a process with maps can serve (and its record is s's own). */
+        /* Only a process with maps can serve. */
         size_t n = 0;
         for (size_t i = 0; i < s->n_procs; i++)
                 if (s->procs[i]->n_maps)
-                        order[n++] = s->procs[i];
+                        order[n++] = &s->procs[i];
         qsort(order, n, sizeof(*order), rep_cmp_ptr);
 
         for (size_t i = 0; i < n && r >= 0; i++) {
-                struct ng_proc *pr = order[i];
+                struct ng_proc *pr = *order[i];
                 bool needed = false;
                 for (size_t j = 0; j < pr->n_maps && !needed; j++)
                         needed = ng_map_is_segment(&pr->maps[j]) && !id_seen(seen.v, seen.n, map_id(pr, &pr->maps[j]));
                 if (!needed)
                         continue;
+                /* fn annotates the record: s's own, never a picture's
+                 * shared one */
+                r = ng_snapshot_own_proc(s, (size_t) (order[i] - s->procs));
+                if (r < 0)
+                        break;
+                pr = *order[i];
                 /* move_pages(2) reads no file: say whom we wait on first. */
                 c->current_pid = pr->pid;
                 if (c->o.progress)

@@ -6,15 +6,20 @@
  * (docs/ARCHITECTURE.md, "Cost tiers").
  *
  * The file is mapped read-only in our own address space, one window at a
- * time. Which pages hold data comes from lseek(SEEK_DATA/SEEK_HOLE), so a
- * sparse segment costs its extents, not its size. Residency comes from
+ * time, advised MADV_RANDOM (no readahead around the pages read). Which
+ * pages hold data comes from lseek(SEEK_DATA/SEEK_HOLE), so a sparse
+ * segment costs its extents, not its size; a file whose allocated blocks
+ * cover its size (st_blocks) is one extent without that walk, which on a
+ * dense shmem file looks up every page. Residency comes from
  * mincore(2), which on shmem looks the page up in the file's page cache (a
  * page no process maps counts too) and never faults. Only a page mincore
  * called resident is then read, one byte, through process_vm_readv(2) on
  * ourselves: the fault maps the page that is there (a read fault on a hole
  * would allocate one, which is why holes are never read), and a page
- * truncated meanwhile is an EFAULT rather than a SIGBUS. move_pages(2) on
- * our own mapping, no target nodes, then names each page's node. Nothing is
+ * truncated meanwhile is an EFAULT rather than a SIGBUS; when a sample is
+ * asked, each such page is read through a mapping of its own (struct run).
+ * move_pages(2) on our own mapping, no target nodes, then names each
+ * page's node. Nothing is
  * written, nothing migrates, and the windows are unmapped before we return.
  *
  * Hugetlb files are refused (-EOPNOTSUPP): mincore there reports only the
@@ -54,13 +59,32 @@ static int add_extent(struct extent **v, size_t *n, uint64_t off, uint64_t end)
         return 0;
 }
 
+/* Whether the data from lo on is [lo, lo + left) whole, left being the
+ * allocated bytes not in an extent yet: nothing past it, or past the end.
+ * Then no SEEK_HOLE walk is needed, which on shmem looks up every page of
+ * the extent (a dense 1 GiB file: 262,144 lookups). */
+static bool rest_is_one(int fd, uint64_t lo, uint64_t left, uint64_t size)
+{
+        if (!left)
+                return false;
+        if (lo + left >= size)
+                return true;
+        return lseek(fd, (off_t) (lo + left), SEEK_DATA) < 0 && errno == ENXIO;
+}
+
 /* The page-aligned ranges of [0, size) that hold data. A file system
- * without SEEK_DATA gives the whole file as one. */
-static int data_extents(int fd, uint64_t size, uint64_t page, struct extent **ret, size_t *ret_n)
+ * without SEEK_DATA gives the whole file as one. The allocated blocks
+ * (which count the swapped-out pages, as SEEK_DATA does) say when the rest
+ * of the file's data is one extent (rest_is_one): a dense file, or a
+ * sparse one holding one run of data. (Blocks fallocated past the end
+ * could hide a hole: its pages are asked, found not resident by mincore,
+ * and never read.) */
+static int data_extents(int fd, const struct stat *st, uint64_t page, struct extent **ret, size_t *ret_n)
 {
         struct extent *v = NULL;
         size_t n = 0;
-        uint64_t off = 0;
+        uint64_t off = 0, size = (uint64_t) st->st_size;
+        uint64_t left = st->st_blocks > 0 ? (uint64_t) st->st_blocks * 512 : 0;
         int r = 0;
         while (off < size && r >= 0) {
                 off_t d = lseek(fd, (off_t) off, SEEK_DATA);
@@ -74,12 +98,18 @@ static int data_extents(int fd, uint64_t size, uint64_t page, struct extent **re
                         r = -errno;
                         break;
                 }
-                off_t h = n + 1 == MAX_EXTENTS ? (off_t) size : lseek(fd, d, SEEK_HOLE);
+                uint64_t lo = (uint64_t) d / page * page;
+                off_t h;
+                if (n + 1 == MAX_EXTENTS)
+                        h = (off_t) size;
+                else if (rest_is_one(fd, lo, left, size))
+                        h = (off_t) (lo + left < size ? lo + left : size);
+                else
+                        h = lseek(fd, d, SEEK_HOLE);
                 if (h < 0) {
                         r = -errno;
                         break;
                 }
-                uint64_t lo = (uint64_t) d / page * page;
                 uint64_t hi = ((uint64_t) h > size ? size : (uint64_t) h);
                 hi = (hi + page - 1) / page * page;
                 if (hi <= lo)
@@ -88,6 +118,7 @@ static int data_extents(int fd, uint64_t size, uint64_t page, struct extent **re
                         v[n - 1].len = hi - v[n - 1].off;
                 else
                         r = add_extent(&v, &n, lo, hi);
+                left = left > hi - lo ? left - (hi - lo) : 0;
                 off = hi;
         }
         if (r < 0) {
@@ -122,7 +153,34 @@ struct run {
         void *addrs[BATCH];
         int status[BATCH];
         size_t n;
+        /* A sample, not every page: each page read is mapped on its own,
+         * in slot n of area (BATCH pages reserved), so that the read fault
+         * maps that page alone. In the window the kernel maps the resident
+         * pages around it too ("fault-around", 16 with the default
+         * fault_around_bytes), which then cost as much again to unmap:
+         * most of a dense segment's sampling. One call empties the area. */
+        char *area;
+        uint64_t page;
 };
+
+static int reserve_area(struct run *u, int flags)
+{
+        void *a = mmap(u->area, BATCH * u->page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | flags, -1, 0);
+        if (a == MAP_FAILED)
+                return -errno;
+        u->area = a;
+        return 0;
+}
+
+/* Done with the batch: the pages mapped in the area go. */
+static void unmap_batch(struct run *u)
+{
+        if (u->area && u->n && reserve_area(u, MAP_FIXED) < 0) {
+                munmap(u->area, BATCH * u->page);
+                u->area = NULL; /* the next pages are read in the window */
+        }
+        u->n = 0;
+}
 
 /* The batch's addresses are resident by mincore: map them, ask their nodes. */
 static int flush(struct run *u)
@@ -131,7 +189,7 @@ static int flush(struct run *u)
         while (done < u->n) {
                 ssize_t t = touch(u->addrs + done, u->n - done);
                 if (t < 0) {
-                        u->n = 0;
+                        unmap_batch(u);
                         return (int) t;
                 }
                 size_t got = (size_t) t;
@@ -145,19 +203,18 @@ static int flush(struct run *u)
         }
         if (u->n && u->ops->move_pages(0, u->n, u->addrs, NULL, u->status, 0) < 0) {
                 int r = -errno;
-                u->n = 0;
+                unmap_batch(u);
                 return r;
         }
-        for (size_t i = 0; i < u->n; i++) {
+        int r = 0;
+        for (size_t i = 0; i < u->n && r >= 0; i++) {
                 if (u->status[i] < 0)
                         continue;
                 u->s->present++;
-                int r = ng_sample_count_node(u->s, u->status[i]);
-                if (r < 0)
-                        return r;
+                r = ng_sample_count_node(u->s, u->status[i]);
         }
-        u->n = 0;
-        return 0;
+        unmap_batch(u);
+        return r;
 }
 
 /* Maps the window holding file page first_page and asks every listed page
@@ -170,6 +227,9 @@ static int ask_window(int fd, uint64_t size, uint64_t page, uint64_t win_off, co
         void *base = mmap(NULL, win_len, PROT_READ, MAP_SHARED, fd, (off_t) win_off);
         if (base == MAP_FAILED)
                 return -errno;
+        /* Only the pages asked are read: no readahead around them. Advice
+         * only, so a refusal changes nothing asked. */
+        (void) madvise(base, win_len, MADV_RANDOM);
         int r = 0;
         for (size_t i = 0; i < n && r >= 0; i++) {
                 uint64_t off = pages[i] * page - win_off;
@@ -182,12 +242,23 @@ static int ask_window(int fd, uint64_t size, uint64_t page, uint64_t win_off, co
                 }
                 if (!(vec & 1))
                         continue;       /* a hole, swapped out, or gone: not resident */
-                u->addrs[u->n++] = (char *) base + off;
+                void *at = (char *) base + off;
+                if (u->area) {
+                        at = mmap(u->area + u->n * page, page, PROT_READ, MAP_SHARED | MAP_FIXED, fd,
+                                  (off_t) (pages[i] * page));
+                        if (at == MAP_FAILED) {
+                                r = -errno;
+                                break;
+                        }
+                }
+                u->addrs[u->n++] = at;
                 if (u->n == BATCH)
                         r = flush(u);
         }
         if (r >= 0)
                 r = flush(u);
+        else
+                unmap_batch(u);
         munmap(base, win_len);
         return r;
 }
@@ -241,7 +312,7 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
         uint64_t size = (uint64_t) st.st_size;
         struct extent *ext;
         size_t n_ext;
-        int r = data_extents(fd, size, page, &ext, &n_ext);
+        int r = data_extents(fd, &st, page, &ext, &n_ext);
         if (r < 0)
                 return r;
         uint64_t data_pages = 0;
@@ -263,7 +334,12 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
                 return r;
         }
         free(ext);
-        struct run u = { .ops = ops, .s = &s };
+        struct run u = { .ops = ops, .s = &s, .page = page };
+        if (!all && (r = reserve_area(&u, 0)) < 0) {
+                free(pages);
+                ng_sample_done(&s);
+                return r;
+        }
         for (uint64_t i = 0; i < n && r >= 0;) {
                 uint64_t win_off = pages[i] * page / WINDOW_BYTES * WINDOW_BYTES;
                 uint64_t j = i;
@@ -272,6 +348,8 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
                 r = ask_window(fd, size, page, win_off, pages + i, j - i, &u);
                 i = j;
         }
+        if (u.area)
+                munmap(u.area, BATCH * page);
         free(pages);
         if (r < 0) {
                 ng_sample_done(&s);

@@ -7,7 +7,9 @@
 # process), all touched under --membind=N by processes free to run on every
 # node. Discovery must name the instance oracle:FINPROD0123 (not the cut
 # SID), hold every process, show the granules as one "Oracle AMM SGA" line,
-# and raise CYCLOPS about node N.
+# and raise CYCLOPS about node N. Both SGAs are asked of themselves
+# (placement_source segment), their resident bytes within 2 % of the
+# kernel's (/proc/sysvipc/shm rss; the granules' allocated blocks).
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
 plan 2
 need_ctl
@@ -44,6 +46,18 @@ expect "SysV SGA of 16 MiB and AMM SGA of $gran x 4 MiB, all on node $n" \
           and .amm_sga.count == '$gran' and .amm_sga.bytes == '$((gran * 4194304))'
           and (.amm_sga.nodes | map(select(.bytes > 0) | .id)) == [$node]] == [true]' "$T/audit.json"
 expect_finding CYCLOPS "oracle:$sid" warning "$n"
+shmid=$(jq -r --arg n "oracle:$sid" '[.instances[] | select(.name == $n) | .segments[] | select(.kind == "sysv") | .shmid][0] // empty' "$T/audit.json")
+rss=$(awk -v id="$shmid" '$2 == id { print $15 }' /proc/sysvipc/shm)
+blocks=0
+for f in /dev/shm/ora_${sid}_*; do blocks=$((blocks + $(stat -c %b "$f") * 512)); done
+read -r sres ssrc ares <<< "$(jq -r --arg n "oracle:$sid" '.instances[] | select(.name == $n)
+    | ([.segments[] | select(.kind == "sysv")][0] | "\(.resident_bytes) \(.placement_source)") + " \(.amm_sga.resident_bytes)"' "$T/audit.json")"
+log "SysV SGA shmid $shmid: numaguard $sres resident ($ssrc), the kernel's rss $rss; AMM granules: numaguard $ares, their blocks $blocks"
+# within2 A B: |A - B| at most 2 % of B (B > 0)
+within2() { (( $2 > 0 && ($1 > $2 ? $1 - $2 : $2 - $1) * 50 <= $2 )); }
+expect "SysV SGA asked of itself (placement_source $ssrc), resident $sres within 2 % of rss $rss" \
+    eval '[ "$ssrc" = segment ] && within2 "$sres" "${rss:-0}"'
+expect "AMM granules resident $ares within 2 % of their blocks $blocks" within2 "$ares" "$blocks"
 result discovery
 expect "one 'Oracle AMM SGA: $gran files' line" grep -q "^  Oracle AMM SGA: $gran files in /dev/shm, 32 MiB, 32 MiB resident" "$T/inst.txt"
 expect "no line per granule without --verbose" test "$(grep -c "/dev/shm/ora_${sid}_" "$T/inst.txt")" = 0

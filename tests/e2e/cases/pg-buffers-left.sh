@@ -14,6 +14,11 @@ plan 3
 need_ctl
 pg_prepare
 n=$PG_MMAP_NODE
+# node_shmem NODE: the node's Shmem (kB), before the postmaster and after
+node_shmem() { awk '$3 == "Shmem:" { print $4 }' "/sys/devices/system/node/node$1/meminfo"; }
+declare -A shmem0
+for nd in "${NODE_IDS[@]}"; do shmem0[$nd]=$(node_shmem "$nd"); done
+pgdata0=$(du -sk "$PGDATA" | cut -f1)
 pg_start "$n" mmap
 out=$(pg_sql -c "drop table if exists e2e_left" \
         -c "create table e2e_left as select g, repeat('x', 480) as pad from generate_series(1, 60000) g" \
@@ -39,6 +44,14 @@ expect_field placement_source segment
 d=$(( SEG_resident_bytes > kernel ? SEG_resident_bytes - kernel : kernel - SEG_resident_bytes ))
 (( d * 50 <= kernel )) || fail "numaguard: $SEG_resident_bytes resident, the kernel $kernel"
 expect_on_node "$n"
+# The kernel's per-node figures beside numaguard's: each node's Shmem
+# grew by the segment's pages there plus what the data directory's files
+# grew by (PGDATA on tmpfs, written under the same binding).
+pgdata_kib=$(( $(du -sk "$PGDATA" | cut -f1) - pgdata0 ))
+for nd in "${NODE_IDS[@]}"; do
+    d=$(( $(node_shmem "$nd") - ${shmem0[$nd]} ))
+    log "node $nd: kernel Shmem +$d kB since before the postmaster$( ((nd == n)) && echo ", $pgdata_kib kB of it the data directory's growth: $((d - pgdata_kib)) kB"); numaguard $(( $(seg_node_bytes "$nd") / 1024 )) kB of the segment"
+done
 result segment
 
 audit_conf "$T/ng.conf"

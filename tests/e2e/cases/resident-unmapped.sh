@@ -104,6 +104,7 @@ run_kind anon
 
 # --exact asks every page with data: 75/25 to the page (64 MiB SysV again)
 wl_start sysv -s 64 -p 2 --split "$A,$B" --detach || abort "exact workload"
+counted=$(kernel_count sysv)
 warm; before=$(free_all)
 SEG_ARGS=--exact seg_select "(.kind == \"sysv\" and .shmid == $WL_SHMID)" || abort "exact: segment"
 after=$(free_all)
@@ -112,6 +113,7 @@ expect_field placement_source segment
 a=$(seg_node_bytes "$A") b=$(seg_node_bytes "$B")
 [ "$a/$b" = "$((48 << 20))/$((16 << 20))" ] || fail "exact: N$A=$a N$B=$b, the binding put 48 MiB and 16 MiB there"
 no_allocation "$before" "$after"
+[ "$(kernel_count sysv)" = "$counted" ] || fail "exact: the kernel's count moved from $counted during the audit"
 result exact
 kill "$WL_PID" 2>/dev/null; wait "$WL_PID" 2>/dev/null
 
@@ -136,6 +138,7 @@ result sparse
 set_hugepages "$A" 32 || abort "pool on $A"
 set_hugepages "$B" 16 || abort "pool on $B"
 wl_start sysv --huge -s 64 -p 2 --split "$A,$B" --detach || abort "hugetlb workload"
+counted=$(kernel_count sysv)    # rss: the pages the segment holds, 2 MiB each
 warm; before=$(free_all)
 seg_select "(.kind == \"sysv\" and .shmid == $WL_SHMID)" || abort "hugetlb: segment"
 after=$(free_all)
@@ -144,5 +147,7 @@ expect_field resident_source counter
 a=$(seg_node_bytes "$A") b=$(seg_node_bytes "$B")
 log "hugetlb: HugePages_Total/Free N$A: $(node_kib "$A" HugePages_Total)/$(node_kib "$A" HugePages_Free), N$B: $(node_kib "$B" HugePages_Total)/$(node_kib "$B" HugePages_Free)"
 [ "$a/$b" = "$((48 << 20))/$((16 << 20))" ] || fail "hugetlb: N$A=$a N$B=$b, the binding put 24 and 8 pages there"
+check_resident hugetlb "$counted"
 no_allocation "$before" "$after"
+[ "$(kernel_count sysv)" = "$counted" ] || fail "hugetlb: the kernel's count moved from $counted during the audit"
 result hugetlb
