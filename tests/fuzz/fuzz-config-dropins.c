@@ -15,6 +15,7 @@
 
 #include "ng-bitmap.h"
 #include "ng-config.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -24,6 +25,20 @@ static void diag(void *userdata, int priority, const char *file, unsigned line, 
 }
 
 static char dir[64];
+
+/* The files live in a directory of their own under TMPDIR (not /dev/shm,
+ * where numaguard looks for segments), removed when the run ends. */
+static void remove_dir(void)
+{
+        static const char *const rel[] = { "numaguard.conf.d/10-db.conf", "numaguard.conf.d/20-local.conf",
+                                           "numaguard.conf", "numaguard.conf.d" };
+        char p[128];
+        for (size_t i = 0; i < ELEMENTSOF(rel); i++) {
+                snprintf(p, sizeof(p), "%s/%s", dir, rel[i]);
+                (void) remove(p);
+        }
+        (void) rmdir(dir);
+}
 
 static void put(const char *path, const char *text, size_t len)
 {
@@ -38,9 +53,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                              "numaguard.conf.d/20-local.conf" };
         char path[3][128];
         if (!dir[0]) {
-                snprintf(dir, sizeof(dir), "/dev/shm/ng-fuzz-dropins.XXXXXX");
+                const char *tmp = getenv("TMPDIR");
+                snprintf(dir, sizeof(dir), "%s/ng-fuzz-dropins.XXXXXX", tmp && *tmp && strlen(tmp) < 32 ? tmp : "/tmp");
                 if (!mkdtemp(dir))
                         abort();
+                atexit(remove_dir);
                 snprintf(path[0], sizeof(path[0]), "%s/numaguard.conf.d", dir);
                 if (mkdir(path[0], 0755) < 0)
                         abort();
