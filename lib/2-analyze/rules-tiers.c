@@ -99,10 +99,17 @@ static int demotable(struct audit_ctx *ctx, const struct ng_instance *in)
 }
 
 /* THP_NOT_AS_VENDOR: the host's transparent hugepages against what the
- * engine's vendor asks (engine.h). */
+ * engine's vendor asks (engine.h). A configured instance is of the engine
+ * its main process is of. */
 int ng_rule_thp_vendor(struct audit_ctx *ctx, const struct ng_instance *in)
 {
-        const char *want = ng_engine_thp_wanted(in->type), *now = ctx->s->knobs.thp_enabled;
+        const char *type = in->type;
+        if (in->origin == NG_INST_CONFIGURED) {
+                const struct ng_proc *pr = ng_snapshot_proc(ctx->s, in->main_pid);
+                const struct ng_engine *e = pr ? ng_engine_of_process(pr->name) : NULL;
+                type = e ? e->type : NULL;
+        }
+        const char *want = type ? ng_engine_thp_wanted(type) : NULL, *now = ctx->s->knobs.thp_enabled;
         if (!want || !now[0] || !strcmp(want, now))
                 return 0;
         return ng_rules_add(ctx, NG_CODE_THP_NOT_AS_VENDOR, NG_SEV_WARNING, in, NULL, NULL, 0,
@@ -110,7 +117,7 @@ int ng_rule_thp_vendor(struct audit_ctx *ctx, const struct ng_instance *in)
                    "ships) and back the shared memory by hugetlb pages",
                    "transparent hugepages are \"%s\" (/sys/kernel/mm/transparent_hugepage/enabled) but %s asks for "
                    "\"%s\": khugepaged's collapsing and compaction stall the database's processes",
-                   now, in->type, want);
+                   now, type, want);
 }
 
 int ng_rule_shmem_demotable(struct audit_ctx *ctx)

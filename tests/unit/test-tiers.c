@@ -299,11 +299,25 @@ START_TEST(thp_as_the_vendor_asks)
         ck_assert_int_eq(ng_audit_run(s, c, &a), 0);
         ck_assert_ptr_null(find(a, NG_CODE_THP_NOT_AS_VENDOR));
         ng_audit_free(a);
-        /* A configured instance is no engine's: nothing asked. */
+        /* A configured instance is of the engine its main process is of:
+         * ORCL's is ora_pmon_ORCL, so Oracle's ask holds for it. */
         snprintf(s->knobs.thp_enabled, sizeof(s->knobs.thp_enabled), "always");
         a = audit(s);
+        f = find(a, NG_CODE_THP_NOT_AS_VENDOR);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_str_eq(f->instance, "ORCL");
+        ck_assert_ptr_nonnull(strstr(f->message, "but oracle asks for \"never\""));
+        ng_audit_free(a);
+        /* ... and one whose main process is no engine's is asked nothing. */
+        snprintf(s->procs[0]->name, sizeof(s->procs[0]->name), "ora-like");
+        snprintf(s->procs[1]->name, sizeof(s->procs[1]->name), "ora-like");
+        struct ng_config *c2;
+        ck_assert_int_eq(ng_config_load_string("[global]\nmin_segment_size = 1M\n[instance X]\nmatch_comm = ora-like\n",
+                                               "t.conf", NULL, NULL, &c2), 0);
+        ck_assert_int_eq(ng_audit_run(s, c2, &a), 0);
         ck_assert_ptr_null(find(a, NG_CODE_THP_NOT_AS_VENDOR));
         ng_audit_free(a);
+        ng_config_free(c2);
         ng_config_free(c);
         ng_snapshot_free(s);
 }
