@@ -188,8 +188,10 @@ fi
 
 # 4. the workload's segment, from the tree
 seg=$(jq -c --argjson id "$shmid" '.segments[] | select(.kind == "sysv" and .shmid == $id)
-        | {bytes, page_kib, nattch, method, resident_bytes, pids}' "$tmp/tree/numaguard/segments.json" 2>&1)
-want="{\"bytes\":8388608,\"page_kib\":4,\"nattch\":2,\"method\":\"exact\",\"resident_bytes\":8388608,\"pids\":[$wl_pid,$child]}"
+        | {bytes, page_kib, nattch, method, resident_bytes, pids: (.pids | sort)}' "$tmp/tree/numaguard/segments.json" 2>&1)
+# the two attachers as a set (pids wrap: the child's may be the smaller)
+pair=$(printf '%s\n' "$wl_pid" "$child" | sort -n | paste -sd,)
+want="{\"bytes\":8388608,\"page_kib\":4,\"nattch\":2,\"method\":\"exact\",\"resident_bytes\":8388608,\"pids\":[$pair]}"
 if [ "$seg" = "$want" ]; then pass workload-segment
 else fail workload-segment "shmid $shmid in the tree is '$seg', expected '$want'"; fi
 

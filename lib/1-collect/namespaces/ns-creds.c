@@ -5,8 +5,11 @@
  * weighs numaguard's own credentials, the process's capabilities and user
  * namespace, and the security modules; numaguard reads what of those it
  * can (docs/ARCHITECTURE.md, "Namespaces") and the audit names the reason
- * (refusal.h). Live host only: a tree does not hold the credentials of
- * whoever captured it.
+ * (refusal.h). Under --root the same files of the tree answer: a
+ * snapshot records numaguard's own /proc/self/status, uid_map and the
+ * security modules as it read them, so the tree says why as the live host
+ * did; a tree without them leaves self unknown ("the tree does not say
+ * why").
  */
 
 #include <errno.h>
@@ -46,8 +49,6 @@ void ng_collect_own_creds(struct collector *c)
 {
         struct ng_self_creds *self = &c->s->self;
         memset(self, 0, sizeof(*self));
-        if (!ng_path_is_live(c->reads))
-                return;
         char *buf;
         struct ng_pid_status st;
         if (ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/self/status") < 0)
