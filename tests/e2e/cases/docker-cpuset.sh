@@ -28,24 +28,25 @@ rm -rf "$D"; mkdir -p "$D/img" "$D/ready" "$DATA"
 at_exit "rm -rf $D $SOCK; umount $DATA"
 mount -t tmpfs -o mode=0711 tmpfs "$DATA" || abort "cannot mount a tmpfs on $DATA"
 "$DOCKERD" --iptables=false --ip6tables=false --bridge=none --storage-driver=vfs --exec-opt native.cgroupdriver=cgroupfs \
-        --data-root "$DATA" --host "unix://$SOCK" --pidfile "$D/dockerd.pid" > "$D/dockerd.log" 2>&1 &
+        --shutdown-timeout 5 --data-root "$DATA" --host "unix://$SOCK" --pidfile "$D/dockerd.pid" > "$D/dockerd.log" 2>&1 &
 DOCKERD_PID=$!
-# SIGTERM: dockerd stops its containers and its containerd, then exits
+# SIGTERM: dockerd stops its containers (the workload ends on SIGTERM) and
+# its containerd, then exits
 at_exit "kill $DOCKERD_PID; for _ in \$(seq 120); do kill -0 $DOCKERD_PID || break; sleep 0.25; done; kill -9 $DOCKERD_PID"
-at_exit "timeout 60 $DOCKER rm -f $NAME"
-for _ in $(seq 240); do [ -S "$SOCK" ] && break; kill -0 "$DOCKERD_PID" 2>/dev/null || break; sleep 0.25; done
-if ! [ -S "$SOCK" ] || ! timeout 120 "$DOCKER" version > "$D/version" 2>&1; then
-    logf "$D/dockerd.log" "$D/version" 2>/dev/null; abort "dockerd did not start"
-fi
-mark "dockerd up: $(grep -m1 -A2 '^Server' "$D/version" | grep -m1 Version)"
-
-# An image without a registry: the workload helper and what it links.
+# An image without a registry (built while dockerd starts): the workload
+# helper and what it links.
 libs=()
 ldd "$WL" > "$D/ldd" || abort "ldd $WL"
 while read -r l; do [[ $l =~ (^|=\> )(/[^ ]+) ]] && libs+=("${BASH_REMATCH[2]}"); done < "$D/ldd"   # (no /dev/fd here)
 cp "$WL" "$D/img/ng-shm-workload" && cp -L --parents "${libs[@]}" "$D/img/" || abort "cannot build the image tree"
 tar -C "$D/img" -cf "$D/img.tar" . || abort "tar"
-"$DOCKER" import "$D/img.tar" "$IMAGE" > "$D/import.out" 2>&1 || { logf "$D/import.out"; abort "docker import"; }
+for _ in $(seq 240); do [ -S "$SOCK" ] && break; kill -0 "$DOCKERD_PID" 2>/dev/null || break; sleep 0.25; done
+# the socket is there before dockerd serves it: the client waits
+if ! [ -S "$SOCK" ] || ! timeout 120 "$DOCKER" import "$D/img.tar" "$IMAGE" > "$D/import.out" 2>&1; then
+    logf "$D/dockerd.log" "$D/import.out"; abort "dockerd did not start, or docker import failed"
+fi
+v=$(grep -m1 'Docker daemon' "$D/dockerd.log" | grep -o 'version=[^ ]*')
+mark "dockerd up (${v:-version not logged}), image imported"
 
 # start_wait: the workload reports (through a bind mount) once its file is touched
 start_wait() {
