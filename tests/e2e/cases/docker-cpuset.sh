@@ -27,19 +27,32 @@ mark() { log "$* (${SECONDS} s)"; echo "docker-cpuset: $* (${SECONDS} s)" > /dev
 rm -rf "$D"; mkdir -p "$D/img" "$D/ready" "$DATA"
 at_exit "rm -rf $D $SOCK; umount $DATA"
 mount -t tmpfs -o mode=0711 tmpfs "$DATA" || abort "cannot mount a tmpfs on $DATA"
-"$DOCKERD" --iptables=false --ip6tables=false --bridge=none --storage-driver=vfs --exec-opt native.cgroupdriver=cgroupfs \
-        --shutdown-timeout 5 --data-root "$DATA" --host "unix://$SOCK" --pidfile "$D/dockerd.pid" > "$D/dockerd.log" 2>&1 &
-DOCKERD_PID=$!
-# SIGTERM: dockerd stops its containers (the workload ends on SIGTERM) and
-# its containerd, then exits
-at_exit "kill $DOCKERD_PID; for _ in \$(seq 120); do kill -0 $DOCKERD_PID || break; sleep 0.25; done; kill -9 $DOCKERD_PID"
-# An image without a registry (built while dockerd starts): the workload
+# containerd first, its socket polled, then dockerd on it: dockerd gives
+# the containerd it would start itself 10 s, and under TCG on a busy host
+# a Go binary can take longer than that just to start.
+CTRD=/run/ng-e2e-containerd
+mkdir -p "$CTRD"
+printf 'version = 2\ndisabled_plugins = ["io.containerd.grpc.v1.cri"]\n' > "$D/containerd.toml"
+containerd --config "$D/containerd.toml" --root "$DATA/containerd" --state "$CTRD/state" \
+        --address "$CTRD/containerd.sock" > "$D/containerd.log" 2>&1 &
+CONTAINERD_PID=$!
+at_exit "kill $CONTAINERD_PID; for _ in \$(seq 120); do kill -0 $CONTAINERD_PID || break; sleep 0.25; done; kill -9 $CONTAINERD_PID; rm -rf $CTRD"
+# An image without a registry (built while containerd starts): the workload
 # helper and what it links.
 libs=()
 ldd "$WL" > "$D/ldd" || abort "ldd $WL"
 while read -r l; do [[ $l =~ (^|=\> )(/[^ ]+) ]] && libs+=("${BASH_REMATCH[2]}"); done < "$D/ldd"   # (no /dev/fd here)
 cp "$WL" "$D/img/ng-shm-workload" && cp -L --parents "${libs[@]}" "$D/img/" || abort "cannot build the image tree"
 tar -C "$D/img" -cf "$D/img.tar" . || abort "tar"
+for _ in $(seq 240); do [ -S "$CTRD/containerd.sock" ] && break; kill -0 "$CONTAINERD_PID" 2>/dev/null || break; sleep 0.25; done
+[ -S "$CTRD/containerd.sock" ] || { logf "$D/containerd.log"; abort "containerd did not start"; }
+"$DOCKERD" --iptables=false --ip6tables=false --bridge=none --storage-driver=vfs --exec-opt native.cgroupdriver=cgroupfs \
+        --containerd "$CTRD/containerd.sock" --shutdown-timeout 5 --data-root "$DATA" --host "unix://$SOCK" \
+        --pidfile "$D/dockerd.pid" > "$D/dockerd.log" 2>&1 &
+DOCKERD_PID=$!
+# SIGTERM: dockerd stops its containers (the workload ends on SIGTERM),
+# then exits
+at_exit "kill $DOCKERD_PID; for _ in \$(seq 120); do kill -0 $DOCKERD_PID || break; sleep 0.25; done; kill -9 $DOCKERD_PID"
 for _ in $(seq 240); do [ -S "$SOCK" ] && break; kill -0 "$DOCKERD_PID" 2>/dev/null || break; sleep 0.25; done
 # the socket is there before dockerd serves it: the client waits
 if ! [ -S "$SOCK" ] || ! timeout 120 "$DOCKER" import "$D/img.tar" "$IMAGE" > "$D/import.out" 2>&1; then
