@@ -175,7 +175,7 @@ check-unit: all $(UNIT_BINS) $(HELPER_BINS)
 
 # E2E_ARGS="-t 4node -t 2node-v1" limits the topologies.
 check-e2e: all $(HELPER_BINS)
-	BUILD=$(BUILD) tests/e2e/run-e2e $(E2E_ARGS)
+	BUILD=$(BUILD) E2E_SANITIZER=$(or $(SANITIZE),0) tests/e2e/run-e2e $(E2E_ARGS)
 
 # libFuzzer targets, one per parser; fuzz-smoke is the bounded CI run.
 # The library is compiled once, instrumented, into an archive each target
