@@ -149,14 +149,8 @@ static void text_instances(const struct ng_audit *a, FILE *f)
         fprintf(f, "\nInstances: %zu\n", a->n_instances);
         for (size_t i = 0; i < a->n_instances; i++) {
                 const struct ng_instance *in = &a->instances[i];
-                if (in->shared_unknown)
-                        snprintf(sz, sizeof(sz), "unknown");
-                else
-                        ng_format_kib(in->shared_bytes / 1024, sz, sizeof(sz));
-                if (in->resident_unknown)
-                        snprintf(res, sizeof(res), "unknown");
-                else
-                        ng_format_kib(in->resident_bytes / 1024, res, sizeof(res));
+                ng_format_bytes_or(in->shared_bytes, in->shared_unknown, "unknown", sz, sizeof(sz));
+                ng_format_bytes_or(in->resident_bytes, in->resident_unknown, "unknown", res, sizeof(res));
                 fprintf(f, "  %s (%s, pid %d): %s shared, %s resident\n",
                         ng_text_escape(NG_TEXT_TERM, in->name, name, sizeof(name)),
                         in->type ? in->type : "?", (int) in->main_pid, sz, res);

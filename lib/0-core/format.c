@@ -25,6 +25,14 @@ void ng_format_kib(uint64_t kib, char *buf, size_t size)
                 snprintf(buf, size, "%" PRIu64 " %s", whole, units[u]);
 }
 
+void ng_format_bytes_or(uint64_t bytes, bool unknown, const char *unknown_text, char *buf, size_t size)
+{
+        if (unknown)
+                snprintf(buf, size, "%s", unknown_text);
+        else
+                ng_format_kib(bytes / 1024, buf, size);
+}
+
 void ng_format_page_size(uint64_t page_kib, char *buf, size_t size)
 {
         if (page_kib >= 1048576 && page_kib % 1048576 == 0)

@@ -135,10 +135,7 @@ static const char *granules_label(const struct ng_audit *a, const struct ng_inst
 static void print_segment(const struct ng_snapshot *s, const struct ng_segment *seg, FILE *f)
 {
         char sz[24], name[NG_TEXT_SIZE(sizeof(seg->name))];
-        if (seg->bytes_unknown)
-                snprintf(sz, sizeof(sz), "size unknown");
-        else
-                ng_format_kib(seg->bytes / 1024, sz, sizeof(sz));
+        ng_format_bytes_or(seg->bytes, seg->bytes_unknown, "size unknown", sz, sizeof(sz));
         ng_text_escape(NG_TEXT_TERM, seg->name, name, sizeof(name));
         fprintf(f, "  %s %s: %s", ng_seg_kind_name(seg->kind), name, sz);
         if (seg->page_kib) {
@@ -306,14 +303,8 @@ static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a
         ng_bitmap_format_list(&in->cpus, cpus, sizeof(cpus));
         ng_bitmap_format_list(&in->cpu_nodes, cpu_nodes, sizeof(cpu_nodes));
         ng_bitmap_format_list(&in->mems, mems, sizeof(mems));
-        if (in->shared_unknown)
-                snprintf(sh, sizeof(sh), "of unknown size");
-        else
-                ng_format_kib(in->shared_bytes / 1024, sh, sizeof(sh));
-        if (in->resident_unknown)
-                snprintf(res, sizeof(res), "unknown");
-        else
-                ng_format_kib(in->resident_bytes / 1024, res, sizeof(res));
+        ng_format_bytes_or(in->shared_bytes, in->shared_unknown, "of unknown size", sh, sizeof(sh));
+        ng_format_bytes_or(in->resident_bytes, in->resident_unknown, "unknown", res, sizeof(res));
         ng_format_kib(in->vm_pte_kib, pte, sizeof(pte));
         fprintf(f, "\ninstance %s (%s, %s, %zu process%s", ng_text_escape(NG_TEXT_TERM, in->name, name, sizeof(name)),
                 in->type, origin_name(in->origin), in->n_pids,

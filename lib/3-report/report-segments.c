@@ -72,10 +72,7 @@ int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment
         for (size_t i = 0; i < n; i++) {
                 const struct ng_segment *seg = &v[i];
                 char sz[24], res[24], name[NG_TEXT_SIZE(sizeof(seg->name))];
-                if (seg->bytes_unknown)
-                        snprintf(sz, sizeof(sz), "size unknown");
-                else
-                        ng_format_kib(seg->bytes / 1024, sz, sizeof(sz));
+                ng_format_bytes_or(seg->bytes, seg->bytes_unknown, "size unknown", sz, sizeof(sz));
                 ng_format_kib(seg->resident_bytes / 1024, res, sizeof(res));
                 fprintf(f, "%s%s %s", i ? "\n" : "", ng_seg_kind_name(seg->kind),
                         ng_text_escape(NG_TEXT_TERM, seg->name, name, sizeof(name)));

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Real PostgreSQL 15, shared_memory_type=sysv, postmaster under --membind=N:
 # one SysV segment of shared_memory_size (4 KiB pages: PG 15 uses no
-# hugepages for SysV), attached by the postgres processes, all on node N.
+# hugepages for SysV), attached by the postgres processes, all on node N;
+# its resident bytes (buffers a backend filled, then exited) within 2 % of
+# /proc/sysvipc/shm rss.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
 plan 3
 . "$E2E_DIR/pg.sh"
@@ -24,6 +26,14 @@ rep=$SEG_representative_pid
 expect "representative_pid $rep is not a postgres process" test "$(cat /proc/"$rep"/comm 2>/dev/null)" = postgres
 expect "nattch should be >= 2 (postmaster and its children)" test "${SEG_nattch:-0}" -ge 2
 expect_on_node "$n"
+# The table's buffers were filled by a backend that has exited (pg_work's
+# psql session): the segment is asked of itself, its resident bytes within
+# 2 % of the kernel's rss for the whole segment, not the postmaster's maps.
+rss=$(awk -v id="$PG_SHMID" '$2 == id { print $15 }' /proc/sysvipc/shm)
+log "segment $PG_SHMID: numaguard $SEG_resident_bytes resident ($SEG_placement_source), the kernel's rss ${rss:-?}, the postmaster's $(awk '/^RssShmem:/ { print $2 " kB" }' "/proc/$PG_PID/status") mapped"
+expect_field placement_source segment
+expect "resident $SEG_resident_bytes not within 2 % of the kernel's rss ${rss:-none}" \
+    eval '(( ${rss:-0} > 0 && (SEG_resident_bytes > rss ? SEG_resident_bytes - rss : rss - SEG_resident_bytes) * 50 <= rss ))'
 result
 # found with no instance configured, all of its shared memory on node n
 audit_conf "$T/ng.conf"

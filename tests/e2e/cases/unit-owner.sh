@@ -12,13 +12,16 @@
 # - a hugepage pool recorded with `hugepages reserve --persist`: what boot
 #   does with numaguard's tmpfiles.d file (systemd-tmpfiles --create, as
 #   systemd-tmpfiles-setup.service runs it) brings a pool that was lost back,
-#   and the audit flags the pool while it differs (HUGEPAGE_NOT_PERSISTENT).
+#   and the audit flags the pool while it differs (HUGEPAGE_NOT_PERSISTENT);
+# - the audit under numaguard.service's capability bounding set reads the
+#   unit's root workload in full, and without CAP_SYS_PTRACE raises
+#   AUDIT_INCOMPLETE naming it.
 #   The real reboot is case hugepages-reboot's (topology systemd-reboot).
 #
 # The cpusets before the fix, after it and after the owner re-applied its
 # configuration go to $BUILD/e2e/unit-owner-record.txt.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
-plan 6
+plan 7
 need_ctl
 [ "$(cat /proc/1/comm)" = systemd ] || abort "PID 1 is $(cat /proc/1/comm), not systemd (numa-vm --systemd)"
 RECORD=$B/e2e/unit-owner-record.txt
@@ -109,6 +112,32 @@ seg_select "(.kind == \"sysv\" and .shmid == $WL_SHMID)" && expect_on_node "$cn"
 audit_load -c "$T/ng.conf"
 expect_no_finding CPUSET_NOT_PERSISTENT ora
 result owner-reapplies
+
+# ---- under the unit's capabilities (as systemd applies numaguard.service's
+# CapabilityBoundingSet= to root's process, here in a transient unit): the
+# unit's root workload, which holds every capability, is read in full; a
+# drop-in that narrows the set by CAP_SYS_PTRACE makes the audit incomplete
+# (the kernel's ptrace check then refuses its maps), and it says so.
+ucaps=$(sed -n 's/^CapabilityBoundingSet=//p' "$ROOT/systemd/numaguard.service.in")
+[[ " $ucaps " == *" CAP_SYS_PTRACE "* ]] || fail "numaguard.service's bounding set lacks CAP_SYS_PTRACE: '$ucaps'"
+ctl_as() {      # ctl_as CAPS OUT: numaguardctl audit --json in a transient unit with CAPS
+    systemd-run --quiet --wait --pipe --collect -p CapabilityBoundingSet="$1" -p NoNewPrivileges=yes \
+        -p WorkingDirectory="$PWD" -- "$(readlink -f "$CTL")" -c "$T/ng.conf" audit --json > "$2" 2> "$2.err"
+}
+ctl_as "$ucaps" "$T/caps-unit.json"; rc=$?
+expect "audit under the unit's set exited $rc ($(head -c 300 "$T/caps-unit.json.err"))" test "$rc" -le 2
+expect "audit under the unit's set is incomplete: $(jq -c '[.findings[] | select(.code == "AUDIT_INCOMPLETE") | .message]' "$T/caps-unit.json" 2>&1 | head -c 400)" \
+    jq -e '[.findings[] | select(.code == "AUDIT_INCOMPLETE")] == []' "$T/caps-unit.json"
+expect "under the unit's set the instance ora does not hold pid $WL_PID with its segment $WL_SHMID placed" \
+    jq -e --argjson p "$WL_PID" --argjson id "$WL_SHMID" '[.instances[] | select(.name == "ora")
+        | (.pids | index($p)) != null and ([.segments[] | select(.shmid == $id) | .resident_bytes > 0] == [true])] == [true]' "$T/caps-unit.json"
+narrow=$(tr ' ' '\n' <<<"$ucaps" | grep -vx CAP_SYS_PTRACE | tr '\n' ' ')
+ctl_as "$narrow" "$T/caps-narrow.json"; rc=$?
+log "the unit's set without CAP_SYS_PTRACE ($narrow): exit $rc, $(jq -c '[.findings[] | select(.code == "AUDIT_INCOMPLETE") | .message]' "$T/caps-narrow.json" 2>&1 | head -c 600)"
+expect "audit without CAP_SYS_PTRACE exited $rc, an incomplete audit exits 1 or more" test "$rc" -ge 1 -a "$rc" -le 2
+expect "no AUDIT_INCOMPLETE naming CAP_SYS_PTRACE without it" \
+    jq -e '[.findings[] | select(.code == "AUDIT_INCOMPLETE" and .severity == "warning") | .message | test("without CAP_SYS_PTRACE")] | any' "$T/caps-narrow.json"
+result unit-caps
 
 # ---- a hugepage pool recorded for boot
 hp=$(hp_file "$mn")
