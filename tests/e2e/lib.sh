@@ -214,6 +214,10 @@ seg_select() {
     log "numaguard: $SEG_line"
 }
 
+# within2 A B: A within 2 % of B, the kernel's own count (B > 0: a count
+# of nothing never agrees)
+within2() { (( $2 > 0 && ($1 > $2 ? $1 - $2 : $2 - $1) * 50 <= $2 )); }
+
 # expect_field FIELD VALUE: SEG_FIELD must be VALUE
 expect_field() {
     local v=SEG_$1

@@ -61,8 +61,6 @@ read -r sres ssrc spage snode ares <<< "$(jq -r --arg n "oracle:$sid" --argjson 
        | "\(.resident_bytes) \(.placement_source) \(.page_kib) \([.nodes[]? | select(.id == $node) | .bytes] | add // 0)")
       + " \(.amm_sga.resident_bytes)"' "$T/audit.json")"
 log "SysV SGA shmid $shmid: numaguard $sres resident ($ssrc, ${spage} KiB pages, $snode bytes on node $n), the kernel's rss $rss; AMM granules: numaguard $ares, their blocks $blocks"
-# within2 A B: |A - B| at most 2 % of B (B > 0)
-within2() { (( $2 > 0 && ($1 > $2 ? $1 - $2 : $2 - $1) * 50 <= $2 )); }
 expect "hugetlb SGA placed from its pmon's page tables or the pool (placement_source $ssrc, $spage KiB pages), resident $sres within 2 % of rss $rss, all on node $n" \
     eval '[[ $ssrc == @(attacher|pool) ]] && [ "$spage" = 2048 ] && within2 "$sres" "${rss:-0}" && [ "$snode" = "$sres" ]'
 expect "AMM granules resident $ares within 2 % of their blocks $blocks" within2 "$ares" "$blocks"

@@ -41,8 +41,7 @@ for nd in "${NODE_IDS[@]}"; do log "kernel: node $nd $(grep -h 'Shmem:' "/sys/de
 
 seg_select "(.kind == \"anon_shared\" and (.pids | any(. == $PG_PID)))" || abort "no anon_shared segment of the postmaster"
 expect_field placement_source segment
-d=$(( SEG_resident_bytes > kernel ? SEG_resident_bytes - kernel : kernel - SEG_resident_bytes ))
-(( d * 50 <= kernel )) || fail "numaguard: $SEG_resident_bytes resident, the kernel $kernel"
+within2 "$SEG_resident_bytes" "$kernel" || fail "numaguard: $SEG_resident_bytes resident, the kernel $kernel"
 expect_on_node "$n"
 # The kernel's per-node figures beside numaguard's: each node's Shmem
 # grew by the segment's pages there plus what the data directory's files

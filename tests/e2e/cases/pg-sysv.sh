@@ -32,8 +32,7 @@ expect_on_node "$n"
 rss=$(awk -v id="$PG_SHMID" '$2 == id { print $15 }' /proc/sysvipc/shm)
 log "segment $PG_SHMID: numaguard $SEG_resident_bytes resident ($SEG_placement_source), the kernel's rss ${rss:-?}, the postmaster's $(awk '/^RssShmem:/ { print $2 " kB" }' "/proc/$PG_PID/status") mapped"
 expect_field placement_source segment
-expect "resident $SEG_resident_bytes not within 2 % of the kernel's rss ${rss:-none}" \
-    eval '(( ${rss:-0} > 0 && (SEG_resident_bytes > rss ? SEG_resident_bytes - rss : rss - SEG_resident_bytes) * 50 <= rss ))'
+expect "resident $SEG_resident_bytes not within 2 % of the kernel's rss ${rss:-none}" within2 "$SEG_resident_bytes" "${rss:-0}"
 result
 # found with no instance configured, all of its shared memory on node n
 audit_conf "$T/ng.conf"

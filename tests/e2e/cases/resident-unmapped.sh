@@ -58,11 +58,9 @@ check_3to1() {
 }
 # check_resident WHAT KERNEL: numaguard's resident within 2 % of the kernel's
 check_resident() {
-    local d
     log "$1: resident per numaguard $SEG_resident_bytes, per the kernel $2 (method $SEG_method, resident from $SEG_resident_source, placement from $SEG_placement_source)"
     (( $2 > 0 )) || { fail "$1: the kernel counts nothing resident"; return; }
-    d=$(( SEG_resident_bytes > $2 ? SEG_resident_bytes - $2 : $2 - SEG_resident_bytes ))
-    (( d * 50 <= $2 )) || fail "$1: numaguard says $SEG_resident_bytes resident, the kernel $2"
+    within2 "$SEG_resident_bytes" "$2" || fail "$1: numaguard says $SEG_resident_bytes resident, the kernel $2"
 }
 
 run_kind() {   # run_kind sysv|file|anon
