@@ -21,15 +21,13 @@ echo 1..9
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
-skip() { if [ "${CI:-}" = true ]; then echo "not ok api: $1"; exit 1; fi; echo "skip api: $1"; exit 77; }
+TAP_PREFIX=api; . "$SRC/tests/shell/lib.sh"
 for t in cc g++ nm readelf pkg-config jq; do
-        command -v $t > /dev/null || skip "$t not installed (tests/install-deps installs it)"
+        command -v $t > /dev/null || skip_all "$t not installed (tests/install-deps installs it)"
 done
 [ -x "$B/numaguardctl" ] || { echo "not ok api: $B/numaguardctl not built"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-TAP_PREFIX=api; . "$SRC/tests/shell/lib.sh"
 san=0 sanflags=""
 case $BUILD in *san*) san=1 sanflags="-fsanitize=address,undefined" ;; esac
 

@@ -20,11 +20,10 @@ echo 1..6
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
 CTL=$B/numaguardctl WL=$B/tests/helpers/ng-shm-workload
-skip() { if [ "${CI:-}" = true ]; then echo "not ok audit-refused: $1"; exit 1; fi
-         echo "skip audit-refused: $1"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root (a root process that another user audits, setpriv)"
-command -v setpriv > /dev/null || skip "setpriv (util-linux) not installed"
-command -v jq > /dev/null || skip "jq not installed"
+TAP_PREFIX=audit-refused; . tests/shell/lib.sh
+[ "$(id -u)" = 0 ] || skip_all "needs root (a root process that another user audits, setpriv)"
+command -v setpriv > /dev/null || skip_all "setpriv (util-linux) not installed"
+command -v jq > /dev/null || skip_all "jq not installed"
 [ -x "$WL" ] && [ -x "$CTL" ] || { echo "not ok audit-refused: not built"; exit 1; }
 T=$(mktemp -d /tmp/ng-refused.XXXXXX)
 chmod 755 "$T"
@@ -35,9 +34,6 @@ cleanup() {
         rm -rf "$T"
 }
 trap cleanup EXIT
-fails=0
-pass() { echo "ok audit-refused-$1"; }
-fail() { echo "not ok audit-refused-$1: $2"; fails=$((fails + 1)); }
 
 ln -s "$(cd "${WL%/*}" && pwd -P)/${WL##*/}" "$T/ngrefdb"
 mkfifo "$T/wl.fifo"

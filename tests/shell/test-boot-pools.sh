@@ -22,7 +22,6 @@ echo "1..13"
 command -v jq > /dev/null || { echo "not ok boot-pools: jq missing"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
 TAP_PREFIX=boot-pools; . "$SRC/tests/shell/lib.sh"
 printf '[global]\nnode_free_floor = 64M\nmin_segment_size = 1M\n' > "$tmp/conf"
 t=$tmp/t

@@ -24,7 +24,6 @@ printf '[instance GHOST]\ncgroup = /ghost\npolicy = bind\nnodes = 1\n' > "$tmp/g
 : > "$tmp/defaults.conf"
 # nodes = beyond the 4-node tree's
 printf '[instance WIDE]\nmatch_comm = wide\nnodes = 0-7\n' > "$tmp/wide.conf"
-fails=0
 TAP_PREFIX=cli; . "$SRC/tests/shell/lib.sh"
 
 # The committed tree the --root cases read; without it they fail, loudly.

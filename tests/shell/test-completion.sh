@@ -13,7 +13,6 @@ CTL=$B/numaguardctl
 tree=$SRC/tests/fixtures/trees/guest4-v2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
 TAP_PREFIX=completion; . "$SRC/tests/shell/lib.sh"
 [ -x "$CTL" ] || { echo "not ok completion: $CTL not built"; exit 1; }
 

@@ -28,7 +28,6 @@ cleanup() {
         rm -rf "$tmp"
 }
 trap cleanup EXIT
-fails=0
 TAP_PREFIX=alert-sinks; . "$SRC/tests/shell/lib.sh"
 SOCK=$tmp/ctl.sock PROM=$tmp/ng.prom
 printf '[global]\ninterval = 300ms\nmin_segment_size = 1M\nmetrics_file = %s\nsocket = %s\n' "$PROM" "$SOCK" \

@@ -26,7 +26,6 @@ tmp=$(mktemp -d)
 pid=""
 cleanup() { [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
-fails=0
 TAP_PREFIX=config-file; . "$SRC/tests/shell/lib.sh"
 # within SECONDS PID: PID ended within SECONDS; its status in $rc ("running" if not).
 within() {

@@ -24,7 +24,6 @@ command -v jq > /dev/null || { echo "not ok enforce-owner: jq not installed"; ex
 tmp=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
 TAP_PREFIX=enforce-owner; . tests/shell/lib.sh
 until_ok() { local t=$(($1 * 10)); shift; while ((t-- > 0)); do "$@" && return 0; sleep 0.1; done; return 1; }
 polls() { "$CTL" status --json --socket "$tmp/sock" 2>/dev/null | jq -r '.daemon.polls // 0'; }

@@ -14,11 +14,10 @@ echo 1..6
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
 CTL=$B/numaguardctl D=$B/numaguardd WL=$B/tests/helpers/ng-shm-workload
-skip() { if [ "${CI:-}" = true ]; then echo "not ok daemon-incomplete: $1"; exit 1; fi
-         echo "skip daemon-incomplete: $1"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root (a process of another user, setpriv)"
-command -v setpriv > /dev/null || skip "setpriv (util-linux) not installed"
-command -v jq > /dev/null || skip "jq not installed"
+TAP_PREFIX=daemon-incomplete; . tests/shell/lib.sh
+[ "$(id -u)" = 0 ] || skip_all "needs root (a process of another user, setpriv)"
+command -v setpriv > /dev/null || skip_all "setpriv (util-linux) not installed"
+command -v jq > /dev/null || skip_all "jq not installed"
 [ -x "$WL" ] && [ -x "$D" ] && [ -x "$CTL" ] || { echo "not ok daemon-incomplete: not built"; exit 1; }
 T=$(mktemp -d /tmp/ng-incomplete.XXXXXX)
 chmod 755 "$T"
@@ -30,8 +29,6 @@ cleanup() {
         rm -rf "$T"
 }
 trap cleanup EXIT
-fails=0
-TAP_PREFIX=daemon-incomplete; . tests/shell/lib.sh
 until_ok() {
         local t=$(( $1 * 10 )); shift
         while ((t-- > 0)); do "$@" && return 0; sleep 0.1; done

@@ -14,7 +14,6 @@ case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
 [ -x "$B/numaguardd" ] || { echo "not ok packaging: $B/numaguardd not built"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
 TAP_PREFIX=packaging; . "$SRC/tests/shell/lib.sh"
 san=0; case $BUILD in *san*) san=1 ;; esac
 

@@ -19,7 +19,6 @@ command -v unshare > /dev/null || { echo "not ok sampling: unshare not installed
 tmp=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
 TAP_PREFIX=sampling; . tests/shell/lib.sh
 
 wl() {          # wl NAME: a 64 MiB SysV segment, shmid in $NAME

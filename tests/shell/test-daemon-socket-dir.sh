@@ -33,7 +33,6 @@ cleanup() {
         rm -rf "$tmp"
 }
 trap cleanup EXIT
-fails=0
 TAP_PREFIX=socket-dir; . tests/shell/lib.sh
 
 # start DIR: numaguardd with its socket DIR/ctl.sock in the background ($dpid).

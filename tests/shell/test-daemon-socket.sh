@@ -24,7 +24,6 @@ chmod 755 "$tmp"
 dpid=""
 cleanup() { [ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
-fails=0
 TAP_PREFIX=socket; . tests/shell/lib.sh
 SOCK=$tmp/ctl.sock
 

@@ -25,7 +25,6 @@ cleanup() {
         rm -rf "$tmp"
 }
 trap cleanup EXIT
-fails=0
 TAP_PREFIX=stuck; . tests/shell/lib.sh
 metric() { awk -v m="$1" '$1 == m { print $2 }' "$tmp/ng.prom"; }
 status_json() { "$CTL" status --json --socket "$tmp/sock" 2>/dev/null; }

@@ -12,7 +12,6 @@ TREE=tests/fixtures/trees/guest4-v2
 command -v python3 > /dev/null || { echo "skip watchdog: python3 not installed"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
 TAP_PREFIX=watchdog; . tests/shell/lib.sh
 printf '[global]\ninterval = 200ms\nmetrics_file =\nsocket = %s/sock\n' "$tmp" > "$tmp/ng.conf"
 

@@ -23,7 +23,6 @@ chmod 755 "$tmp"        # the socket must be reachable for the uid tests
 pid=""
 cleanup() { [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
-fails=0
 TAP_PREFIX=daemon; . "$SRC/tests/shell/lib.sh"
 jqe() { jq -e "$@" > /dev/null; }
 

@@ -37,7 +37,6 @@ cleanup() {
         rm -rf "$tmp"
 }
 trap cleanup EXIT
-fails=0
 TAP_PREFIX=hostile; . "$SRC/tests/shell/lib.sh"
 
 # The SIDs: not UTF-8 with SGR red; a quote, a backslash and a newline; a

@@ -18,7 +18,6 @@ echo "1..10"
 [ -x "$CTL" ] || { echo "not ok hp-persist: $CTL not built"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
 TAP_PREFIX=hp-persist; . "$SRC/tests/shell/lib.sh"
 t=$tmp/t
 cp -a "$SRC/tests/fixtures/trees/guest-1g" "$t"

@@ -28,7 +28,6 @@ stages=()
 for d in "$SRC"/lib/*/; do
         d=${d%/}; [ -n "$(ls "$d"/*.c 2>/dev/null)" ] && stages+=("${d##*/}")
 done
-fails=0
 TAP_PREFIX=layout; . "$SRC/tests/shell/lib.sh"
 
 # edges OBJ...: "caller callee symbol" for every undefined symbol of one

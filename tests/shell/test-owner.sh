@@ -20,7 +20,6 @@ echo "1..28"
 [ -x "$CTL" ] || { echo "not ok owner: $CTL not built"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
 TAP_PREFIX=owner; . "$SRC/tests/shell/lib.sh"
 audit() {       # audit TREE [--json]
         "$CTL" audit --root "$1" --config "$1/numaguard/numaguard.conf" "${@:2}" 2>"$tmp/err"

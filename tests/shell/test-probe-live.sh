@@ -29,7 +29,6 @@ command -v jq > /dev/null || { echo "skip probe-live: jq not installed"; exit 77
 export NUMAGUARD_PROBE_MAX_SPREAD=1000
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
 TAP_PREFIX=probe-live; . "$SRC/tests/shell/lib.sh"
 jqe() { jq -e "$@" > /dev/null; }
 

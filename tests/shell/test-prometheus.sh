@@ -25,7 +25,6 @@ if ! command -v promtool > /dev/null; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
 TAP_PREFIX=prometheus; . "$SRC/tests/shell/lib.sh"
 
 # ---- metrics of every fixture tree, with the config it was captured with

@@ -25,7 +25,6 @@ TREES=$SRC/tests/fixtures/trees
 command -v jq > /dev/null || { echo "not ok root-links: jq not installed"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
 TAP_PREFIX=root-links; . "$SRC/tests/shell/lib.sh"
 
 # Outside every tree: a root-only file whose bytes would pass for a

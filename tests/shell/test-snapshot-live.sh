@@ -57,7 +57,6 @@ cleanup() {
         rm -rf "$tmp"
 }
 trap cleanup EXIT
-fails=0
 TAP_PREFIX=snapshot-live; . "$SRC/tests/shell/lib.sh"
 
 "$WL" sysv -s 8 -p 1 -r "$tmp/ready" -S "$tmp/stop" > "$tmp/wl.out" 2> "$tmp/wl.err" &

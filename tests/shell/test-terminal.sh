@@ -15,7 +15,6 @@ case $B in /*) CTL=$B/numaguardctl ;; esac
 tree=$PWD/tests/fixtures/trees/guest4-v2
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-fails=0
 TAP_PREFIX=terminal; . tests/shell/lib.sh
 printf '[global]\nmin_segment_size = 1M\n' > "$T/ng.conf"
 

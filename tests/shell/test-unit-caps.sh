@@ -23,13 +23,11 @@ cleanup() {
         rm -rf "$T"
 }
 trap cleanup EXIT
-skip() { if [ "${CI:-}" = true ]; then echo "not ok unit-caps: $1"; exit 1; fi; echo "skip unit-caps: $1"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root"
-command -v setpriv > /dev/null || skip "setpriv (util-linux) not installed"
-command -v jq > /dev/null || skip "jq not installed"
-[ -x "$WL" ] && [ -x "$D" ] || { echo "not ok unit-caps: $WL or $D not built"; exit 1; }
-fails=0
 TAP_PREFIX=unit-caps; . tests/shell/lib.sh
+[ "$(id -u)" = 0 ] || skip_all "needs root"
+command -v setpriv > /dev/null || skip_all "setpriv (util-linux) not installed"
+command -v jq > /dev/null || skip_all "jq not installed"
+[ -x "$WL" ] && [ -x "$D" ] || { echo "not ok unit-caps: $WL or $D not built"; exit 1; }
 
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT")
 [ -n "$caps" ] || { echo "not ok unit-caps: no CapabilityBoundingSet= in $UNIT"; exit 1; }
