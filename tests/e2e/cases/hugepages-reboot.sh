@@ -33,7 +33,6 @@ pn=$PERSIST_NODE on=$((1 - PERSIST_NODE)) half=$((BOOT_HUGEPAGES / 2))
 tmpf=/etc/tmpfiles.d/numaguard-hugepages.conf
 # the boot pools expected per node in id order, N:PAGES|SOURCE|SPLIT, once
 # --persist recorded every node's pool of the size (node PERSIST_NODE's
-# grown, the other's as the kernel split it)
 # grown, the other's as the kernel split it, or as apply --persist grew it:
 # ON_PAGES)
 APPLIED=$B/e2e/hugepages-reboot.applied
