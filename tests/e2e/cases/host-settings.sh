@@ -22,6 +22,7 @@ at_exit "echo $zr_orig > $zr"
 at_exit "echo $oc_orig > $oc"
 at_exit "echo $thp_orig > $thp"
 read_back() { local got; read -r got < "$1"; [ "$got" = "$2" ] || abort "set-up: $1 reads '$got' after writing '$2'"; }
+surplus() { awk '/^HugePages_Surp:/ { print $2 }' /proc/meminfo; }   # the kernel's surplus pages in use
 
 # an Oracle instance: a process whose comm is ora_pmon_HS
 cp "$(command -v sleep)" "$T/ora_pmon_HS" || abort "cp sleep"
@@ -58,17 +59,17 @@ echo 8 > "$oc"; read_back "$oc" 8
 # refuses the segment (ENOMEM) when none of them is on the policy's node;
 # on a CPU of another node this fails every time.
 wl_start numactl --membind="$hn" --cpunodebind="$hn" -- sysv --huge -s 8 -p 1 || abort "workload"
-surp=$(awk '/^HugePages_Surp:/ { print $2 }' /proc/meminfo)
+surp=$(surplus)
 [ "${surp:-0}" -gt 0 ] || abort "set-up: no surplus page in use (HugePages_Surp ${surp:-?})"
 audit_load --config "$T/ng.conf" || abort "audit"
 expect_finding HUGEPAGE_OVERCOMMIT "" warning
 jq -e --argjson s "$surp" '[.findings[] | select(.code == "HUGEPAGE_OVERCOMMIT") | .message | test("^\($s) surplus")] | any' \
     "$T/audit.json" > /dev/null || fail "HUGEPAGE_OVERCOMMIT does not count the kernel's $surp surplus pages"
 kill "$WL_PID"; wait "$WL_PID" 2> /dev/null
-for ((i = 0; i < 150; i++)); do [ "$(awk '/^HugePages_Surp:/ { print $2 }' /proc/meminfo)" = 0 ] && break; sleep 0.2; done
+for ((i = 0; i < 150; i++)); do [ "$(surplus)" = 0 ] && break; sleep 0.2; done
 set_hugepages "$hn" 8 || abort "cannot reserve 8 pages on node $hn"
 wl_start numactl --membind="$hn" --cpunodebind="$hn" -- sysv --huge -s 8 -p 1 || abort "workload"
-surp=$(awk '/^HugePages_Surp:/ { print $2 }' /proc/meminfo)
+surp=$(surplus)
 [ "$surp" = 0 ] || fail "set-up: $surp surplus pages with a pool of 8"
 audit_load --config "$T/ng.conf" || abort "audit"
 expect_no_finding HUGEPAGE_OVERCOMMIT ""
