@@ -41,6 +41,7 @@
 #include "ng-codes.h"
 #include "ng-audit.h"
 #include "ng-plan.h"
+#include "ng-reserve.h"
 
 /* report */
 #include "ng-report.h"

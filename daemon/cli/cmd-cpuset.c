@@ -19,7 +19,8 @@
 #include "ng-config.h"
 
 /* Plans against what the parent cgroup allows, read now, and carries it out. */
-static int apply(const struct ctl_opts *o, const struct ng_snapshot *s, const struct ng_instance *in)
+static int apply(const struct ctl_opts *o, const struct ng_snapshot *s, const struct ng_audit *a,
+                 const struct ng_instance *in)
 {
         struct ng_path *p;
         int r = ng_path_new(o->root, &p);
@@ -31,6 +32,8 @@ static int apply(const struct ctl_opts *o, const struct ng_snapshot *s, const st
         struct ng_cpuset_plan plan;
         static struct ng_action_result res;     /* ~300 KiB: not on the stack */
         r = ng_cpuset_plan(s, in, have_parent ? &parent : NULL, &plan);
+        if (r >= 0)
+                r = ng_cpuset_plan_check(s, a, &plan);
         if (r >= 0)
                 r = ng_cpuset_apply(p, ops, &plan, o->dry_run, &res);
         ng_path_free(p);
@@ -51,7 +54,7 @@ int ctl_cpuset(const struct ctl_opts *o)
         int r = ctl_audit_instance(o, o->args[0], &cfg, &s, &a, &in);
         if (r != 0)
                 return r;
-        r = apply(o, s, in);
+        r = apply(o, s, a, in);
         ctl_audit_done(cfg, s, a);
         return r;
 }

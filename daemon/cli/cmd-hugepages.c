@@ -65,18 +65,6 @@ static bool host_has_size(const struct ng_snapshot *s, uint64_t kib)
         return false;
 }
 
-/* Topology, meminfo and pools only: what reserve reads. */
-static int collect_topology(const struct ctl_opts *o, struct ng_snapshot **ret)
-{
-        _ng_cleanup_(ng_path_freep) struct ng_path *p = NULL;
-        int r = ng_path_new(o->root, &p);
-        if (r < 0)
-                return r;
-        struct ng_collect_opts co = NG_COLLECT_OPTS_DEFAULT;
-        co.skip_procs = true;
-        return ng_snapshot_collect(p, &co, ret);
-}
-
 /* Carries the plan out through the path layer (--root writes into the
  * tree) and reports it; returns the exit status. */
 static int run_and_report(const struct ctl_opts *o, const struct ng_act_hugepages *a, const char *target)
@@ -141,11 +129,17 @@ static int reserve_with(const struct ctl_opts *o, const struct ng_config *cfg, c
         if (r != 0)
                 return r;
         _ng_cleanup_(ng_act_hugepages_freep) struct ng_act_hugepages *a = NULL;
+        _ng_cleanup_(ng_audit_freep) struct ng_audit *au = NULL;
         r = ng_act_hugepages_plan_reserve(s, cfg->node_free_floor_bytes, page_kib, (uint64_t) o->pages, o->node, &a);
         if (r == -EOPNOTSUPP) {
                 fprintf(stderr, "numaguardctl: a node in scope has no %s pool\n", size);
                 return NG_EXIT_UNKNOWN;
         }
+        /* A shrink may take the free pages an instance's reservation needs. */
+        if (r >= 0)
+                r = ng_audit_run(s, cfg, &au);
+        if (r >= 0)
+                r = ng_act_hugepages_check(s, au, a);
         if (r < 0)
                 return ctl_fail("planning the reservation", r);
         return run_and_report(o, a, target);
@@ -160,7 +154,7 @@ int ctl_hugepages_reserve(const struct ctl_opts *o)
         if (ctl_load_config(o, &cfg) < 0)
                 return NG_EXIT_UNKNOWN;
         _ng_cleanup_(ng_snapshot_freep) struct ng_snapshot *s = NULL;
-        int r = collect_topology(o, &s);
+        int r = ctl_collect_for_audit(o, cfg, &s);
         return r < 0 ? fail_read(o, r) : reserve_with(o, cfg, s, page_kib);
 }
 
@@ -175,6 +169,8 @@ static int apply_with(const struct ctl_opts *o, const struct ng_config *cfg, con
                 r = ng_plan_hugepages(s, cfg, au, &p);
         if (r >= 0)
                 r = ng_act_hugepages_plan_apply(s, cfg->node_free_floor_bytes, p, &a);
+        if (r >= 0)
+                r = ng_act_hugepages_check(s, au, a);
         if (r < 0)
                 r = ctl_fail("planning", r);
         else {

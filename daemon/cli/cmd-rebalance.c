@@ -92,13 +92,15 @@ static void print_plan(const struct ng_rebalance_plan *p)
 
 /* One segment: plan, count, move (or not), report. Returns the exit status. */
 static int rebalance_segment(const struct ctl_opts *o, const struct ng_snapshot *s, const struct ng_config *cfg,
-                             const struct ng_instance *in, const struct ng_segment *seg, uint64_t rate,
+                             const struct ng_audit *a, const struct ng_instance *in, const struct ng_segment *seg, uint64_t rate,
                              struct json_object *collect)
 {
         struct ng_rebalance_plan *p = calloc(1, sizeof(*p));
         struct ng_action_result *res = calloc(1, sizeof(*res));
         struct ng_path *path = NULL;
         int r = p && res ? ng_rebalance_plan_segment(s, cfg, in, seg, p) : -ENOMEM;
+        if (r >= 0)
+                r = ng_rebalance_plan_check(s, a, p);
         if (r >= 0 && !o->root)
                 r = ng_path_new(NULL, &path);
         if (r >= 0) {
@@ -154,7 +156,7 @@ static int rebalance_instance(const struct ctl_opts *o, const struct ng_snapshot
                 const struct ng_segment *seg = &a->segments[in->segs[i]];
                 if (seg->kind == NG_SEG_PRIVATE)
                         continue;
-                int r = rebalance_segment(o, s, cfg, in, seg, rate, segs);
+                int r = rebalance_segment(o, s, cfg, a, in, seg, rate, segs);
                 worst = r > worst ? r : worst;
                 done++;
         }

@@ -192,6 +192,10 @@ static void report_text(const struct ctl_opts *o, enum ng_correction kind, const
                         printf("wrote %s to %s (was: %s, read back: %s)\n", w->value, path,
                                w->before[0] ? w->before : "-", w->after[0] ? w->after : "-");
         }
+        if (res->check[0] && !res->check_refused) {
+                _cleanup_free_ char *check = ng_text_dup(NG_TEXT_TERM, res->check);
+                printf("check: %s\n", check ? check : "?");
+        }
         _cleanup_free_ char *t = ng_text_dup(NG_TEXT_TERM, target), *summary = ng_text_dup(NG_TEXT_TERM, res->summary);
         /* What was done goes to stdout; a refusal or a failure is an error. */
         bool error = res->outcome == NG_OUTCOME_REFUSED || res->outcome == NG_OUTCOME_TRANSIENT ||

@@ -32,6 +32,7 @@
 #include <syslog.h>
 #include <systemd/sd-event.h>
 
+#include "ng-action.h"
 #include "ng-audit.h"
 #include "ng-bitmap.h"
 #include "ng-config.h"
@@ -270,6 +271,10 @@ struct enforce_table {
         struct enforce_entry *v;
         size_t n;
         uint64_t actions, failures;     /* for status and metrics */
+        /* Attempts by kind and outcome; those the hugepage reservation
+         * check refused, by kind (numaguardd(8), METRICS). */
+        uint64_t outcomes[NG_CORRECTION_MAX_][NG_OUTCOME_PERMANENT + 1];
+        uint64_t check_refused[NG_CORRECTION_MAX_];
 };
 
 struct manager;

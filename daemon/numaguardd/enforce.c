@@ -46,14 +46,16 @@ static struct enforce_entry *entry(struct enforce_table *t, const char *instance
         return e;
 }
 
-static int do_cpuset(struct manager *m, const struct ng_snapshot *s, const struct ng_instance *in,
-                     struct ng_action_result *res)
+static int do_cpuset(struct manager *m, const struct ng_snapshot *s, const struct ng_audit *a,
+                     const struct ng_instance *in, struct ng_action_result *res)
 {
         const struct ng_action_ops *ops = &ng_action_ops_default;
         struct ng_cpuset_bounds parent;
         struct ng_cpuset_plan plan;
         bool have_parent = ng_cpuset_parent_read(m->path, ops, s, in, &parent) >= 0;
         int r = ng_cpuset_plan(s, in, have_parent ? &parent : NULL, &plan);
+        if (r >= 0)
+                r = ng_cpuset_plan_check(s, a, &plan);
         return r < 0 ? r : ng_cpuset_apply(m->path, ops, &plan, false, res);
 }
 
@@ -65,6 +67,8 @@ static int do_hugepages(struct manager *m, const struct ng_snapshot *s, const st
         int r = ng_plan_hugepages(s, m->config, a, &plan);
         if (r >= 0)
                 r = ng_act_hugepages_plan_apply(s, m->config->node_free_floor_bytes, plan, &act);
+        if (r >= 0)
+                r = ng_act_hugepages_check(s, a, act);
         if (r >= 0)
                 r = ng_act_hugepages_run(act, m->path, &ng_action_ops_default, false, res);
         /* Live pools only: recording them for boot rewrites the host's boot
@@ -100,6 +104,8 @@ static int do_rebalance(struct manager *m, const struct ng_snapshot *s, const st
                 struct ng_rebalance_opts opts = NG_REBALANCE_OPTS_DEFAULT;
                 memset(one, 0, sizeof(*one));
                 r = ng_rebalance_plan_segment(s, m->config, in, seg, plan);
+                if (r >= 0)
+                        r = ng_rebalance_plan_check(s, a, plan);
                 if (r >= 0)
                         r = ng_rebalance_run(plan, &opts, &ng_rebalance_ops_default, NULL, one);
                 if (r < 0 || one->outcome == NG_OUTCOME_NOOP)
@@ -155,7 +161,7 @@ void enforce_run(struct manager *m, const struct ng_snapshot *s, const struct ng
                                 continue;
                         e->last_usec = now;
                         memset(res, 0, sizeof(*res));
-                        int r = k == NG_CORRECTION_CPUSET ? do_cpuset(m, s, in, res)
+                        int r = k == NG_CORRECTION_CPUSET ? do_cpuset(m, s, a, in, res)
                               : k == NG_CORRECTION_HUGEPAGES ? do_hugepages(m, s, a, res)
                               : do_rebalance(m, s, a, in, res);
                         if (r < 0) {
@@ -163,6 +169,9 @@ void enforce_run(struct manager *m, const struct ng_snapshot *s, const struct ng
                                 continue;
                         }
                         m->enforce.actions++;
+                        if ((unsigned) res->outcome <= NG_OUTCOME_PERMANENT)
+                                m->enforce.outcomes[k][res->outcome]++;
+                        m->enforce.check_refused[k] += res->check_refused;
                         sink_action(&m->sink, (enum ng_correction) k, in->name, res);
                         settle(m, e, res);
                 }

@@ -69,6 +69,28 @@ static void sink_metrics(const struct alert_sink *s, FILE *f)
                 "# TYPE numaguard_alerts_lost_total counter\nnumaguard_alerts_lost_total %" PRIu64 "\n", s->lost);
 }
 
+/* What enforce mode did: every correction tried, by kind and outcome, and
+ * those the hugepage reservation check refused (a write that would have
+ * left a reservation short of free pages: SIGBUS at the next first touch). */
+static void enforce_metrics(const struct enforce_table *e, FILE *f)
+{
+        fputs("# HELP numaguard_corrections_total Corrections numaguardd tried in enforce mode, by kind and "
+              "outcome.\n# TYPE numaguard_corrections_total counter\n", f);
+        for (int k = 0; k < NG_CORRECTION_MAX_; k++)
+                for (int o = 0; o <= NG_OUTCOME_PERMANENT; o++)
+                        if (e->outcomes[k][o])
+                                fprintf(f, "numaguard_corrections_total{kind=\"%s\",outcome=\"%s\"} %" PRIu64 "\n",
+                                        ng_correction_kind((enum ng_correction) k)->name,
+                                        ng_outcome_name((enum ng_outcome) o), e->outcomes[k][o]);
+        fputs("# HELP numaguard_corrections_refused_hugepage_check_total Corrections the hugepage reservation "
+              "check refused: the write would have left reserved hugepages without free pages on the nodes "
+              "allowed (SIGBUS at the next first touch).\n"
+              "# TYPE numaguard_corrections_refused_hugepage_check_total counter\n", f);
+        for (int k = 0; k < NG_CORRECTION_MAX_; k++)
+                fprintf(f, "numaguard_corrections_refused_hugepage_check_total{kind=\"%s\"} %" PRIu64 "\n",
+                        ng_correction_kind((enum ng_correction) k)->name, e->check_refused[k]);
+}
+
 static void family(FILE *f, const char *name, const char *help)
 {
         fprintf(f, "# HELP numaguard_%s %s\n# TYPE numaguard_%s gauge\n", name, help, name);
@@ -93,8 +115,10 @@ static int render_poll(const struct manager *m, FILE *f)
         fill_poll(m, &p);
         up(f, true);
         int r = ng_metrics_render(m->snapshot, m->audit, &p, f);
-        if (r >= 0)
+        if (r >= 0) {
                 sink_metrics(&m->sink, f);
+                enforce_metrics(&m->enforce, f);
+        }
         return r;
 }
 

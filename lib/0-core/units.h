@@ -71,6 +71,12 @@ static inline uint64_t ng_mul_sat(uint64_t a, uint64_t b)
         return ng_mul_u64(a, b, &v) ? v : UINT64_MAX;
 }
 
+static inline uint64_t ng_add_sat(uint64_t a, uint64_t b)
+{
+        uint64_t v;
+        return ng_add_u64(a, b, &v) ? v : UINT64_MAX;
+}
+
 #ifdef __cplusplus
 }
 #endif

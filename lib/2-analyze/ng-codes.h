@@ -51,7 +51,8 @@ enum ng_severity {
         X(ZONE_RECLAIM_ON, "3a6f2c9e8b1d4f07a5e4c3b2d1f09e68", WARNING, NONE)            \
         X(HUGEPAGE_OVERCOMMIT, "b7c41e0f93d24a68815e2d6c0af3b915", WARNING, NONE)        \
         X(THP_NOT_AS_VENDOR, "5e9d27b4a0c64f13b8e6f1a2c7d04b59", WARNING, NONE)        \
-        X(HUGEPAGE_NOT_PERMITTED, "046861b6e6e94a7db037874237fe9c18", WARNING, NONE)
+        X(HUGEPAGE_NOT_PERMITTED, "046861b6e6e94a7db037874237fe9c18", WARNING, NONE)     \
+        X(HUGEPAGE_SIGBUS_RISK, "3399a8dd86b84003b75528f930dbbbde", CRITICAL, NONE)
 
 enum ng_code {
 #define NG_CODE_ENUM_(name, msgid, sev, corr) NG_CODE_##name,

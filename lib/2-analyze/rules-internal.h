@@ -67,6 +67,8 @@ int ng_rule_idle(struct audit_ctx *ctx);
 int ng_rule_shortfall(struct audit_ctx *ctx);
 int ng_rule_hugepage_overcommit(struct audit_ctx *ctx);
 int ng_rule_hugepage_not_permitted(struct audit_ctx *ctx, const struct ng_instance *in);
+/* rules-reserve.c */
+int ng_rule_sigbus_risk(struct audit_ctx *ctx);
 /* refusal.c: AUDIT_INCOMPLETE for the processes whose maps were
  * refused, one finding per reason (refusal.h). */
 int ng_rule_refused(struct audit_ctx *ctx);

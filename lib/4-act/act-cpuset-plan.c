@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "act-cpuset-internal.h"
+#include "ng-reserve.h"
 
 struct list_str ng_cpuset_list_s(const struct ng_bitmap *b)
 {
@@ -306,4 +307,25 @@ int ng_cpuset_read_current(const struct ng_path *p, const struct ng_action_ops *
         if (r >= 0 && ng_bitmap_empty(ret))
                 r = read_list(p, ops, plan->dir, mems ? eff_mems_file(plan->version) : eff_cpus_file(plan->version), ret);
         return r;
+}
+
+int ng_cpuset_plan_check(const struct ng_snapshot *s, const struct ng_audit *a, struct ng_cpuset_plan *plan)
+{
+        if (!s || !a || !plan)
+                return -EINVAL;
+        plan->check[0] = '\0';
+        if (plan->refused || !plan->write_mems)
+                return 0;
+        struct ng_resv_change chg = { .cgroup = plan->cgroup, .mems = plan->mems };
+        struct ng_resv_verdict v;
+        int r = ng_resv_check(s, a, &chg, &v);
+        if (r < 0)
+                return r;
+        snprintf(plan->check, sizeof(plan->check), "%s", v.message);
+        if (v.ok)
+                return 0;
+        plan->refused = plan->check_refused = true;
+        snprintf(plan->reason, sizeof(plan->reason), "cpuset.mems %s: %s", ng_cpuset_list_s(&plan->mems).s,
+                 v.message);
+        return 0;
 }

@@ -393,6 +393,8 @@ int ng_cpuset_apply(const struct ng_path *p, const struct ng_action_ops *ops, co
         if (!ops || !plan || !res)
                 return -EINVAL;
         memset(res, 0, sizeof(*res));
+        snprintf(res->check, sizeof(res->check), "%s", plan->check);
+        res->check_refused = plan->check_refused;
         if (plan->refused) {
                 res->outcome = NG_OUTCOME_REFUSED;
                 snprintf(res->summary, sizeof(res->summary), "%.*s", (int) sizeof(res->summary) - 1, plan->reason);

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cleanup.h"
 #include "ng-act-hugepages.h"
+#include "ng-reserve.h"
 #include "units.h"
 #include "util.h"
 
@@ -451,9 +453,12 @@ int ng_act_hugepages_run(const struct ng_act_hugepages *a, const struct ng_path 
         struct run x = { .a = a, .p = p, .ops = ops, .res = res };
         ng_hugepage_size_format(a->page_kib, x.size, sizeof(x.size));
         memset(res, 0, sizeof(*res));
+        snprintf(res->check, sizeof(res->check), "%s", a->check);
+        res->check_refused = a->check_refused;
         if (a->refused) {
                 res->outcome = NG_OUTCOME_REFUSED;
-                appendf(x.parts, sizeof(x.parts), "%s: %s", a->unknown ? "would size pools on what could not be read"
+                appendf(x.parts, sizeof(x.parts), "%s: %s", a->check_refused ? "would take free pages a reservation needs"
+                        : a->unknown ? "would size pools on what could not be read"
                         : "would push a node below its free-memory floor", a->reason);
         } else if (n_changes(a) == 0) {
                 res->outcome = NG_OUTCOME_NOOP;
@@ -467,4 +472,40 @@ int ng_act_hugepages_run(const struct ng_act_hugepages *a, const struct ng_path 
         appendf(res->summary, sizeof(res->summary), "%s pages: %s%s%s", x.size, x.parts, a->note[0] ? "; " : "",
                 a->note);
         return x.e2big ? -E2BIG : 0;
+}
+
+int ng_act_hugepages_check(const struct ng_snapshot *s, const struct ng_audit *audit, struct ng_act_hugepages *a)
+{
+        if (!s || !audit || !a)
+                return -EINVAL;
+        a->check[0] = '\0';
+        if (a->refused)
+                return 0;
+        _cleanup_free_ struct ng_resv_delta *d = calloc(a->n_nodes + 1, sizeof(*d));
+        size_t n = 0;
+        if (!d)
+                return -ENOMEM;
+        for (size_t i = 0; i < a->n_nodes; i++) {
+                const struct ng_act_hugepages_node *an = &a->nodes[i];
+                /* A shrink takes free pages only; growth may be granted short. */
+                uint64_t cut = an->target_pages < an->nr_pages ? an->nr_pages - an->target_pages : 0;
+                if (cut > an->free_pages)
+                        cut = an->free_pages;
+                if (cut)
+                        d[n++] = (struct ng_resv_delta) { .node = an->id, .pages = -(int64_t) cut };
+        }
+        if (n == 0)
+                return 0;
+        struct ng_resv_change chg = { .page_kib = a->page_kib, .delta = d, .n_delta = n };
+        struct ng_resv_verdict v;
+        int r = ng_resv_check(s, audit, &chg, &v);
+        if (r < 0)
+                return r;
+        snprintf(a->check, sizeof(a->check), "%s", v.message);
+        if (!v.ok) {
+                a->refused = a->check_refused = true;
+                a->unknown |= v.unknown;
+                snprintf(a->reason, sizeof(a->reason), "%.*s", (int) sizeof(a->reason) - 1, v.message);
+        }
+        return 0;
 }

@@ -174,6 +174,9 @@ struct json_object *ng_act_outcome_json(enum ng_correction kind, const char *tar
         json_object_object_add(j, "writes", writes);
         json_object_object_add(j, "outcome", json_object_new_string(ng_outcome_name(res->outcome)));
         json_object_object_add(j, "summary", json_object_new_string(res->summary));
+        /* The hugepage reservation check: null when there was none. */
+        json_object_object_add(j, "hugepage_check", res->check[0] ? json_object_new_string(res->check) : NULL);
+        json_object_object_add(j, "hugepage_check_refused", json_object_new_boolean(res->check_refused));
         json_object_object_add(j, "exit_status", json_object_new_int(exit_status));
         return j;
 }

@@ -12,6 +12,8 @@
 #include <time.h>
 
 #include "act-rebalance-internal.h"
+#include "cleanup.h"
+#include "ng-reserve.h"
 #include "ng-format.h"
 #include "units.h"
 
@@ -272,4 +274,35 @@ const char *ng_rebalance_format_moves(const struct ng_rebalance_plan *p, bool mo
                 len += (size_t) k;
         }
         return buf;
+}
+
+int ng_rebalance_plan_check(const struct ng_snapshot *s, const struct ng_audit *a, struct ng_rebalance_plan *plan)
+{
+        if (!s || !a || !plan)
+                return -EINVAL;
+        plan->check[0] = '\0';
+        if (!plan->huge || plan->verdict != NG_OUTCOME_DRY_RUN || plan->move_pages == 0)
+                return 0;
+        _cleanup_free_ struct ng_resv_delta *d = calloc(plan->n_nodes + 1, sizeof(*d));
+        size_t n = 0;
+        if (!d)
+                return -ENOMEM;
+        for (size_t i = 0; i < plan->n_nodes; i++) {
+                const struct ng_rebalance_node *nd = &plan->nodes[i];
+                if (nd->in_pages != nd->out_pages)
+                        d[n++] = (struct ng_resv_delta) { .node = nd->node,
+                                                          .pages = (int64_t) nd->out_pages - (int64_t) nd->in_pages };
+        }
+        struct ng_resv_change chg = { .page_kib = plan->page_bytes / 1024, .delta = d, .n_delta = n };
+        struct ng_resv_verdict v;
+        int r = ng_resv_check(s, a, &chg, &v);
+        if (r < 0)
+                return r;
+        snprintf(plan->check, sizeof(plan->check), "%s", v.message);
+        if (!v.ok) {
+                plan->verdict = NG_OUTCOME_REFUSED;
+                plan->check_refused = true;
+                snprintf(plan->reason, sizeof(plan->reason), "%.*s", (int) sizeof(plan->reason) - 1, v.message);
+        }
+        return 0;
 }

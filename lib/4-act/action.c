@@ -128,6 +128,8 @@ void ng_correction_journal_fields(enum ng_correction c, const char *identifier, 
         fn(userdata, "NUMAGUARD_OUTCOME", outcome);
         snprintf(buf, sizeof(buf), "%zu", res->n_writes);
         fn(userdata, "NUMAGUARD_WRITES", buf);
+        if (res->check[0])
+                fn(userdata, "NUMAGUARD_CHECK", res->check);
         for (size_t i = 0; i < res->n_writes && i < max_writes; i++) {
                 const struct ng_write *w = &res->writes[i];
                 snprintf(buf, sizeof(buf), "%s=%s (read back %s)", w->path, w->value, w->after);

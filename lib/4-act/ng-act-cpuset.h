@@ -94,6 +94,10 @@ struct ng_cpuset_plan {
         char reason[NG_PATH_MAX + 512]; /* why refused */
         bool cpus_inherited, mems_inherited;    /* v2 file empty: the parent's */
         struct ng_owner owner;          /* the write goes through it */
+        /* ng_cpuset_plan_check(): the hugepage reservation check of the new
+         * cpuset.mems, "" when not made. */
+        char check[768];
+        bool check_refused;
 };
 
 /* SetUnitProperties(unit, runtime=false, [AllowedCPUs (cpus), AllowedMemoryNodes
@@ -132,6 +136,17 @@ int ng_cpuset_parent_read(const struct ng_path *p, const struct ng_action_ops *o
  */
 int ng_cpuset_plan(const struct ng_snapshot *s, const struct ng_instance *in, const struct ng_cpuset_bounds *parent,
                    struct ng_cpuset_plan *ret);
+
+/*
+ * The hugepage reservation gate (ng-reserve.h) of a plan that changes
+ * cpuset.mems: the processes of its cgroup take their unfaulted reserved
+ * hugepages from the new nodes only, so a plan that would leave a
+ * reservation without the free pages to serve it (or one already short
+ * shorter) is refused, with the instance, pages reserved, faulted, free
+ * per node and the nodes short in plan->reason. plan->check says what was
+ * weighed either way. Pure. 0 or -ENOMEM.
+ */
+int ng_cpuset_plan_check(const struct ng_snapshot *s, const struct ng_audit *a, struct ng_cpuset_plan *plan);
 
 /*
  * Carries out plan through ops: reads the current values again, widens,

@@ -49,7 +49,23 @@ struct ng_act_hugepages {
         bool unknown;                   /* refused on what could not be read (a pool, free memory, a size) */
         char note[512];                 /* how the targets came about (spread, clamps) */
         char reason[512];               /* why refused, with the numbers */
+        /* ng_act_hugepages_check(): the hugepage reservation check of the
+         * pools it shrinks, "" when not made; check_refused: it refused. */
+        char check[768];
+        bool check_refused;
 };
+
+/*
+ * The hugepage reservation gate (ng-reserve.h): a pool shrunk on a node
+ * takes free pages that an instance confined to that node (its cpuset, a
+ * bind policy) may still need for the reserved pages it has not faulted;
+ * the kernel only keeps the global count whole. Refuses the plan (refused,
+ * reason with the numbers) when a shrink would leave a reservation without
+ * the free pages to serve it, or one already short shorter. Growth is not
+ * counted (the kernel may grant less). Pure. 0 or -ENOMEM.
+ */
+struct ng_audit;
+int ng_act_hugepages_check(const struct ng_snapshot *s, const struct ng_audit *audit, struct ng_act_hugepages *a);
 
 /*
  * `reserve --size --pages [--node]`: with node >= 0, that node's pool of

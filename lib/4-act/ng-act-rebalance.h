@@ -69,7 +69,22 @@ struct ng_rebalance_plan {
          * nothing to move; NG_OUTCOME_REFUSED: reason says why. */
         enum ng_outcome verdict;
         char reason[360];
+        /* ng_rebalance_plan_check(): the hugepage reservation check of a
+         * hugetlb move, "" when not made; check_refused: it refused. */
+        char check[768];
+        bool check_refused;
 };
+
+/*
+ * The hugepage reservation gate (ng-reserve.h) of a hugetlb plan: each page
+ * moved takes a free page of its destination and frees one where it was,
+ * which an instance confined to the destination (its cpuset, a bind
+ * policy) may need for the reserved pages it has not faulted yet. Refuses
+ * (verdict REFUSED, reason with the numbers) a move that would leave a
+ * reservation without the free pages to serve it, or one already short
+ * shorter. Pure. 0 or -ENOMEM.
+ */
+int ng_rebalance_plan_check(const struct ng_snapshot *s, const struct ng_audit *a, struct ng_rebalance_plan *plan);
 
 /*
  * Plans seg of instance in: the nodes its pages spread over (the instance's

@@ -63,6 +63,13 @@ struct ng_action_result {
         struct ng_write writes[NG_ACTION_MAX_WRITES];
         size_t n_writes;
         int error;              /* the first -errno, 0 if none */
+        /* The hugepage reservation check (ng-reserve.h) of a correction
+         * that narrows where an instance may take hugepages or changes the
+         * free pages of a pool: what it weighed, with the numbers; "" when
+         * the correction has nothing a reservation depends on. check_refused:
+         * that check refused it. */
+        char check[768];
+        bool check_refused;
 };
 
 /*
@@ -111,7 +118,8 @@ typedef void (*ng_journal_field_fn)(void *userdata, const char *name, const char
  * MESSAGE ("cpuset db: done: ..."), MESSAGE_ID, PRIORITY (NOTICE),
  * SYSLOG_IDENTIFIER (identifier), NUMAGUARD_EVENT=action, NUMAGUARD_ACTION,
  * NUMAGUARD_INSTANCE (when instance is not NULL), NUMAGUARD_TARGET,
- * NUMAGUARD_OUTCOME, NUMAGUARD_WRITES (their count) and one NUMAGUARD_WRITE
+ * NUMAGUARD_OUTCOME, NUMAGUARD_CHECK (the hugepage reservation check, when
+ * there was one), NUMAGUARD_WRITES (their count) and one NUMAGUARD_WRITE
  * ("path=value (read back after)") for each of the first max_writes writes.
  * Every @FIELD@ of the kind's catalog entry is among them (a unit test
  * checks).

@@ -39,6 +39,12 @@
  *                      resident, and the attachers left map none of them
  *                      (fork(2) copies no page tables of a shared mapping),
  *                      as when a database's filler exits
+ *       --touch MIB    touch only the first MIB of the segment at first (the
+ *                      rest stays reserved and not faulted, as a database's
+ *                      SGA or buffers before they are used)
+ *       --touch-rest FILE  once FILE exists, touch the rest of the segment
+ *                      and write FILE.done ("touched N pages"); a hugepage
+ *                      the pools cannot serve kills it with SIGBUS instead
  *   -r, --ready FILE   when everything is attached, write the report line to
  *                      FILE (atomically: FILE.tmp + rename)
  *   -S, --stop FILE    exit cleanly as soon as FILE exists
@@ -91,7 +97,8 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fputs("usage: ng-shm-workload sysv|file PATH|anon [-s MIB] [-H|--huge-1g|--huge-try] [-k KEY]\n"
-	      "       [-p N] [--split A,B] [--child-touch] [--pin] [--detach] [-r READY_FILE] [-S STOP_FILE] [--keep] [-v]\n", f);
+	      "       [-p N] [--split A,B] [--child-touch] [--pin] [--detach] [--touch MIB] [--touch-rest FILE]\n"
+	      "       [-r READY_FILE] [-S STOP_FILE] [--keep] [-v]\n", f);
 }
 
 static int write_file_atomic(const char *path, const char *text)
@@ -143,7 +150,8 @@ static void child_loop(const char *stop_file)
 static unsigned long mib = 32, page_kib = 4;
 static long nprocs = 2;
 static key_t key = IPC_PRIVATE;
-static const char *ready, *stop_file;
+static const char *ready, *stop_file, *touch_rest;
+static unsigned long touch_mib;
 static int keep, verbose, huge, huge_try, child_touch, pin, detach;
 static int split_a = -1, split_b = -1;
 
@@ -151,7 +159,8 @@ static int split_a = -1, split_b = -1;
  * the exit status. */
 static int parse_options(int argc, char **argv)
 {
-	enum { OPT_HUGE1G = 1000, OPT_KEEP, OPT_HUGETRY, OPT_CHILD_TOUCH, OPT_PIN, OPT_SPLIT, OPT_DETACH };
+	enum { OPT_HUGE1G = 1000, OPT_KEEP, OPT_HUGETRY, OPT_CHILD_TOUCH, OPT_PIN, OPT_SPLIT, OPT_DETACH, OPT_TOUCH,
+	       OPT_TOUCH_REST };
 	static const struct option opts[] = {
 		{ "size", required_argument, NULL, 's' },
 		{ "huge", no_argument, NULL, 'H' },
@@ -166,6 +175,8 @@ static int parse_options(int argc, char **argv)
 		{ "pin", no_argument, NULL, OPT_PIN },
 		{ "detach", no_argument, NULL, OPT_DETACH },
 		{ "split", required_argument, NULL, OPT_SPLIT },
+		{ "touch", required_argument, NULL, OPT_TOUCH },
+		{ "touch-rest", required_argument, NULL, OPT_TOUCH_REST },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -186,6 +197,8 @@ static int parse_options(int argc, char **argv)
 		case OPT_CHILD_TOUCH: child_touch = 1; break;
 		case OPT_PIN: pin = 1; break;
 		case OPT_DETACH: detach = 1; break;
+		case OPT_TOUCH: touch_mib = strtoul(optarg, NULL, 0); break;
+		case OPT_TOUCH_REST: touch_rest = optarg; break;
 		case OPT_SPLIT:
 			if (sscanf(optarg, "%d,%d", &split_a, &split_b) != 2 || split_a < 0 || split_b < 0 ||
 			    split_a >= 64 || split_b >= 64) {
@@ -314,7 +327,16 @@ int main(int argc, char **argv)
 	}
 
 	/* First touch: this is where the policy decides the node of each page. */
-	for (size_t off = 0; off < bytes; off += step)
+	size_t touched_bytes = bytes;
+	if (touch_mib) {
+		touched_bytes = (size_t)touch_mib << 20;
+		if (touched_bytes > bytes || touched_bytes % step) {
+			fprintf(stderr, "ng-shm-workload: --touch: more than the segment or not whole pages\n");
+			rc = 1;
+			goto out;
+		}
+	}
+	for (size_t off = 0; off < touched_bytes; off += step)
 		p[off] = (char)(off / step);
 
 	int touched[2] = { -1, -1 };
@@ -402,6 +424,19 @@ int main(int argc, char **argv)
 	while (!stop_requested && !(stop_file && access(stop_file, F_OK) == 0)) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
+		if (touch_rest && p && touched_bytes < bytes && access(touch_rest, F_OK) == 0) {
+			char done[4096], msg[64];
+			size_t n = 0;
+			for (size_t off = touched_bytes; off < bytes; off += step, n++)
+				p[off] = (char)(off / step);    /* SIGBUS here when no node may serve it */
+			touched_bytes = bytes;
+			snprintf(done, sizeof done, "%s.done", touch_rest);
+			snprintf(msg, sizeof msg, "touched %zu pages\n", n);
+			if (write_file_atomic(done, msg) != 0)
+				fprintf(stderr, "ng-shm-workload: cannot write %s: %s\n", done, strerror(errno));
+			if (verbose)
+				print_numa_maps_line(p);
+		}
 	}
 
 out:

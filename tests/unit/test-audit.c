@@ -770,8 +770,9 @@ START_TEST(codes_are_stable)
                                              "AUDIT_INCOMPLETE", "CPUSET_NOT_PERSISTENT",
                                              "HUGEPAGE_NOT_PERSISTENT", "HIDDEN_HOP", "SLOW_TIER",
                                              "SHMEM_DEMOTABLE", "ZONE_RECLAIM_ON", "HUGEPAGE_OVERCOMMIT",
-                                             "THP_NOT_AS_VENDOR", "HUGEPAGE_NOT_PERMITTED" };
-        ck_assert_int_eq(NG_CODE_MAX_, 24);
+                                             "THP_NOT_AS_VENDOR", "HUGEPAGE_NOT_PERMITTED",
+                                             "HUGEPAGE_SIGBUS_RISK" };
+        ck_assert_int_eq(NG_CODE_MAX_, 25);
         for (int i = 0; i < NG_CODE_MAX_; i++) {
                 enum ng_code c;
                 ck_assert_str_eq(ng_code_name((enum ng_code) i), names[i]);

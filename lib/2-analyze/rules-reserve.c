@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* analyze, HUGEPAGE_SIGBUS_RISK: reserved hugepages not yet faulted that
+ * the nodes their processes may use cannot serve (ng-reserve.h). */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cleanup.h"
+#include "ng-format.h"
+#include "ng-reserve.h"
+#include "rules-internal.h"
+
+/* The command that grows the pool: on the one node, or over several. */
+static void fix_text(const struct ng_snapshot *s, const struct ng_resv_weighed *w, char *buf, size_t size)
+{
+        const struct ng_resv_need *nd = &w->need;
+        char page[16];
+        ng_format_page_size(nd->page_kib, page, sizeof(page));
+        int only = ng_bitmap_count(&nd->nodes) == 1 ? ng_bitmap_next(&nd->nodes, 0) : -1;
+        const struct ng_node *node = only >= 0 ? ng_snapshot_node(s, only) : NULL;
+        const struct ng_hugepool *hp = node ? ng_node_pool(node, nd->page_kib) : NULL;
+        if (hp)
+                snprintf(buf, size, "grow node %d's %s pool by %" PRIu64 " pages (numaguardctl hugepages reserve "
+                         "--size %s --node %d --pages %" PRIu64 "), or widen the instance's cpuset.mems to nodes "
+                         "with free pages; never narrow it further before the pages are faulted",
+                         only, page, w->short_pages, page, only, hp->nr_pages + w->short_pages);
+        else
+                snprintf(buf, size, "grow the %s pools of nodes %.60s by %" PRIu64 " pages in all (numaguardctl "
+                         "hugepages reserve), or widen the instance's cpuset.mems to nodes with free pages", page,
+                         ng_rules_list_h(&nd->nodes).s, w->short_pages);
+}
+
+static int raise(struct audit_ctx *ctx, const struct ng_resv_weighed *w)
+{
+        const struct ng_resv_need *nd = &w->need;
+        const struct ng_instance *in = &ctx->a->instances[nd->instance];
+        char what[700], advice[256], surplus[200] = "";
+        ng_resv_describe(ctx->s, ctx->a, w, what, sizeof(what));
+        fix_text(ctx->s, w, advice, sizeof(advice));
+        bool may = w->surplus_possible_pages >= w->short_pages;
+        if (w->surplus_possible_pages)
+                snprintf(surplus, sizeof(surplus), "; vm.nr_overcommit_hugepages may still give %" PRIu64
+                         " surplus pages from free memory there at fault time, which a fragmented node cannot",
+                         w->surplus_possible_pages);
+        return ng_rules_add(ctx, NG_CODE_HUGEPAGE_SIGBUS_RISK, may ? NG_SEV_WARNING : NG_SEV_CRITICAL, in,
+                   nd->segment, &nd->nodes, (double) w->short_pages, advice,
+                   "%" PRIu64 " page%s short: the next first touch of a reserved page may die of SIGBUS (%s)%s",
+                   w->short_pages, w->short_pages == 1 ? "" : "s", what, surplus);
+}
+
+/* One finding for each instance and page size: its worst need. */
+int ng_rule_sigbus_risk(struct audit_ctx *ctx)
+{
+        _cleanup_free_ struct ng_resv_need *needs = NULL;
+        _cleanup_free_ struct ng_resv_weighed *w = NULL;
+        size_t n;
+        if (ng_resv_needs(ctx->s, ctx->a, NULL, &needs, &n) < 0)
+                return -ENOMEM;
+        if (n == 0)
+                return 0;
+        w = calloc(n, sizeof(*w));
+        if (!w)
+                return -ENOMEM;
+        ng_resv_weigh(ctx->s, needs, n, NULL, w);
+        for (size_t i = 0; i < n; i++) {
+                if (w[i].state != NG_RESV_SHORT)
+                        continue;
+                bool worst = true;
+                for (size_t k = 0; k < n && worst; k++)
+                        if (k != i && w[k].state == NG_RESV_SHORT && w[k].need.instance == w[i].need.instance &&
+                            w[k].need.page_kib == w[i].need.page_kib &&
+                            (w[k].short_pages > w[i].short_pages || (w[k].short_pages == w[i].short_pages && k < i)))
+                                worst = false;
+                int r = worst ? raise(ctx, &w[i]) : 0;
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
