@@ -103,7 +103,7 @@ _numaguardctl() {
         syn=$("$ctl" help "${_ng_cmd[@]:0:2}" 2>/dev/null | head -1)
         local words_in_name=1
         [ -n "$subs" ] && words_in_name=2
-        if [[ $syn == *" INSTANCE"* ]] && ((n == words_in_name)); then
+        if [[ $syn == *" INSTANCE"* || $syn == *" [INSTANCE]"* ]] && ((n == words_in_name)); then
                 local IFS=$'\n'
                 COMPREPLY=($(compgen -W "$(_numaguardctl_instances "$_ng_conf")" -- "$cur"))
         fi

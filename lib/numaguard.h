@@ -30,6 +30,7 @@
 /* collect */
 #include "ng-path.h"
 #include "ng-kernel.h"
+#include "ng-dbconf.h"
 #include "ng-owner.h"
 #include "ng-latency.h"
 #include "ng-snapshot.h"
@@ -42,6 +43,7 @@
 #include "ng-audit.h"
 #include "ng-plan.h"
 #include "ng-reserve.h"
+#include "ng-rehearse.h"
 
 /* report */
 #include "ng-report.h"

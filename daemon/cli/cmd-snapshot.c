@@ -26,6 +26,7 @@
 #include "engine.h"
 #include "ng-audit.h"
 #include "ng-config.h"
+#include "ng-dbconf.h"
 #include "ng-report.h"
 #include "ng-snapshot.h"
 #include "path-open.h"
@@ -109,8 +110,18 @@ static int stage_file(struct stage *st, char kind, const char *path, const char 
 static void recorder(void *userdata, char kind, const char *path, const char *buf, size_t len)
 {
         struct stage *st = userdata;
+        _cleanup_free_ char *kept = NULL;
         if (kind == 'f')
                 ctl_progress_file(st->progress);
+        /* A database's configuration: only the settings numaguard reads. */
+        if (kind == 'f' && ng_db_conf_path(path)) {
+                if (ng_db_conf_redact(buf, len, &kept, &len) < 0) {
+                        if (st->error == 0)
+                                st->error = -ENOMEM;
+                        return;
+                }
+                buf = kept;
+        }
         int r = stage_file(st, kind, path, buf, len);
         if (r < 0 && st->error == 0)
                 st->error = r;

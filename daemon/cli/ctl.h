@@ -95,6 +95,9 @@ int ctl_cpuset(const struct ctl_opts *o);
 int ctl_probe(const struct ctl_opts *o);
 /* `rebalance INSTANCE [--dry-run]` (cmd-rebalance.c). */
 int ctl_rebalance(const struct ctl_opts *o);
+/* `rehearse [INSTANCE]` (cmd-rehearse.c): the next start of each instance,
+ * or of INSTANCE, predicted. Returns the exit status. */
+int ctl_rehearse(const struct ctl_opts *o);
 /* Prints "numaguardctl: COMMAND: what was wrong (see 'numaguardctl help
  * COMMAND')" to stderr and returns NG_EXIT_UNKNOWN: a usage error. */
 int ctl_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

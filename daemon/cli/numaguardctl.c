@@ -129,6 +129,13 @@ static const struct ctl_command {
         { "rebalance", "INSTANCE", CO_ROOT | CO_CONFIG | CO_EXACT | CO_DRY_RUN | CO_JSON | CO_TEXT, 0,
           "move INSTANCE's cyclops segments' pages over its nodes (--dry-run first)", EXIT_CORRECTION,
           PROG " rebalance ORCL --dry-run", ctl_rebalance },
+        { "rehearse", "[INSTANCE]", CO_ROOT | CO_CONFIG | CO_JSON | CO_TEXT, 0,
+          "predict what each instance's next start gets from the hugepage pools (changes nothing)",
+          "  0  every instance starts in hugepages, or in 4 KiB pages as its setting asks\n"
+          "  1  one falls back to 4 KiB pages, partly or wholly, or lands on one node (cyclops)\n"
+          "  2  one would not start, or would die of SIGBUS at a first touch\n"
+          "  3  cannot tell for one (the reason is given), bad usage, unreadable host or configuration\n",
+          PROG " rehearse postgresql:/var/lib/postgresql/15/main", ctl_rehearse },
         { "snapshot", NULL, CO_ROOT | CO_CONFIG | CO_EXACT | CO_OUTPUT, 0,
           "capture what numaguard reads into a .tar.gz (-o FILE)", EXIT_REPORT, PROG " snapshot -o /tmp/host.tar.gz",
           ctl_snapshot },
@@ -467,7 +474,7 @@ int main(int argc, char **argv)
         o.command = c->name;
         o.args = words + used;
         o.n_args = n - used;
-        if (c->args && o.n_args == 0)
+        if (c->args && c->args[0] != '[' && o.n_args == 0)
                 return ctl_usage_error(c->name, "missing %s", c->args);
         if (o.n_args > (c->args ? 1 : 0))
                 return ctl_usage_error(c->name, "unexpected argument '%s'", o.args[c->args ? 1 : 0]);

@@ -38,6 +38,14 @@ bool ng_bitmap_intersects(const struct ng_bitmap *a, const struct ng_bitmap *b)
         return false;
 }
 
+bool ng_bitmap_subset(const struct ng_bitmap *a, const struct ng_bitmap *b)
+{
+        for (size_t i = 0; i < NG_BITMAP_WORDS; i++)
+                if (a->w[i] & ~b->w[i])
+                        return false;
+        return true;
+}
+
 void ng_bitmap_or(struct ng_bitmap *dst, const struct ng_bitmap *src)
 {
         for (size_t i = 0; i < NG_BITMAP_WORDS; i++)

@@ -40,6 +40,8 @@ unsigned ng_bitmap_count(const struct ng_bitmap *b);
 bool ng_bitmap_empty(const struct ng_bitmap *b);
 bool ng_bitmap_equal(const struct ng_bitmap *a, const struct ng_bitmap *b);
 bool ng_bitmap_intersects(const struct ng_bitmap *a, const struct ng_bitmap *b);
+/* Every bit of a is set in b. */
+bool ng_bitmap_subset(const struct ng_bitmap *a, const struct ng_bitmap *b);
 void ng_bitmap_or(struct ng_bitmap *dst, const struct ng_bitmap *src);
 void ng_bitmap_and(struct ng_bitmap *dst, const struct ng_bitmap *src);
 /* Next set bit at or after i, or -1. */

@@ -44,6 +44,37 @@ static int cgroup_dir(const struct ng_mount *m, const char *path, char **ret)
         return asprintf(ret, "%s%s", m->mountpoint, path) < 0 ? -ENOMEM : 0;
 }
 
+/* "max" or a byte count: UINT64_MAX for "max"; false when neither. */
+static bool limit_value(struct collector *c, uint64_t *ret, const char *dir, uint64_t n, const char *unit,
+                        const char *file)
+{
+        char *buf;
+        bool ok = false;
+        if (ng_collect_read(c, &buf, NULL, "%s/hugetlb.%" PRIu64 "%s.%s", dir, n, unit, file) < 0)
+                return false;
+        if (!strcmp(buf, "max\n") || !strcmp(buf, "max")) {
+                *ret = UINT64_MAX;
+                ok = true;
+        } else
+                ok = ng_parse_u64_full(buf, ret) >= 0;
+        free(buf);
+        return ok;
+}
+
+static void read_hugetlb_limit(struct collector *c, struct ng_cgroup *cg, uint64_t kib, uint64_t n, const char *unit)
+{
+        if (cg->n_hugetlb_limit >= NG_MAX_HUGE_SIZES)
+                return;
+        __typeof__(cg->hugetlb_limit[0]) *l = &cg->hugetlb_limit[cg->n_hugetlb_limit];
+        *l = (__typeof__(*l)) { .page_kib = kib };
+        l->known = limit_value(c, &l->max_bytes, cg->dir, n, unit, "max") &&
+                   limit_value(c, &l->current_bytes, cg->dir, n, unit, "current");
+        l->rsvd_known = limit_value(c, &l->rsvd_max_bytes, cg->dir, n, unit, "rsvd.max") &&
+                        limit_value(c, &l->rsvd_current_bytes, cg->dir, n, unit, "rsvd.current");
+        if (l->known || l->rsvd_known)
+                cg->n_hugetlb_limit++;
+}
+
 static void read_cgroup_files(struct collector *c, struct ng_cgroup *cg)
 {
         static const char *const v1[] = { "cpuset.cpus", "cpuset.mems", "cpuset.effective_cpus", "cpuset.effective_mems" };
@@ -72,6 +103,7 @@ static void read_cgroup_files(struct collector *c, struct ng_cgroup *cg)
                 uint64_t kib = c->s->pools[i].page_kib;
                 const char *unit = kib >= 1048576 ? "GB" : kib >= 1024 ? "MB" : "KB";
                 uint64_t n = kib >= 1048576 ? kib >> 20 : kib >= 1024 ? kib >> 10 : kib;
+                read_hugetlb_limit(c, cg, kib, n, unit);
                 if (ng_collect_read(c, &buf, NULL, "%s/hugetlb.%" PRIu64 "%s.numa_stat", cg->dir, n, unit) < 0)
                         continue;
                 size_t k = cg->n_hugetlb_numa_stat;

@@ -151,6 +151,8 @@ int ng_collect_procs(struct collector *c);
 int ng_collect_placement(struct collector *c);
 int ng_collect_pidfiles(struct collector *c);
 void ng_collect_libnuma(struct collector *c);
+/* dbconf/dbconf.c: the hugepage settings of each PostgreSQL postmaster. */
+int ng_collect_db_settings(struct collector *c);
 /* Adds a copy of *smp to s->samples. */
 int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp);
 /* collect-whole.c: tier 1 (or 2, exact) asked of each shmem segment

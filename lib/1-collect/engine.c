@@ -37,6 +37,7 @@ const struct ng_engine ng_engines[] = {
          * shared_memory_type = sysv, anonymous (no right needed) by default. */
         { .name = "postgresql", .type = "postgresql",
           .family = postgresql, .nested = true, .dir_shortopt = "-D", .dir_longopt = "--pgdata",
+          .conf_file = "postgresql.conf", .auto_conf_file = "postgresql.auto.conf",
           .hugetlb_shm_fix = "set vm.hugetlb_shm_group to the gid of the postgres group (sysctl.d), as PostgreSQL's "
                              "kernel-resources chapter says, or shared_memory_type = mmap, which needs no such right; "
                              "then restart" },

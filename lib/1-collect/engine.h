@@ -61,6 +61,11 @@ struct ng_engine {
         /* How to give its user the right to SysV SHM_HUGETLB segments, in
          * its vendor's words (HUGEPAGE_NOT_PERMITTED); NULL: the generic. */
         const char *hugetlb_shm_fix;
+        /* Its configuration as its next start reads it (ng-dbconf.h), in
+         * PostgreSQL's syntax: the main file in its data directory (the
+         * main process's working directory) unless its command line names
+         * another, then the file ALTER SYSTEM writes there. NULL: not read. */
+        const char *conf_file, *auto_conf_file;
 };
 
 /* The table, in the order discovery tries it, and its length. */

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "ng-bitmap.h"
+#include "ng-dbconf.h"
 #include "ng-owner.h"
 #include "ng-latency.h"
 #include "ng-kernel.h"
@@ -168,6 +169,17 @@ struct ng_cgroup {
                 size_t n;
         } hugetlb_numa_stat[NG_MAX_HUGE_SIZES];
         size_t n_hugetlb_numa_stat;
+        /* v2 hugetlb limits of this cgroup (not its ancestors'), one per
+         * page size the host has: hugetlb.<size>.max bounds what its tasks
+         * fault (beyond it a fault is SIGBUS), .rsvd.max what they reserve
+         * (beyond it mmap fails); in bytes, UINT64_MAX for "max"; with
+         * .current and .rsvd.current. known/rsvd_known false: not read. */
+        struct {
+                uint64_t page_kib;
+                bool known, rsvd_known;
+                uint64_t max_bytes, current_bytes, rsvd_max_bytes, rsvd_current_bytes;
+        } hugetlb_limit[NG_MAX_HUGE_SIZES];
+        size_t n_hugetlb_limit;
         struct ng_owner owner;  /* who restores its cpuset (ng-owner.h) */
 };
 
@@ -391,6 +403,10 @@ struct ng_snapshot {
         size_t n_containers;
         /* numaguard's own credentials when it collected (live host). */
         struct ng_self_creds self;
+        /* What each database main process's configuration asks of
+         * hugepages at its next start (ng-dbconf.h), pid order. */
+        struct ng_db_settings *db_settings;
+        size_t n_db_settings;
 };
 
 /* Returns 0 or -errno; a missing feature is recorded as absent, a process
@@ -402,8 +418,14 @@ void ng_snapshot_free(struct ng_snapshot *s);
 
 const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id);
 const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid);
+/* The configuration read for main process pid, or NULL. */
+const struct ng_db_settings *ng_snapshot_db_settings(const struct ng_snapshot *s, pid_t pid);
 /* The node's pool of page_kib pages, or NULL. */
 const struct ng_hugepool *ng_node_pool(const struct ng_node *nd, uint64_t page_kib);
+/* The host's pool of page_kib pages (/sys/kernel/mm/hugepages), or NULL. */
+const struct ng_hugepool *ng_snapshot_pool(const struct ng_snapshot *s, uint64_t page_kib);
+/* The online nodes that have memory (ng_node.has_memory). */
+struct ng_bitmap ng_snapshot_memory_nodes(const struct ng_snapshot *s);
 /* The free-memory floor of a node: configured_bytes, or for
  * NG_FREE_FLOOR_AUTO (ng-config.h) the largest of the node's high
  * watermark, its promo watermark when it is in the fastest of several

@@ -357,3 +357,28 @@ bool ng_snapshot_slower_tier(const struct ng_snapshot *s, int node, int tier)
         const struct ng_node *nd = ng_snapshot_node(s, node);
         return nd && tier >= 0 && nd->tier > tier;
 }
+
+const struct ng_db_settings *ng_snapshot_db_settings(const struct ng_snapshot *s, pid_t pid)
+{
+        for (size_t i = 0; i < s->n_db_settings; i++)
+                if (s->db_settings[i].pid == pid)
+                        return &s->db_settings[i];
+        return NULL;
+}
+
+const struct ng_hugepool *ng_snapshot_pool(const struct ng_snapshot *s, uint64_t page_kib)
+{
+        for (size_t i = 0; i < s->n_pools; i++)
+                if (s->pools[i].page_kib == page_kib)
+                        return &s->pools[i];
+        return NULL;
+}
+
+struct ng_bitmap ng_snapshot_memory_nodes(const struct ng_snapshot *s)
+{
+        struct ng_bitmap r = {0};
+        for (size_t i = 0; i < s->topo.n_nodes; i++)
+                if (s->topo.nodes[i].has_memory)
+                        ng_bitmap_set(&r, (unsigned) s->topo.nodes[i].id);
+        return r;
+}

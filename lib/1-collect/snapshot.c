@@ -106,6 +106,8 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                         r = ng_collect_placement(&c);
                 if (r >= 0)
                         r = ng_collect_pidfiles(&c);
+                if (r >= 0)
+                        r = ng_collect_db_settings(&c);
                 ng_collect_libnuma(&c);
         }
         free(c.whole);
@@ -157,5 +159,6 @@ void ng_snapshot_free(struct ng_snapshot *s)
                 ng_sample_done(&s->samples[i]);
         free(s->samples);
         ng_latency_free(s->latency);
+        free(s->db_settings);
         free(s);
 }

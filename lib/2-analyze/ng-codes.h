@@ -52,7 +52,8 @@ enum ng_severity {
         X(HUGEPAGE_OVERCOMMIT, "b7c41e0f93d24a68815e2d6c0af3b915", WARNING, NONE)        \
         X(THP_NOT_AS_VENDOR, "5e9d27b4a0c64f13b8e6f1a2c7d04b59", WARNING, NONE)        \
         X(HUGEPAGE_NOT_PERMITTED, "046861b6e6e94a7db037874237fe9c18", WARNING, NONE)     \
-        X(HUGEPAGE_SIGBUS_RISK, "3399a8dd86b84003b75528f930dbbbde", CRITICAL, NONE)
+        X(HUGEPAGE_SIGBUS_RISK, "3399a8dd86b84003b75528f930dbbbde", CRITICAL, NONE)      \
+        X(HUGEPAGE_NEXT_START, "747fe1de60694c0a87056d1e1b692e94", WARNING, NONE)
 
 enum ng_code {
 #define NG_CODE_ENUM_(name, msgid, sev, corr) NG_CODE_##name,

@@ -29,7 +29,9 @@ extern "C" {
 #endif
 
 struct ng_resv_need {
-        size_t instance;                /* index into ng_audit.instances */
+        /* index into ng_audit.instances; n_instances for segments of no
+         * instance (their reservations count, no finding is about them) */
+        size_t instance;
         uint64_t page_kib;
         /* Its hugetlb segments of page_kib pages that processes with this
          * node set map: their size in pages, the pages already faulted,

@@ -20,14 +20,6 @@
  * fault time: no surplus page of that size is ever made. */
 #define GIGANTIC_KIB (1024u * 1024u)
 
-static bool subset(const struct ng_bitmap *a, const struct ng_bitmap *b)
-{
-        for (size_t i = 0; i < NG_BITMAP_WORDS; i++)
-                if (a->w[i] & ~b->w[i])
-                        return false;
-        return true;
-}
-
 static bool cgroup_under(const char *path, const char *prefix, bool *ret_exact)
 {
         size_t n = strlen(prefix);
@@ -46,15 +38,6 @@ static const char *cpuset_path(const struct ng_proc *pr)
 {
         const char *p = ng_pid_cgroup_v1_path(&pr->cgroup, "cpuset");
         return p ? p : ng_pid_cgroup_v2_path(&pr->cgroup);
-}
-
-static struct ng_bitmap memory_nodes(const struct ng_snapshot *s)
-{
-        struct ng_bitmap r = {0};
-        for (size_t i = 0; i < s->topo.n_nodes; i++)
-                if (s->topo.nodes[i].has_memory)
-                        ng_bitmap_set(&r, (unsigned) s->topo.nodes[i].id);
-        return r;
 }
 
 /* The bind policy pr's numa_maps shows on its mapping of seg, if any. */
@@ -78,7 +61,7 @@ static bool bind_nodes(const struct ng_proc *pr, const struct ng_segment *seg, s
 static struct ng_bitmap allowed(const struct ng_snapshot *s, const struct ng_proc *pr, const struct ng_segment *seg,
                                 const struct ng_resv_change *chg)
 {
-        struct ng_bitmap r = memory_nodes(s), b;
+        struct ng_bitmap r = ng_snapshot_memory_nodes(s), b;
         if (pr->status.has_mems_allowed) {
                 ng_idset_to_bitmap(&pr->status.mems_allowed, &b);
                 ng_bitmap_and(&r, &b);
@@ -87,7 +70,7 @@ static struct ng_bitmap allowed(const struct ng_snapshot *s, const struct ng_pro
         bool exact;
         if (cg && cgroup_under(cg, chg->cgroup, &exact)) {
                 if (exact) {
-                        r = memory_nodes(s);
+                        r = ng_snapshot_memory_nodes(s);
                         ng_bitmap_and(&r, &chg->mems);
                 } else
                         ng_bitmap_and(&r, &chg->mems);
@@ -95,14 +78,6 @@ static struct ng_bitmap allowed(const struct ng_snapshot *s, const struct ng_pro
         if (bind_nodes(pr, seg, &b))
                 ng_bitmap_and(&r, &b);
         return r;
-}
-
-static const struct ng_hugepool *global_pool(const struct ng_snapshot *s, uint64_t page_kib)
-{
-        for (size_t i = 0; i < s->n_pools; i++)
-                if (s->pools[i].page_kib == page_kib)
-                        return &s->pools[i];
-        return NULL;
 }
 
 struct builder {
@@ -184,18 +159,27 @@ int ng_resv_needs(const struct ng_snapshot *s, const struct ng_audit *a, const s
                   struct ng_resv_need **ret, size_t *ret_n)
 {
         struct builder b = {0};
-        for (size_t i = 0; i < a->n_instances; i++)
-                for (size_t k = 0; k < a->instances[i].n_segs; k++)
-                        if (add_segment(&b, s, a, i, a->instances[i].segs[k], chg) < 0) {
-                                free(b.v);
-                                free(b.last_seg);
-                                return -ENOMEM;
-                        }
+        _cleanup_free_ bool *claimed = calloc(a->n_segments + 1, sizeof(*claimed));
+        int r = claimed ? 0 : -ENOMEM;
+        for (size_t i = 0; i < a->n_instances && r >= 0; i++)
+                for (size_t k = 0; k < a->instances[i].n_segs && r >= 0; k++) {
+                        claimed[a->instances[i].segs[k]] = true;
+                        r = add_segment(&b, s, a, i, a->instances[i].segs[k], chg);
+                }
+        /* Segments of no instance (smaller than min_segment_size, say)
+         * reserve pages too. */
+        for (size_t k = 0; k < a->n_segments && r >= 0; k++)
+                if (!claimed[k])
+                        r = add_segment(&b, s, a, a->n_instances, k, chg);
         free(b.last_seg);
+        if (r < 0) {
+                free(b.v);
+                return r;
+        }
         /* The kernel counts every reserved page not yet faulted
          * (resv_hugepages): no need is larger. */
         for (size_t i = 0; i < b.n; i++) {
-                const struct ng_hugepool *hp = global_pool(s, b.v[i].page_kib);
+                const struct ng_hugepool *hp = ng_snapshot_pool(s, b.v[i].page_kib);
                 if (hp && !hp->unknown && b.v[i].unfaulted_pages > hp->resv_pages)
                         b.v[i].unfaulted_pages = hp->resv_pages;
         }
@@ -243,7 +227,7 @@ static bool free_on(const struct ng_snapshot *s, const struct ng_bitmap *nodes, 
  * free memory of nodes holds. */
 static uint64_t surplus_possible(const struct ng_snapshot *s, const struct ng_bitmap *nodes, uint64_t page_kib)
 {
-        const struct ng_hugepool *hp = global_pool(s, page_kib);
+        const struct ng_hugepool *hp = ng_snapshot_pool(s, page_kib);
         if (!hp || hp->unknown || page_kib >= GIGANTIC_KIB || hp->overcommit_pages <= hp->surplus_pages)
                 return 0;
         uint64_t room = hp->overcommit_pages - hp->surplus_pages, mem_pages = 0;
@@ -267,17 +251,17 @@ void ng_resv_weigh(const struct ng_snapshot *s, const struct ng_resv_need *needs
                  * segments may be counted in several of them). */
                 for (size_t j = 0; j < n; j++) {
                         const struct ng_resv_need *o = &needs[j];
-                        if (o->page_kib != nd->page_kib || !subset(&o->nodes, &nd->nodes))
+                        if (o->page_kib != nd->page_kib || !ng_bitmap_subset(&o->nodes, &nd->nodes))
                                 continue;
                         bool counted = false;
                         for (size_t k = 0; k < j && !counted; k++)
                                 counted = needs[k].instance == o->instance && needs[k].page_kib == nd->page_kib &&
-                                          subset(&needs[k].nodes, &nd->nodes);
+                                          ng_bitmap_subset(&needs[k].nodes, &nd->nodes);
                         if (!counted) {
                                 uint64_t most = 0;
                                 for (size_t k = j; k < n; k++)
                                         if (needs[k].instance == o->instance && needs[k].page_kib == nd->page_kib &&
-                                            subset(&needs[k].nodes, &nd->nodes) && needs[k].unfaulted_pages > most)
+                                            ng_bitmap_subset(&needs[k].nodes, &nd->nodes) && needs[k].unfaulted_pages > most)
                                                 most = needs[k].unfaulted_pages;
                                 w->demand_pages = ng_add_sat(w->demand_pages, most);
                         }
@@ -325,7 +309,7 @@ static void describe(const struct ng_snapshot *s, const struct ng_audit *a, cons
                          w->demand_pages);
         snprintf(buf, size, "instance %s: %" PRIu64 " of %" PRIu64 " reserved %s hugepages of %s%s not yet faulted "
                  "(%s%" PRIu64 " faulted)%s; free %s pages where pid %d may take them: %s%s%s%s",
-                 nd->instance < a->n_instances ? a->instances[nd->instance].name : "?", nd->unfaulted_pages,
+                 nd->instance < a->n_instances ? a->instances[nd->instance].name : "(none)", nd->unfaulted_pages,
                  nd->reserved_pages, page, nd->segment, nd->n_segments > 1 ? " and others" : "",
                  nd->faulted_at_least ? "at least " : "", nd->faulted_pages, extra, page, (int) nd->pid,
                  in[0] ? in : "no node", out[0] ? " (elsewhere: " : "", out, out[0] ? ")" : "");

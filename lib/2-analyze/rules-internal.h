@@ -69,6 +69,7 @@ int ng_rule_hugepage_overcommit(struct audit_ctx *ctx);
 int ng_rule_hugepage_not_permitted(struct audit_ctx *ctx, const struct ng_instance *in);
 /* rules-reserve.c */
 int ng_rule_sigbus_risk(struct audit_ctx *ctx);
+int ng_rule_next_start(struct audit_ctx *ctx, const struct ng_instance *in);
 /* refusal.c: AUDIT_INCOMPLETE for the processes whose maps were
  * refused, one finding per reason (refusal.h). */
 int ng_rule_refused(struct audit_ctx *ctx);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* analyze, HUGEPAGE_SIGBUS_RISK: reserved hugepages not yet faulted that
- * the nodes their processes may use cannot serve (ng-reserve.h). */
+/* analyze, the hugepage rules of reservations: HUGEPAGE_SIGBUS_RISK,
+ * reserved hugepages not yet faulted that the nodes their processes may
+ * use cannot serve (ng-reserve.h); HUGEPAGE_NEXT_START, what the instance's
+ * next start gets from the pools (ng-rehearse.h). */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,6 +11,7 @@
 
 #include "cleanup.h"
 #include "ng-format.h"
+#include "ng-rehearse.h"
 #include "ng-reserve.h"
 #include "rules-internal.h"
 
@@ -65,7 +68,7 @@ int ng_rule_sigbus_risk(struct audit_ctx *ctx)
                 return -ENOMEM;
         ng_resv_weigh(ctx->s, needs, n, NULL, w);
         for (size_t i = 0; i < n; i++) {
-                if (w[i].state != NG_RESV_SHORT)
+                if (w[i].state != NG_RESV_SHORT || w[i].need.instance >= ctx->a->n_instances)
                         continue;
                 bool worst = true;
                 for (size_t k = 0; k < n && worst; k++)
@@ -78,4 +81,38 @@ int ng_rule_sigbus_risk(struct audit_ctx *ctx)
                         return r;
         }
         return 0;
+}
+
+/* HUGEPAGE_NEXT_START: the next start would not be all in hugepages, or
+ * would put them all on one node. A fallback to 4 KiB pages is raised only
+ * where the pool of its size holds pages (a host without hugepages is not
+ * told so on every poll) or the setting requires them; no start and SIGBUS
+ * always, critical. */
+int ng_rule_next_start(struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        if (in->origin == NG_INST_UNCLAIMED || !in->main_pid || !ng_snapshot_db_settings(ctx->s, in->main_pid))
+                return 0;
+        struct ng_rehearsal r;
+        int e = ng_rehearse(ctx->s, ctx->a, in, &r);
+        if (e < 0)
+                return e;
+        const struct ng_hugepool *hp = ng_snapshot_pool(ctx->s, r.page_kib);
+        bool pool = hp && hp->nr_pages > 0;
+        bool raise_it = r.outcome == NG_REHEARSE_NO_START || r.outcome == NG_REHEARSE_SIGBUS ||
+                        ((r.outcome == NG_REHEARSE_SMALL || r.outcome == NG_REHEARSE_PARTIAL) &&
+                         (pool || r.setting == NG_HUGE_ON)) ||
+                        (r.outcome == NG_REHEARSE_HUGE && r.cyclops);
+        if (!raise_it)
+                return 0;
+        bool critical = r.outcome == NG_REHEARSE_NO_START || r.outcome == NG_REHEARSE_SIGBUS;
+        struct ng_bitmap nodes = r.outcome == NG_REHEARSE_HUGE ? r.from_nodes : r.nodes;
+        const char *what = r.outcome == NG_REHEARSE_NO_START ? "would not start"
+                         : r.outcome == NG_REHEARSE_SIGBUS ? "would die of SIGBUS at a first touch"
+                         : r.outcome == NG_REHEARSE_SMALL ? "would be all in 4 KiB pages"
+                         : r.outcome == NG_REHEARSE_PARTIAL ? "would be partly in 4 KiB pages"
+                         : "would take every hugepage from one node (cyclops)";
+        return ng_rules_add(ctx, NG_CODE_HUGEPAGE_NEXT_START, critical ? NG_SEV_CRITICAL : NG_SEV_WARNING, in, NULL,
+                   &nodes, (double) r.pages, r.fix[0] ? r.fix : "see numaguardctl rehearse",
+                   "its next start %s (%s = %s, %.80s; numaguardctl rehearse): %s", what, r.setting_name,
+                   r.setting_value, r.setting_from, r.why);
 }

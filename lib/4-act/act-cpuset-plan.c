@@ -32,14 +32,6 @@ static bool list_fits(const struct ng_bitmap *b)
         return ng_bitmap_format_list(b, buf, sizeof(buf)) < (int) sizeof(buf);
 }
 
-static bool subset(const struct ng_bitmap *a, const struct ng_bitmap *b)
-{
-        for (size_t i = 0; i < NG_BITMAP_WORDS; i++)
-                if (a->w[i] & ~b->w[i])
-                        return false;
-        return true;
-}
-
 static struct ng_bitmap minus(const struct ng_bitmap *a, const struct ng_bitmap *b)
 {
         struct ng_bitmap r;
@@ -69,15 +61,6 @@ static const char *eff_mems_file(int version)
 }
 
 /* ---- planning ---- */
-
-static struct ng_bitmap memory_nodes(const struct ng_snapshot *s)
-{
-        struct ng_bitmap r = {0};
-        for (size_t i = 0; i < s->topo.n_nodes; i++)
-                if (s->topo.nodes[i].has_memory)
-                        ng_bitmap_set(&r, (unsigned) s->topo.nodes[i].id);
-        return r;
-}
 
 static struct ng_bitmap cpus_of_nodes(const struct ng_snapshot *s, const struct ng_bitmap *nodes)
 {
@@ -112,7 +95,7 @@ static int refuse(struct ng_cpuset_plan *pl, const char *fmt, ...)
 static int target_local(const struct ng_snapshot *s, const struct ng_instance *in, struct ng_cpuset_plan *pl)
 {
         struct ng_bitmap nodes = ng_bitmap_empty(&in->cpu_nodes) ? nodes_of_cpus(s, &pl->old_cpus) : in->cpu_nodes;
-        struct ng_bitmap mem = memory_nodes(s);
+        struct ng_bitmap mem = ng_snapshot_memory_nodes(s);
         pl->mems = nodes;
         ng_bitmap_and(&pl->mems, &mem);
         pl->cpus = pl->old_cpus;
@@ -164,7 +147,7 @@ static int targets(const struct ng_snapshot *s, const struct ng_instance *in, co
                 if (has_nodes)
                         pl->mems = ic->nodes;
                 else {
-                        pl->mems = memory_nodes(s);
+                        pl->mems = ng_snapshot_memory_nodes(s);
                         ng_bitmap_and(&pl->mems, &parent->mems);
                 }
                 return 0;
@@ -175,7 +158,7 @@ static int targets(const struct ng_snapshot *s, const struct ng_instance *in, co
 /* Checks the targets against the topology and the parent. */
 static int validate(const struct ng_snapshot *s, const struct ng_cpuset_bounds *parent, struct ng_cpuset_plan *pl)
 {
-        struct ng_bitmap mem = memory_nodes(s), online = cpus_of_nodes(s, NULL);
+        struct ng_bitmap mem = ng_snapshot_memory_nodes(s), online = cpus_of_nodes(s, NULL);
         if (ng_bitmap_empty(&pl->mems))
                 return refuse(pl, "cpuset.mems would be empty");
         if (ng_bitmap_empty(&pl->cpus))
@@ -188,10 +171,10 @@ static int validate(const struct ng_snapshot *s, const struct ng_cpuset_bounds *
         if (!ng_bitmap_empty(&bad))
                 return refuse(pl, "CPU(s) %s are not online on any node: cpuset.cpus %s refused",
                               ng_cpuset_list_s(&bad).s, ng_cpuset_list_s(&pl->cpus).s);
-        if (!subset(&pl->mems, &parent->mems))
+        if (!ng_bitmap_subset(&pl->mems, &parent->mems))
                 return refuse(pl, "the parent cgroup allows mems %s only; target %s is outside it",
                               ng_cpuset_list_s(&parent->mems).s, ng_cpuset_list_s(&pl->mems).s);
-        if (!subset(&pl->cpus, &parent->cpus))
+        if (!ng_bitmap_subset(&pl->cpus, &parent->cpus))
                 return refuse(pl, "the parent cgroup allows cpus %s only; target %s is outside it",
                               ng_cpuset_list_s(&parent->cpus).s, ng_cpuset_list_s(&pl->cpus).s);
         if (!list_fits(&pl->mems) || !list_fits(&pl->cpus))

@@ -36,8 +36,8 @@ printf '[instance FLEETDB]\nmatch_comm = postgres\n' > "$tmp/ng.conf.d/50-fleet.
 # NAME % WORDS after numaguardctl (the last one is being completed) % expected
 # candidates, sorted, space-separated
 cases=(
-        "commands%%audit cpuset help hugepages probe rebalance reload segments snapshot status topology"
-        "command-prefix%re%rebalance reload"
+        "commands%%audit cpuset help hugepages probe rebalance rehearse reload segments snapshot status topology"
+        "command-prefix%re%rebalance rehearse reload"
         "subcommands%hugepages %apply plan reserve"
         "cpuset-subcommand%cpuset %apply"
         "options-topology%topology --%--color --help --json --root"
@@ -45,6 +45,7 @@ cases=(
         "instance-rebalance%-c $tmp/ng.conf rebalance OR%ORCL ORCLDG"
         "instance-cpuset%cpuset apply --config $tmp/ng.conf %FLEETDB ORCL ORCLDG pgmain"
         "instance-after-instance%--config $tmp/ng.conf rebalance ORCL %"
+        "instance-rehearse%-c $tmp/ng.conf rehearse OR%ORCL ORCLDG"
         "node%--root $tree hugepages reserve --node %0 1 2 3"
         "size%--root $tree hugepages reserve --size %1G 2M"
         "probe-size%probe --size %1G 256M 64M"
@@ -54,7 +55,7 @@ cases=(
         "help-command%help hug%hugepages"
         "help-subcommand%help hugepages %apply plan reserve"
 )
-zcases=(commands subcommands options-reserve instance-cpuset node size probe-size audit-instance audit-second-instance)
+zcases=(commands subcommands options-reserve instance-cpuset instance-rehearse node size probe-size audit-instance audit-second-instance)
 echo "1..$((3 + ${#cases[@]} + 2 + ${#zcases[@]}))"
 
 # ---- make install puts both files where bash-completion and zsh look

@@ -182,3 +182,35 @@ static inline void snap_map_sysv(struct ng_proc *pr, int32_t shmid, uint64_t sta
         nm->n_np = n_pairs;
         pr->has_numa_maps = true;
 }
+
+/* pr runs in the cgroup v2 path (its one "0::" entry). */
+static inline void snap_proc_cgroup(struct ng_proc *pr, const char *path)
+{
+        pr->cgroup.e = xcalloc(1, sizeof(*pr->cgroup.e));
+        pr->cgroup.n = 1;
+        pr->cgroup.e[0] = (struct ng_cgroup_entry) { .hierarchy_id = 0, .controllers = strdup(""), .path = strdup(path) };
+}
+
+/* A cgroup v2 cpuset cgroup at path (/sys/fs/cgroup + path) with cpus and
+ * mems; its processes join it with snap_proc_cgroup(). */
+static inline struct ng_cgroup *snap_cgroup(struct ng_snapshot *s, const char *path, const char *cpus,
+                                            const char *mems)
+{
+        s->cgroups = realloc(s->cgroups, (s->n_cgroups + 1) * sizeof(*s->cgroups));
+        ck_assert_ptr_nonnull(s->cgroups);
+        struct ng_cgroup *cg = &s->cgroups[s->n_cgroups++];
+        char dir[256];
+        memset(cg, 0, sizeof(*cg));
+        snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", path);
+        cg->path = strdup(path);
+        cg->dir = strdup(dir);
+        cg->version = 2;
+        cg->has_cpuset = true;
+        cg->memory_migrate = -1;
+        bm(&cg->cpus, cpus);
+        bm(&cg->effective_cpus, cpus);
+        bm(&cg->mems, mems);
+        bm(&cg->effective_mems, mems);
+        return cg;
+}
+

@@ -30,13 +30,6 @@ static struct ng_audit *run(const struct ng_snapshot *s, const struct ng_config 
         return a;
 }
 
-static void set_cgroup(struct ng_proc *pr, const char *path)
-{
-        pr->cgroup.e = xcalloc(1, sizeof(*pr->cgroup.e));
-        pr->cgroup.n = 1;
-        pr->cgroup.e[0] = (struct ng_cgroup_entry) { .hierarchy_id = 0, .controllers = strdup(""), .path = strdup(path) };
-}
-
 static void set_free(struct ng_snapshot *s, int node, uint64_t nr, uint64_t free_pages)
 {
         struct ng_hugepool *hp = &s->topo.nodes[node].pools[0];
@@ -59,7 +52,7 @@ static struct ng_snapshot *sigbus_shape(const char *mems, uint64_t free2)
         snap_shm(s, 5, 16 * MiB, 1, 0);
         s->shm[0].rss_bytes = 8 * MiB;
         struct ng_proc *p = snap_proc(s, 100, 1, "hpdb", "1", mems);
-        set_cgroup(p, "/hp");
+        snap_proc_cgroup(p, "/hp");
         static const struct ng_node_pages on1[] = { { 1, 4 } };
         snap_map_sysv(p, 5, 0x7f0000000000, 16 * MiB, 2048, on1, 1);
         return s;
@@ -224,7 +217,7 @@ START_TEST(two_instances_confined_alike_share_the_free_pages)
         s->shm[1].rss_bytes = 8 * MiB;
         s->pools[0].resv_pages = 8;
         struct ng_proc *p = snap_proc(s, 200, 1, "otherdb", "0", "0");
-        set_cgroup(p, "/other");
+        snap_proc_cgroup(p, "/other");
         static const struct ng_node_pages on0[] = { { 0, 4 } };
         snap_map_sysv(p, 6, 0x7f1000000000, 16 * MiB, 2048, on0, 1);
         struct ng_config *c = conf(HP "[instance other]\nmatch_comm = otherdb\n");
@@ -312,18 +305,7 @@ END_TEST
 START_TEST(cpuset_plan_gate)
 {
         struct ng_snapshot *s = sigbus_shape("0-1", 0);
-        s->cgroups = xcalloc(1, sizeof(*s->cgroups));
-        s->n_cgroups = 1;
-        struct ng_cgroup *cg = &s->cgroups[0];
-        cg->path = strdup("/hp");
-        cg->dir = strdup("/sys/fs/cgroup/hp");
-        cg->version = 2;
-        cg->has_cpuset = true;
-        cg->memory_migrate = -1;
-        bm(&cg->cpus, "1");
-        bm(&cg->effective_cpus, "1");
-        bm(&cg->mems, "0-1");
-        bm(&cg->effective_mems, "0-1");
+        snap_cgroup(s, "/hp", "1", "0-1");
         struct ng_config *c = conf("[instance hp]\ncgroup = /hp\npolicy = bind\nnodes = 1\n");
         struct ng_audit *a = run(s, c);
         const struct ng_instance *in = ng_audit_instance(a, "hp");

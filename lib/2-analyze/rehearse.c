@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * analyze: a rehearsal of an instance's next start (ng-rehearse.h). The
+ * kernel's side, as PostgreSQL meets it: mmap(MAP_HUGETLB) reserves the
+ * whole segment from the pool's free and unreserved pages at once (short:
+ * ENOMEM, which huge_pages = try turns into 4 KiB pages and on into no
+ * start; vm.nr_overcommit_hugepages may make surplus pages for it from free
+ * memory); each page is then taken at its first touch from a node the
+ * touching task's cpuset and bind policy allow, and none free there is
+ * SIGBUS (docs/ARCHITECTURE.md, "Reservations").
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "ng-format.h"
+#include "ng-rehearse.h"
+#include "ng-reserve.h"
+#include "units.h"
+
+#define GIGANTIC_KIB (1024u * 1024u)
+
+const char *ng_rehearse_outcome_name(enum ng_rehearse_outcome o)
+{
+        static const char *const names[NG_REHEARSE_OUTCOME_COUNT_] = {
+                [NG_REHEARSE_HUGE] = "hugepages", [NG_REHEARSE_PARTIAL] = "partly-4k",
+                [NG_REHEARSE_SMALL] = "4k-fallback", [NG_REHEARSE_OFF] = "4k-by-setting",
+                [NG_REHEARSE_NO_START] = "no-start", [NG_REHEARSE_SIGBUS] = "sigbus",
+                [NG_REHEARSE_UNKNOWN] = "unknown",
+        };
+        return (unsigned) o < NG_REHEARSE_OUTCOME_COUNT_ ? names[o] : "?";
+}
+
+int ng_rehearsal_exit_status(const struct ng_rehearsal *r)
+{
+        switch (r->outcome) {
+        case NG_REHEARSE_HUGE:
+        case NG_REHEARSE_OFF:
+                return r->cyclops ? 1 : 0;
+        case NG_REHEARSE_PARTIAL:
+        case NG_REHEARSE_SMALL:
+                return 1;
+        case NG_REHEARSE_NO_START:
+        case NG_REHEARSE_SIGBUS:
+                return 2;
+        default:
+                return 3;
+        }
+}
+
+/* What one rehearsal works with: the pool of its size as it will be once
+ * the instance has stopped. */
+struct stage {
+        const struct ng_snapshot *s;
+        const struct ng_audit *a;
+        const struct ng_instance *in;
+        struct ng_rehearsal *r;
+        const struct ng_hugepool *pool;         /* global, of r->page_kib */
+        uint64_t *free_after;                   /* per topo node index */
+        uint64_t resv_after;
+        uint64_t own_pages, own_faulted;        /* its segments of the size, pages and faulted */
+};
+
+/* The hugetlb controller's name of a size: "2MB", "1GB", "64KB". */
+static void cgroup_size_name(uint64_t kib, char *buf, size_t size)
+{
+        if (kib >= 1048576)
+                snprintf(buf, size, "%" PRIu64 "GB", kib >> 20);
+        else if (kib >= 1024)
+                snprintf(buf, size, "%" PRIu64 "MB", kib >> 10);
+        else
+                snprintf(buf, size, "%" PRIu64 "KB", kib);
+}
+
+static uint64_t default_page_kib(const struct ng_snapshot *s)
+{
+        uint64_t kib = s->has_meminfo ? ng_meminfo_value(&s->meminfo, "Hugepagesize") : 0;
+        return kib ? kib : 2048;
+}
+
+/* The segment the next start makes again: PostgreSQL's main shared memory,
+ * the largest anonymous shared (mmap) or SysV segment the main process maps. */
+static const struct ng_segment *main_segment(const struct ng_audit *a, const struct ng_instance *in)
+{
+        const struct ng_segment *best = NULL;
+        for (size_t k = 0; k < in->n_segs; k++) {
+                const struct ng_segment *seg = &a->segments[in->segs[k]];
+                bool mapped = false;
+                for (size_t i = 0; i < seg->n_pids && !mapped; i++)
+                        mapped = seg->pids[i] == in->main_pid;
+                if ((seg->kind != NG_SEG_ANON_SHARED && seg->kind != NG_SEG_SYSV) || !mapped || seg->bytes_unknown)
+                        continue;
+                if (!best || seg->bytes > best->bytes)
+                        best = seg;
+        }
+        return best;
+}
+
+static void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void appendf(char *buf, size_t size, const char *fmt, ...)
+{
+        size_t l = strlen(buf);
+        if (l + 1 >= size)
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(buf + l, size - l, fmt, ap);
+        va_end(ap);
+}
+
+/* The cgroup's memory nodes as the next start gets them: what its owner
+ * writes back when it starts the instance again, else what it holds now. */
+static void cgroup_binding(const struct stage *st, struct ng_bitmap *nodes)
+{
+        struct ng_rehearsal *r = st->r;
+        const struct ng_cgroup *cg = st->in->cgroup ? ng_snapshot_cgroup(st->s, st->in->cgroup) : NULL;
+        char list[64];
+        if (!cg || !cg->has_cpuset) {
+                /* No cpuset cgroup read: the one it runs in now, which a
+                 * start from the same place inherits. */
+                const struct ng_proc *pr = ng_snapshot_proc(st->s, st->in->main_pid);
+                struct ng_bitmap m;
+                if (pr && pr->status.has_mems_allowed) {
+                        ng_idset_to_bitmap(&pr->status.mems_allowed, &m);
+                        ng_bitmap_and(nodes, &m);
+                        ng_bitmap_format_list(&m, list, sizeof(list));
+                        snprintf(r->binding, sizeof(r->binding), "its cpuset's memory nodes %s (Mems_allowed_list)",
+                                 list);
+                } else
+                        snprintf(r->binding, sizeof(r->binding), "no cpuset of its own");
+                return;
+        }
+        const struct ng_owner *ow = &cg->owner;
+        bool restores = ow->known && (ow->kind == NG_OWNER_SYSTEMD || ow->kind == NG_OWNER_DOCKER ||
+                                      ow->kind == NG_OWNER_PODMAN || ow->kind == NG_OWNER_CGCONFIG);
+        if (restores && ow->has_mems) {
+                ng_bitmap_and(nodes, &ow->mems);
+                ng_bitmap_format_list(&ow->mems, list, sizeof(list));
+                snprintf(r->binding, sizeof(r->binding), "cpuset.mems %s as %s %.100s restores it", list,
+                         ng_owner_kind_name(ow->kind), ow->name);
+        } else if (restores && ow->kind != NG_OWNER_CGCONFIG) {
+                snprintf(r->binding, sizeof(r->binding), "every node: %s %.100s sets no memory nodes",
+                         ng_owner_kind_name(ow->kind), ow->name);
+        } else {
+                const struct ng_bitmap *m = ng_bitmap_empty(&cg->effective_mems) ? &cg->mems : &cg->effective_mems;
+                ng_bitmap_and(nodes, m);
+                ng_bitmap_format_list(m, list, sizeof(list));
+                snprintf(r->binding, sizeof(r->binding), "cpuset.mems %s of cgroup %.100s, kept across a restart", list,
+                         cg->path);
+        }
+}
+
+/* A bind policy the main process runs under (numactl --membind, systemd's
+ * NUMAPolicy=bind), as its numa_maps shows it on the segment. */
+static void policy_binding(const struct stage *st, const struct ng_segment *seg, struct ng_bitmap *nodes)
+{
+        struct ng_rehearsal *r = st->r;
+        const struct ng_proc *pr = ng_snapshot_proc(st->s, st->in->main_pid);
+        const struct ng_db_settings *cfg = ng_snapshot_db_settings(st->s, st->in->main_pid);
+        if (cfg && cfg->policy_known) {
+                struct ng_bitmap b;
+                if (cfg->policy == NG_MPOL_BIND && ng_bitmap_parse_list(cfg->policy_nodes, &b) >= 0) {
+                        ng_bitmap_and(nodes, &b);
+                        appendf(r->binding, sizeof(r->binding), "; policy bind:%s", cfg->policy_nodes);
+                } else if (cfg->policy != NG_MPOL_DEFAULT)
+                        appendf(r->binding, sizeof(r->binding), "; policy %s%s%s (no bound)",
+                                ng_mpol_name((enum ng_mpol) cfg->policy), cfg->policy_nodes[0] ? ":" : "",
+                                cfg->policy_nodes);
+                return;
+        }
+        if (!pr || !pr->has_numa_maps) {
+                appendf(r->binding, sizeof(r->binding), "; its memory policy unknown (numa_maps not read)");
+                return;
+        }
+        for (size_t j = 0; j < pr->n_maps; j++) {
+                if (!ng_segment_maps(seg, pr, &pr->maps[j]))
+                        continue;
+                for (size_t k = 0; k < pr->n_numa_maps; k++) {
+                        const struct ng_numa_map *nm = &pr->numa_maps[k];
+                        struct ng_bitmap b;
+                        if (nm->start != pr->maps[j].start)
+                                continue;
+                        if (nm->policy == NG_MPOL_BIND && nm->policy_nodes &&
+                            ng_bitmap_parse_list(nm->policy_nodes, &b) >= 0) {
+                                ng_bitmap_and(nodes, &b);
+                                appendf(r->binding, sizeof(r->binding), "; policy bind:%s", nm->policy_nodes);
+                        } else if (nm->policy != NG_MPOL_DEFAULT)
+                                appendf(r->binding, sizeof(r->binding), "; policy %s%s%s (no bound)",
+                                        ng_mpol_name(nm->policy), nm->policy_nodes && *nm->policy_nodes ? ":" : "",
+                                        nm->policy_nodes ? nm->policy_nodes : "");
+                        return;
+                }
+        }
+}
+
+/* Its own hugetlb pages of the size go back to their nodes' pools when it
+ * stops, and its reservation with them. When no other segment of that
+ * size exists, every page the pools hand out is its own (an attacher's
+ * page tables may show a few of them only: PostgreSQL's postmaster maps
+ * little of the buffers its backends filled), and the pools' counters say
+ * where they are. */
+static void release_own(struct stage *st)
+{
+        const struct ng_snapshot *s = st->s;
+        uint64_t page = ng_kib_bytes_sat(st->r->page_kib), held = 0, total = 0, unfaulted = 0;
+        size_t own_segs = 0, other_segs = 0;
+        for (size_t i = 0; i < st->a->n_segments; i++) {
+                const struct ng_segment *seg = &st->a->segments[i];
+                if (!seg->huge || seg->page_kib != st->r->page_kib)
+                        continue;
+                bool own = false;
+                for (size_t k = 0; k < st->in->n_segs && !own; k++)
+                        own = st->in->segs[k] == i;
+                uint64_t pages = seg->bytes / page + (seg->bytes % page != 0), faulted = seg->resident_bytes / page;
+                if (!own) {
+                        other_segs++;
+                        continue;
+                }
+                own_segs++;
+                held += faulted;
+                total += pages;
+                unfaulted += pages > faulted ? pages - faulted : 0;
+        }
+        uint64_t used = 0;
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_hugepool *hp = ng_node_pool(&s->topo.nodes[i], st->r->page_kib);
+                st->free_after[i] = hp ? hp->free_pages : 0;
+                used += hp && hp->nr_pages > hp->free_pages ? hp->nr_pages - hp->free_pages : 0;
+        }
+        st->own_pages = total;
+        st->own_faulted = held;
+        if (own_segs && !other_segs) {
+                /* Its pages are every page in use, up to its size. */
+                uint64_t faulted = used < total ? used : total;
+                unfaulted = total - faulted;
+                st->own_faulted = faulted;
+                for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                        const struct ng_hugepool *hp = ng_node_pool(&s->topo.nodes[i], st->r->page_kib);
+                        st->free_after[i] = hp ? hp->nr_pages : 0;
+                }
+        }
+        st->resv_after = st->pool->resv_pages > unfaulted ? st->pool->resv_pages - unfaulted : 0;
+        if (held == 0 || (own_segs && !other_segs))
+                return;
+        for (size_t k = 0; k < st->in->n_segs; k++) {
+                const struct ng_segment *seg = &st->a->segments[st->in->segs[k]];
+                if (!seg->huge || seg->page_kib != st->r->page_kib)
+                        continue;
+                for (size_t n = 0; n < seg->n_nodes; n++)
+                        for (size_t i = 0; i < s->topo.n_nodes; i++)
+                                if (s->topo.nodes[i].id == seg->nodes[n].node)
+                                        st->free_after[i] += seg->nodes[n].bytes / page;
+        }
+}
+
+/* Its cgroup's hugetlb limits for its page size, once it has stopped:
+ * the pages it may still reserve and fault there (UINT64_MAX: no limit). */
+static void cgroup_room(const struct stage *st, uint64_t *ret_rsvd, uint64_t *ret_fault)
+{
+        const struct ng_cgroup *cg = st->in->cgroup ? ng_snapshot_cgroup(st->s, st->in->cgroup) : NULL;
+        uint64_t page = ng_kib_bytes_sat(st->r->page_kib);
+        *ret_rsvd = *ret_fault = UINT64_MAX;
+        for (size_t i = 0; cg && i < cg->n_hugetlb_limit; i++) {
+                const __typeof__(cg->hugetlb_limit[0]) *l = &cg->hugetlb_limit[i];
+                if (l->page_kib != st->r->page_kib)
+                        continue;
+                if (l->rsvd_known && l->rsvd_max_bytes != UINT64_MAX) {
+                        uint64_t own = ng_mul_sat(st->own_pages, page);
+                        uint64_t now = l->rsvd_current_bytes > own ? l->rsvd_current_bytes - own : 0;
+                        *ret_rsvd = l->rsvd_max_bytes > now ? (l->rsvd_max_bytes - now) / page : 0;
+                }
+                if (l->known && l->max_bytes != UINT64_MAX) {
+                        uint64_t own = ng_mul_sat(st->own_faulted, page);
+                        uint64_t now = l->current_bytes > own ? l->current_bytes - own : 0;
+                        *ret_fault = l->max_bytes > now ? (l->max_bytes - now) / page : 0;
+                }
+        }
+}
+
+/* The unfaulted pages other instances confined within nodes still need. */
+static uint64_t others_within(const struct stage *st, const struct ng_bitmap *nodes)
+{
+        _cleanup_free_ struct ng_resv_need *needs = NULL;
+        size_t n;
+        uint64_t sum = 0;
+        if (ng_resv_needs(st->s, st->a, NULL, &needs, &n) < 0)
+                return 0;
+        for (size_t i = 0; i < n; i++) {
+                if (needs[i].instance < st->a->n_instances && &st->a->instances[needs[i].instance] == st->in)
+                        continue;
+                if (needs[i].page_kib == st->r->page_kib && ng_bitmap_subset(&needs[i].nodes, nodes))
+                        sum += needs[i].unfaulted_pages;
+        }
+        return sum;
+}
+
+static void node_frees(const struct stage *st, const struct ng_bitmap *nodes, char *buf, size_t size)
+{
+        buf[0] = '\0';
+        for (size_t i = 0; i < st->s->topo.n_nodes; i++)
+                if (st->s->topo.nodes[i].has_memory)
+                        appendf(buf, size, "%snode %d %" PRIu64 "%s", buf[0] ? ", " : "", st->s->topo.nodes[i].id,
+                                st->free_after[i], ng_bitmap_test(nodes, (unsigned) st->s->topo.nodes[i].id) ? "" : " (not its)");
+}
+
+/* The pages reserved and the nodes they will come from. */
+static void weigh(struct stage *st)
+{
+        struct ng_rehearsal *r = st->r;
+        const struct ng_snapshot *s = st->s;
+        char page[16], frees[256], nodes[64];
+        ng_format_page_size(r->page_kib, page, sizeof(page));
+        uint64_t total = 0, on_nodes = 0, mem_kib = 0;
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                total += st->free_after[i];
+                if (ng_bitmap_test(&r->nodes, (unsigned) nd->id)) {
+                        on_nodes += st->free_after[i];
+                        if (st->free_after[i])
+                                ng_bitmap_set(&r->from_nodes, (unsigned) nd->id);
+                        mem_kib += nd->has_meminfo ? ng_meminfo_value(&nd->meminfo, "MemFree") : 0;
+                }
+        }
+        r->avail_pages = total > st->resv_after ? total - st->resv_after : 0;
+        uint64_t theirs = others_within(st, &r->nodes);
+        r->free_on_nodes = on_nodes > theirs ? on_nodes - theirs : 0;
+        if (r->page_kib < GIGANTIC_KIB && st->pool->overcommit_pages > st->pool->surplus_pages) {
+                r->surplus_pages = st->pool->overcommit_pages - st->pool->surplus_pages;
+                if (r->surplus_pages > mem_kib / r->page_kib)
+                        r->surplus_pages = mem_kib / r->page_kib;
+        }
+        node_frees(st, &r->nodes, frees, sizeof(frees));
+        ng_bitmap_format_list(&r->nodes, nodes, sizeof(nodes));
+        uint64_t made = r->pages > r->avail_pages ? r->pages - r->avail_pages : 0;
+        bool on = r->setting == NG_HUGE_ON;
+        const char *then = on ? "PostgreSQL refuses to start (could not map anonymous shared memory)"
+                              : "PostgreSQL falls back to 4 KiB pages";
+        if (r->pages > r->avail_pages + r->surplus_pages) {
+                r->outcome = on ? NG_REHEARSE_NO_START : NG_REHEARSE_SMALL;
+                snprintf(r->why, sizeof(r->why), "its %" PRIu64 " %s pages are reserved at once and the pool has %"
+                         PRIu64 " free and unreserved once it stops (%s)%s: %s", r->pages, page, r->avail_pages,
+                         frees, r->surplus_pages ? ", with the surplus pages vm.nr_overcommit_hugepages allows" : "",
+                         then);
+                snprintf(r->fix, sizeof(r->fix), "reserve %" PRIu64 " more %s pages on node%s %s (numaguardctl "
+                         "hugepages reserve --size %s)", r->pages - r->avail_pages - r->surplus_pages, page,
+                         ng_bitmap_count(&r->nodes) == 1 ? "" : "s", nodes, page);
+                return;
+        }
+        uint64_t rsvd_room, fault_room;
+        char size[32];
+        cgroup_room(st, &rsvd_room, &fault_room);
+        cgroup_size_name(r->page_kib, size, sizeof(size));
+        if (r->pages > rsvd_room) {
+                r->outcome = on ? NG_REHEARSE_NO_START : NG_REHEARSE_SMALL;
+                snprintf(r->why, sizeof(r->why), "its %" PRIu64 " %s pages fit the pool, but its cgroup %.100s lets "
+                         "it reserve %" PRIu64 " more (hugetlb.%s.rsvd.max): %s", r->pages, page, st->in->cgroup,
+                         rsvd_room, size, then);
+                snprintf(r->fix, sizeof(r->fix), "raise hugetlb.%.8s.rsvd.max of cgroup %.100s by %" PRIu64 " pages "
+                         "(its owner's setting: a container's or pod's hugepage limit)", size, st->in->cgroup,
+                         r->pages - rsvd_room);
+                return;
+        }
+        /* The kernel reserves only what the free pages of the nodes the
+         * reserving task may use hold, surplus pages made for it
+         * included (mm/hugetlb.c, hugetlb_acct_memory: allowed_mems_nr,
+         * its cpuset and, since Linux 6.0, its bind policy). */
+        if (on_nodes + made < r->pages) {
+                r->outcome = on ? NG_REHEARSE_NO_START : NG_REHEARSE_SMALL;
+                snprintf(r->why, sizeof(r->why), "its %" PRIu64 " %s pages fit the pool (%" PRIu64 " free and "
+                         "unreserved once it stops) but the kernel reserves them only when the nodes it may use "
+                         "hold them, and node%s %s hold%s %" PRIu64 " (%s): %s", r->pages, page, r->avail_pages,
+                         ng_bitmap_count(&r->nodes) == 1 ? "" : "s", nodes, ng_bitmap_count(&r->nodes) == 1 ? "s" : "",
+                         on_nodes, frees, then);
+                snprintf(r->fix, sizeof(r->fix), "reserve %" PRIu64 " more %s pages on node%s %s, or start it "
+                         "bound to nodes that hold them", r->pages - on_nodes - made, page,
+                         ng_bitmap_count(&r->nodes) == 1 ? "" : "s", nodes);
+                return;
+        }
+        if (r->pages > fault_room) {
+                r->outcome = NG_REHEARSE_SIGBUS;
+                snprintf(r->why, sizeof(r->why), "its %" PRIu64 " %s pages can be reserved, but its cgroup %.100s "
+                         "lets it fault %" PRIu64 " of them (hugetlb.%s.max, which does not bound the reservation): "
+                         "a first touch beyond them fails (SIGBUS, or a short read where read(2) touches the buffer)",
+                         r->pages, page, st->in->cgroup, fault_room, size);
+                snprintf(r->fix, sizeof(r->fix), "raise hugetlb.%.8s.max of cgroup %.60s by %" PRIu64 " pages, or "
+                         "set hugetlb.%.8s.rsvd.max with it so that a start beyond it falls back instead", size,
+                         st->in->cgroup, r->pages - fault_room, size);
+                return;
+        }
+        if (r->free_on_nodes + made < r->pages) {
+                r->outcome = NG_REHEARSE_SIGBUS;
+                snprintf(r->why, sizeof(r->why), "its %" PRIu64 " %s pages can be reserved (%" PRIu64 " free and "
+                         "unreserved in all) but node%s %s, the only one%s it may take them from, hold%s %" PRIu64
+                         " once the processes confined there take what they reserved (%s): a first touch beyond "
+                         "them fails (SIGBUS, or a short read where read(2) touches the buffer)", r->pages, page,
+                         r->avail_pages, ng_bitmap_count(&r->nodes) == 1 ? "" : "s", nodes,
+                         ng_bitmap_count(&r->nodes) == 1 ? "" : "s", ng_bitmap_count(&r->nodes) == 1 ? "s" : "",
+                         r->free_on_nodes, frees);
+                snprintf(r->fix, sizeof(r->fix), "reserve %" PRIu64 " more %s pages on node%s %s, or start it "
+                         "bound to nodes that hold them", r->pages - r->free_on_nodes - made, page,
+                         ng_bitmap_count(&r->nodes) == 1 ? "" : "s", nodes);
+                return;
+        }
+        r->outcome = NG_REHEARSE_HUGE;
+        snprintf(r->why, sizeof(r->why), "its %" PRIu64 " %s pages fit the pool (%" PRIu64 " free and unreserved "
+                 "once it stops%s) and the %" PRIu64 " free for it on node%s %s (%s)", r->pages, page,
+                 r->avail_pages, made ? ", the rest surplus" : "", r->free_on_nodes,
+                 ng_bitmap_count(&r->nodes) == 1 ? "" : "s", nodes, frees);
+}
+
+static void cyclops(struct stage *st)
+{
+        struct ng_rehearsal *r = st->r;
+        const struct ng_bitmap *from = r->outcome == NG_REHEARSE_HUGE ? &r->from_nodes : &r->nodes;
+        if ((r->outcome != NG_REHEARSE_HUGE && r->outcome != NG_REHEARSE_SMALL && r->outcome != NG_REHEARSE_OFF) ||
+            ng_bitmap_count(from) != 1 || ng_bitmap_count(&st->in->cpu_nodes) < 2)
+                return;
+        r->cyclops = true;
+        r->cyclops_node = ng_bitmap_next(from, 0);
+        appendf(r->why, sizeof(r->why), "; every page from node %d while its CPUs span %u nodes", r->cyclops_node,
+                ng_bitmap_count(&st->in->cpu_nodes));
+        if (!r->fix[0])
+                snprintf(r->fix, sizeof(r->fix), "spread its pools or its binding over the nodes of its CPUs "
+                         "(numactl --interleave, NUMAPolicy=interleave), or reserve pages on them");
+}
+
+static int unknown(struct ng_rehearsal *r, const char *why)
+{
+        r->outcome = NG_REHEARSE_UNKNOWN;
+        snprintf(r->why, sizeof(r->why), "%s", why);
+        return 0;
+}
+
+static void setting_of(const struct ng_db_settings *st, struct ng_rehearsal *r)
+{
+        r->setting = st->huge_pages == NG_HUGE_UNSET ? NG_HUGE_TRY : st->huge_pages;
+        snprintf(r->setting_name, sizeof(r->setting_name), "huge_pages");
+        snprintf(r->setting_value, sizeof(r->setting_value), "%s", ng_huge_setting_name(r->setting));
+        snprintf(r->setting_from, sizeof(r->setting_from), "%.*s", (int) sizeof(r->setting_from) - 1,
+                 st->huge_pages == NG_HUGE_UNSET ? "the default" : st->huge_pages_from);
+}
+
+int ng_rehearse(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_instance *in,
+                struct ng_rehearsal *ret)
+{
+        if (!s || !a || !in || !ret)
+                return -EINVAL;
+        *ret = (struct ng_rehearsal) { .outcome = NG_REHEARSE_UNKNOWN, .cyclops_node = -1 };
+        const struct ng_db_settings *cfg = in->main_pid ? ng_snapshot_db_settings(s, in->main_pid) : NULL;
+        if (!cfg)
+                return unknown(ret, in->main_pid ? "its configuration was not read (numaguard reads PostgreSQL's)"
+                                                 : "it is not running: nothing to size its next start by");
+        if (cfg->error) {
+                snprintf(ret->why, sizeof(ret->why), "its configuration could not be read: %.200s: %s",
+                         cfg->error_path, strerror(-cfg->error));
+                return 0;
+        }
+        setting_of(cfg, ret);
+        const struct ng_segment *seg = main_segment(a, in);
+        if (!seg)
+                return unknown(ret, "its main process maps no shared segment to size its next start by");
+        ret->bytes = seg->bytes;
+        ret->page_kib = cfg->huge_page_size_kib ? cfg->huge_page_size_kib : default_page_kib(s);
+        struct stage st = { .s = s, .a = a, .in = in, .r = ret, .pool = ng_snapshot_pool(s, ret->page_kib) };
+        ret->nodes = ng_snapshot_memory_nodes(s);
+        cgroup_binding(&st, &ret->nodes);
+        policy_binding(&st, seg, &ret->nodes);
+        if (cfg->shm_sysv || ret->setting == NG_HUGE_OFF) {
+                bool refuse = cfg->shm_sysv && ret->setting == NG_HUGE_ON;
+                ret->outcome = refuse ? NG_REHEARSE_NO_START : NG_REHEARSE_OFF;
+                snprintf(ret->why, sizeof(ret->why), "%s", !cfg->shm_sysv ? "huge_pages = off: 4 KiB pages as asked"
+                         : refuse ? "huge_pages = on with shared_memory_type = sysv: PostgreSQL refuses to start "
+                                    "(huge pages not supported with the current shared_memory_type setting)"
+                                  : "shared_memory_type = sysv: PostgreSQL makes its main segment in 4 KiB pages");
+                if (refuse)
+                        snprintf(ret->fix, sizeof(ret->fix), "set shared_memory_type = mmap (the default)");
+                cyclops(&st);
+                return 0;
+        }
+        if (!st.pool || st.pool->unknown) {
+                char page[16];
+                ng_format_page_size(ret->page_kib, page, sizeof(page));
+                if (st.pool)
+                        return unknown(ret, "its hugepage pool's counters could not be read");
+                ret->outcome = ret->setting == NG_HUGE_ON ? NG_REHEARSE_NO_START : NG_REHEARSE_SMALL;
+                snprintf(ret->why, sizeof(ret->why), "the host has no pool of %s pages", page);
+                return 0;
+        }
+        uint64_t page = ng_kib_bytes_sat(ret->page_kib);
+        ret->pages = seg->bytes / page + (seg->bytes % page != 0);
+        _cleanup_free_ uint64_t *free_after = calloc(s->topo.n_nodes + 1, sizeof(*free_after));
+        if (!free_after)
+                return -ENOMEM;
+        st.free_after = free_after;
+        release_own(&st);
+        weigh(&st);
+        cyclops(&st);
+        return 0;
+}
