@@ -166,6 +166,16 @@ END_TEST
 
 /* ---- rehearsals ---- */
 
+/* Drops pr's maps (to map its segment again another way). */
+static void drop_maps(struct ng_proc *pr)
+{
+        for (size_t i = 0; i < pr->n_maps; i++)
+                free(pr->maps[i].path);
+        free(pr->maps);
+        pr->maps = NULL;
+        pr->n_maps = 0;
+}
+
 static struct ng_config *conf(const char *text)
 {
         struct ng_config *c;
@@ -355,9 +365,7 @@ START_TEST(cpuset_and_bind_policy_narrow_the_reservation)
         /* A bind policy to node 1 on the postmaster's segment: SIGBUS again. */
         struct ng_proc *pm = s->procs[0];
         static const struct ng_node_pages none[] = { { 0, 0 } };
-        free(pm->maps);
-        pm->maps = NULL;
-        pm->n_maps = 0;
+        drop_maps(pm);
         snap_map_sysv(pm, 3, 0x7f0000000000, 66 * MiB, 4, none, 1);
         pm->numa_maps[0].policy = NG_MPOL_BIND;
         free(pm->numa_maps[0].policy_nodes);
@@ -452,9 +460,7 @@ START_TEST(own_pages_come_back_and_unknowns)
         set_pool(s, 0, 33, 13);
         set_pool(s, 1, 0, 0);
         s->pools[0].resv_pages = 13;
-        free(s->procs[0]->maps);
-        s->procs[0]->maps = NULL;
-        s->procs[0]->n_maps = 0;
+        drop_maps(s->procs[0]);
         static const struct ng_node_pages on0[] = { { 0, 20 } };
         snap_map_sysv(s->procs[0], 3, 0x7f0000000000, 66 * MiB, 2048, on0, 1);
         struct ng_rehearsal r = rehearse(s, NULL);
