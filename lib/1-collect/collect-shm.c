@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cleanup.h"
 #include "collect-internal.h"
 #include "parse.h"
 #include "ng-snapshot.h"
@@ -177,31 +178,35 @@ static int add_file(struct collector *c, const char *path, const struct ng_file_
         return 0;
 }
 
-/* Another namespace's file must sit on the mount its mountinfo names:
- * reached through /proc/PID/root, a link planted in the container resolves
- * in numaguard's root, and what it leads to is not the container's. */
+/* A file or directory must sit on the mount its mountinfo names (live
+ * host: a tree's copies have devices of their own). Any user may write
+ * /dev/shm: whatever a directory there was swapped for, between our look
+ * and our listing, is on another device and is not the mount's. */
 static bool on_mount(const struct collector *c, const struct ng_file_stat *fs, const struct mount_scan *ms)
 {
-        return !ms->ns_pid || !ng_path_is_live(c->p) ||
-               (fs->dev_major == ms->m->major && fs->dev_minor == ms->m->minor);
+        return !ng_path_is_live(c->p) || (fs->dev_major == ms->m->major && fs->dev_minor == ms->m->minor);
 }
 
+/* Regular files are segments; directories are walked, on the mount only;
+ * a link is never followed nor reported (anyone can plant one: to /, to
+ * /etc, to a database's own file) and neither is anything else. */
 static int scan_files(struct collector *c, const char *dir, const struct mount_scan *ms, int depth)
 {
         char **names;
         size_t n;
-        int r = ng_path_list(c->p, &names, &n, "%s%s", ms->prefix, dir);
+        int r = ng_path_list_nofollow(c->p, &names, &n, "%s%s", ms->prefix, dir);
         if (r < 0)
-                return r == -ENOENT || r == -EACCES ? 0 : r;
+                return r == -ENOENT || r == -EACCES || r == -ELOOP || r == -ENOTDIR ? 0 : r;
         for (size_t i = 0; i < n && r >= 0; i++) {
-                char path[4096];
+                char path[4096], kind;
                 if (snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "", names[i]) >= (int) sizeof(path))
                         continue;
                 struct ng_file_stat fs;
-                int k = ng_path_file_stat(c->p, &fs, "%s%s", ms->prefix, path);
-                if (k >= 0 && on_mount(c, &fs, ms))
+                if (ng_path_entry_stat(c->p, &fs, &kind, "%s%s", ms->prefix, path) < 0 || !on_mount(c, &fs, ms))
+                        continue;
+                if (kind == 'f')
                         r = add_file(c, path, &fs, ms);
-                else if (k == -EINVAL && depth < MAX_SHM_DIR_DEPTH)
+                else if (kind == 'd' && depth < MAX_SHM_DIR_DEPTH)
                         r = scan_files(c, path, ms, depth + 1);
         }
         ng_strv_free(names);
@@ -227,6 +232,43 @@ bool ng_mount_holds_segments(const struct ng_mount *v, size_t n, size_t i)
                                       (!strcmp(m->fstype, "tmpfs") && !strcmp(m->mountpoint, NG_DEV_SHM_DIR)));
 }
 
+static int cmp_inode(const void *a, const void *b, void *base)
+{
+        const struct ng_shm_file *v = base, *x = &v[*(const size_t *) a], *y = &v[*(const size_t *) b];
+        if (x->inode != y->inode)
+                return x->inode < y->inode ? -1 : 1;
+        return *(const size_t *) a < *(const size_t *) b ? -1 : *(const size_t *) a > *(const size_t *) b;
+}
+
+/* One segment per device and inode: the hard links of a file (anyone may
+ * make them in /dev/shm) are the file once, by its first path. The files
+ * of one mount are s->files[from..n), on one device: sorted by inode
+ * (then by where they came), the later ones of an inode go. */
+static int dedupe_inodes(struct ng_snapshot *s, size_t from)
+{
+        size_t n = s->n_files - from, kept = 0;
+        if (n < 2)
+                return 0;
+        _cleanup_free_ size_t *idx = malloc(n * sizeof(*idx));
+        _cleanup_free_ bool *drop = calloc(n, sizeof(*drop));
+        if (!idx || !drop)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                idx[i] = i;
+        qsort_r(idx, n, sizeof(*idx), cmp_inode, s->files + from);
+        for (size_t i = 1; i < n; i++)
+                drop[idx[i]] = s->files[from + idx[i]].inode == s->files[from + idx[i - 1]].inode;
+        for (size_t i = 0; i < n; i++) {
+                if (drop[i]) {
+                        free(s->files[from + i].path);
+                        continue;
+                }
+                s->files[from + kept++] = s->files[from + i];
+        }
+        s->n_files = from + kept;
+        return 0;
+}
+
 int ng_collect_mount_files(struct collector *c, const struct ng_mount *m, const char *prefix, uint64_t mnt_ns,
                            pid_t ns_pid)
 {
@@ -236,7 +278,10 @@ int ng_collect_mount_files(struct collector *c, const struct ng_mount *m, const 
                 .page_kib = huge ? hugetlbfs_page_kib(m, c->s) : 4,
                 .prefix = prefix, .mnt_ns = mnt_ns, .ns_pid = ns_pid,
         };
-        return scan_files(c, m->mountpoint, &ms, 0);
+        size_t from = c->s->n_files;
+        int r = scan_files(c, m->mountpoint, &ms, 0);
+        /* a tree's copies have no inode of the host's (0): nothing to tell apart */
+        return r < 0 || !ng_path_is_live(c->p) ? r : dedupe_inodes(c->s, from);
 }
 
 /* Files in /dev/shm (Oracle AMM granules, PostgreSQL DSM) and on every

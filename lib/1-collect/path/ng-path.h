@@ -100,6 +100,13 @@ struct ng_file_stat {
 };
 int ng_path_file_stat(const struct ng_path *p, struct ng_file_stat *ret, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
+/* What lstat(2) says of a directory entry, never following a link: its
+ * kind in *ret_kind ('f' regular file, 'd' directory, 'l' link, 'o'
+ * other) and its identity; size and allocated bytes of a regular file
+ * only. For the entries of a directory others can write (/dev/shm): a
+ * link there is anyone's, and what it leads to is not the directory's. */
+int ng_path_entry_stat(const struct ng_path *p, struct ng_file_stat *ret, char *ret_kind, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
 
 /* A numeric entry of a /proc listing: the pid and the inode of its
  * directory, which changes when the pid is reused by a new process. */
@@ -136,6 +143,9 @@ int ng_path_list(const struct ng_path *p, char ***ret_names, size_t *ret_n, cons
 int ng_path_write(const struct ng_path *p, const char *buf, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 
+/* The same, refusing (-ELOOP, -ENOTDIR) a last component that is a link. */
+int ng_path_list_nofollow(const struct ng_path *p, char ***ret_names, size_t *ret_n, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
 void ng_strv_free(char **v);
 
 #ifdef __cplusplus

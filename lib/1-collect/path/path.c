@@ -356,6 +356,45 @@ static int vfile_stat(const struct ng_path *p, struct ng_file_stat *ret, const c
         return 0;
 }
 
+int ng_path_entry_stat(const struct ng_path *p, struct ng_file_stat *ret, char *ret_kind, const char *fmt, ...)
+{
+        char rel[PATH_MAX];
+        struct stat st;
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vformat_rel(rel, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return r;
+        if (ng_path_is_live(p)) {
+                if (lstat(rel, &st) < 0)
+                        return errno_absent(errno);
+        } else {
+                /* A tree's walk refuses links (-ELOOP): a link all the same. */
+                _cleanup_close_ int fd = open_rel(p, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                if (fd == -ELOOP) {
+                        *ret = (struct ng_file_stat) {0};
+                        *ret_kind = 'l';
+                        return 0;
+                }
+                if (fd < 0)
+                        return errno_absent_in(p, -fd);
+                if (fstat(fd, &st) < 0)
+                        return -errno;
+        }
+        bool reg = S_ISREG(st.st_mode);
+        *ret_kind = reg ? 'f' : S_ISDIR(st.st_mode) ? 'd' : S_ISLNK(st.st_mode) ? 'l' : 'o';
+        if (reg && p->recorder)
+                p->recorder(p->recorder_data, 's', rel, NULL, (size_t) st.st_size);
+        *ret = (struct ng_file_stat) {
+                .size_bytes = reg ? (uint64_t) st.st_size : 0,
+                .allocated_bytes = reg ? (uint64_t) st.st_blocks * 512 : 0,
+                .inode = (uint64_t) st.st_ino,
+                .dev_major = major(st.st_dev), .dev_minor = minor(st.st_dev),
+        };
+        return 0;
+}
+
 int ng_path_file_size(const struct ng_path *p, uint64_t *ret_bytes, const char *fmt, ...)
 {
         struct ng_file_stat fs;
@@ -425,9 +464,9 @@ static int cmp_names(const void *a, const void *b)
 }
 
 /* A directory under the root, for readdir(3). */
-static int open_dir(const struct ng_path *p, const char *rel, DIR **ret)
+static int open_dir(const struct ng_path *p, const char *rel, bool follow, DIR **ret)
 {
-        int fd = open_rel(p, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+        int fd = open_rel(p, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
         if (fd < 0)
                 return errno_absent_in(p, -fd);
         if (!(*ret = fdopendir(fd))) {
@@ -438,17 +477,16 @@ static int open_dir(const struct ng_path *p, const char *rel, DIR **ret)
         return 0;
 }
 
-int ng_path_list(const struct ng_path *p, char ***ret_names, size_t *ret_n, const char *fmt, ...)
+static int vlist(const struct ng_path *p, bool follow, char ***ret_names, size_t *ret_n, const char *fmt, va_list ap)
+        __attribute__((format(printf, 5, 0)));
+static int vlist(const struct ng_path *p, bool follow, char ***ret_names, size_t *ret_n, const char *fmt, va_list ap)
 {
         char rel[PATH_MAX];
-        va_list ap;
-        va_start(ap, fmt);
         int r = vformat_rel(rel, fmt, ap);
-        va_end(ap);
         if (r < 0)
                 return r;
         _cleanup_closedir_ DIR *d = NULL;
-        if ((r = open_dir(p, rel, &d)) < 0)
+        if ((r = open_dir(p, rel, follow, &d)) < 0)
                 return r;
         size_t n = 0, cap = 16;
         char **v = malloc(cap * sizeof(*v));
@@ -478,6 +516,24 @@ oom:
         return -ENOMEM;
 }
 
+int ng_path_list(const struct ng_path *p, char ***ret_names, size_t *ret_n, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vlist(p, true, ret_names, ret_n, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int ng_path_list_nofollow(const struct ng_path *p, char ***ret_names, size_t *ret_n, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vlist(p, false, ret_names, ret_n, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
 static int cmp_pid_ent(const void *a, const void *b)
 {
         const struct ng_pid_entry *x = a, *y = b;
@@ -490,7 +546,7 @@ int ng_path_list_pids(const struct ng_path *p, struct ng_pid_entry **ret, size_t
         if (snprintf(rel, sizeof(rel), "%s", dir) >= (int) sizeof(rel))
                 return -ENAMETOOLONG;
         _cleanup_closedir_ DIR *d = NULL;
-        int r = open_dir(p, rel, &d);
+        int r = open_dir(p, rel, true, &d);
         if (r < 0)
                 return r;
         size_t n = 0, cap = 256;
