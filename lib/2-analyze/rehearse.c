@@ -368,7 +368,7 @@ static void weigh(struct stage *st)
         /* The kernel reserves only what the free pages of the nodes the
          * reserving task may use hold, surplus pages made for it
          * included (mm/hugetlb.c, hugetlb_acct_memory: allowed_mems_nr,
-         * its cpuset and, since Linux 6.0, its bind policy). */
+         * its cpuset and, since Linux 5.9, its bind policy). */
         if (on_nodes + made < r->pages) {
                 r->outcome = on ? NG_REHEARSE_NO_START : NG_REHEARSE_SMALL;
                 snprintf(r->why, sizeof(r->why), "its %" PRIu64 " %s pages fit the pool (%" PRIu64 " free and "
