@@ -4,6 +4,8 @@
 /* The path layer's library-internal part: counting what reads cost. Not
  * installed. */
 
+#include <dirent.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -29,6 +31,12 @@ int ng_path_new_counting(const struct ng_path *p, struct ng_path_cost *cost, str
 
 /* Reads fd whole into a malloc'd NUL-terminated buffer: 0 or -errno. */
 int ng_path_read_fd(int fd, char **ret_buf, size_t *ret_len);
+/* A directory under the root (rel: PATH_MAX bytes, the formatted path),
+ * for readdir(3); follow false refuses a last component that is a link.
+ * Tells the recorder of a listing of n entries. (path-list.c) */
+int ng_path_vopen_dir(const struct ng_path *p, bool follow, char *rel, DIR **ret, const char *fmt, va_list ap)
+        __attribute__((format(printf, 5, 0)));
+void ng_path_record_dir(const struct ng_path *p, const char *rel, size_t n);
 /* Tells p's recorder (and cost) that rel was read and held buf. */
 void ng_path_record(const struct ng_path *p, const char *rel, const char *buf, size_t len);
 

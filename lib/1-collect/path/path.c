@@ -458,14 +458,14 @@ int ng_path_blksize(const struct ng_path *p, uint64_t *ret_bytes, const char *fm
         return 0;
 }
 
-static int cmp_names(const void *a, const void *b)
+/* An open directory under the root, rel formatted into rel (PATH_MAX),
+ * for readdir(3) (path-list.c); follow false refuses a last component
+ * that is a link. */
+int ng_path_vopen_dir(const struct ng_path *p, bool follow, char *rel, DIR **ret, const char *fmt, va_list ap)
 {
-        return strverscmp(*(char *const *) a, *(char *const *) b);
-}
-
-/* A directory under the root, for readdir(3). */
-static int open_dir(const struct ng_path *p, const char *rel, bool follow, DIR **ret)
-{
+        int r = vformat_rel(rel, fmt, ap);
+        if (r < 0)
+                return r;
         int fd = open_rel(p, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
         if (fd < 0)
                 return errno_absent_in(p, -fd);
@@ -477,98 +477,10 @@ static int open_dir(const struct ng_path *p, const char *rel, bool follow, DIR *
         return 0;
 }
 
-static int vlist(const struct ng_path *p, bool follow, char ***ret_names, size_t *ret_n, const char *fmt, va_list ap)
-        __attribute__((format(printf, 5, 0)));
-static int vlist(const struct ng_path *p, bool follow, char ***ret_names, size_t *ret_n, const char *fmt, va_list ap)
+void ng_path_record_dir(const struct ng_path *p, const char *rel, size_t n)
 {
-        char rel[PATH_MAX];
-        int r = vformat_rel(rel, fmt, ap);
-        if (r < 0)
-                return r;
-        _cleanup_closedir_ DIR *d = NULL;
-        if ((r = open_dir(p, rel, follow, &d)) < 0)
-                return r;
-        size_t n = 0, cap = 16;
-        char **v = malloc(cap * sizeof(*v));
-        if (!v)
-                return -ENOMEM;
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-                        continue;
-                if (ng_grow(&v, &cap, n + 1, sizeof(*v), 0) < 0)
-                        goto oom;
-                if (!(v[n] = strdup(de->d_name)))
-                        goto oom;
-                n++;
-        }
-        v[n] = NULL;
-        qsort(v, n, sizeof(*v), cmp_names);
         if (p->recorder)
                 p->recorder(p->recorder_data, 'd', rel, NULL, n);
-        *ret_names = v;
-        if (ret_n)
-                *ret_n = n;
-        return 0;
-oom:
-        v[n] = NULL;
-        ng_strv_free(v);
-        return -ENOMEM;
-}
-
-int ng_path_list(const struct ng_path *p, char ***ret_names, size_t *ret_n, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        int r = vlist(p, true, ret_names, ret_n, fmt, ap);
-        va_end(ap);
-        return r;
-}
-
-int ng_path_list_nofollow(const struct ng_path *p, char ***ret_names, size_t *ret_n, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        int r = vlist(p, false, ret_names, ret_n, fmt, ap);
-        va_end(ap);
-        return r;
-}
-
-static int cmp_pid_ent(const void *a, const void *b)
-{
-        const struct ng_pid_entry *x = a, *y = b;
-        return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
-int ng_path_list_pids(const struct ng_path *p, struct ng_pid_entry **ret, size_t *ret_n, const char *dir)
-{
-        char rel[PATH_MAX];
-        if (snprintf(rel, sizeof(rel), "%s", dir) >= (int) sizeof(rel))
-                return -ENAMETOOLONG;
-        _cleanup_closedir_ DIR *d = NULL;
-        int r = open_dir(p, rel, true, &d);
-        if (r < 0)
-                return r;
-        size_t n = 0, cap = 256;
-        _cleanup_free_ struct ng_pid_entry *v = malloc(cap * sizeof(*v));
-        if (!v)
-                return -ENOMEM;
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                char *end;
-                long pid = strtol(de->d_name, &end, 10);
-                if (*end || pid <= 0 || pid > INT32_MAX || de->d_name[0] == '+' || de->d_name[0] == '-')
-                        continue;
-                if ((r = ng_grow(&v, &cap, n, sizeof(*v), NG_PATH_MAX_PIDS)) < 0)
-                        return r;
-                v[n++] = (struct ng_pid_entry) { .pid = (pid_t) pid, .ino = de->d_ino };
-        }
-        qsort(v, n, sizeof(*v), cmp_pid_ent);
-        if (p->recorder)
-                p->recorder(p->recorder_data, 'd', rel, NULL, n);
-        *ret = ng_steal_ptr(&v);
-        *ret_n = n;
-        return 0;
 }
 
 int ng_path_write(const struct ng_path *p, const char *buf, const char *fmt, ...)
@@ -598,15 +510,6 @@ int ng_path_write(const struct ng_path *p, const char *buf, const char *fmt, ...
         if (close(fd) < 0 && e == 0)
                 e = -errno;
         return e;
-}
-
-void ng_strv_free(char **v)
-{
-        if (!v)
-                return;
-        for (char **i = v; *i; i++)
-                free(*i);
-        free(v);
 }
 
 int ng_path_open(const struct ng_path *p, int flags, mode_t mode, const char *fmt, ...)
