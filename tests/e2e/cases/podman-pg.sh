@@ -32,7 +32,9 @@ D=/tmp/e2e-podman R=/tmp/e2e-podman-root
 rm -rf "$D"; mkdir -p "$D" "$R"
 at_exit "rm -rf $D; echo -1 > /proc/sys/kernel/shm_next_id"
 at_exit "umount $R"
-at_exit "timeout 60 ${PODMAN[*]} rm -f -t 0 $NAME ng-e2e-a ng-e2e-b"
+# under load a removal takes longer than a minute; a container left running
+# is audited by every case after this one (its segment an unclaimed instance)
+at_exit "timeout 180 ${PODMAN[*]} rm -f -t 0 $NAME ng-e2e-a ng-e2e-b"
 # (pivot_root cannot make / itself the new root)
 mount --bind / "$R" || abort "cannot bind / on $R"
 ROOTFS=(--rootfs "$R")
