@@ -453,5 +453,5 @@ expect_no_action() {
 # audit_conf FILE [EXTRA]: a config with a small min_segment_size (guest
 # segments are tens of MiB) plus EXTRA lines.
 audit_conf() {
-    printf '[global]\nmin_segment_size = 4M\n%s' "${2-}" > "$1"
+    printf '[global]\nmin_segment_size = %s\n%s' "${MIN_SEGMENT:-4M}" "${2-}" > "$1"
 }

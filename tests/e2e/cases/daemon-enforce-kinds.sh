@@ -54,7 +54,9 @@ for n in "${NODE_IDS[@]}"; do
 done
 cp "$WL" "$T/hpdb" || abort "cp"
 WL_SAVE=$WL WL=$T/hpdb; wl_start sysv -s 4 -p 0 || abort "workload"; WL=$WL_SAVE; hp_pid=$WL_PID
-daemon hp "node_free_floor = 0
+# min_segment_size 64M: a segment of another case's container, if one is
+# still there, is no unclaimed instance whose pages the plan would add
+MIN_SEGMENT=64M daemon hp "node_free_floor = 0
 cooldown = 1h
 [instance hp]
 match_comm = hpdb
