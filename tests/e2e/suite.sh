@@ -30,18 +30,38 @@ ci_strict() { case ${CI:-} in "" | 0 | false | no) return 1 ;; esac; }
 now() { echo "${EPOCHREALTIME/./}"; }        # microseconds, no fork
 secs() { local d=$(( ($2 - $1) / 100000 )); echo "$((d / 10)).$((d % 10))"; }
 
+# residue: what lives beyond a case, one word each: user-space processes
+# ("pid:comm") and SysV segments ("shm:ID"); not this shell nor the
+# subshells and commands that ask
+ppid_of() { awk '$1 == "PPid:" { print $2 }' "/proc/$1/status" 2>/dev/null; }
+residue() {
+    local p c pp me=$BASHPID up
+    up=$(ppid_of "$me")
+    for p in /proc/[0-9]*; do
+        [ -e "$p/exe" ] || continue                 # kernel threads have none
+        pp=$(ppid_of "${p#/proc/}")
+        case " $$ $me $up " in *" ${p#/proc/} "* | *" $pp "*) continue ;; esac
+        [ -n "$pp" ] || continue
+        read -r c < "$p/comm" 2>/dev/null && echo "${p#/proc/}:$c"
+    done
+    awk 'NR > 1 { print "shm:" $2 }' /proc/sysvipc/shm
+}
+
 echo "# guest: $(uname -r), $(nproc) CPUs, $(numactl --hardware | head -n1)"
 echo "# topology $topo: $TOPO_DESC"
 fails=0 t_planned=0 t_ran=0 t_ok=0 t_fail=0 t_skip=0
 for c in "${CASES[@]}"; do
     f=$E2E_DIR/cases/$c.sh
     t0=$(now)
+    before=$(residue | sort)
     if [ -f "$f" ]; then
         out=$(CASE=$c timeout -k 5 "${E2E_CASE_TIMEOUT:-${CASE_TIMEOUT:-300}}" bash "$f" 2>&1 < /dev/null); rc=$?
     else
         out="# no such case script: $f"; rc=1
     fi
     t1=$(now)
+    left=$(comm -13 <(echo "$before") <(residue | sort) | tr '\n' ' ')
+    [ -z "$left" ] || echo "# left behind by $topo/$c: $left"
     res="" plan="" nok=0 nfail=0 nskip=0 whole=0 ciskip=""
     while IFS= read -r l; do
         case $l in
