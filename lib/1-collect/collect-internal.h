@@ -133,6 +133,11 @@ int ng_collect_node_hmat(struct collector *c, struct ng_node *nd);
 /* collect-tiers.c: each node's socket and memory tier, the tiers and
  * whether demotion is on (absent ones unknown). 0, or -errno. */
 int ng_collect_tiers(struct collector *c);
+/* The kernel features (enum ng_feature), after the topology and knobs;
+ * the promo watermark's from the /proc/zoneinfo the topology reads (NULL:
+ * unreadable). */
+void ng_collect_features(struct collector *c);
+void ng_collect_features_zoneinfo(struct ng_topology *t, const char *zoneinfo);
 /* collect-shm.c */
 int ng_collect_sysvipc(struct collector *c);
 /* After the processes: a SysV segment mapped without a row is a problem. */

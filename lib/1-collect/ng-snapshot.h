@@ -94,6 +94,42 @@ struct ng_memory_tier {
 };
 #define NG_MAX_MEMORY_TIERS 8
 
+/* What the running kernel offers that numaguard reads or relies on. Each
+ * is probed (a file, a directory, a mount option the kernel accepts, an
+ * ioctl it answers), never inferred from the release, except where the
+ * kernel shows nothing (NG_FEATURE_HUGETLB_SHM_GROUP_ONLY): vendor kernels
+ * backport. numaguardctl topology prints them (numaguardctl(1), KERNEL
+ * FEATURES). */
+enum ng_feature {
+        NG_FEATURE_CGROUP_V1_CPUSET,    /* a v1 hierarchy may bind cpuset (off in 6.12's CONFIG_CPUSETS_V1=n) */
+        NG_FEATURE_CGROUP_V2_CPUSET,    /* cpuset among the v2 root's cgroup.controllers */
+        NG_FEATURE_MEMORY_TIERS,        /* /sys/devices/virtual/memory_tiering (6.1) */
+        NG_FEATURE_DEMOTION,            /* /sys/kernel/mm/numa/demotion_enabled */
+        NG_FEATURE_WEIGHTED_INTERLEAVE, /* /sys/kernel/mm/mempolicy/weighted_interleave (6.9) */
+        NG_FEATURE_SHMEM_THP_SIZES,     /* transparent_hugepage/hugepages-<size>kB/shmem_enabled (6.11) */
+        NG_FEATURE_DAMON,               /* /sys/kernel/mm/damon/admin */
+        NG_FEATURE_PROMO_WMARK,         /* the "promo" watermark in /proc/zoneinfo */
+        NG_FEATURE_PROCMAP_QUERY,       /* the PROCMAP_QUERY ioctl on /proc/PID/maps (6.11) */
+        NG_FEATURE_HUGETLB_SHM_GROUP_ONLY, /* only vm.hugetlb_shm_group grants SHM_HUGETLB, no memlock limit (5.16) */
+        NG_FEATURE_MAX_
+};
+
+enum ng_feature_state {
+        NG_FEATURE_UNKNOWN = 0,         /* the probe could not tell (detail: why) */
+        NG_FEATURE_ABSENT,
+        NG_FEATURE_PRESENT,
+};
+
+struct ng_feature_probe {
+        enum ng_feature_state state;
+        char detail[192];               /* what the probe saw, or why it could not tell */
+};
+
+/* "cgroup_v1_cpuset", ... (NULL out of range); "present", "absent",
+ * "unknown". */
+const char *ng_feature_name(enum ng_feature f);
+const char *ng_feature_state_name(enum ng_feature_state st);
+
 struct ng_topology {
         bool numa_sysfs;        /* /sys/devices/system/node exists */
         struct ng_bitmap online, possible, has_cpu, has_memory, has_normal_memory;
@@ -104,6 +140,7 @@ struct ng_topology {
         size_t n_tiers;
         /* /sys/kernel/mm/numa/demotion_enabled: 1 on, 0 off, -1 absent. */
         int demotion_enabled;
+        struct ng_feature_probe features[NG_FEATURE_MAX_];
 };
 
 struct ng_knobs {

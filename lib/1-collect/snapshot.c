@@ -81,8 +81,11 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                 r = ng_boot_pools_collect(reads, s);
         if (r >= 0)
                 r = collect_latency(&c);
-        if (r >= 0 && !c.o.skip_procs) {
+        if (r >= 0) {
                 ng_collect_knobs(&c);
+                ng_collect_features(&c);
+        }
+        if (r >= 0 && !c.o.skip_procs) {
                 ng_collect_own_ns(&c);
                 ng_collect_own_creds(&c);
                 r = ng_collect_sysvipc(&c);

@@ -305,6 +305,17 @@ int ng_report_latency_text(const struct ng_snapshot *s, const struct ng_latency 
         return ferror(f) ? -EIO : 0;
 }
 
+/* What the kernel offers, as probed (numaguardctl(1), KERNEL FEATURES). */
+static void print_features(const struct ng_snapshot *s, FILE *f)
+{
+        fprintf(f, "\nkernel features (probed):\n");
+        for (int i = 0; i < NG_FEATURE_MAX_; i++) {
+                const struct ng_feature_probe *fp = &s->topo.features[i];
+                fprintf(f, "  %-23s %-8s %s\n", ng_feature_name(i), ng_feature_state_name(fp->state),
+                        fp->detail[0] ? fp->detail : "not probed");
+        }
+}
+
 int ng_report_topology_text(const struct ng_snapshot *s, FILE *f)
 {
         assert(s && f);
@@ -340,6 +351,7 @@ int ng_report_topology_text(const struct ng_snapshot *s, FILE *f)
                                 ", surplus %" PRIu64 ", overcommit %" PRIu64 "\n", i ? "" : "\n", l, hp->nr_pages,
                                 hp->free_pages, hp->resv_pages, hp->surplus_pages, hp->overcommit_pages);
         }
+        print_features(s, f);
         return ferror(f) ? -EIO : 0;
 }
 
@@ -494,6 +506,15 @@ struct json_object *ng_report_topology_json(const struct ng_snapshot *s)
         json_object_object_add(o, "memory_tiers", tiers);
         json_object_object_add(o, "demotion_enabled", s->topo.demotion_enabled < 0 ? NULL
                                : json_object_new_boolean(s->topo.demotion_enabled));
+        struct json_object *features = json_object_new_object();
+        for (int i = 0; i < NG_FEATURE_MAX_; i++) {
+                struct json_object *e = json_object_new_object();
+                json_object_object_add(e, "state",
+                                       json_object_new_string(ng_feature_state_name(s->topo.features[i].state)));
+                json_object_object_add(e, "detail", json_object_new_string(s->topo.features[i].detail));
+                json_object_object_add(features, ng_feature_name(i), e);
+        }
+        json_object_object_add(o, "kernel_features", features);
         /* Only when numaguardctl probe saved one (or tried to). */
         if (s->latency)
                 json_object_object_add(o, "latency", ng_latency_json(s->latency));

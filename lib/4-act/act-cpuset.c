@@ -101,9 +101,14 @@ static void describe_memory(struct exec *x)
         const struct ng_cpuset_plan *pl = x->plan;
         if (!pl->write_mems || ng_bitmap_equal(&x->cur_mems, &pl->mems))
                 return;
-        if (pl->version == 2)
-                summarize(x->res, "; the kernel migrates the tasks' memory on the cpuset.mems write (Linux >= 5.15: "
-                          "costly, and pages it cannot move stay where they are)");
+        if (pl->version == 2 && pl->memory_migrate == 0)
+                summarize(x->res, "; cgroup v2 before Linux 5.15 moves no page on a cpuset.mems write: pages already "
+                          "allocated stay where they are, only new allocations go to node(s) %s "
+                          "(numaguardctl rebalance moves them)", ng_cpuset_list_s(&pl->mems).s);
+        else if (pl->version == 2)
+                summarize(x->res, "; the kernel migrates the tasks' memory on the cpuset.mems write (%s: "
+                          "costly, and pages it cannot move stay where they are)",
+                          pl->memory_migrate == 1 ? "cgroup v2 since Linux 5.15" : "if it is Linux 5.15 or later");
         else if (pl->memory_migrate == 1)
                 summarize(x->res, "; cpuset.memory_migrate=1: the kernel moves the tasks' pages to node(s) %s",
                           ng_cpuset_list_s(&pl->mems).s);

@@ -85,7 +85,10 @@ struct ng_cpuset_plan {
         char cgroup[NG_PATH_MAX];       /* "/oracle" as /proc/<pid>/cgroup shows it */
         char dir[NG_PATH_MAX];          /* host path of its directory */
         int version;                    /* 1 or 2 */
-        int memory_migrate;             /* v1: 0 or 1; -1 unknown or v2 */
+        /* Whether the kernel moves the tasks' pages already allocated on a
+         * cpuset.mems write: v1, the cgroup's cpuset.memory_migrate; v2,
+         * 1 since Linux 5.15 (it always does), 0 before; -1 unknown. */
+        int memory_migrate;
         enum ng_policy policy;
         struct ng_bitmap old_cpus, old_mems;    /* in effect when planned */
         struct ng_bitmap cpus, mems;            /* targets */

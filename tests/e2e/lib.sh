@@ -63,6 +63,10 @@ plan() { echo "1..$1"; }
 # skip_case WHY: the whole case is skipped (its planned results count as
 # skipped; under CI, suite.sh turns it into a failure with WHY).
 skip_case() { echo "skip $ID: $*"; exit 0; }
+# not_applicable WHY: this kernel lacks what the case is about; WHY names
+# the probe that said so. Never a pass, never a skip: suite.sh counts its
+# planned results as not applicable, under CI too.
+not_applicable() { echo "n/a $ID: $*"; exit 0; }
 
 at_exit() { CLEANUPS+=("$*"); }
 run_cleanups() {
@@ -174,6 +178,14 @@ numa_maps_diag() {
 # kernel_nodes PID [REGEX]: the kernel's own placement of PID's mapping
 # matching REGEX (default SYSV), "N0=pages N1=pages ..." from its numa_maps:
 # an expectation that does not come from numaguard.
+# kernel_at_least MAJOR MINOR: the guest's kernel release is MAJOR.MINOR or
+# later (only for what no file shows: a semantic that changed in a release)
+kernel_at_least() {
+    local r ma mi
+    r=$(uname -r); ma=${r%%.*}; r=${r#*.}; mi=${r%%[!0-9]*}
+    ((ma > $1 || (ma == $1 && mi >= $2)))
+}
+
 kernel_nodes() {
     local l w out=""
     while IFS= read -r l; do

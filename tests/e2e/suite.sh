@@ -10,9 +10,12 @@
 # with no plan, or whose ok/not ok/skip lines do not add up to it, fails.
 # A case skipped as a whole (skip_case) counts its N planned results as
 # skipped. Under CI (CI set, not "false"/"0") every skip is a failure.
-# After each case: "# case TOPO/CASE: planned N, ok N, not ok N, skip N";
-# at the end: "# suite TOPO: planned N, ran N, N passed, N failed, N skipped"
-# (run-e2e adds these up).
+# A case whose kernel lacks what it is about says so (lib.sh's
+# not_applicable: "n/a TOPO/CASE: WHY"); its planned results count as not
+# applicable, never as passed or skipped.
+# After each case: "# case TOPO/CASE: planned N, ok N, not ok N, skip N,
+# n/a N"; at the end: "# suite TOPO: planned N, ran N, N passed, N failed,
+# N skipped" and "# suite TOPO: N not applicable" (run-e2e adds these up).
 set -u
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 ROOT=$(cd "$E2E_DIR/../.." && pwd -P)
@@ -49,20 +52,21 @@ residue() {
 
 echo "# guest: $(uname -r), $(nproc) CPUs, $(numactl --hardware | head -n1)"
 echo "# topology $topo: $TOPO_DESC"
-fails=0 t_planned=0 t_ran=0 t_ok=0 t_fail=0 t_skip=0
+fails=0 t_planned=0 t_ran=0 t_ok=0 t_fail=0 t_skip=0 t_na=0
 for c in "${CASES[@]}"; do
     f=$E2E_DIR/cases/$c.sh
     t0=$(now)
-    before=$(residue | sort)
+    residue | sort > /tmp/e2e-residue.before
     if [ -f "$f" ]; then
         out=$(CASE=$c timeout -k 5 "${E2E_CASE_TIMEOUT:-${CASE_TIMEOUT:-300}}" bash "$f" 2>&1 < /dev/null); rc=$?
     else
         out="# no such case script: $f"; rc=1
     fi
     t1=$(now)
-    left=$(comm -13 <(echo "$before") <(residue | sort) | tr '\n' ' ')
+    residue | sort > /tmp/e2e-residue.after      # (no /dev/fd in the guest for <(...))
+    left=$(comm -13 /tmp/e2e-residue.before /tmp/e2e-residue.after | tr '\n' ' ')
     [ -z "$left" ] || echo "# left behind by $topo/$c: $left"
-    res="" plan="" nok=0 nfail=0 nskip=0 whole=0 ciskip=""
+    res="" plan="" nok=0 nfail=0 nskip=0 nna=0 whole=0 whole_na=0 ciskip=""
     while IFS= read -r l; do
         case $l in
             1..[0-9]*) [ -n "$plan" ] || plan=${l#1..} ;;
@@ -76,9 +80,12 @@ for c in "${CASES[@]}"; do
                     res+=$l$'\n'; nskip=$((nskip + 1))
                     [[ $l == "skip $topo/$c:"* ]] && whole=1
                 fi ;;
+            "n/a "*)
+                res+=$l$'\n'; nna=$((nna + 1))
+                [[ $l == "n/a $topo/$c:"* ]] && whole_na=1 ;;
         esac
     done <<<"$out"
-    nres=$((nok + nfail + nskip))
+    nres=$((nok + nfail + nskip + nna))
     extra=""
     if [ "$rc" != 0 ] && ((nfail == 0)); then
         if [ "$rc" = 124 ]; then extra="not ok $topo/$c: timed out after ${E2E_CASE_TIMEOUT:-${CASE_TIMEOUT:-300}} s"
@@ -87,6 +94,8 @@ for c in "${CASES[@]}"; do
         extra="not ok $topo/$c: no plan (a case calls \`plan N\` before its first result)"
     elif ((whole && nfail == 0)); then
         ((plan > nres)) && nskip=$((nskip + plan - nres))     # the whole case: N skipped
+    elif ((whole_na && nfail == 0)); then
+        ((plan > nres)) && nna=$((nna + plan - nres))         # the whole case: N not applicable
     elif ((nres != plan && (rc == 0 || nres > plan))); then
         extra="not ok $topo/$c: planned $plan results, printed $nres"
     fi
@@ -99,10 +108,11 @@ for c in "${CASES[@]}"; do
         printf '%s' "$res"
     fi
     ((nfail > 0)) && fails=$((fails + 1))
-    echo "# case $topo/$c: planned ${plan:-?}, ok $nok, not ok $nfail, skip $nskip"
+    echo "# case $topo/$c: planned ${plan:-?}, ok $nok, not ok $nfail, skip $nskip, n/a $nna"
     t_planned=$((t_planned + ${plan:-0})) t_ran=$((t_ran + nok + nfail)) t_ok=$((t_ok + nok))
-    t_fail=$((t_fail + nfail)) t_skip=$((t_skip + nskip))
+    t_fail=$((t_fail + nfail)) t_skip=$((t_skip + nskip)) t_na=$((t_na + nna))
     echo "#   $topo/$c: $(secs "$t0" "$t1") s"
 done
 echo "# suite $topo: planned $t_planned, ran $t_ran, $t_ok passed, $t_fail failed, $t_skip skipped"
+echo "# suite $topo: $t_na not applicable"
 exit $((fails > 0))

@@ -1,4 +1,5 @@
-/* libFuzzer target for the small sysfs attribute parsers (parse-sysfs.c). */
+/* libFuzzer target for the small sysfs attribute parsers (parse-sysfs.c)
+ * and a tree's kept feature lines. */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,6 +24,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)ng_parse_true_false(buf, &b);
         (void)ng_parse_prefixed_id(buf, "node", 1023, &id);
         (void)ng_parse_prefixed_id(buf, "memory_tier", 1u << 16, &id);
+        struct ng_feature_line fl;
+        if (ng_parse_feature_line(buf, &fl) == 0 &&
+            (strlen(fl.name) >= sizeof(fl.name) || strlen(fl.state) >= sizeof(fl.state) ||
+             strlen(fl.detail) >= sizeof(fl.detail)))
+                abort();
         free(buf);
         return 0;
 }

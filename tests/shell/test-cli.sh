@@ -138,7 +138,7 @@ man_fields() {  # SECTION: the bold words of that .SS section of numaguardctl(1)
         # through the environment: gawk (not mawk) turns the "\-" of a -v
         # value into "-", and the title would match nothing
         t="$1" awk '/^\.SS /{ on = (index($0, ENVIRON["t"]) > 0); next } /^\.SH /{ on = 0 } on && /^\.(B|BR|RB) /' \
-                "$SRC/man/numaguardctl.1" | sed -E 's/^\.[A-Z]+ //' | grep -oE '[a-z_]+'
+                "$SRC/man/numaguardctl.1" | sed -E 's/^\.[A-Z]+ //' | grep -oE '[a-z_][a-z0-9_]*'
 }
 grep -q '^\.B schema$' "$SRC/man/numaguardctl.1" || echo "not ok cli-json-schema-documented: numaguardctl(1) does not name schema"
 for j in "${jsons[@]}"; do

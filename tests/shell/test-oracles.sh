@@ -22,7 +22,14 @@ CTL=$B/numaguardctl
 TREES=$SRC/tests/fixtures/trees
 shopt -s nullglob
 trees=("$TREES"/*/)
-echo "1..$((${#trees[@]} * 2))"
+# a third result for the trees whose expectations name kernel features
+# ("feature|NAME|STATE", against topology --json's kernel_features)
+n_feat=0
+for tree in "${trees[@]}"; do
+        tree=${tree%/}
+        grep -q '^feature|' "$TREES/${tree##*/}.expected" 2>/dev/null && n_feat=$((n_feat + 1))
+done
+echo "1..$((${#trees[@]} * 2 + n_feat))"
 [ -x "$CTL" ] || { echo "not ok oracle: $CTL not built"; exit 1; }
 command -v jq > /dev/null || { echo "not ok oracle: jq not installed"; exit 1; }
 tmp=$(mktemp -d)
@@ -82,5 +89,11 @@ for tree in "${trees[@]}"; do
                 "$tmp/a.json" > "$tmp/got.finding"
         compare "$name" instance
         compare "$name" finding
+        if grep -q '^feature|' "$exp"; then
+                "$CTL" topology --json --root "$tree" > "$tmp/t.json" 2> "$tmp/err" &&
+                        jq -r '.kernel_features | to_entries[] | "feature|\(.key)|\(.value.state)"' "$tmp/t.json" \
+                                > "$tmp/got.feature" || : > "$tmp/got.feature"
+                compare "$name" feature
+        fi
 done
 [ $fails = 0 ]

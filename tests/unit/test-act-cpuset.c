@@ -13,6 +13,7 @@
 #include "ng-act-cpuset.h"
 #include "ng-audit.h"
 #include "ng-config.h"
+#include "util.h"
 
 /* ---- planner on literal snapshots ---- */
 
@@ -312,7 +313,16 @@ static void fx_collect(void)
 }
 
 /* A copy of TREE with instance "ora" = cgroup /oracle under conf. */
+/* fx_open_release: the tree with RELEASE as its kernel's osrelease (NULL:
+ * as captured) */
+static void fx_open_release(const char *tree, const char *conf, const char *release);
+
 static void fx_open(const char *tree, const char *conf)
+{
+        fx_open_release(tree, conf, NULL);
+}
+
+static void fx_open_release(const char *tree, const char *conf, const char *release)
 {
         fx = xcalloc(1, sizeof(*fx));
         snprintf(fx->dir, sizeof(fx->dir), "/tmp/ng-act-cpuset.XXXXXX");
@@ -321,6 +331,11 @@ static void fx_open(const char *tree, const char *conf)
         char cmd[512];
         snprintf(cmd, sizeof(cmd), "cp -a '" NG_FIXTURES "/trees/%s' '%s'", tree, fx->tree);
         ck_assert_int_eq(system(cmd), 0);
+        if (release) {
+                snprintf(cmd, sizeof(cmd), "mkdir -p '%s/proc/sys/kernel' && echo '%s' > '%s/proc/sys/kernel/osrelease'",
+                         fx->tree, release, fx->tree);
+                ck_assert_int_eq(system(cmd), 0);
+        }
         ck_assert_int_eq(ng_path_new(fx->tree, &fx->p), 0);
         ck_assert_int_eq(ng_config_load_string(conf, "t.conf", NULL, NULL, &fx->cfg), 0);
         fx->rec.fail_at = fx->rec.alter_at = SIZE_MAX;
@@ -406,6 +421,26 @@ START_TEST(apply_v2_local_widens_then_narrows)
         ck_assert_uint_eq(fx->rec.n, 0);
         ck_assert_uint_eq(fx->res.n_writes, 0);
         fx_close();
+}
+END_TEST
+
+/* cgroup v2 moves pages on a cpuset.mems write since Linux 5.15 only:
+ * the summary says what this kernel does (5.10 guests showed the pages
+ * staying) */
+START_TEST(apply_v2_summary_follows_the_kernel_release)
+{
+        static const struct { const char *release, *says; } cases[] = {
+                { "5.10.0-46-amd64", "cgroup v2 before Linux 5.15 moves no page on a cpuset.mems write: pages already "
+                                     "allocated stay where they are, only new allocations go to node(s) 0" },
+                { "5.15.0-1-generic", "migrates the tasks' memory on the cpuset.mems write (cgroup v2 since Linux 5.15" },
+                { "6.12.118+deb13-amd64", "migrates the tasks' memory on the cpuset.mems write (cgroup v2 since Linux 5.15" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                fx_open_release("guest4-v2", LOCAL_CONF, cases[i].release);
+                fx_apply(true);
+                ck_assert_msg(strstr(fx->res.summary, cases[i].says), "%s: %s", cases[i].release, fx->res.summary);
+                fx_close();
+        }
 }
 END_TEST
 
@@ -560,6 +595,7 @@ int main(void)
         tcase_set_timeout(tc, 120);    /* a tree copy and a collection per test, on a loaded host */
         tcase_add_test(tc, apply_v2_local_widens_then_narrows);
         tcase_add_test(tc, apply_v1_local_reports_memory_migrate);
+        tcase_add_test(tc, apply_v2_summary_follows_the_kernel_release);
         tcase_add_test(tc, apply_bind_order_mems_cpus_cpus_mems);
         tcase_add_test(tc, apply_widening_only_is_one_write);
         tcase_add_test(tc, apply_dry_run_writes_nothing);

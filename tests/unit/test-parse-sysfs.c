@@ -77,6 +77,38 @@ START_TEST(test_true_false)
 }
 END_TEST
 
+/* a tree's kept probe answers (numaguard/features), written by numaguard
+ * but read back from a tree anyone may hand over */
+START_TEST(test_feature_line)
+{
+        struct ng_feature_line fl;
+        ck_assert_int_eq(ng_parse_feature_line("cgroup_v1_cpuset absent the kernel refuses a v1 cpuset "
+                                               "(fsconfig(2): cgroup: Unknown subsys name 'cpuset')", &fl), 0);
+        ck_assert_str_eq(fl.name, "cgroup_v1_cpuset");
+        ck_assert_str_eq(fl.state, "absent");
+        ck_assert_str_eq(fl.detail, "the kernel refuses a v1 cpuset (fsconfig(2): cgroup: Unknown subsys name 'cpuset')");
+        ck_assert_int_eq(ng_parse_feature_line("procmap_query present", &fl), 0);
+        ck_assert_str_eq(fl.state, "present");
+        ck_assert_str_eq(fl.detail, "");
+        /* what is not printable ASCII is not kept as it came */
+        ck_assert_int_eq(ng_parse_feature_line("damon present a\x1b[2Jb\xc3\xa9", &fl), 0);
+        ck_assert_str_eq(fl.detail, "a?[2Jb??");
+        /* a detail longer than the field is cut, never overflows */
+        char longline[600];
+        int n = snprintf(longline, sizeof(longline), "damon unknown ");
+        memset(longline + n, 'x', sizeof(longline) - (size_t) n - 1);
+        longline[sizeof(longline) - 1] = '\0';
+        ck_assert_int_eq(ng_parse_feature_line(longline, &fl), 0);
+        ck_assert_uint_eq(strlen(fl.detail), sizeof(fl.detail) - 1);
+        ck_assert_int_eq(ng_parse_feature_line("", &fl), -EINVAL);
+        ck_assert_int_eq(ng_parse_feature_line("damon", &fl), -EINVAL);
+        ck_assert_int_eq(ng_parse_feature_line("Damon present", &fl), -EINVAL);
+        ck_assert_int_eq(ng_parse_feature_line("damon Present x", &fl), -EINVAL);
+        ck_assert_int_eq(ng_parse_feature_line("damon  present", &fl), -EINVAL);
+        ck_assert_int_eq(ng_parse_feature_line("a_name_longer_than_thirty_one_chars present", &fl), -EINVAL);
+}
+END_TEST
+
 static Suite *sysfs_suite(void)
 {
         Suite *s = suite_create("parse-sysfs");
@@ -84,6 +116,7 @@ static Suite *sysfs_suite(void)
         tcase_add_test(tc, test_hmat_value);
         tcase_add_test(tc, test_prefixed_id);
         tcase_add_test(tc, test_true_false);
+        tcase_add_test(tc, test_feature_line);
         suite_add_tcase(s, tc);
         return s;
 }

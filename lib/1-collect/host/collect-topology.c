@@ -280,6 +280,7 @@ int ng_collect_topology(struct collector *c)
         if (r < 0)
                 return r;
         /* Watermarks for node_free_floor = auto; absent is fine (old trees). */
+        buf = NULL;
         if (ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/zoneinfo") >= 0) {
                 for (size_t i = 0; i < t->n_nodes; i++) {
                         uint64_t pages;
@@ -291,8 +292,9 @@ int ng_collect_topology(struct collector *c)
                             pages <= NG_PLAUSIBLE_MAX_KIB / 4)
                                 t->nodes[i].promo_wmark_pages = pages;
                 }
-                free(buf);
         }
+        ng_collect_features_zoneinfo(t, buf);
+        free(buf);
         return 0;
 }
 

@@ -56,3 +56,48 @@ int ng_parse_true_false(const char *buf, bool *ret)
                 }
         return -EINVAL;
 }
+
+/* copy_word: [first, ...) of chars ok() into buf (size incl. NUL); the
+ * number of chars taken, 0 if none or too long. */
+static size_t copy_word(const char *s, char *buf, size_t size, bool (*ok)(char))
+{
+        size_t n = 0;
+        while (s[n] && ok(s[n])) {
+                if (n + 1 >= size)
+                        return 0;
+                buf[n] = s[n];
+                n++;
+        }
+        buf[n] = '\0';
+        return n;
+}
+
+static bool name_char(char ch)
+{
+        return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_';
+}
+
+static bool lower_char(char ch)
+{
+        return ch >= 'a' && ch <= 'z';
+}
+
+int ng_parse_feature_line(const char *line, struct ng_feature_line *ret)
+{
+        *ret = (struct ng_feature_line) { 0 };
+        size_t n = copy_word(line, ret->name, sizeof(ret->name), name_char);
+        if (!n || line[n] != ' ')
+                return -EINVAL;
+        line += n + 1;
+        n = copy_word(line, ret->state, sizeof(ret->state), lower_char);
+        if (!n || (line[n] != ' ' && line[n] != '\0'))
+                return -EINVAL;
+        line += n;
+        if (*line == ' ')
+                line++;
+        size_t k = 0;
+        for (; *line && *line != '\n' && k + 1 < sizeof(ret->detail); line++)
+                ret->detail[k++] = (*line >= 0x20 && *line < 0x7f) ? *line : '?';
+        ret->detail[k] = '\0';
+        return 0;
+}

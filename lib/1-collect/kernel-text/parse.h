@@ -42,6 +42,16 @@ int ng_parse_bracketed_choice(const char *buf, char *ret, size_t size);
 /* Decodes kernel octal escapes ("\040" -> ' ') in place. */
 void ng_unescape_octal(char *s);
 
+/* A line of a tree's NG_PATH_FEATURES_FILE: "NAME STATE DETAIL", NAME of
+ * [a-z0-9_], STATE of [a-z]; the detail keeps printable ASCII (anything
+ * else becomes '?') and is cut to fit. -EINVAL when malformed. */
+struct ng_feature_line {
+        char name[32];
+        char state[16];
+        char detail[192];
+};
+int ng_parse_feature_line(const char *line, struct ng_feature_line *ret);
+
 /* ---- /proc/meminfo and /sys/devices/system/node/nodeN/meminfo ---- */
 
 /* Accepts both "MemTotal: 123 kB" and "Node 0 MemTotal: 123 kB"; malformed

@@ -25,6 +25,9 @@ extern "C" {
 #define NG_SYS_THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
 #define NG_SYS_MEMORY_TIERS_DIR "/sys/devices/virtual/memory_tiering"
 #define NG_SYS_DEMOTION_ENABLED "/sys/kernel/mm/numa/demotion_enabled"
+#define NG_SYS_WEIGHTED_INTERLEAVE_DIR "/sys/kernel/mm/mempolicy/weighted_interleave"
+#define NG_SYS_THP_DIR "/sys/kernel/mm/transparent_hugepage"
+#define NG_SYS_DAMON_ADMIN_DIR "/sys/kernel/mm/damon/admin"
 #define NG_DEV_SHM_DIR "/dev/shm"
 /* Where Oracle looks for the unversioned libnuma.so (EL and Debian layouts). */
 #define NG_LIBNUMA_PATHS { "/usr/lib64/libnuma.so", "/lib64/libnuma.so", \
@@ -38,6 +41,9 @@ extern "C" {
  * numaguard's own, as <dir>/<namespace inode>/sysvipc/shm (live, only a
  * reader inside the namespace sees it in /proc/sysvipc/shm). */
 #define NG_PATH_IPC_NS_DIR "/numaguard/ipc"
+/* In a tree: what the live host's kernel answered to the probes no file
+ * shows (a mount option, an ioctl), one "NAME STATE DETAIL" a line. */
+#define NG_PATH_FEATURES_FILE "/numaguard/features"
 
 /* Linux's PATH_MAX, for the path buffers of public structs: <limits.h>
  * defines PATH_MAX only in POSIX builds (not under -std=c99), and a public

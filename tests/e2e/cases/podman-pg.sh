@@ -34,7 +34,25 @@ at_exit "rm -rf $D; echo -1 > /proc/sys/kernel/shm_next_id"
 at_exit "umount $R"
 # under load a removal takes longer than a minute; a container left running
 # is audited by every case after this one (its segment an unclaimed instance)
-at_exit "timeout 180 ${PODMAN[*]} rm -f -t 0 $NAME ng-e2e-a ng-e2e-b"
+# podman_cleanup: remove the containers; what podman said goes to
+# $B/e2e/podman-pg.cleanup.log, and a postmaster that outlives its
+# container's removal is killed there (named in the log) rather than left
+# for the next cases to audit
+CPG_PID=""
+podman_cleanup() {
+    local log=$B/e2e/podman-pg.cleanup.log rc
+    mkdir -p "${log%/*}"
+    # podman 4.3's rm -f of the three at once once exited 0 leaving the
+    # PostgreSQL container up (5.10 guest): kill it first, then remove
+    { date; timeout 60 "${PODMAN[@]}" kill "$NAME"; echo "podman kill: exit status $?"
+      timeout 180 "${PODMAN[@]}" rm -f -t 0 --ignore "$NAME" ng-e2e-a ng-e2e-b; rc=$?; echo "podman rm: exit status $rc"
+      "${PODMAN[@]}" ps -a --format '{{.Names}} {{.Status}}'
+      if [ -n "$CPG_PID" ] && kill -0 "$CPG_PID" 2>/dev/null; then
+          echo "the container's postmaster $CPG_PID outlived podman rm: $(tr '\0' ' ' < "/proc/$CPG_PID/cmdline")"
+          kill -KILL "$CPG_PID"
+      fi; } > "$log" 2>&1
+}
+at_exit podman_cleanup
 # (pivot_root cannot make / itself the new root)
 mount --bind / "$R" || abort "cannot bind / on $R"
 ROOTFS=(--rootfs "$R")

@@ -142,7 +142,15 @@ counted=$(kernel_count sysv)    # rss: the pages the segment holds, 2 MiB each
 warm; before=$(free_all)
 seg_select "(.kind == \"sysv\" and .shmid == $WL_SHMID)" || abort "hugetlb: segment"
 after=$(free_all)
-expect_field placement_source pool
+# Before Linux 5.14 fork copied the page tables of a shared hugetlb
+# mapping (copy_page_range skipped only mappings without VM_HUGETLB), so
+# the attachers forked after the fill map every page and their numa_maps
+# is an exact source too: 'attacher' is right where a child's numa_maps
+# shows all 32 pages, 'pool' where it shows none.
+child=${WL_CHILDREN%%,*}
+mapped=$(awk '/ huge / && /SYSV/ { for (i = 2; i <= NF; i++) if ($i ~ /^N[0-9]+=/) { split($i, kv, "="); t += kv[2] } } END { print t + 0 }' "/proc/$child/numa_maps")
+log "hugetlb: the attacher $child maps $mapped of the segment's 32 pages (numa_maps)"
+if ((mapped == 32)); then expect_field placement_source attacher; else expect_field placement_source pool; fi
 expect_field resident_source counter
 a=$(seg_node_bytes "$A") b=$(seg_node_bytes "$B")
 log "hugetlb: HugePages_Total/Free N$A: $(node_kib "$A" HugePages_Total)/$(node_kib "$A" HugePages_Free), N$B: $(node_kib "$B" HugePages_Total)/$(node_kib "$B" HugePages_Free)"
