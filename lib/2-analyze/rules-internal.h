@@ -75,6 +75,9 @@ int ng_rule_next_start(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_refused(struct audit_ctx *ctx);
 /* rules-tiers.c */
 int ng_rule_slow_tier(struct audit_ctx *ctx, const struct ng_instance *in);
+/* TIERS_IGNORE_HMAT: the kernel's memory tiers put a CPU-less node the
+ * firmware's HMAT gives as much slower in the tier of the CPUs' own memory. */
+int ng_rule_tiers_ignore_hmat(struct audit_ctx *ctx);
 int ng_rule_shmem_demotable(struct audit_ctx *ctx);
 int ng_rule_thp_vendor(struct audit_ctx *ctx, const struct ng_instance *in);
 

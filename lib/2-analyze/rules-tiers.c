@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The rules of memory tiers (docs/ARCHITECTURE.md, "Why it exists"): a
- * database's memory on a slower tier than its CPUs' own memory, and memory
- * the kernel may demote there; and transparent hugepages against what the
- * engine's vendor asks. */
+ * database's memory on a slower tier than its CPUs' own memory, memory the
+ * kernel may demote there, and tiers that ignore the firmware's figures;
+ * and transparent hugepages against what the engine's vendor asks. */
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -127,5 +127,97 @@ int ng_rule_shmem_demotable(struct audit_ctx *ctx)
         int r = 0;
         for (size_t i = 0; i < ctx->a->n_instances && r >= 0; i++)
                 r = demotable(ctx, &ctx->a->instances[i]);
+        return r;
+}
+
+/* ---- TIERS_IGNORE_HMAT ---- */
+
+/* A CPU-less node this many times slower than the CPUs' own memory (read
+ * latency, or read bandwidth that many times lower), per the HMAT, yet in
+ * their tier. */
+#define TIERS_HMAT_RATIO 1.5
+
+/* The node's HMAT figures from CPUs (access1), else from any initiator;
+ * NULL without a read latency and bandwidth. */
+static const struct ng_hmat_access *hmat_of(const struct ng_node *nd)
+{
+        for (int k = 1; k >= 0; k--) {
+                const struct ng_hmat_access *a = &nd->access[k];
+                if (a->present && a->read_latency_ns > 0 && a->read_bandwidth_mbps > 0)
+                        return a;
+        }
+        return NULL;
+}
+
+/* The fastest CPU node of a tier by the HMAT (-1 without one) and its
+ * figures. */
+static int tier_cpu_best(const struct ng_snapshot *s, int tier, const struct ng_hmat_access **ret)
+{
+        int best = -1;
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                const struct ng_hmat_access *a = hmat_of(nd);
+                if (nd->tier != tier || !nd->has_cpu || !nd->has_memory || !a)
+                        continue;
+                if (best < 0 || a->read_latency_ns < (*ret)->read_latency_ns) {
+                        best = nd->id;
+                        *ret = a;
+                }
+        }
+        return best;
+}
+
+static int tier_ignores_hmat(struct audit_ctx *ctx, int tier)
+{
+        const struct ng_snapshot *s = ctx->s;
+        const struct ng_hmat_access *local = NULL;
+        int cpu_node = tier_cpu_best(s, tier, &local);
+        if (cpu_node < 0)
+                return 0;
+        struct ng_bitmap slow = {0};
+        double worst = 0;
+        int worst_node = -1;
+        const struct ng_hmat_access *wa = NULL;
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                const struct ng_hmat_access *a = hmat_of(nd);
+                if (nd->tier != tier || nd->has_cpu || !nd->has_memory || !a)
+                        continue;
+                double lat = (double) a->read_latency_ns / (double) local->read_latency_ns;
+                double bw = (double) local->read_bandwidth_mbps / (double) a->read_bandwidth_mbps;
+                double ratio = lat > bw ? lat : bw;
+                if (ratio < TIERS_HMAT_RATIO)
+                        continue;
+                ng_bitmap_set(&slow, (unsigned) nd->id);
+                if (ratio > worst) {
+                        worst = ratio;
+                        worst_node = nd->id;
+                        wa = a;
+                }
+        }
+        if (worst_node < 0)
+                return 0;
+        char list[128];
+        ng_bitmap_format_list(&slow, list, sizeof(list));
+        return ng_rules_add(ctx, NG_CODE_TIERS_IGNORE_HMAT, NG_SEV_INFO, NULL, NULL, &slow, worst,
+                            "know that memory on these nodes is slower whatever its tier (numaguard prices it from "
+                            "the HMAT); a kernel that places CPU-less nodes by the HMAT, or dax/kmem with a slower "
+                            "abstract distance, gives them a tier of their own",
+                            "memory tier %d holds node(s) %s beside node %d's own memory, yet the firmware's HMAT "
+                            "gives node %d %s ns and %s MB/s against node %d's %s ns and %s MB/s (%s times "
+                            "slower): the kernel's tiering treats them as the CPUs' own memory, demotes nothing "
+                            "to them and promotes nothing from them; later kernels (Debian 13's 6.12) place such a "
+                            "node in a tier of its own from the HMAT",
+                            tier, list, cpu_node, worst_node, ng_rules_num_h((double) wa->read_latency_ns).s,
+                            ng_rules_num_h((double) wa->read_bandwidth_mbps).s, cpu_node,
+                            ng_rules_num_h((double) local->read_latency_ns).s,
+                            ng_rules_num_h((double) local->read_bandwidth_mbps).s, ng_rules_num_h(worst).s);
+}
+
+int ng_rule_tiers_ignore_hmat(struct audit_ctx *ctx)
+{
+        int r = 0;
+        for (size_t k = 0; k < ctx->s->topo.n_tiers && r >= 0; k++)
+                r = tier_ignores_hmat(ctx, ctx->s->topo.tiers[k].id);
         return r;
 }

@@ -771,8 +771,8 @@ START_TEST(codes_are_stable)
                                              "HUGEPAGE_NOT_PERSISTENT", "HIDDEN_HOP", "SLOW_TIER",
                                              "SHMEM_DEMOTABLE", "ZONE_RECLAIM_ON", "HUGEPAGE_OVERCOMMIT",
                                              "THP_NOT_AS_VENDOR", "HUGEPAGE_NOT_PERMITTED",
-                                             "HUGEPAGE_SIGBUS_RISK", "HUGEPAGE_NEXT_START" };
-        ck_assert_int_eq(NG_CODE_MAX_, 26);
+                                             "HUGEPAGE_SIGBUS_RISK", "HUGEPAGE_NEXT_START", "TIERS_IGNORE_HMAT" };
+        ck_assert_int_eq(NG_CODE_MAX_, 27);
         for (int i = 0; i < NG_CODE_MAX_; i++) {
                 enum ng_code c;
                 ck_assert_str_eq(ng_code_name((enum ng_code) i), names[i]);
