@@ -290,15 +290,17 @@ static void probe_shmem_thp(struct collector *c, struct ng_topology *t)
                     sizes, top, list[0] ? list : "none");
 }
 
-static void probe_dir(struct collector *c, struct ng_topology *t, enum ng_feature f, const char *dir)
+/* DAMON's sysfs interface: admin/kdamonds/nr_kdamonds (a file, so that a
+ * snapshot keeps the directory). */
+static void probe_damon(struct collector *c, struct ng_topology *t)
 {
-        char **names;
-        size_t n;
-        int r = ng_path_list(c->reads, &names, &n, "%s", dir);
+        uint64_t n;
+        int r = ng_path_read_u64(c->reads, &n, NG_SYS_DAMON_ADMIN_DIR "/kdamonds/nr_kdamonds");
         if (r >= 0)
-                ng_strv_free(names);
-        set(t, f, r >= 0 ? NG_FEATURE_PRESENT : r == -ENOENT ? NG_FEATURE_ABSENT : NG_FEATURE_UNKNOWN, "%s: %s", dir,
-            r >= 0 ? "present" : r == -ENOENT ? "none" : strerror(-r));
+                set(t, NG_FEATURE_DAMON, NG_FEATURE_PRESENT, "%s: %" PRIu64 " kdamonds", NG_SYS_DAMON_ADMIN_DIR, n);
+        else
+                set(t, NG_FEATURE_DAMON, r == -ENOENT ? NG_FEATURE_ABSENT : NG_FEATURE_UNKNOWN,
+                    "%s/kdamonds/nr_kdamonds: %s", NG_SYS_DAMON_ADMIN_DIR, r == -ENOENT ? "none" : strerror(-r));
 }
 
 void ng_collect_features_zoneinfo(struct ng_topology *t, const char *zoneinfo)
@@ -334,7 +336,7 @@ void ng_collect_features(struct collector *c)
                 set(t, NG_FEATURE_DEMOTION, NG_FEATURE_ABSENT, "%s: none", NG_SYS_DEMOTION_ENABLED);
         probe_weighted_interleave(c, t);
         probe_shmem_thp(c, t);
-        probe_dir(c, t, NG_FEATURE_DAMON, NG_SYS_DAMON_ADMIN_DIR);
+        probe_damon(c, t);
         if (!t->features[NG_FEATURE_PROMO_WMARK].detail[0])
                 set(t, NG_FEATURE_PROMO_WMARK, NG_FEATURE_UNKNOWN, "/proc/zoneinfo not read (no NUMA nodes in sysfs)");
         /* Linux 5.16 took the memlock limit out of can_do_hugetlb_shm():
