@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "ng-codes.h"
+#include "ng-snapshot.h"
+#include "util.h"
 
 static const struct ng_code_info codes[NG_CODE_MAX_] = {
 #define NG_CODE_ROW_(n, msgid, sev, corr)                                                       \
@@ -43,4 +45,33 @@ const char *ng_severity_name(enum ng_severity s)
         case NG_SEV_CRITICAL: return "critical";
         }
         return "unknown";
+}
+
+/* What a rule reads that not every kernel has (numaguardctl(1), KERNEL
+ * FEATURES). */
+static const struct {
+        enum ng_code code;
+        enum ng_feature feature;
+        bool needs;             /* absent: the rule cannot raise it */
+} code_features[] = {
+        { NG_CODE_SLOW_TIER, NG_FEATURE_MEMORY_TIERS, true },
+        { NG_CODE_TIERS_IGNORE_HMAT, NG_FEATURE_MEMORY_TIERS, true },
+        { NG_CODE_SHMEM_DEMOTABLE, NG_FEATURE_DEMOTION, true },
+        { NG_CODE_HUGEPAGE_NOT_PERMITTED, NG_FEATURE_HUGETLB_SHM_GROUP_ONLY, false },
+};
+
+int ng_code_kernel_feature(enum ng_code c)
+{
+        for (size_t i = 0; i < ELEMENTSOF(code_features); i++)
+                if (code_features[i].code == c)
+                        return (int) code_features[i].feature;
+        return -1;
+}
+
+bool ng_code_needs_feature(enum ng_code c)
+{
+        for (size_t i = 0; i < ELEMENTSOF(code_features); i++)
+                if (code_features[i].code == c)
+                        return code_features[i].needs;
+        return false;
 }

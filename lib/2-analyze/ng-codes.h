@@ -10,6 +10,8 @@
  * alerts and enforce mode, and the catalog test all read it.
  */
 
+#include <stdbool.h>
+
 #include "ng-correction.h"
 
 #ifdef __cplusplus
@@ -78,6 +80,13 @@ const char *ng_code_name(enum ng_code c);
 /* -EINVAL for an unknown name. */
 int ng_code_from_name(const char *name, enum ng_code *ret);
 const char *ng_severity_name(enum ng_severity s);
+
+/* The kernel feature (enum ng_feature of ng-snapshot.h) code c's rule
+ * depends on, -1 for none: the rule cannot raise c where the feature is
+ * absent (ng_code_needs_feature() true), or follows what the feature says
+ * (HUGEPAGE_NOT_PERMITTED: which rule grants SHM_HUGETLB). */
+int ng_code_kernel_feature(enum ng_code c);
+bool ng_code_needs_feature(enum ng_code c);
 
 #ifdef __cplusplus
 }

@@ -335,6 +335,8 @@ static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a
 }
 
 /* A finding's instance, segment and message carry names: escaped. */
+static void print_not_evaluated(const struct ng_snapshot *s, FILE *f);
+
 static void print_finding(const struct ng_finding *fd, FILE *f)
 {
         char inst[NG_TEXT_SIZE(sizeof(fd->instance))], seg[NG_TEXT_SIZE(sizeof(fd->segment))],
@@ -371,6 +373,7 @@ int ng_report_audit_text_flags(const struct ng_snapshot *s, const struct ng_audi
         fprintf(f, "\n%s\n", a->n_findings ? "findings:" : "no findings");
         for (size_t i = 0; i < a->n_findings; i++)
                 print_finding(&a->findings[i], f);
+        print_not_evaluated(s, f);
         return ferror(f) ? -EIO : 0;
 }
 
@@ -485,7 +488,40 @@ struct json_object *ng_finding_json(const struct ng_finding *fd)
         json_object_object_add(o, "message", json_object_new_string(fd->message));
         json_object_object_add(o, "advice", json_object_new_string(fd->advice));
         json_object_object_add(o, "value", json_object_new_double(fd->value));
+        int feat = ng_code_kernel_feature(fd->code);
+        json_object_object_add(o, "kernel_feature", feat < 0 ? NULL : json_object_new_string(ng_feature_name(feat)));
         return ng_json_utf8(o);
+}
+
+/* The codes whose rule needs a kernel feature this kernel does not have. */
+static struct json_object *not_evaluated_json(const struct ng_snapshot *s)
+{
+        struct json_object *arr = json_object_new_array();
+        for (int c = 0; c < NG_CODE_MAX_; c++) {
+                int feat = ng_code_kernel_feature(c);
+                if (feat < 0 || !ng_code_needs_feature(c) || s->topo.features[feat].state != NG_FEATURE_ABSENT)
+                        continue;
+                struct json_object *e = json_object_new_object();
+                json_object_object_add(e, "code", json_object_new_string(ng_code_name(c)));
+                json_object_object_add(e, "kernel_feature", json_object_new_string(ng_feature_name(feat)));
+                json_object_array_add(arr, e);
+        }
+        return arr;
+}
+
+static void print_not_evaluated(const struct ng_snapshot *s, FILE *f)
+{
+        bool any = false;
+        for (int c = 0; c < NG_CODE_MAX_; c++) {
+                int feat = ng_code_kernel_feature(c);
+                if (feat < 0 || !ng_code_needs_feature(c) || s->topo.features[feat].state != NG_FEATURE_ABSENT)
+                        continue;
+                fprintf(f, "%s%s (kernel feature %s absent)", any ? ", " : "\nnot raised on this kernel: ",
+                        ng_code_name(c), ng_feature_name(feat));
+                any = true;
+        }
+        if (any)
+                fputc('\n', f);
 }
 
 static struct json_object *cost_json(const struct ng_snapshot *s)
@@ -526,6 +562,7 @@ struct json_object *ng_report_audit_json(const struct ng_snapshot *s, const stru
         json_object_object_add(summary, "warning", json_object_new_int((int) c[NG_SEV_WARNING]));
         json_object_object_add(summary, "info", json_object_new_int((int) c[NG_SEV_INFO]));
         json_object_object_add(summary, "exit_status", json_object_new_int(ng_audit_exit_status(a)));
+        json_object_object_add(summary, "not_evaluated", not_evaluated_json(s));
         json_object_object_add(o, "summary", summary);
         json_object_object_add(o, "cost", cost_json(s));
         return ng_json_utf8(o);

@@ -22,14 +22,16 @@ CTL=$B/numaguardctl
 TREES=$SRC/tests/fixtures/trees
 shopt -s nullglob
 trees=("$TREES"/*/)
-# a third result for the trees whose expectations name kernel features
-# ("feature|NAME|STATE", against topology --json's kernel_features)
+# two more results for the trees whose expectations name kernel features
+# ("feature|NAME|STATE", against topology --json's kernel_features) and
+# the codes a missing one keeps from being raised ("not_evaluated|CODE|
+# FEATURE", against audit --json's summary.not_evaluated)
 n_feat=0
 for tree in "${trees[@]}"; do
         tree=${tree%/}
         grep -q '^feature|' "$TREES/${tree##*/}.expected" 2>/dev/null && n_feat=$((n_feat + 1))
 done
-echo "1..$((${#trees[@]} * 2 + n_feat))"
+echo "1..$((${#trees[@]} * 2 + n_feat * 2))"
 [ -x "$CTL" ] || { echo "not ok oracle: $CTL not built"; exit 1; }
 command -v jq > /dev/null || { echo "not ok oracle: jq not installed"; exit 1; }
 tmp=$(mktemp -d)
@@ -94,6 +96,9 @@ for tree in "${trees[@]}"; do
                         jq -r '.kernel_features | to_entries[] | "feature|\(.key)|\(.value.state)"' "$tmp/t.json" \
                                 > "$tmp/got.feature" || : > "$tmp/got.feature"
                 compare "$name" feature
+                jq -r '.summary.not_evaluated[] | "not_evaluated|\(.code)|\(.kernel_feature)"' "$tmp/a.json" \
+                        > "$tmp/got.not_evaluated" 2>/dev/null || : > "$tmp/got.not_evaluated"
+                compare "$name" not_evaluated
         fi
 done
 [ $fails = 0 ]

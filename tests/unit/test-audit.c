@@ -761,6 +761,21 @@ START_TEST(memfree_missing_is_no_pressure)
 }
 END_TEST
 
+/* which codes a missing kernel feature keeps from being raised */
+START_TEST(codes_name_their_kernel_feature)
+{
+        ck_assert_int_eq(ng_code_kernel_feature(NG_CODE_SLOW_TIER), NG_FEATURE_MEMORY_TIERS);
+        ck_assert(ng_code_needs_feature(NG_CODE_SLOW_TIER));
+        ck_assert_int_eq(ng_code_kernel_feature(NG_CODE_TIERS_IGNORE_HMAT), NG_FEATURE_MEMORY_TIERS);
+        ck_assert_int_eq(ng_code_kernel_feature(NG_CODE_SHMEM_DEMOTABLE), NG_FEATURE_DEMOTION);
+        ck_assert_int_eq(ng_code_kernel_feature(NG_CODE_HUGEPAGE_NOT_PERMITTED), NG_FEATURE_HUGETLB_SHM_GROUP_ONLY);
+        ck_assert(!ng_code_needs_feature(NG_CODE_HUGEPAGE_NOT_PERMITTED));
+        ck_assert_int_eq(ng_code_kernel_feature(NG_CODE_CYCLOPS), -1);
+        ck_assert(!ng_code_needs_feature(NG_CODE_CYCLOPS));
+        ck_assert_int_eq(ng_code_kernel_feature(NG_CODE_MAX_), -1);
+}
+END_TEST
+
 START_TEST(codes_are_stable)
 {
         static const char *const names[] = { "CYCLOPS", "REMOTE_MEMORY", "HUGEPAGE_FALLBACK", "HUGEPAGE_SHORTFALL",
@@ -816,6 +831,7 @@ int main(void)
         tcase_add_test(tc, node_supply_is_typed);
         tcase_add_test(tc, memfree_missing_is_no_pressure);
         tcase_add_test(tc, codes_are_stable);
+        tcase_add_test(tc, codes_name_their_kernel_feature);
         suite_add_tcase(s, tc);
         return ng_test_run(s);
 }
