@@ -221,6 +221,15 @@ int ng_rule_not_persistent(struct audit_ctx *ctx, const struct ng_instance *in)
                 return kubelet_not_aligned(ctx, in, cg);
         if (!ow || !cg || !cg->has_cpuset || !ow->known || ow->kind == NG_OWNER_NONE || ow->kind == NG_OWNER_UNKNOWN)
                 return 0;
+        const struct ng_feature_probe *v1 = &ctx->s->topo.features[NG_FEATURE_CGROUP_V1_CPUSET];
+        if (ow->kind == NG_OWNER_CGCONFIG && ow->v1_mount && v1->state == NG_FEATURE_ABSENT)
+                return ng_rules_add(ctx, NG_CODE_CPUSET_NOT_PERSISTENT, NG_SEV_WARNING, in, NULL, &cg->mems, 1,
+                           "move the cpuset to a systemd unit (AllowedCPUs=, AllowedMemoryNodes=), or drop the v1 "
+                           "mount section (libcgroup 2 and later use the v2 hierarchy)",
+                           "cpuset %s's owner, cgconfig group %s, cannot work on this kernel: %s mounts a v1 cpuset "
+                           "hierarchy and the kernel has none (kernel feature cgroup_v1_cpuset absent), so "
+                           "cgconfigparser fails at boot and re-creates nothing: the live cpuset lasts until the "
+                           "cgroup is removed or the host reboots", cg->path, ow->name, ow->v1_mount_file);
         char diff[384] = "";
         describe_restore(ow, cg, true, diff, sizeof(diff));
         describe_restore(ow, cg, false, diff, sizeof(diff));

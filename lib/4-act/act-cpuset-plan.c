@@ -238,6 +238,18 @@ int ng_cpuset_plan(const struct ng_snapshot *s, const struct ng_instance *in, co
                 if (!pl.refused && cg->owner.kind == NG_OWNER_UNKNOWN)
                         refuse(&pl, "the owner of cpuset %s cannot be told (%s), so a fix could be silently undone: "
                                "repair that, then retry", cg->path, cg->owner.error);
+                /* cgconfigparser mounts v1 cpuset from that file: on a
+                 * kernel without v1 cpuset it fails and creates nothing, so
+                 * writing the group's line would persist nothing. */
+                const struct ng_feature_probe *v1 = &s->topo.features[NG_FEATURE_CGROUP_V1_CPUSET];
+                if (!pl.refused && cg->owner.kind == NG_OWNER_CGCONFIG && cg->owner.v1_mount &&
+                    v1->state == NG_FEATURE_ABSENT)
+                        refuse(&pl, "cgconfig group %s cannot work on this kernel: %s mounts a v1 cpuset hierarchy "
+                               "and the kernel has none (kernel feature cgroup_v1_cpuset absent: %s), so "
+                               "cgconfigparser fails at boot and creates no group; move the cpuset to a systemd "
+                               "unit (AllowedCPUs=, AllowedMemoryNodes=) or drop the v1 mount section (libcgroup 2 "
+                               "and later use the v2 hierarchy), then retry", cg->owner.name,
+                               cg->owner.v1_mount_file, v1->detail);
                 /* A pod's cpuset is the kubelet's to set: a live write is
                  * undone when the container restarts (CPUSET_NOT_PERSISTENT). */
                 if (!pl.refused && cg->owner.kind == NG_OWNER_KUBELET)

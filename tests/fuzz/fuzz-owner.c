@@ -38,6 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
                 free(g);
         }
+        int m = ng_cgconfig_mounts(buf, "cpuset");
+        if (m != 0 && m != 1 && m != -EINVAL)
+                abort();
         struct ng_unit_cpuset u = {0};
         (void) ng_parse_unit_cpuset(buf, &u);
         struct ng_boot_pool *bp = NULL;

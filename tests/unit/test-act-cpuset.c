@@ -424,6 +424,75 @@ START_TEST(apply_v2_local_widens_then_narrows)
 }
 END_TEST
 
+/* put REL CONTENT: a file of the tree copy (collected by the next
+ * fx_collect()) */
+static void put(const char *rel, const char *content)
+{
+        char path[PATH_MAX], cmd[PATH_MAX + 32];
+        snprintf(path, sizeof(path), "%s/%s", fx->tree, rel);
+        snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+        ck_assert_int_eq(system(cmd), 0);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(content, f);
+        ck_assert_int_eq(fclose(f), 0);
+}
+
+/* "ora"'s plan against its parent, *ret filled */
+static void fx_plan(struct ng_cpuset_plan *ret)
+{
+        const struct ng_instance *in = ng_audit_instance(fx->a, "ora");
+        ck_assert_ptr_nonnull(in);
+        struct ng_cpuset_bounds parent;
+        ck_assert_int_eq(ng_cpuset_parent_read(fx->p, &fx->ops, fx->s, in, &parent), 0);
+        ck_assert_int_eq(ng_cpuset_plan(fx->s, in, &parent, ret), 0);
+}
+
+/* A cgconfig.conf that mounts a v1 cpuset hierarchy cannot load on a
+ * kernel without one (Debian 13's 6.12): its group is no owner to write
+ * through there. Without the mount section (libcgroup 2 and later use the
+ * v2 hierarchy), or on a kernel with v1 cpuset, it is. */
+START_TEST(cgconfig_v1_mount_without_v1_cpuset_refused)
+{
+        static const char conf_v1[] = "mount {\n\tcpuset = /sys/fs/cgroup/cpuset;\n}\n"
+                                      "group oracle {\n\tcpuset {\n\t\tcpuset.cpus = 0;\n\t\tcpuset.mems = 3;\n\t}\n}\n";
+        static const char conf_v2[] = "group oracle {\n\tcpuset {\n\t\tcpuset.cpus = 0;\n\t\tcpuset.mems = 3;\n\t}\n}\n";
+        static const char absent[] = "cgroup_v1_cpuset absent the kernel refuses a v1 cpuset (fsconfig(2): cgroup: "
+                                     "Unknown subsys name 'cpuset')\nprocmap_query present answers\n";
+        static const char present[] = "cgroup_v1_cpuset present a v1 cgroup may bind cpuset (fsconfig(2))\n";
+        struct ng_cpuset_plan pl;
+        fx_open("guest4-v2", LOCAL_CONF);
+        put("etc/cgconfig.conf", conf_v1);
+        put("numaguard/features", absent);
+        fx_collect();
+        fx_plan(&pl);
+        ck_assert_int_eq(pl.owner.kind, NG_OWNER_CGCONFIG);
+        ck_assert(pl.owner.v1_mount);
+        ck_assert_msg(pl.refused, "not refused");
+        ck_assert_msg(strstr(pl.reason, "cgconfig group oracle cannot work on this kernel: /etc/cgconfig.conf mounts "
+                                        "a v1 cpuset hierarchy and the kernel has none"), "%s", pl.reason);
+        ck_assert_msg(strstr(pl.reason, "Unknown subsys name 'cpuset'"), "%s", pl.reason);
+        /* and the audit says the live cpuset is not persisted */
+        bool said = false;
+        for (size_t i = 0; i < fx->a->n_findings; i++)
+                said |= fx->a->findings[i].code == NG_CODE_CPUSET_NOT_PERSISTENT &&
+                        strstr(fx->a->findings[i].message, "cgconfig group oracle, cannot work on this kernel");
+        ck_assert_msg(said, "no CPUSET_NOT_PERSISTENT about the cgconfig group");
+        put("numaguard/features", present);
+        fx_collect();
+        fx_plan(&pl);
+        ck_assert_msg(!pl.refused, "%s", pl.reason);
+        put("etc/cgconfig.conf", conf_v2);
+        put("numaguard/features", absent);
+        fx_collect();
+        fx_plan(&pl);
+        ck_assert_int_eq(pl.owner.kind, NG_OWNER_CGCONFIG);
+        ck_assert(!pl.owner.v1_mount);
+        ck_assert_msg(!pl.refused, "%s", pl.reason);
+        fx_close();
+}
+END_TEST
+
 /* cgroup v2 moves pages on a cpuset.mems write since Linux 5.15 only:
  * the summary says what this kernel does (5.10 guests showed the pages
  * staying) */
@@ -596,6 +665,7 @@ int main(void)
         tcase_add_test(tc, apply_v2_local_widens_then_narrows);
         tcase_add_test(tc, apply_v1_local_reports_memory_migrate);
         tcase_add_test(tc, apply_v2_summary_follows_the_kernel_release);
+        tcase_add_test(tc, cgconfig_v1_mount_without_v1_cpuset_refused);
         tcase_add_test(tc, apply_bind_order_mems_cpus_cpus_mems);
         tcase_add_test(tc, apply_widening_only_is_one_write);
         tcase_add_test(tc, apply_dry_run_writes_nothing);

@@ -112,6 +112,22 @@ START_TEST(cgconfig_bad)
 }
 END_TEST
 
+/* Whether cgconfig text mounts a controller as a v1 hierarchy. */
+START_TEST(cgconfig_mounts)
+{
+        ck_assert_int_eq(ng_cgconfig_mounts("mount {\n\tcpuset = /sys/fs/cgroup/cpuset;\n\tcpu = /cgroup/cpu;\n}\n",
+                                            "cpuset"), 1);
+        ck_assert_int_eq(ng_cgconfig_mounts("mount {\n\tcpu = /cgroup/cpu;\n}\n", "cpuset"), 0);
+        ck_assert_int_eq(ng_cgconfig_mounts(sample, "cpuset"), 0);      /* groups only */
+        ck_assert_int_eq(ng_cgconfig_mounts("group a {\n\tcpuset {\n\t\tcpuset.mems = 0;\n\t}\n}\n"
+                                            "mount {\n\t\"cpuset\" = \"/c/cpuset\";\n}\n", "cpuset"), 1);
+        ck_assert_int_eq(ng_cgconfig_mounts("mount {\n\tcpuset /c;\n}\n", "cpuset"), -EINVAL);
+        ck_assert_int_eq(ng_cgconfig_mounts("mount cpuset\n", "cpuset"), -EINVAL);
+        ck_assert_int_eq(ng_cgconfig_mounts("mount {\n\tcpuset = /c;\n", "cpuset"), -EINVAL);
+        ck_assert_int_eq(ng_cgconfig_mounts("", "cpuset"), 0);
+}
+END_TEST
+
 /* A unit as shipped, then what `systemctl set-property` persisted (systemd
  * 252 writes exactly this drop-in into /etc/systemd/system.control). */
 START_TEST(unit_files)
@@ -355,6 +371,7 @@ static Suite *owner_suite(void)
         tcase_add_test(tc, boot_cmdline_duplicates);
         tcase_add_test(tc, boot_tmpfiles);
         tcase_add_test(tc, boot_sysctl);
+        tcase_add_test(tc, cgconfig_mounts);
         suite_add_tcase(s, tc);
         return s;
 }

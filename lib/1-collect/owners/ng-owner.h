@@ -69,6 +69,12 @@ struct ng_owner {
         bool has_cpus, has_mems;
         struct ng_bitmap cpus, mems;
         unsigned cpus_line, mems_line;  /* cgconfig: line of each value, 0 if absent */
+        /* cgconfig: a file cgconfigparser reads mounts a v1 cpuset hierarchy
+         * ("mount { cpuset = PATH; }"), which needs the kernel's v1 cpuset
+         * (kernel feature cgroup_v1_cpuset): without it cgconfigparser fails
+         * and creates no group. Its path in v1_mount_file. */
+        bool v1_mount;
+        char v1_mount_file[NG_PATH_MAX];
         char error[NG_PATH_MAX + 512]; /* NG_OWNER_UNKNOWN: "FILE:LINE: what" */
 };
 

@@ -45,6 +45,10 @@ struct ng_cgconfig_group {
  * *ret_error_line set to the line that does not parse, -E2BIG, -ENOMEM.
  */
 int ng_parse_cgconfig(const char *buf, struct ng_cgconfig_group **ret, size_t *ret_n, unsigned *ret_error_line);
+/* 1 when a top-level "mount { CONTROLLER = PATH; }" of cgconfig text
+ * mounts controller as a v1 hierarchy, 0 when not, -EINVAL when the text
+ * is not libcgroup's syntax. */
+int ng_cgconfig_mounts(const char *buf, const char *controller);
 
 /* A connection to the service manager (an sd_bus *): for root its private
  * socket, as systemctl uses, else the system bus. 0 or -errno. */

@@ -30,6 +30,7 @@ struct cgconfig_file {
         size_t n_groups;
         int error;              /* < 0: could not be read or parsed */
         unsigned error_line;
+        bool mounts_cpuset;     /* "mount { cpuset = ...; }" */
 };
 
 struct owners {
@@ -58,6 +59,7 @@ static int add_cgconfig(struct owners *o, const char *path)
                 return 0;
         f->buf = buf;
         f->error = ng_parse_cgconfig(buf, &f->groups, &f->n_groups, &f->error_line);
+        f->mounts_cpuset = f->error >= 0 && ng_cgconfig_mounts(buf, "cpuset") > 0;
         return f->error == -ENOMEM ? -ENOMEM : 0;
 }
 
@@ -135,6 +137,14 @@ static int cgconfig_owner(const struct owners *o, const struct ng_cgroup *cg, st
                         set_value(&g->cpus, &ow->has_cpus, &ow->cpus, &ow->cpus_line, ow, f->path);
                         set_value(&g->mems, &ow->has_mems, &ow->mems, &ow->mems_line, ow, f->path);
                         ow->known = ow->kind == NG_OWNER_CGCONFIG;
+                        /* cgconfigparser reads every file at once: a v1
+                         * cpuset mount in any of them is this group's too */
+                        for (size_t m = 0; m < o->n_files && !ow->v1_mount; m++)
+                                if (o->files[m].mounts_cpuset) {
+                                        ow->v1_mount = true;
+                                        snprintf(ow->v1_mount_file, sizeof(ow->v1_mount_file), "%s",
+                                                 o->files[m].path);
+                                }
                         return 1;
                 }
         }

@@ -360,3 +360,43 @@ int ng_unit_from_cgroup(const char *cgroup_path, char *buf, size_t size)
         memcpy(buf, name, n + 1);
         return 0;
 }
+
+/* After "mount {": CONTROLLER = PATH; ... }. 1 when controller is one. */
+static int mount_body(struct lexer *lx, const char *controller)
+{
+        int found = 0;
+        for (;;) {
+                if (next(lx) == TOK_PUNCT && is(lx, '}'))
+                        return found;
+                char key[256], path[NG_PATH_MAX];
+                if (tok_text(lx, key, sizeof(key)) < 0 || next(lx) != TOK_PUNCT || !is(lx, '='))
+                        return -EINVAL;
+                if ((next(lx) != TOK_WORD && lx->kind != TOK_STRING) || tok_text(lx, path, sizeof(path)) < 0)
+                        return -EINVAL;
+                found |= !strcmp(key, controller);
+                if (next(lx) != TOK_PUNCT || !is(lx, ';'))
+                        return -EINVAL;
+        }
+}
+
+int ng_cgconfig_mounts(const char *buf, const char *controller)
+{
+        if (!buf || !controller)
+                return -EINVAL;
+        struct lexer lx = { .buf = buf, .p = buf, .line = 1 };
+        struct ng_cgconfig_group g;
+        int found = 0;
+        while (next(&lx) != TOK_EOF) {
+                int r;
+                if (lx.kind == TOK_WORD && word_is(&lx, "mount")) {
+                        if (next(&lx) != TOK_PUNCT || !is(&lx, '{'))
+                                return -EINVAL;
+                        r = mount_body(&lx, controller);
+                        found |= r > 0;
+                } else
+                        r = statement(&lx, &g);
+                if (r < 0)
+                        return r;
+        }
+        return found;
+}
