@@ -137,6 +137,14 @@ int ng_collect_tiers(struct collector *c);
  * the promo watermark's from the /proc/zoneinfo the topology reads (NULL:
  * unreadable). */
 void ng_collect_features(struct collector *c);
+/* A feature's state and detail. */
+void ng_feature_set(struct ng_topology *t, enum ng_feature f, enum ng_feature_state st, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+/* true when r, the result of reading or listing path, is a success; else
+ * the feature is absent (-ENOENT) or unknown (why), and false. */
+bool ng_feature_found(struct ng_topology *t, enum ng_feature f, const char *path, int r);
+/* Appends ", word" (or "word" first) to buf, silently cut at its end. */
+void ng_feature_add_word(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void ng_collect_features_zoneinfo(struct ng_topology *t, const char *zoneinfo);
 /* collect-shm.c */
 int ng_collect_sysvipc(struct collector *c);

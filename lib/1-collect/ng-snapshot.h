@@ -542,6 +542,11 @@ const struct ng_hmat_access *ng_snapshot_hmat(const struct ng_snapshot *s, int c
 /* Whether nodes a and b (a != b) hold CPUs of one socket: sub-NUMA
  * clusters of it (Intel SNC, AMD NPS). */
 bool ng_snapshot_same_socket(const struct ng_snapshot *s, int a, int b);
+/* Whether the kernel's release (/proc/sys/kernel/osrelease) is major.minor
+ * or later: 1 or 0, -1 when the release is unknown. Only for what no file
+ * shows (a semantic that changed in a release). */
+int ng_knobs_release_at_least(const struct ng_knobs *k, unsigned major, unsigned minor);
+
 /* The fastest memory tier (lowest id) among nodes, -1 when the kernel
  * has no tiers or names none of them. */
 int ng_snapshot_fastest_tier(const struct ng_snapshot *s, const struct ng_bitmap *nodes);

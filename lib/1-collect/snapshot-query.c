@@ -341,6 +341,13 @@ bool ng_snapshot_same_socket(const struct ng_snapshot *s, int a, int b)
         return x && y && a != b && x->package_id >= 0 && x->package_id == y->package_id;
 }
 
+int ng_knobs_release_at_least(const struct ng_knobs *k, unsigned major, unsigned minor)
+{
+        if (!k || !k->kernel_major)
+                return -1;
+        return k->kernel_major > major || (k->kernel_major == major && k->kernel_minor >= minor);
+}
+
 int ng_snapshot_fastest_tier(const struct ng_snapshot *s, const struct ng_bitmap *nodes)
 {
         int best = -1;

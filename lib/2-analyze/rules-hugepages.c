@@ -288,7 +288,7 @@ enum right { RIGHT_UNKNOWN, RIGHT_NO, RIGHT_YES };
  * hugetlb_file_setup). An unknown kernel is taken as a recent one. */
 static bool memlock_grants(const struct ng_knobs *k)
 {
-        return k->kernel_major && (k->kernel_major < 5 || (k->kernel_major == 5 && k->kernel_minor < 16));
+        return ng_knobs_release_at_least(k, 5, 16) == 0;
 }
 
 /* The kernel's can_do_hugetlb_shm(): CAP_IPC_LOCK, or the group

@@ -493,13 +493,20 @@ struct json_object *ng_finding_json(const struct ng_finding *fd)
         return ng_json_utf8(o);
 }
 
+/* The feature this kernel lacks that code c's rule needs, -1 for none. */
+static int missing_feature(const struct ng_snapshot *s, enum ng_code c)
+{
+        int feat = ng_code_kernel_feature(c);
+        return feat >= 0 && ng_code_needs_feature(c) && s->topo.features[feat].state == NG_FEATURE_ABSENT ? feat : -1;
+}
+
 /* The codes whose rule needs a kernel feature this kernel does not have. */
 static struct json_object *not_evaluated_json(const struct ng_snapshot *s)
 {
         struct json_object *arr = json_object_new_array();
         for (int c = 0; c < NG_CODE_MAX_; c++) {
-                int feat = ng_code_kernel_feature(c);
-                if (feat < 0 || !ng_code_needs_feature(c) || s->topo.features[feat].state != NG_FEATURE_ABSENT)
+                int feat = missing_feature(s, c);
+                if (feat < 0)
                         continue;
                 struct json_object *e = json_object_new_object();
                 json_object_object_add(e, "code", json_object_new_string(ng_code_name(c)));
@@ -513,8 +520,8 @@ static void print_not_evaluated(const struct ng_snapshot *s, FILE *f)
 {
         bool any = false;
         for (int c = 0; c < NG_CODE_MAX_; c++) {
-                int feat = ng_code_kernel_feature(c);
-                if (feat < 0 || !ng_code_needs_feature(c) || s->topo.features[feat].state != NG_FEATURE_ABSENT)
+                int feat = missing_feature(s, c);
+                if (feat < 0)
                         continue;
                 fprintf(f, "%s%s (kernel feature %s absent)", any ? ", " : "\nnot raised on this kernel: ",
                         ng_code_name(c), ng_feature_name(feat));

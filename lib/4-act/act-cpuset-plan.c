@@ -182,16 +182,6 @@ static int validate(const struct ng_snapshot *s, const struct ng_cpuset_bounds *
         return 0;
 }
 
-/* cgroup v2 moves a cpuset's pages on a cpuset.mems write since Linux
- * 5.15 (before, only new allocations follow); nothing but the release
- * says so. -1 when the release is unknown. */
-static int v2_migrates(const struct ng_knobs *k)
-{
-        if (!k->kernel_major)
-                return -1;
-        return k->kernel_major > 5 || (k->kernel_major == 5 && k->kernel_minor >= 15);
-}
-
 static bool is_root_cgroup(const char *path)
 {
         return !path || !path[0] || !strcmp(path, "/");
@@ -228,7 +218,10 @@ int ng_cpuset_plan(const struct ng_snapshot *s, const struct ng_instance *in, co
                 snprintf(pl.cgroup, sizeof(pl.cgroup), "%s", cg->path);
                 snprintf(pl.dir, sizeof(pl.dir), "%s", cg->dir);
                 pl.version = cg->version;
-                pl.memory_migrate = cg->version == 1 ? cg->memory_migrate : v2_migrates(&s->knobs);
+                /* cgroup v2 moves a cpuset's pages on a cpuset.mems write
+                 * since Linux 5.15 (before, only new allocations follow);
+                 * nothing but the release says so */
+                pl.memory_migrate = cg->version == 1 ? cg->memory_migrate : ng_knobs_release_at_least(&s->knobs, 5, 15);
                 /* v2: an empty cpuset.cpus/mems means "the parent's": what is in effect. */
                 pl.old_cpus = ng_bitmap_empty(&cg->cpus) ? cg->effective_cpus : cg->cpus;
                 pl.old_mems = ng_bitmap_empty(&cg->mems) ? cg->effective_mems : cg->mems;

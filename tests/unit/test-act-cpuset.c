@@ -361,8 +361,9 @@ static void fx_close(void)
         fx = NULL;
 }
 
-/* Plans "ora" against its parent (read through the recorder) and applies. */
-static void fx_apply(bool dry_run)
+/* "ora"'s plan against its parent (read through the recorder, the tree's
+ * root cpuset: 0-3), *ret filled */
+static void fx_plan(struct ng_cpuset_plan *ret)
 {
         const struct ng_instance *in = ng_audit_instance(fx->a, "ora");
         ck_assert_ptr_nonnull(in);
@@ -370,7 +371,13 @@ static void fx_apply(bool dry_run)
         ck_assert_int_eq(ng_cpuset_parent_read(fx->p, &fx->ops, fx->s, in, &parent), 0);
         assert_list(&parent.cpus, "0-3");
         assert_list(&parent.mems, "0-3");
-        ck_assert_int_eq(ng_cpuset_plan(fx->s, in, &parent, &fx->plan), 0);
+        ck_assert_int_eq(ng_cpuset_plan(fx->s, in, &parent, ret), 0);
+}
+
+/* Plans "ora" against its parent and applies. */
+static void fx_apply(bool dry_run)
+{
+        fx_plan(&fx->plan);
         ck_assert_msg(!fx->plan.refused, "%s", fx->plan.reason);
         ck_assert_int_eq(ng_cpuset_apply(fx->p, &fx->ops, &fx->plan, dry_run, &fx->res), 0);
 }
@@ -436,16 +443,6 @@ static void put(const char *rel, const char *content)
         ck_assert_ptr_nonnull(f);
         fputs(content, f);
         ck_assert_int_eq(fclose(f), 0);
-}
-
-/* "ora"'s plan against its parent, *ret filled */
-static void fx_plan(struct ng_cpuset_plan *ret)
-{
-        const struct ng_instance *in = ng_audit_instance(fx->a, "ora");
-        ck_assert_ptr_nonnull(in);
-        struct ng_cpuset_bounds parent;
-        ck_assert_int_eq(ng_cpuset_parent_read(fx->p, &fx->ops, fx->s, in, &parent), 0);
-        ck_assert_int_eq(ng_cpuset_plan(fx->s, in, &parent, ret), 0);
 }
 
 /* A cgconfig.conf that mounts a v1 cpuset hierarchy cannot load on a

@@ -56,9 +56,7 @@ const char *ng_feature_state_name(enum ng_feature_state st)
         return "unknown";
 }
 
-static void set(struct ng_topology *t, enum ng_feature f, enum ng_feature_state st, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-static void set(struct ng_topology *t, enum ng_feature f, enum ng_feature_state st, const char *fmt, ...)
+void ng_feature_set(struct ng_topology *t, enum ng_feature f, enum ng_feature_state st, const char *fmt, ...)
 {
         va_list ap;
         t->features[f].state = st;
@@ -66,10 +64,16 @@ static void set(struct ng_topology *t, enum ng_feature f, enum ng_feature_state 
         vsnprintf(t->features[f].detail, sizeof(t->features[f].detail), fmt, ap);
         va_end(ap);
 }
+bool ng_feature_found(struct ng_topology *t, enum ng_feature f, const char *path, int r)
+{
+        if (r >= 0)
+                return true;
+        ng_feature_set(t, f, r == -ENOENT ? NG_FEATURE_ABSENT : NG_FEATURE_UNKNOWN, "%s: %s", path,
+            r == -ENOENT ? "none" : strerror(-r));
+        return false;
+}
 
-/* Appends ", word" (or "word" first) to buf, silently cut at its end. */
-static void add_word(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void add_word(char *buf, size_t size, const char *fmt, ...)
+void ng_feature_add_word(char *buf, size_t size, const char *fmt, ...)
 {
         size_t n = strlen(buf);
         if (n + 3 >= size)
@@ -93,18 +97,18 @@ static void probe_v2_cpuset(struct collector *c, struct ng_topology *t)
                 if (r == -ENOENT)
                         continue;
                 if (r < 0) {
-                        set(t, NG_FEATURE_CGROUP_V2_CPUSET, NG_FEATURE_UNKNOWN, "%s/cgroup.controllers: %s", roots[i],
-                            strerror(-r));
+                        ng_feature_set(t, NG_FEATURE_CGROUP_V2_CPUSET, NG_FEATURE_UNKNOWN, "%s/cgroup.controllers: %s",
+                                       roots[i], strerror(-r));
                         return;
                 }
                 bool has = false;
                 for (char *save = NULL, *w = strtok_r(buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save))
                         has |= !strcmp(w, "cpuset");
-                set(t, NG_FEATURE_CGROUP_V2_CPUSET, has ? NG_FEATURE_PRESENT : NG_FEATURE_ABSENT,
+                ng_feature_set(t, NG_FEATURE_CGROUP_V2_CPUSET, has ? NG_FEATURE_PRESENT : NG_FEATURE_ABSENT,
                     has ? "cpuset in %s/cgroup.controllers" : "no cpuset in %s/cgroup.controllers", roots[i]);
                 return;
         }
-        set(t, NG_FEATURE_CGROUP_V2_CPUSET, NG_FEATURE_ABSENT, "no cgroup v2 hierarchy at /sys/fs/cgroup or "
+        ng_feature_set(t, NG_FEATURE_CGROUP_V2_CPUSET, NG_FEATURE_ABSENT, "no cgroup v2 hierarchy at /sys/fs/cgroup or "
             "/sys/fs/cgroup/unified");
 }
 
@@ -118,7 +122,7 @@ static void probe_v1_cpuset_live(struct ng_topology *t)
 {
         int fd = (int) syscall(SYS_fsopen, "cgroup", FSOPEN_CLOEXEC);
         if (fd < 0) {
-                set(t, NG_FEATURE_CGROUP_V1_CPUSET, NG_FEATURE_UNKNOWN, "fsopen(2) of a cgroup context: %s",
+                ng_feature_set(t, NG_FEATURE_CGROUP_V1_CPUSET, NG_FEATURE_UNKNOWN, "fsopen(2) of a cgroup context: %s",
                     strerror(errno));
                 return;
         }
@@ -130,12 +134,15 @@ static void probe_v1_cpuset_live(struct ng_topology *t)
         msg[n > 0 ? n : 0] = '\0';
         msg[strcspn(msg, "\n")] = '\0';
         if (r == 0)
-                set(t, NG_FEATURE_CGROUP_V1_CPUSET, NG_FEATURE_PRESENT, "a v1 cgroup may bind cpuset (fsconfig(2))");
+                ng_feature_set(t, NG_FEATURE_CGROUP_V1_CPUSET, NG_FEATURE_PRESENT,
+                               "a v1 cgroup may bind cpuset (fsconfig(2))");
         else if (e == EINVAL)
-                set(t, NG_FEATURE_CGROUP_V1_CPUSET, NG_FEATURE_ABSENT, "the kernel refuses a v1 cpuset (fsconfig(2): %s)",
-                    msg[0] == 'e' && msg[1] == ' ' ? msg + 2 : strerror(e));
+                ng_feature_set(t, NG_FEATURE_CGROUP_V1_CPUSET, NG_FEATURE_ABSENT,
+                               "the kernel refuses a v1 cpuset (fsconfig(2): %s)",
+                               msg[0] == 'e' && msg[1] == ' ' ? msg + 2 : strerror(e));
         else
-                set(t, NG_FEATURE_CGROUP_V1_CPUSET, NG_FEATURE_UNKNOWN, "fsconfig(2) cpuset: %s", strerror(e));
+                ng_feature_set(t, NG_FEATURE_CGROUP_V1_CPUSET, NG_FEATURE_UNKNOWN, "fsconfig(2) cpuset: %s",
+                               strerror(e));
 }
 
 /* struct procmap_query of <linux/fs.h> (Linux 6.11), for older headers. */
@@ -151,7 +158,7 @@ static void probe_procmap_query_live(struct ng_topology *t)
 {
         int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
-                set(t, NG_FEATURE_PROCMAP_QUERY, NG_FEATURE_UNKNOWN, "/proc/self/maps: %s", strerror(errno));
+                ng_feature_set(t, NG_FEATURE_PROCMAP_QUERY, NG_FEATURE_UNKNOWN, "/proc/self/maps: %s", strerror(errno));
                 return;
         }
         struct procmap_query_v1 q = { .size = sizeof(q), .query_addr = (uintptr_t) probe_procmap_query_live };
@@ -159,11 +166,13 @@ static void probe_procmap_query_live(struct ng_topology *t)
         int e = errno;
         close(fd);
         if (r == 0)
-                set(t, NG_FEATURE_PROCMAP_QUERY, NG_FEATURE_PRESENT, "the PROCMAP_QUERY ioctl on /proc/PID/maps answers");
+                ng_feature_set(t, NG_FEATURE_PROCMAP_QUERY, NG_FEATURE_PRESENT,
+                               "the PROCMAP_QUERY ioctl on /proc/PID/maps answers");
         else if (e == ENOTTY)
-                set(t, NG_FEATURE_PROCMAP_QUERY, NG_FEATURE_ABSENT, "the ioctl on /proc/PID/maps answers ENOTTY");
+                ng_feature_set(t, NG_FEATURE_PROCMAP_QUERY, NG_FEATURE_ABSENT,
+                               "the ioctl on /proc/PID/maps answers ENOTTY");
         else
-                set(t, NG_FEATURE_PROCMAP_QUERY, NG_FEATURE_UNKNOWN, "PROCMAP_QUERY: %s", strerror(e));
+                ng_feature_set(t, NG_FEATURE_PROCMAP_QUERY, NG_FEATURE_UNKNOWN, "PROCMAP_QUERY: %s", strerror(e));
 }
 
 /* The probes no file shows, kept in a snapshot as "NAME STATE DETAIL". */
@@ -189,7 +198,7 @@ static void record_kept(struct collector *c, const struct ng_topology *t)
 static bool replay_kept(struct collector *c, struct ng_topology *t)
 {
         for (size_t i = 0; i < ELEMENTSOF(kept); i++)
-                set(t, kept[i], NG_FEATURE_UNKNOWN, "not in this tree (%s)", NG_PATH_FEATURES_FILE);
+                ng_feature_set(t, kept[i], NG_FEATURE_UNKNOWN, "not in this tree (%s)", NG_PATH_FEATURES_FILE);
         _cleanup_free_ char *buf = NULL;
         if (ng_collect_read(c, &buf, NULL, "%s", NG_PATH_FEATURES_FILE) < 0)
                 return false;
@@ -201,54 +210,32 @@ static bool replay_kept(struct collector *c, struct ng_topology *t)
                         : !strcmp(fl.state, "absent") ? NG_FEATURE_ABSENT : NG_FEATURE_UNKNOWN;
                 for (size_t i = 0; i < ELEMENTSOF(kept); i++)
                         if (!strcmp(fl.name, ng_feature_name(kept[i])))
-                                set(t, kept[i], st, "%s", fl.detail);
+                                ng_feature_set(t, kept[i], st, "%s", fl.detail);
         }
         return true;
-}
-
-static void probe_tiers(struct collector *c, struct ng_topology *t)
-{
-        char **names;
-        size_t n;
-        int r = ng_path_list(c->reads, &names, &n, NG_SYS_MEMORY_TIERS_DIR);
-        if (r < 0) {
-                set(t, NG_FEATURE_MEMORY_TIERS, r == -ENOENT ? NG_FEATURE_ABSENT : NG_FEATURE_UNKNOWN, "%s: %s",
-                    NG_SYS_MEMORY_TIERS_DIR, r == -ENOENT ? "none" : strerror(-r));
-                return;
-        }
-        ng_strv_free(names);
-        char list[160] = "";
-        for (size_t k = 0; k < t->n_tiers; k++) {
-                char l[64];
-                ng_bitmap_format_list(&t->tiers[k].nodes, l, sizeof(l));
-                add_word(list, sizeof(list), "memory_tier%d: nodes %s", t->tiers[k].id, l);
-        }
-        set(t, NG_FEATURE_MEMORY_TIERS, NG_FEATURE_PRESENT, "%s", list[0] ? list : "no tier lists a node");
 }
 
 static void probe_weighted_interleave(struct collector *c, struct ng_topology *t)
 {
         char **names;
         size_t n;
-        int r = ng_path_list(c->reads, &names, &n, NG_SYS_WEIGHTED_INTERLEAVE_DIR);
-        if (r < 0) {
-                set(t, NG_FEATURE_WEIGHTED_INTERLEAVE, r == -ENOENT ? NG_FEATURE_ABSENT : NG_FEATURE_UNKNOWN, "%s: %s",
-                    NG_SYS_WEIGHTED_INTERLEAVE_DIR, r == -ENOENT ? "none" : strerror(-r));
+        if (!ng_feature_found(t, NG_FEATURE_WEIGHTED_INTERLEAVE, NG_SYS_WEIGHTED_INTERLEAVE_DIR,
+                               ng_path_list(c->reads, &names, &n, NG_SYS_WEIGHTED_INTERLEAVE_DIR)))
                 return;
-        }
         char list[160] = "";
         for (size_t i = 0; i < n; i++) {
                 unsigned node;
                 uint64_t w;
                 if (ng_parse_prefixed_id(names[i], "node", 1u << 16, &node) == 0 &&
                     ng_path_read_u64(c->reads, &w, NG_SYS_WEIGHTED_INTERLEAVE_DIR "/%s", names[i]) == 0 && w <= 255)
-                        add_word(list, sizeof(list), "node%u %u", node, (unsigned) w);
+                        ng_feature_add_word(list, sizeof(list), "node%u %u", node, (unsigned) w);
                 else if (!strcmp(names[i], "auto") &&
                          ng_path_read_u64(c->reads, &w, NG_SYS_WEIGHTED_INTERLEAVE_DIR "/auto") != -ENOENT)
-                        add_word(list, sizeof(list), "auto");
+                        ng_feature_add_word(list, sizeof(list), "auto");
         }
         ng_strv_free(names);
-        set(t, NG_FEATURE_WEIGHTED_INTERLEAVE, NG_FEATURE_PRESENT, "weights %s", list[0] ? list : "none readable");
+        ng_feature_set(t, NG_FEATURE_WEIGHTED_INTERLEAVE, NG_FEATURE_PRESENT, "weights %s",
+                       list[0] ? list : "none readable");
 }
 
 /* Per-size THP for shmem: transparent_hugepage/hugepages-<N>kB/shmem_enabled. */
@@ -256,12 +243,9 @@ static void probe_shmem_thp(struct collector *c, struct ng_topology *t)
 {
         char **names;
         size_t n;
-        int r = ng_path_list(c->reads, &names, &n, NG_SYS_THP_DIR);
-        if (r < 0) {
-                set(t, NG_FEATURE_SHMEM_THP_SIZES, r == -ENOENT ? NG_FEATURE_ABSENT : NG_FEATURE_UNKNOWN, "%s: %s",
-                    NG_SYS_THP_DIR, r == -ENOENT ? "none" : strerror(-r));
+        if (!ng_feature_found(t, NG_FEATURE_SHMEM_THP_SIZES, NG_SYS_THP_DIR,
+                               ng_path_list(c->reads, &names, &n, NG_SYS_THP_DIR)))
                 return;
-        }
         char list[160] = "";
         size_t sizes = 0;
         for (size_t i = 0; i < n; i++) {
@@ -272,7 +256,7 @@ static void probe_shmem_thp(struct collector *c, struct ng_topology *t)
                         continue;
                 sizes++;
                 if (ng_parse_bracketed_choice(buf, choice, sizeof(choice)) == 0 && strcmp(choice, "never"))
-                        add_word(list, sizeof(list), "%" PRIu64 "kB %s", kib, choice);
+                        ng_feature_add_word(list, sizeof(list), "%" PRIu64 "kB %s", kib, choice);
                 free(buf);
         }
         ng_strv_free(names);
@@ -283,11 +267,11 @@ static void probe_shmem_thp(struct collector *c, struct ng_topology *t)
                 free(buf);
         }
         if (!sizes)
-                set(t, NG_FEATURE_SHMEM_THP_SIZES, NG_FEATURE_ABSENT, "no %s/hugepages-<size>kB/shmem_enabled",
-                    NG_SYS_THP_DIR);
+                ng_feature_set(t, NG_FEATURE_SHMEM_THP_SIZES, NG_FEATURE_ABSENT,
+                               "no %s/hugepages-<size>kB/shmem_enabled", NG_SYS_THP_DIR);
         else
-                set(t, NG_FEATURE_SHMEM_THP_SIZES, NG_FEATURE_PRESENT, "%zu sizes, shmem_enabled %s; not never: %s",
-                    sizes, top, list[0] ? list : "none");
+                ng_feature_set(t, NG_FEATURE_SHMEM_THP_SIZES, NG_FEATURE_PRESENT,
+                               "%zu sizes, shmem_enabled %s; not never: %s", sizes, top, list[0] ? list : "none");
 }
 
 /* DAMON's sysfs interface: admin/kdamonds/nr_kdamonds (a file, so that a
@@ -296,24 +280,22 @@ static void probe_damon(struct collector *c, struct ng_topology *t)
 {
         uint64_t n;
         int r = ng_path_read_u64(c->reads, &n, NG_SYS_DAMON_ADMIN_DIR "/kdamonds/nr_kdamonds");
-        if (r >= 0)
-                set(t, NG_FEATURE_DAMON, NG_FEATURE_PRESENT, "%s: %" PRIu64 " kdamonds", NG_SYS_DAMON_ADMIN_DIR, n);
-        else
-                set(t, NG_FEATURE_DAMON, r == -ENOENT ? NG_FEATURE_ABSENT : NG_FEATURE_UNKNOWN,
-                    "%s/kdamonds/nr_kdamonds: %s", NG_SYS_DAMON_ADMIN_DIR, r == -ENOENT ? "none" : strerror(-r));
+        if (ng_feature_found(t, NG_FEATURE_DAMON, NG_SYS_DAMON_ADMIN_DIR "/kdamonds/nr_kdamonds", r))
+                ng_feature_set(t, NG_FEATURE_DAMON, NG_FEATURE_PRESENT, "%s: %" PRIu64 " kdamonds",
+                               NG_SYS_DAMON_ADMIN_DIR, n);
 }
 
 void ng_collect_features_zoneinfo(struct ng_topology *t, const char *zoneinfo)
 {
         uint64_t pages;
         if (!zoneinfo || t->n_nodes == 0)
-                set(t, NG_FEATURE_PROMO_WMARK, NG_FEATURE_UNKNOWN, "/proc/zoneinfo unreadable");
+                ng_feature_set(t, NG_FEATURE_PROMO_WMARK, NG_FEATURE_UNKNOWN, "/proc/zoneinfo unreadable");
         else if (ng_parse_zoneinfo_promo(zoneinfo, t->nodes[0].id, &pages) >= 0)
-                set(t, NG_FEATURE_PROMO_WMARK, NG_FEATURE_PRESENT, "node %d: promo %" PRIu64 " pages",
-                    t->nodes[0].id, pages);
+                ng_feature_set(t, NG_FEATURE_PROMO_WMARK, NG_FEATURE_PRESENT, "node %d: promo %" PRIu64 " pages",
+                               t->nodes[0].id, pages);
         else
-                set(t, NG_FEATURE_PROMO_WMARK, NG_FEATURE_ABSENT, "node %d has no promo watermark in /proc/zoneinfo",
-                    t->nodes[0].id);
+                ng_feature_set(t, NG_FEATURE_PROMO_WMARK, NG_FEATURE_ABSENT,
+                               "node %d has no promo watermark in /proc/zoneinfo", t->nodes[0].id);
 }
 
 void ng_collect_features(struct collector *c)
@@ -328,32 +310,34 @@ void ng_collect_features(struct collector *c)
         } else
                 probed_tree = replay_kept(c, t);
         probe_v2_cpuset(c, t);
-        probe_tiers(c, t);
+        /* memory_tiers: set by ng_collect_tiers(), where the tiers are read */
         if (t->demotion_enabled >= 0)
-                set(t, NG_FEATURE_DEMOTION, NG_FEATURE_PRESENT, "demotion_enabled %s",
-                    t->demotion_enabled ? "true" : "false");
+                ng_feature_set(t, NG_FEATURE_DEMOTION, NG_FEATURE_PRESENT, "demotion_enabled %s",
+                               t->demotion_enabled ? "true" : "false");
         else
-                set(t, NG_FEATURE_DEMOTION, NG_FEATURE_ABSENT, "%s: none", NG_SYS_DEMOTION_ENABLED);
+                ng_feature_set(t, NG_FEATURE_DEMOTION, NG_FEATURE_ABSENT, "%s: none", NG_SYS_DEMOTION_ENABLED);
         probe_weighted_interleave(c, t);
         probe_shmem_thp(c, t);
         probe_damon(c, t);
         if (!t->features[NG_FEATURE_PROMO_WMARK].detail[0])
-                set(t, NG_FEATURE_PROMO_WMARK, NG_FEATURE_UNKNOWN, "/proc/zoneinfo not read (no NUMA nodes in sysfs)");
+                ng_feature_set(t, NG_FEATURE_PROMO_WMARK, NG_FEATURE_UNKNOWN,
+                               "/proc/zoneinfo not read (no NUMA nodes in sysfs)");
         /* Linux 5.16 took the memlock limit out of can_do_hugetlb_shm():
          * no file shows which rule a kernel follows. */
-        if (!k->kernel_major)
-                set(t, NG_FEATURE_HUGETLB_SHM_GROUP_ONLY, NG_FEATURE_UNKNOWN, "the kernel release is unknown");
+        int since = ng_knobs_release_at_least(k, 5, 16);
+        if (since < 0)
+                ng_feature_set(t, NG_FEATURE_HUGETLB_SHM_GROUP_ONLY, NG_FEATURE_UNKNOWN,
+                               "the kernel release is unknown");
         else
-                set(t, NG_FEATURE_HUGETLB_SHM_GROUP_ONLY,
-                    k->kernel_major > 5 || (k->kernel_major == 5 && k->kernel_minor >= 16) ? NG_FEATURE_PRESENT
-                                                                                            : NG_FEATURE_ABSENT,
-                    "by the release %u.%u (since 5.16 a memlock limit no longer grants SHM_HUGETLB; no file shows it)",
-                    k->kernel_major, k->kernel_minor);
+                ng_feature_set(t, NG_FEATURE_HUGETLB_SHM_GROUP_ONLY, since ? NG_FEATURE_PRESENT : NG_FEATURE_ABSENT,
+                               "by the release %u.%u (since 5.16 a memlock limit no longer grants SHM_HUGETLB; "
+                               "no file shows it)", k->kernel_major, k->kernel_minor);
         /* A tree captured before these probes lacks what they read: a
          * missing file there says nothing about the kernel. */
         if (!probed_tree)
                 for (int i = 0; i < NG_FEATURE_MAX_; i++)
                         if (t->features[i].state == NG_FEATURE_ABSENT)
-                                set(t, i, NG_FEATURE_UNKNOWN, "this tree was captured before numaguard probed the "
-                                    "kernel's features");
+                                ng_feature_set(t, i, NG_FEATURE_UNKNOWN,
+                                               "this tree was captured before numaguard probed the "
+                                               "kernel's features");
 }

@@ -23,7 +23,7 @@ static int read_tiers(struct collector *c, struct ng_topology *t)
         char **names;
         size_t n;
         int r = ng_path_list(c->p, &names, &n, NG_SYS_MEMORY_TIERS_DIR);
-        if (r < 0)
+        if (!ng_feature_found(t, NG_FEATURE_MEMORY_TIERS, NG_SYS_MEMORY_TIERS_DIR, r))
                 return r == -ENOENT ? 0 : r;
         for (size_t i = 0; i < n && t->n_tiers < NG_MAX_MEMORY_TIERS; i++) {
                 unsigned id;
@@ -42,6 +42,13 @@ static int read_tiers(struct collector *c, struct ng_topology *t)
         if (r < 0)
                 return r;
         qsort(t->tiers, t->n_tiers, sizeof(*t->tiers), tier_cmp);
+        char list[160] = "";
+        for (size_t k = 0; k < t->n_tiers; k++) {
+                char l[64];
+                ng_bitmap_format_list(&t->tiers[k].nodes, l, sizeof(l));
+                ng_feature_add_word(list, sizeof(list), "memory_tier%d: nodes %s", t->tiers[k].id, l);
+        }
+        ng_feature_set(t, NG_FEATURE_MEMORY_TIERS, NG_FEATURE_PRESENT, "%s", list[0] ? list : "no tier lists a node");
         for (size_t i = 0; i < t->n_nodes; i++)
                 for (size_t k = 0; k < t->n_tiers && t->nodes[i].tier < 0; k++)
                         if (ng_bitmap_test(&t->tiers[k].nodes, (unsigned) t->nodes[i].id))
