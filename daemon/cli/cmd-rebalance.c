@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * numaguardctl rebalance INSTANCE [--dry-run]: spread the instance's shared
- * segments over its nodes (lib/4-act/act-rebalance.c says how and why through
- * the representative process). Per segment: plan from the audit, exact
+ * segments over its nodes (lib/4-act/act-rebalance.c says how each kind of
+ * segment is reached: its own file, or a hugetlb segment's attacher). Per segment: plan from the audit, exact
  * count, supply check, then the move (or, with --dry-run, what would move
  * where), each reported and logged through ctl_action_report().
  *
@@ -71,9 +71,17 @@ static void print_plan(const struct ng_rebalance_plan *p)
         for (size_t i = 0; i < p->n_dest && len < sizeof(dest); i++)
                 len += (size_t) snprintf(dest + len, sizeof(dest) - len, "%s%d", i ? "," : "", p->dest[i]);
         ng_format_kib(p->page_bytes / 1024, sz, sizeof(sz));
-        printf("%s: %" PRIu64 " resident pages of %s through pid %d, spread over nodes %s\n",
-               ng_text_escape(NG_TEXT_TERM, p->label, label, sizeof(label)),
-               p->resident_pages, sz, (int) p->pid, dest);
+        if (p->via == NG_REBALANCE_VIA_SEGMENT) {
+                char path[NG_TEXT_SIZE(sizeof(p->seg_path))];
+                printf("%s: %" PRIu64 " resident pages of %s, every one, through the segment's own file (%s), "
+                       "spread over nodes %s\n", ng_text_escape(NG_TEXT_TERM, p->label, label, sizeof(label)),
+                       p->resident_pages, sz, ng_text_escape(NG_TEXT_TERM, p->seg_path, path, sizeof(path)), dest);
+        } else
+                printf("%s: %" PRIu64 " resident pages of %s through the page tables of pid %d, spread over nodes %s\n",
+                       ng_text_escape(NG_TEXT_TERM, p->label, label, sizeof(label)), p->resident_pages, sz,
+                       (int) p->pid, dest);
+        if (p->unreachable_pages)
+                printf("  %" PRIu64 " resident pages out of reach: %s\n", p->unreachable_pages, p->unreachable_why);
         printf("  %-6s %10s %10s %10s %10s %12s\n", "node", "before", "target", "move", "moved", "can take");
         for (size_t i = 0; i < p->n_nodes; i++) {
                 const struct ng_rebalance_node *n = &p->nodes[i];

@@ -66,7 +66,7 @@ struct ng_instance_config {
         char *pidfile;       /* absolute path */
         char *cgroup;        /* as /proc/<pid>/cgroup shows it, "/oracle" */
         char *container;     /* fnmatch(3) glob on the name of the process's container */
-        uid_t shm_owner_uid; /* SysV segment owner, names resolved at load */
+        uid_t shm_owner_uid; /* owner of its SysV segments and /dev/shm files, names resolved at load */
         /* Expectations and corrections. */
         enum ng_policy policy;
         struct ng_bitmap nodes; /* empty = unset */

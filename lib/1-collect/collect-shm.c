@@ -174,6 +174,8 @@ static int add_file(struct collector *c, const char *path, const struct ng_file_
                 /* a tree's copy has an inode of its own, not the host's */
                 .inode = ng_path_is_live(c->p) ? fs->inode : 0,
                 .allocated_bytes = fs->allocated_bytes, .mnt_ns = ms->mnt_ns, .ns_pid = ms->ns_pid,
+                /* a tree's copy is owned by whoever unpacked it: its record says (replay_owners) */
+                .uid = ng_path_is_live(c->p) ? fs->uid : 0,
         };
         return 0;
 }
@@ -269,6 +271,53 @@ static int dedupe_inodes(struct ng_snapshot *s, size_t from)
         return 0;
 }
 
+/* ---- who owns each file ----
+ *
+ * shm_owner claims an instance's files by their owner. A tree's copies are
+ * owned by whoever unpacked it, so a snapshot keeps the owners of each
+ * mount's files as OWNERS_FMT, "UID PATH" lines, and a --root collection
+ * takes them from there (none kept: unknown, 0). A path with a newline in
+ * it (anyone may name a file so) is not kept. */
+#define OWNERS_FMT "/numaguard/shm-owners-%u-%u"
+
+static void record_owners(struct collector *c, const struct ng_mount *m, size_t from)
+{
+        const struct ng_snapshot *s = c->s;
+        char rel[64];
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        if (!f)
+                return;         /* no record: the tree says unknown */
+        for (size_t i = from; i < s->n_files; i++)
+                if (!strchr(s->files[i].path, '\n'))
+                        fprintf(f, "%" PRIu32 " %s\n", s->files[i].uid, s->files[i].path);
+        if (fclose(f) != 0 || !len)
+                return;
+        snprintf(rel, sizeof(rel), OWNERS_FMT, m->major, m->minor);
+        ng_path_record(c->p, rel, text, len);
+}
+
+static void replay_owners(struct collector *c, const struct ng_mount *m, size_t from)
+{
+        struct ng_snapshot *s = c->s;
+        _cleanup_free_ char *buf = NULL;
+        if (ng_path_read(c->p, &buf, NULL, OWNERS_FMT, m->major, m->minor) < 0)
+                return;
+        for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+                nl = strchr(line, '\n');
+                if (nl)
+                        *nl = '\0';
+                uint32_t uid;
+                const char *path;
+                if (ng_parse_owner_line(line, &uid, &path) < 0)
+                        continue;
+                for (size_t i = from; i < s->n_files; i++)
+                        if (!strcmp(s->files[i].path, path))
+                                s->files[i].uid = uid;
+        }
+}
+
 int ng_collect_mount_files(struct collector *c, const struct ng_mount *m, const char *prefix, uint64_t mnt_ns,
                            pid_t ns_pid)
 {
@@ -280,8 +329,17 @@ int ng_collect_mount_files(struct collector *c, const struct ng_mount *m, const 
         };
         size_t from = c->s->n_files;
         int r = scan_files(c, m->mountpoint, &ms, 0);
+        if (r < 0)
+                return r;
         /* a tree's copies have no inode of the host's (0): nothing to tell apart */
-        return r < 0 || !ng_path_is_live(c->p) ? r : dedupe_inodes(c->s, from);
+        if (!ng_path_is_live(c->p)) {
+                replay_owners(c, m, from);
+                return 0;
+        }
+        r = dedupe_inodes(c->s, from);
+        if (r >= 0 && ng_path_recording(c->p))
+                record_owners(c, m, from);
+        return r;
 }
 
 /* Files in /dev/shm (Oracle AMM granules, PostgreSQL DSM) and on every

@@ -173,6 +173,9 @@ struct ng_shm_file {
          * through whose /proc/PID/root it was reached, 0: numaguard's own. */
         uint64_t mnt_ns;
         pid_t ns_pid;
+        /* Its owner (shm_owner claims an instance's files by it); 0 where
+         * unknown: a tree kept no record of it. */
+        uint32_t uid;
 };
 
 /* A container a watched process runs in, from its cgroup path (runtime,

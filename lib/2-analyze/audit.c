@@ -325,7 +325,9 @@ static int segs_add(struct ng_instance *in, size_t idx)
 
 static bool seg_belongs(const struct ng_instance *in, const struct ng_segment *seg)
 {
-        if (seg->kind == NG_SEG_SYSV && in->cfg->shm_owner_uid != NG_UID_UNSET && seg->uid == in->cfg->shm_owner_uid)
+        /* its owner's SysV segments and /dev/shm (or hugetlbfs) files, attached or not */
+        if ((seg->kind == NG_SEG_SYSV || seg->kind == NG_SEG_FILE) && in->cfg->shm_owner_uid != NG_UID_UNSET &&
+            seg->uid == in->cfg->shm_owner_uid)
                 return true;
         for (size_t k = 0; k < seg->n_pids; k++)
                 if (has_pid(in, seg->pids[k]))

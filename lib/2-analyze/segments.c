@@ -138,6 +138,7 @@ static int add_files(struct builder *b)
                 seg->dev_major = f->dev_major;
                 seg->dev_minor = f->dev_minor;
                 seg->inode = f->inode;
+                seg->uid = f->uid;
                 seg->allocated_bytes = f->allocated_bytes;
                 seg->mnt_ns = f->mnt_ns;
                 seg->other_ns = f->mnt_ns != b->s->mnt_ns;

@@ -86,6 +86,12 @@ struct json_object *ng_act_rebalance_plan_json(const struct ng_rebalance_plan *p
         }
         json_object_object_add(j, "segment", json_object_new_string(p->label));
         json_object_object_add(j, "pid", json_object_new_int((int) p->pid));
+        json_object_object_add(j, "via", json_object_new_string(ng_rebalance_via_name(p->via)));
+        json_object_object_add(j, "path", p->via == NG_REBALANCE_VIA_SEGMENT && p->seg_path[0]
+                                                  ? json_object_new_string(p->seg_path) : NULL);
+        json_object_object_add(j, "unreachable_pages", json_object_new_uint64(p->unreachable_pages));
+        json_object_object_add(j, "unreachable_reason",
+                               p->unreachable_why[0] ? json_object_new_string(p->unreachable_why) : NULL);
         json_object_object_add(j, "page_bytes", json_object_new_uint64(p->page_bytes));
         json_object_object_add(j, "huge", json_object_new_boolean(p->huge));
         json_object_object_add(j, "resident_pages", json_object_new_uint64(p->resident_pages));

@@ -14,4 +14,10 @@ int ng_rebalance_node_index(const struct ng_rebalance_plan *p, int node);
 int ng_rebalance_node_index_add(struct ng_rebalance_plan *p, int node);
 void ng_rebalance_format_size(uint64_t bytes, char *buf, size_t size);
 
+/* VIA_SEGMENT: the plan's file, opened (ops->open_segment, else as the
+ * plan says) and checked to be its device and inode (-ESTALE: another
+ * file). An fd, or -errno with *ret_failed_call saying what failed. */
+int ng_rebalance_open_segment(const struct ng_rebalance_plan *p, const struct ng_rebalance_ops *ops,
+                              const char **ret_failed_call);
+
 #pragma GCC visibility pop

@@ -68,9 +68,63 @@ static void plan_ranges(const struct ng_proc *pr, const struct ng_segment *seg, 
         }
 }
 
+static const struct ng_shm_file *segment_file(const struct ng_snapshot *s, const struct ng_segment *seg)
+{
+        for (size_t i = 0; i < s->n_files; i++) {
+                const struct ng_shm_file *f = &s->files[i];
+                if (f->kind == NG_SHM_FILE_TMPFS && f->inode == seg->inode && f->dev_major == seg->dev_major &&
+                    f->dev_minor == seg->dev_minor)
+                        return f;
+        }
+        return NULL;
+}
+
+/* A 4 KiB shmem segment, reached through its own file: the map_files link
+ * of the representative (every kind), else a /dev/shm file's path in its
+ * mount namespace. A SysV or anonymous shared segment nobody maps has no
+ * way in: seg_path stays empty and unreachable_* say why. */
+static void plan_segment_file(const struct ng_snapshot *s, const struct ng_segment *seg, const struct ng_proc *pr,
+                              struct ng_rebalance_plan *p)
+{
+        p->via = NG_REBALANCE_VIA_SEGMENT;
+        p->dev_major = seg->dev_major;
+        p->dev_minor = seg->dev_minor;
+        p->inode = seg->inode;
+        if (pr && p->n_ranges) {
+                /* a SysV segment's device is the kernel's shm mount, which
+                 * /proc/sysvipc/shm does not name: the maps line does */
+                for (size_t j = 0; j < pr->n_maps; j++)
+                        if (pr->maps[j].start == p->ranges[0].start) {
+                                p->dev_major = pr->maps[j].dev_major;
+                                p->dev_minor = pr->maps[j].dev_minor;
+                                p->inode = pr->maps[j].inode;
+                        }
+                snprintf(p->seg_path, sizeof(p->seg_path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int) pr->pid,
+                         p->ranges[0].start, p->ranges[0].end);
+                p->seg_follow = true;
+                return;
+        }
+        p->pid = 0;
+        const struct ng_shm_file *f = seg->kind == NG_SEG_FILE ? segment_file(s, seg) : NULL;
+        if (f && strlen(f->path) < sizeof(p->seg_path)) {
+                snprintf(p->seg_path, sizeof(p->seg_path), "%s", f->path);
+                p->seg_root_pid = f->ns_pid;
+                return;
+        }
+        p->unreachable_pages = seg->resident_bytes / p->page_bytes;
+        snprintf(p->unreachable_why, sizeof(p->unreachable_why), "%s",
+                 f ? "its path is longer than numaguard opens"
+                   : "no process maps it, and a SysV or anonymous shared segment is opened only through "
+                     "/proc/PID/map_files of a process that does");
+}
+
 /* nodes= when set; else the CPUs' nodes (policy local) or every node; only
- * nodes with memory, and never a node of a slower memory tier than the
- * CPUs' own (a CXL expander): a correction does not make memory slower. */
+ * nodes with memory, never a node of a slower memory tier than the CPUs'
+ * own (a CXL expander): a correction does not make memory slower; and
+ * never a node outside the instance's memory nodes (its processes'
+ * Mems_allowed, its cpuset): the kernel refuses those to a move through an
+ * attacher, and numaguard's own mapping of the segment must not do what
+ * the attacher may not. */
 static void plan_dest(const struct ng_snapshot *s, const struct ng_instance *in, struct ng_rebalance_plan *p)
 {
         const struct ng_instance_config *ic = in->cfg;
@@ -85,7 +139,8 @@ static void plan_dest(const struct ng_snapshot *s, const struct ng_instance *in,
                 struct ng_rebalance_node *n = &p->nodes[i];
                 const struct ng_node *nd = ng_snapshot_node(s, n->node);
                 n->dest = nd && nd->has_memory && (all || ng_bitmap_test(&want, (unsigned) n->node)) &&
-                          !ng_snapshot_slower_tier(s, n->node, tier);
+                          !ng_snapshot_slower_tier(s, n->node, tier) &&
+                          (ng_bitmap_empty(&in->mems) || ng_bitmap_test(&in->mems, (unsigned) n->node));
                 if (n->dest && p->n_dest < NG_REBALANCE_MAX_NODES)
                         p->dest[p->n_dest++] = n->node;
         }
@@ -172,14 +227,28 @@ int ng_rebalance_plan_segment(const struct ng_snapshot *s, const struct ng_confi
         if (seg->kind == NG_SEG_PRIVATE)
                 return plan_refuse(p, NG_OUTCOME_NOOP, "private memory of one process: not a shared segment");
         const struct ng_proc *pr = seg->rep_pid ? ng_snapshot_proc(s, seg->rep_pid) : NULL;
-        if (!pr)
-                return plan_refuse(p, NG_OUTCOME_REFUSED, "no attached process: its page tables are the only "
-                                   "way to its pages without faulting any in");
         if (seg->huge && seg->page_kib == 0)
                 return plan_refuse(p, NG_OUTCOME_REFUSED, "hugetlb page size unknown");
-        plan_ranges(pr, seg, p);
-        if (p->n_ranges == 0)
-                return plan_refuse(p, NG_OUTCOME_REFUSED, "the attached process no longer maps it");
+        if (pr)
+                plan_ranges(pr, seg, p);
+        if (!seg->huge)
+                plan_segment_file(s, seg, pr, p);
+        else {
+                p->via = NG_REBALANCE_VIA_ATTACHER;
+                if (seg->resident_source == NG_SOURCE_SEGMENT || seg->resident_source == NG_SOURCE_COUNTER)
+                        p->known_resident_pages = seg->resident_bytes / p->page_bytes;
+                if (!pr)
+                        return plan_refuse(p, NG_OUTCOME_REFUSED, "no attached process: a hugetlb segment's "
+                                           "pages are reached only through an attacher's page tables");
+                if (p->n_ranges == 0)
+                        return plan_refuse(p, NG_OUTCOME_REFUSED, "the attached process no longer maps it");
+        }
+        if (p->via == NG_REBALANCE_VIA_SEGMENT && !p->seg_path[0]) {
+                char why[sizeof(p->reason)];
+                snprintf(why, sizeof(why), "%" PRIu64 " resident pages out of reach: %s", p->unreachable_pages,
+                         p->unreachable_why);
+                return plan_refuse(p, NG_OUTCOME_REFUSED, why);
+        }
         plan_nodes(s, cfg, seg, p);
         plan_dest(s, in, p);
         if (p->n_dest == 0)
@@ -250,7 +319,11 @@ void ng_rebalance_replan(struct ng_rebalance_plan *p)
         p->reason[0] = '\0';
         if (p->resident_pages == 0) {
                 p->verdict = NG_OUTCOME_NOOP;
-                snprintf(p->reason, sizeof(p->reason), "no resident page reachable through pid %d", (int) p->pid);
+                if (p->via == NG_REBALANCE_VIA_SEGMENT)
+                        snprintf(p->reason, sizeof(p->reason), "no page of it is resident");
+                else
+                        snprintf(p->reason, sizeof(p->reason), "no resident page reachable through pid %d",
+                                 (int) p->pid);
         } else if (p->move_pages == 0) {
                 p->verdict = NG_OUTCOME_NOOP;
                 snprintf(p->reason, sizeof(p->reason), "already spread evenly over its %zu nodes", p->n_dest);

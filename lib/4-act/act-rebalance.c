@@ -54,8 +54,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "act-rebalance-internal.h"
+#include "sample.h"
 #include "ng-format.h"
 #include "units.h"
 #include "util.h"
@@ -86,6 +88,7 @@ struct run {
         const struct ng_rebalance_opts *o;
         const struct ng_rebalance_ops *ops;
         ng_move_pages_fn mp;
+        pid_t pid;                      /* whose page tables: p->pid, or 0 (our own mapping) */
         struct ng_rebalance_stats st;
         bool moving;                    /* false: the counting pass */
         void **addrs, **maddrs;
@@ -106,7 +109,7 @@ static int query(struct run *r, void **addrs, unsigned long n, int *status)
 {
         for (unsigned long i = 0; i < n; i++)
                 status[i] = INT_MIN;
-        if (r->mp(r->p->pid, n, addrs, NULL, status, 0) < 0) {
+        if (r->mp(r->pid, n, addrs, NULL, status, 0) < 0) {
                 r->failed_call = "move_pages (query)";
                 return errno ? -errno : -EIO;
         }
@@ -190,7 +193,7 @@ static unsigned pick_moves(struct run *r, unsigned n)
 static int move_call(struct run *r, unsigned m)
 {
         r->st.move_calls++;
-        if (r->mp(r->p->pid, m, r->maddrs, r->mnodes, r->status, MPOL_MF_MOVE_ALL) >= 0)
+        if (r->mp(r->pid, m, r->maddrs, r->mnodes, r->status, MPOL_MF_MOVE_ALL) >= 0)
                 return 0;
         r->failed_call = "move_pages";
         return errno ? -errno : -EIO;
@@ -294,7 +297,7 @@ static int do_batch(struct run *r, unsigned n)
                         count_batch(r, n);
                 return q;
         }
-        if (r->ops->verify && r->st.batches % NG_REBALANCE_VERIFY_EVERY == 0) {
+        if (r->ops->verify && r->p->via == NG_REBALANCE_VIA_ATTACHER && r->st.batches % NG_REBALANCE_VERIFY_EVERY == 0) {
                 int v = r->ops->verify(r->ops->userdata, r->p);
                 if (v < 0) {
                         r->failed_call = "checking the process still maps the segment";
@@ -307,10 +310,43 @@ static int do_batch(struct run *r, unsigned n)
         return q;
 }
 
-/* Walks every page of every range in batches of batch_pages. */
+static int segment_batch(void *userdata, void *const *addrs, const uint64_t *pgoff, size_t n)
+{
+        struct run *r = userdata;
+        for (size_t i = 0; i < n; i++) {
+                r->addrs[i] = addrs[i];
+                r->slot[i] = pgoff[i];
+        }
+        return do_batch(r, (unsigned) n);
+}
+
+/* Every resident page of the segment's file, through a mapping of our own
+ * (segment-walk.c; act-rebalance-segment.c opens the file). */
+static int walk_segment(struct run *r)
+{
+        int fd = ng_rebalance_open_segment(r->p, r->ops, &r->failed_call);
+        if (fd < 0)
+                return fd;
+        struct ng_seg_walk_opts o = {
+                .batch_pages = r->o->batch_pages < NG_SEG_BATCH ? r->o->batch_pages : NG_SEG_BATCH,
+                .batch = segment_batch, .userdata = r,
+        };
+        struct ng_seg_walk_stats st;
+        int q = ng_segment_walk(fd, &o, &st);
+        close(fd);
+        r->st.windows += st.windows;
+        if (q < 0 && !r->failed_call)
+                r->failed_call = "reading which pages of the segment's file are resident";
+        return q;
+}
+
+/* Walks every page of every range in batches of batch_pages, or every
+ * resident page of the segment's file. */
 static int walk(struct run *r)
 {
         const struct ng_rebalance_plan *p = r->p;
+        if (p->via == NG_REBALANCE_VIA_SEGMENT)
+                return walk_segment(r);
         unsigned n = 0;
         for (size_t k = 0; k < p->n_ranges; k++) {
                 const struct ng_rebalance_range *g = &p->ranges[k];
@@ -361,7 +397,9 @@ static void run_free(struct run *r)
 
 static enum ng_outcome outcome_for(int err)
 {
-        if (err == -ESRCH || ng_errno_transient(err))
+        /* the process went, or the segment's file is gone or another one:
+         * the next poll plans again */
+        if (err == -ESRCH || err == -ENOENT || err == -ESTALE || ng_errno_transient(err))
                 return NG_OUTCOME_TRANSIENT;
         return NG_OUTCOME_PERMANENT;
 }
@@ -369,9 +407,12 @@ static enum ng_outcome outcome_for(int err)
 static size_t tail_notes(const struct run *r, char *buf, size_t size)
 {
         int k = 0;
-        if (r->st.not_resident_pages)
-                k = snprintf(buf, size, "; %" PRIu64 " pages not resident in pid %d left alone",
-                             r->st.not_resident_pages, (int) r->p->pid);
+        if (r->p->unreachable_pages)
+                k = snprintf(buf, size, "; %" PRIu64 " resident pages out of reach: %s", r->p->unreachable_pages,
+                             r->p->unreachable_why);
+        if (k >= 0 && (size_t) k < size && r->st.not_resident_pages && r->p->via == NG_REBALANCE_VIA_ATTACHER)
+                k += snprintf(buf + k, size - (size_t) k, "; %" PRIu64 " pages not resident in pid %d left alone",
+                              r->st.not_resident_pages, (int) r->p->pid);
         if (k >= 0 && (size_t) k < size && r->st.busy_pages)
                 k += snprintf(buf + k, size - (size_t) k, "; %" PRIu64 " pages busy (EBUSY), left for a later run",
                               r->st.busy_pages);
@@ -381,7 +422,7 @@ static size_t tail_notes(const struct run *r, char *buf, size_t size)
 static void summarize(const struct run *r, int err, struct ng_action_result *res)
 {
         const struct ng_rebalance_plan *p = r->p;
-        char moves[256], size[24], notes[192] = "", why[128] = "";
+        char moves[256], size[24], notes[400] = "", why[128] = "";
         tail_notes(r, notes, sizeof(notes));
         if (err < 0)
                 snprintf(why, sizeof(why), "%s: %s%s; ", r->failed_call ? r->failed_call : "move_pages",
@@ -408,8 +449,10 @@ static void finish(struct run *r, int err, struct ng_action_result *res)
                 res->outcome = outcome_for(err);
         else if (r->o->dry_run)
                 res->outcome = NG_OUTCOME_DRY_RUN;
-        else if (r->st.busy_pages == 0)
+        else if (r->st.busy_pages == 0 && r->p->unreachable_pages == 0)
                 res->outcome = NG_OUTCOME_DONE;
+        else if (r->st.busy_pages == 0)
+                res->outcome = NG_OUTCOME_PARTIAL;      /* moved what it reached, not all */
         else if (r->st.moved_pages > 0)
                 res->outcome = NG_OUTCOME_PARTIAL;
         else {
@@ -425,6 +468,17 @@ static void verdict_result(const struct ng_rebalance_plan *p, struct ng_action_r
         snprintf(res->summary, sizeof(res->summary), "%s: %s", p->label, p->reason);
 }
 
+/* What an attacher's page tables did not reach of the kernel's count. */
+static void note_unreachable(struct ng_rebalance_plan *p)
+{
+        if (p->via != NG_REBALANCE_VIA_ATTACHER || p->known_resident_pages <= p->resident_pages)
+                return;
+        p->unreachable_pages = p->known_resident_pages - p->resident_pages;
+        snprintf(p->unreachable_why, sizeof(p->unreachable_why),
+                 "pid %d does not map them, and a hugetlb segment is reached only through a process's page "
+                 "tables (a fault on a hole of numaguard's own mapping would take a page from the pool)", (int) p->pid);
+}
+
 /* Exact count of the pages per node (query only), then the plan again. */
 static int count_pass(struct run *r)
 {
@@ -433,8 +487,10 @@ static int count_pass(struct run *r)
         r->moving = false;
         index_nodes(r);
         int q = walk(r);
-        if (q >= 0)
+        if (q >= 0) {
                 ng_rebalance_replan(r->p);
+                note_unreachable(r->p);
+        }
         return q;
 }
 
@@ -467,7 +523,8 @@ int ng_rebalance_run(struct ng_rebalance_plan *plan, const struct ng_rebalance_o
                 verdict_result(plan, res);
                 return 0;
         }
-        struct run r = { .p = plan, .o = opts, .ops = ops, .mp = ops->move_pages ? ops->move_pages : move_pages };
+        struct run r = { .p = plan, .o = opts, .ops = ops, .mp = ops->move_pages ? ops->move_pages : move_pages,
+                         .pid = plan->via == NG_REBALANCE_VIA_SEGMENT ? 0 : plan->pid };
         if (run_alloc(&r) < 0) {
                 run_free(&r);
                 return -ENOMEM;
@@ -476,7 +533,11 @@ int ng_rebalance_run(struct ng_rebalance_plan *plan, const struct ng_rebalance_o
         int err = count_pass(&r);
         if (err >= 0 && plan->verdict != NG_OUTCOME_DRY_RUN) {
                 verdict_result(plan, res);
-                char notes[192];
+                /* nothing to move of what it reached: not "as wanted" when
+                 * resident pages were out of reach */
+                if (plan->verdict == NG_OUTCOME_NOOP && plan->unreachable_pages && !opts->dry_run)
+                        res->outcome = NG_OUTCOME_PARTIAL;
+                char notes[400];
                 if (tail_notes(&r, notes, sizeof(notes)))
                         strncat(res->summary, notes, sizeof(res->summary) - strlen(res->summary) - 1);
         } else {

@@ -3,8 +3,11 @@
 
 /*
  * act: rebalance -- move a cyclops segment's resident pages so that they
- * spread over the instance's nodes, with move_pages(2) and MPOL_MF_MOVE_ALL
- * on the addresses of the representative attached process.
+ * spread over the instance's nodes, with move_pages(2) and MPOL_MF_MOVE_ALL:
+ * every resident page of a 4 KiB shmem segment (SysV, /dev/shm, anonymous
+ * shared memory) through a mapping of numaguard's own of the segment's
+ * file, mapped by a process or not; a hugetlb segment's through the page
+ * tables of the representative attached process.
  *
  * Two steps, like every correction: ng_rebalance_plan_segment() is pure
  * (snapshot + config -> targets per node and a supply check on the
@@ -12,9 +15,8 @@
  * query-only move_pages pass), re-checks supply, and unless dry_run moves
  * them in bounded, rate-limited batches and reads every batch back.
  *
- * Never faults a page in and never writes to the segment: see act-rebalance.c
- * for why the pages are reached through the representative's page tables and
- * not through a mapping of our own.
+ * Never allocates a page of the segment and never writes to it: see
+ * act-rebalance.c for how each kind of segment is reached.
  */
 
 #include <stdbool.h>
@@ -52,9 +54,22 @@ struct ng_rebalance_node {
         uint64_t moved_in_pages, moved_out_pages;       /* done by ng_rebalance_run() */
 };
 
+/* How a run reaches the segment's pages. */
+enum ng_rebalance_via {
+        /* Its file, mapped by numaguard a window at a time: every resident
+         * page (4 KiB shmem). */
+        NG_REBALANCE_VIA_SEGMENT,
+        /* pid's page tables: the pages it maps (hugetlb, where a hole of our
+         * own mapping cannot be told from a page). */
+        NG_REBALANCE_VIA_ATTACHER,
+};
+
+const char *ng_rebalance_via_name(enum ng_rebalance_via v);     /* "segment", "attacher" */
+
 struct ng_rebalance_plan {
         char label[128];                /* "shmid 5 (key 0x0052e2c1)" */
-        pid_t pid;                      /* whose page tables reach the pages */
+        pid_t pid;                      /* whose page tables reach the pages (VIA_ATTACHER), or
+                                         * whose map_files reached the file (VIA_SEGMENT; 0: its path) */
         uint64_t page_bytes;
         bool huge;
         struct ng_rebalance_range ranges[NG_REBALANCE_MAX_RANGES];
@@ -73,6 +88,25 @@ struct ng_rebalance_plan {
          * hugetlb move, "" when not made; check_refused: it refused. */
         char check[768];
         bool check_refused;
+        enum ng_rebalance_via via;
+        /* VIA_SEGMENT: the file opened, and its identity (checked on the
+         * descriptor before anything is asked of it). seg_follow: a
+         * /proc/PID/map_files link, followed; else a path refused when any
+         * component is a symbolic link, resolved inside the mount namespace
+         * of seg_root_pid (0: numaguard's own). */
+        char seg_path[256];
+        bool seg_follow;
+        pid_t seg_root_pid;
+        unsigned dev_major, dev_minor;
+        uint64_t inode;
+        /* The kernel's count of the whole segment's resident pages (from the
+         * audit: /proc/sysvipc/shm rss, the file's own pages), 0 unknown:
+         * what VIA_ATTACHER cannot reach is this less what it counted. */
+        uint64_t known_resident_pages;
+        /* Resident pages no run of this plan reaches, and why ("" none):
+         * the run is PARTIAL at best, never DONE or NOOP. */
+        uint64_t unreachable_pages;
+        char unreachable_why[200];
 };
 
 /*
@@ -111,10 +145,14 @@ const char *ng_rebalance_format_moves(const struct ng_rebalance_plan *p, bool mo
 
 struct ng_rebalance_ops {
         ng_move_pages_fn move_pages;    /* NULL: move_pages(2) */
+        /* VIA_SEGMENT: opens p's file read-only (NULL: seg_path as the plan
+         * says); its device and inode are checked against the plan's. An
+         * fd or -errno. */
+        int (*open_segment)(void *userdata, const struct ng_rebalance_plan *p);
         void (*sleep_usec)(void *userdata, uint64_t usec);
         uint64_t (*now_usec)(void *userdata);   /* monotonic */
-        /* Optional, called before the first batch and then every
-         * NG_REBALANCE_VERIFY_EVERY batches: 0 while p->pid still maps
+        /* Optional, VIA_ATTACHER: called before the first batch and then
+         * every NG_REBALANCE_VERIFY_EVERY batches: 0 while p->pid still maps
          * p->ranges, else -errno (the run stops: TRANSIENT). */
         int (*verify)(void *userdata, const struct ng_rebalance_plan *p);
         void *userdata;
@@ -139,6 +177,7 @@ struct ng_rebalance_opts {
 
 struct ng_rebalance_stats {
         uint64_t scanned_pages;         /* addresses asked about */
+        uint64_t windows;               /* VIA_SEGMENT: windows of the file mapped */
         uint64_t not_resident_pages;    /* -ENOENT/-EFAULT: left alone, never faulted in */
         uint64_t moved_pages;
         uint64_t busy_pages;            /* still not moved after the retries */

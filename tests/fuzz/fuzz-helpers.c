@@ -1,7 +1,7 @@
 /* libFuzzer target for the small helpers of lib/1-collect/kernel-text/parse.c
  * and the field readers of parse-fields.c (each field of a split line as
  * every number a kernel table holds: sysvipc/shm, hugepage counters,
- * numa_maps). */
+ * numa_maps), and a line of a snapshot's record of /dev/shm owners. */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,6 +31,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)ng_parse_u64_row(buf, row, 16, &n);
         (void)ng_parse_hugepages_dirname(buf, &v);
         (void)ng_parse_bracketed_choice(buf, out, sizeof(out));
+        uint32_t uid;
+        const char *path;
+        if (ng_parse_owner_line(buf, &uid, &path) == 0 && (path < buf || path >= buf + size || *path != '/'))
+                abort();
         char *copy = strdup(buf), *f[NG_PARSE_MAX_FIELDS];
         if (copy) {
                 size_t nf = ng_parse_split(copy, f, NG_PARSE_MAX_FIELDS);

@@ -1,10 +1,19 @@
 /* rebalance: the planner on literal snapshots (targets, no-ops, refusals for
- * free memory and free hugepages), and the executor against a fake
- * move_pages(2) that keeps a page -> node table: batches, rate-limit
- * sleeps, per-node counts, pages never resident left alone, busy pages,
- * a vanished process, missing privilege. */
+ * free memory and free hugepages, how each kind of segment is reached), and
+ * the executor against a fake move_pages(2) that keeps a page -> node
+ * table: batches, rate-limit sleeps, per-node counts, pages never resident
+ * left alone, busy pages, a vanished process, missing privilege. The
+ * executor's tests run both ways a segment is reached (_i): through the
+ * attacher's addresses (0), and through a mapping of our own of the
+ * segment's file (1: a memfd whose resident page i holds i, its holes
+ * never handed over). */
 
+#include <fcntl.h>
 #include <numaif.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "snapshot-builder.h"
 #include "ng-act-rebalance.h"
@@ -33,9 +42,11 @@ static void build(struct fixture *f, int nodes, uint64_t bytes, uint64_t page_ki
         memset(f, 0, sizeof(*f));
         f->s = snap_new(nodes, 1, nodes, 21, 16 * GiB / 1024);
         snap_shm(f->s, 7, bytes, 2, 0);
-        snap_map_sysv(snap_proc(f->s, 100, 1, "ora_pmon_ORCL", nodes > 1 ? "0-3" : "0", "0-3"), 7, START, bytes,
+        char mems[16];
+        snprintf(mems, sizeof(mems), "0-%d", nodes - 1);
+        snap_map_sysv(snap_proc(f->s, 100, 1, "ora_pmon_ORCL", nodes > 1 ? "0-3" : "0", mems), 7, START, bytes,
                       page_kib, pl, n_pl);
-        snap_map_sysv(snap_proc(f->s, 101, 1, "ora_dbw0_ORCL", nodes > 1 ? "0-3" : "0", "0-3"), 7, START, bytes,
+        snap_map_sysv(snap_proc(f->s, 101, 1, "ora_dbw0_ORCL", nodes > 1 ? "0-3" : "0", mems), 7, START, bytes,
                       page_kib, NULL, 0);
         char text[512];
         const char *bar = conf_extra ? strchr(conf_extra, '|') : NULL;
@@ -194,6 +205,27 @@ START_TEST(plan_configured_nodes)
 }
 END_TEST
 
+START_TEST(plan_never_outside_the_instance_memory_nodes)
+{
+        /* Its processes may use nodes 0-1 only (a cpuset): the spread stays
+         * there, though numaguard's own mapping could reach the others. */
+        static const struct ng_node_pages pl[] = { { 0, 8192 } };
+        struct fixture f;
+        build(&f, 4, 32 * MiB, 4, pl, 1, NULL);
+        for (size_t i = 0; i < f.s->n_procs; i++) {
+                idset(&f.s->procs[i]->status.mems_allowed, "0-1");
+        }
+        plan(&f);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_DRY_RUN);
+        ck_assert_uint_eq(f.plan.n_dest, 2);
+        ck_assert_int_eq(f.plan.dest[0], 0);
+        ck_assert_int_eq(f.plan.dest[1], 1);
+        ck_assert(!pnode(&f.plan, 2)->dest && !pnode(&f.plan, 3)->dest);
+        ck_assert_uint_eq(f.plan.move_pages, 4096);
+        done(&f);
+}
+END_TEST
+
 START_TEST(plan_refused_without_free_memory)
 {
         static const struct ng_node_pages pl[] = { { 0, 8192 } };
@@ -277,13 +309,60 @@ START_TEST(plan_1g_pages_only_from_the_pool)
 }
 END_TEST
 
+START_TEST(plan_reaches_4k_shmem_through_its_own_file)
+{
+        /* SysV in 4 KiB pages: through the representative's map_files link
+         * to the segment's file, checked to be shmid 7 on its device */
+        struct fixture f;
+        cyclops_4k(&f);
+        const struct ng_rebalance_plan *p = &f.plan;
+        ck_assert_int_eq(p->via, NG_REBALANCE_VIA_SEGMENT);
+        ck_assert_str_eq(ng_rebalance_via_name(p->via), "segment");
+        ck_assert_str_eq(p->seg_path, "/proc/100/map_files/7f0000000000-7f0002000000");
+        ck_assert(p->seg_follow);
+        ck_assert_uint_eq(p->inode, 7);
+        ck_assert_uint_eq(p->unreachable_pages, 0);
+        done(&f);
+        /* hugetlb: through the attacher's page tables */
+        cyclops_2m(&f, 8);
+        ck_assert_int_eq(f.plan.via, NG_REBALANCE_VIA_ATTACHER);
+        ck_assert_str_eq(ng_rebalance_via_name(f.plan.via), "attacher");
+        ck_assert_str_eq(f.plan.seg_path, "");
+        done(&f);
+}
+END_TEST
+
 START_TEST(plan_refused_without_an_attached_process)
 {
+        /* A SysV segment nobody maps: no way in, refused with the count */
         struct fixture f;
         cyclops_4k(&f);
         const struct ng_instance *in = ng_audit_instance(f.a, "ORCL");
         struct ng_segment seg = f.a->segments[in->segs[0]];
-        seg.rep_pid = 0;        /* nobody maps it (e.g. a /dev/shm file between runs) */
+        seg.rep_pid = 0;
+        seg.resident_bytes = 32 * MiB;
+        ck_assert_int_eq(ng_rebalance_plan_segment(f.s, f.cfg, in, &seg, &f.plan), 0);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_REFUSED);
+        ck_assert_uint_eq(f.plan.unreachable_pages, 8192);
+        ck_assert_msg(strstr(f.plan.reason, "8192 resident pages out of reach: no process maps it"), "%s",
+                      f.plan.reason);
+        /* a /dev/shm file nobody maps: by its path, in its mount namespace */
+        f.s->files = xcalloc(1, sizeof(*f.s->files));
+        f.s->files[0] = (struct ng_shm_file) { .path = strdup("/dev/shm/ora_ORCL_7"), .kind = NG_SHM_FILE_TMPFS,
+                                               .dev_major = 0, .dev_minor = 25, .inode = 4242, .ns_pid = 345 };
+        f.s->n_files = 1;
+        seg.kind = NG_SEG_FILE;
+        seg.dev_minor = 25;
+        seg.inode = 4242;
+        ck_assert_int_eq(ng_rebalance_plan_segment(f.s, f.cfg, in, &seg, &f.plan), 0);
+        ck_assert_msg(f.plan.verdict == NG_OUTCOME_DRY_RUN, "%s", f.plan.reason);
+        ck_assert_str_eq(f.plan.seg_path, "/dev/shm/ora_ORCL_7");
+        ck_assert(!f.plan.seg_follow);
+        ck_assert_int_eq(f.plan.seg_root_pid, 345);
+        ck_assert_int_eq(f.plan.pid, 0);
+        /* hugetlb with nobody attached: refused */
+        seg.huge = true;
+        seg.page_kib = 2048;
         ck_assert_int_eq(ng_rebalance_plan_segment(f.s, f.cfg, in, &seg, &f.plan), 0);
         ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_REFUSED);
         ck_assert_ptr_nonnull(strstr(f.plan.reason, "no attached process"));
@@ -306,9 +385,12 @@ static struct {
         uint64_t clock_usec, sleeps, slept_usec;
 } F;
 
+static bool via_segment;        /* the executor's tests: how the plan reaches the pages */
+
 static void fake_reset(uint64_t page_bytes, unsigned resident_pages)
 {
         memset(&F, 0, sizeof(F));
+        via_segment = false;
         F.page_bytes = page_bytes;
         for (unsigned i = 0; i < FAKE_PAGES; i++)
                 F.node[i] = i < resident_pages ? 0 : -1;
@@ -316,14 +398,56 @@ static void fake_reset(uint64_t page_bytes, unsigned resident_pages)
 
 static unsigned page_of(void *addr)
 {
-        uint64_t i = ((uintptr_t) addr - START) / F.page_bytes;
+        uint64_t i;
+        if (via_segment)
+                memcpy(&i, addr, sizeof(i));    /* our mapping of the file: the page says which it is */
+        else
+                i = ((uintptr_t) addr - START) / F.page_bytes;
         ck_assert_uint_lt(i, FAKE_PAGES);
         return (unsigned) i;
 }
 
+/* The segment's file: a memfd whose resident pages (F.node >= 0) hold
+ * their index, the others holes. */
+static int fake_open(void *userdata, const struct ng_rebalance_plan *p)
+{
+        (void) userdata;
+        ck_assert(p->via == NG_REBALANCE_VIA_SEGMENT);
+        int fd = memfd_create("ng-rebalance-test", MFD_CLOEXEC);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(ftruncate(fd, (off_t) (FAKE_PAGES * F.page_bytes)), 0);
+        for (uint64_t i = 0; i < FAKE_PAGES; i++)
+                if (F.node[i] >= 0)
+                        ck_assert_int_eq(pwrite(fd, &i, sizeof(i), (off_t) (i * F.page_bytes)), (ssize_t) sizeof(i));
+        return fd;
+}
+
+/* _i of a loop test: 1 reaches the segment through its own file (the plan
+ * says so for 4 KiB shmem; the memfd's identity is the plan's), 0 through
+ * the attacher's addresses. */
+static void reach(struct fixture *f, int i)
+{
+        via_segment = i == 1;
+        if (!via_segment) {
+                f->plan.via = NG_REBALANCE_VIA_ATTACHER;
+                return;
+        }
+        ck_assert(f->plan.via == NG_REBALANCE_VIA_SEGMENT);
+        int fd = memfd_create("ng-rebalance-id", MFD_CLOEXEC);
+        struct stat st;
+        ck_assert_int_eq(fstat(fd, &st), 0);
+        close(fd);
+        /* every memfd is on the same internal mount: the plan checks the
+         * device; the inode is each memfd's own, so none is checked here
+         * (run_segment_replaced checks it) */
+        f->plan.dev_major = major(st.st_dev);
+        f->plan.dev_minor = minor(st.st_dev);
+        f->plan.inode = 0;
+}
+
 static long fake_move_pages(int pid, unsigned long count, void **pages, const int *nodes, int *status, int flags)
 {
-        ck_assert_int_eq(pid, 100);
+        ck_assert_int_eq(pid, via_segment ? 0 : 100);
         if (!nodes) {
                 F.queries++;
                 F.max_query = count > F.max_query ? count : F.max_query;
@@ -371,7 +495,7 @@ static uint64_t fake_now(void *userdata)
 }
 
 static const struct ng_rebalance_ops fake_ops = {
-        .move_pages = fake_move_pages, .sleep_usec = fake_sleep, .now_usec = fake_now };
+        .move_pages = fake_move_pages, .open_segment = fake_open, .sleep_usec = fake_sleep, .now_usec = fake_now };
 
 static unsigned fake_on(int node)
 {
@@ -386,6 +510,7 @@ START_TEST(run_moves_in_batches_with_rate_limit)
         struct fixture f;
         cyclops_4k(&f);
         fake_reset(4096, FAKE_PAGES);
+        reach(&f, _i);
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
         struct ng_rebalance_stats st;
         struct ng_action_result res;
@@ -422,6 +547,7 @@ START_TEST(run_batch_size_and_no_rate_limit)
         struct fixture f;
         cyclops_4k(&f);
         fake_reset(4096, FAKE_PAGES);
+        reach(&f, _i);
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
         o.batch_pages = 100;
         o.rate_bytes_per_sec = 0;
@@ -445,6 +571,7 @@ START_TEST(run_dry_run_counts_exactly_and_moves_nothing)
         cyclops_4k(&f);
         /* the snapshot said 8192 resident; really 4096, the rest never touched */
         fake_reset(4096, 4096);
+        reach(&f, _i);
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
         o.dry_run = true;
         struct ng_rebalance_stats st;
@@ -456,11 +583,14 @@ START_TEST(run_dry_run_counts_exactly_and_moves_nothing)
         ck_assert_uint_eq(fake_on(0), 4096);
         ck_assert_uint_eq(f.plan.resident_pages, 4096);
         ck_assert_uint_eq(f.plan.move_pages, 3072);
-        ck_assert_uint_eq(st.not_resident_pages, 4096);
         ck_assert_msg(strstr(res.summary, "would move 3072 of 4096 resident pages (12 MiB) of shmid 7") &&
-                      strstr(res.summary, "node0 -3072, node1 +1024, node2 +1024, node3 +1024") &&
-                      strstr(res.summary, "4096 pages not resident in pid 100 left alone"),
+                      strstr(res.summary, "node0 -3072, node1 +1024, node2 +1024, node3 +1024"),
                       "summary: %s", res.summary);
+        /* the attacher's page tables are asked about every address; the
+         * segment's own file hands over its resident pages only */
+        ck_assert_uint_eq(st.not_resident_pages, via_segment ? 0 : 4096);
+        ck_assert_uint_eq(st.scanned_pages, via_segment ? 4096 : FAKE_PAGES);
+        ck_assert(!strstr(res.summary, "not resident") == via_segment);
         done(&f);
 }
 END_TEST
@@ -470,6 +600,7 @@ START_TEST(run_leaves_non_resident_pages_alone)
         struct fixture f;
         cyclops_4k(&f);
         fake_reset(4096, 6000);
+        reach(&f, _i);
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
         struct ng_rebalance_stats st;
         struct ng_action_result res;
@@ -479,8 +610,9 @@ START_TEST(run_leaves_non_resident_pages_alone)
                 ck_assert_int_eq(F.node[i], -1);
         for (int n = 0; n < 4; n++)
                 ck_assert_uint_eq(fake_on(n), 1500);
-        ck_assert_uint_eq(st.not_resident_pages, 2192);
-        ck_assert_ptr_nonnull(strstr(res.summary, "2192 pages not resident in pid 100 left alone"));
+        ck_assert_uint_eq(st.not_resident_pages, via_segment ? 0 : 2192);
+        if (!via_segment)
+                ck_assert_ptr_nonnull(strstr(res.summary, "2192 pages not resident in pid 100 left alone"));
         done(&f);
 }
 END_TEST
@@ -490,6 +622,7 @@ START_TEST(run_busy_pages_are_retried_then_left_for_later)
         struct fixture f;
         cyclops_4k(&f);
         fake_reset(4096, FAKE_PAGES);
+        reach(&f, _i);
         for (unsigned i = 1; i <= 10; i++)
                 F.busy[i * 4 + 1] = 5;  /* busy through every retry */
         F.busy[2] = 1;                  /* busy once: the retry moves it */
@@ -517,6 +650,7 @@ START_TEST(run_process_gone_is_transient)
         struct fixture f;
         cyclops_4k(&f);
         fake_reset(4096, FAKE_PAGES);
+        reach(&f, _i);
         F.fail_at = 3;
         F.fail_errno = ESRCH;
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
@@ -538,6 +672,7 @@ START_TEST(run_without_cap_sys_nice_is_permanent)
         struct fixture f;
         cyclops_4k(&f);
         fake_reset(4096, FAKE_PAGES);
+        reach(&f, _i);
         F.fail_at = 1;
         F.fail_errno = EPERM;
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
@@ -564,13 +699,16 @@ START_TEST(run_stops_when_the_mapping_changed)
         struct fixture f;
         cyclops_4k(&f);
         fake_reset(4096, FAKE_PAGES);
+        reach(&f, _i);
         struct ng_rebalance_ops ops = fake_ops;
         ops.verify = verify_gone;
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
         struct ng_action_result res;
         ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &ops, NULL, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_TRANSIENT);
-        ck_assert_uint_eq(F.moves, 0);
+        /* only an attacher's addresses can come to mean other pages; the
+         * file stays the segment while it is open */
+        ck_assert_int_eq(res.outcome, via_segment ? NG_OUTCOME_DONE : NG_OUTCOME_TRANSIENT);
+        ck_assert_uint_eq(F.moves, via_segment ? 16 : 0);
         done(&f);
 }
 END_TEST
@@ -591,6 +729,7 @@ START_TEST(run_refuses_or_noops_from_the_plan)
         /* exact count finds the segment already spread: noop, nothing moved */
         cyclops_4k(&f);
         fake_reset(4096, FAKE_PAGES);
+        reach(&f, _i);
         for (unsigned i = 0; i < FAKE_PAGES; i++)
                 F.node[i] = (int) ((i + 1) % 4);        /* the kernel's interleave, rotated */
         ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, &res), 0);
@@ -613,6 +752,7 @@ START_TEST(run_spreads_over_more_than_64_nodes)
         ck_assert_int_eq(f.plan.dest[f.plan.n_dest - 1], 79);
         ck_assert_uint_eq(pnode(&f.plan, 79)->in_pages, 100);
         fake_reset(4096, 8000);
+        reach(&f, _i);
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
         o.rate_bytes_per_sec = 0;
         struct ng_rebalance_stats st;
@@ -646,6 +786,119 @@ START_TEST(run_hugetlb_moves_whole_pages)
 }
 END_TEST
 
+START_TEST(run_segment_replaced)
+{
+        /* the file opened is not the segment planned: nothing asked of it */
+        struct fixture f;
+        cyclops_4k(&f);
+        fake_reset(4096, FAKE_PAGES);
+        reach(&f, 1);
+        f.plan.inode = UINT64_MAX;
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        struct ng_action_result res;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, &res), 0);
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_TRANSIENT);
+        ck_assert_int_eq(res.error, -ESTALE);
+        ck_assert_uint_eq(F.moves + F.queries, 0);
+        ck_assert_msg(strstr(res.summary, "another file is there now"), "%s", res.summary);
+        done(&f);
+}
+END_TEST
+
+START_TEST(run_hugetlb_out_of_reach_is_partial)
+{
+        /* the kernel counts 20 resident pages, the attacher maps 16: those
+         * move, and the run says what it could not reach */
+        struct fixture f;
+        cyclops_2m(&f, 8);
+        fake_reset(2 * MiB, 16);
+        f.plan.known_resident_pages = 20;
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        struct ng_rebalance_stats st;
+        struct ng_action_result res;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
+        ck_assert_msg(res.outcome == NG_OUTCOME_PARTIAL, "%s: %s", ng_outcome_name(res.outcome), res.summary);
+        ck_assert_uint_eq(st.moved_pages, 12);
+        ck_assert_uint_eq(f.plan.unreachable_pages, 4);
+        ck_assert_msg(strstr(res.summary, "4 resident pages out of reach: pid 100 does not map them"), "%s",
+                      res.summary);
+        done(&f);
+        /* already spread as far as it reaches: still not "as wanted" */
+        cyclops_2m(&f, 8);
+        fake_reset(2 * MiB, 16);
+        for (unsigned i = 0; i < 16; i++)
+                F.node[i] = (int) (i % 4);
+        f.plan.known_resident_pages = 20;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
+        ck_assert_msg(res.outcome == NG_OUTCOME_PARTIAL, "%s: %s", ng_outcome_name(res.outcome), res.summary);
+        ck_assert_uint_eq(F.moves, 0);
+        done(&f);
+}
+END_TEST
+
+/* The real kernel, one node: a memfd with 300 resident pages in 1000,
+ * reached by its /proc/self/fd link with the default ops; every resident
+ * page counted, no hole filled, nothing to move on one node. A path with
+ * a symbolic link on the way is never opened. */
+START_TEST(run_real_kernel_own_mapping)
+{
+        int fd = memfd_create("ng-rebalance-real", MFD_CLOEXEC);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(ftruncate(fd, 1000 * 4096), 0);
+        for (uint64_t i = 100; i < 400; i++)
+                ck_assert_int_eq(pwrite(fd, &i, sizeof(i), (off_t) (i * 4096)), (ssize_t) sizeof(i));
+        struct stat st;
+        ck_assert_int_eq(fstat(fd, &st), 0);
+        static struct ng_rebalance_plan p;
+        memset(&p, 0, sizeof(p));
+        snprintf(p.label, sizeof(p.label), "memfd");
+        p.page_bytes = 4096;
+        p.via = NG_REBALANCE_VIA_SEGMENT;
+        snprintf(p.seg_path, sizeof(p.seg_path), "/proc/self/fd/%d", fd);
+        p.seg_follow = true;
+        p.dev_major = major(st.st_dev);
+        p.dev_minor = minor(st.st_dev);
+        p.inode = (uint64_t) st.st_ino;
+        p.n_nodes = 1;
+        p.nodes[0] = (struct ng_rebalance_node) { .node = 0, .dest = true, .avail_pages = 1 << 20 };
+        p.n_dest = 1;
+        p.verdict = NG_OUTCOME_DRY_RUN;
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        struct ng_rebalance_stats rs;
+        struct ng_action_result res;
+        ck_assert_int_eq(ng_rebalance_run(&p, &o, NULL, &rs, &res), 0);
+        ck_assert_msg(res.outcome == NG_OUTCOME_NOOP, "%s: %s", ng_outcome_name(res.outcome), res.summary);
+        ck_assert_uint_eq(p.resident_pages, 300);
+        ck_assert_uint_eq(p.nodes[0].before_pages, 300);
+        ck_assert_uint_eq(rs.scanned_pages, 300);
+        struct stat after;
+        ck_assert_int_eq(fstat(fd, &after), 0);
+        ck_assert_int_eq(after.st_blocks, st.st_blocks);
+        close(fd);
+
+        /* not followed: a link on the way to a /dev/shm-like path */
+        char dir[] = "/tmp/ng-rebalance-XXXXXX", link[64], file[64];
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        snprintf(file, sizeof(file), "%s/seg", dir);
+        snprintf(link, sizeof(link), "%s-link", dir);
+        int f2 = open(file, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+        ck_assert_int_ge(f2, 0);
+        close(f2);
+        ck_assert_int_eq(symlink(dir, link), 0);
+        snprintf(p.seg_path, sizeof(p.seg_path), "%s/seg", link);
+        p.seg_follow = false;
+        p.inode = 0;
+        p.verdict = NG_OUTCOME_DRY_RUN;
+        ck_assert_int_eq(ng_rebalance_run(&p, &o, NULL, &rs, &res), 0);
+        ck_assert_msg(res.outcome == NG_OUTCOME_PERMANENT && res.error == -ELOOP, "%s: %s",
+                      ng_outcome_name(res.outcome), res.summary);
+        ck_assert_ptr_nonnull(strstr(res.summary, "opening the segment's file"));
+        unlink(link);
+        unlink(file);
+        rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("act-rebalance");
@@ -656,22 +909,27 @@ int main(void)
         tcase_add_test(tc, plan_noop_when_spread_or_one_node);
         tcase_add_test(tc, plan_configured_nodes);
         tcase_add_test(tc, plan_refused_without_free_memory);
+        tcase_add_test(tc, plan_never_outside_the_instance_memory_nodes);
         tcase_add_test(tc, plan_hugetlb_needs_free_hugepages_on_each_destination);
         tcase_add_test(tc, plan_1g_pages_only_from_the_pool);
+        tcase_add_test(tc, plan_reaches_4k_shmem_through_its_own_file);
         tcase_add_test(tc, plan_refused_without_an_attached_process);
         suite_add_tcase(s, tc);
         tc = tcase_create("run");
-        tcase_add_test(tc, run_moves_in_batches_with_rate_limit);
-        tcase_add_test(tc, run_batch_size_and_no_rate_limit);
-        tcase_add_test(tc, run_dry_run_counts_exactly_and_moves_nothing);
-        tcase_add_test(tc, run_leaves_non_resident_pages_alone);
-        tcase_add_test(tc, run_busy_pages_are_retried_then_left_for_later);
-        tcase_add_test(tc, run_process_gone_is_transient);
-        tcase_add_test(tc, run_without_cap_sys_nice_is_permanent);
-        tcase_add_test(tc, run_stops_when_the_mapping_changed);
-        tcase_add_test(tc, run_refuses_or_noops_from_the_plan);
+        tcase_add_loop_test(tc, run_moves_in_batches_with_rate_limit, 0, 2);
+        tcase_add_loop_test(tc, run_batch_size_and_no_rate_limit, 0, 2);
+        tcase_add_loop_test(tc, run_dry_run_counts_exactly_and_moves_nothing, 0, 2);
+        tcase_add_loop_test(tc, run_leaves_non_resident_pages_alone, 0, 2);
+        tcase_add_loop_test(tc, run_busy_pages_are_retried_then_left_for_later, 0, 2);
+        tcase_add_loop_test(tc, run_process_gone_is_transient, 0, 2);
+        tcase_add_loop_test(tc, run_without_cap_sys_nice_is_permanent, 0, 2);
+        tcase_add_loop_test(tc, run_stops_when_the_mapping_changed, 0, 2);
+        tcase_add_loop_test(tc, run_refuses_or_noops_from_the_plan, 0, 2);
         tcase_add_test(tc, run_hugetlb_moves_whole_pages);
-        tcase_add_test(tc, run_spreads_over_more_than_64_nodes);
+        tcase_add_test(tc, run_segment_replaced);
+        tcase_add_test(tc, run_hugetlb_out_of_reach_is_partial);
+        tcase_add_test(tc, run_real_kernel_own_mapping);
+        tcase_add_loop_test(tc, run_spreads_over_more_than_64_nodes, 0, 2);
         suite_add_tcase(s, tc);
         return ng_test_run(s);
 }

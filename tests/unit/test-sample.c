@@ -241,8 +241,8 @@ END_TEST
  * resident ones alternate between nodes 0 and 3 by page of our mapping. */
 static int fake_mincore_thirds(void *addr, size_t len, unsigned char *vec)
 {
-        (void) len;
-        *vec = (uintptr_t) addr / 4096 % 3 == 2 ? 0 : 1;
+        for (size_t i = 0; i < (len + 4095) / 4096; i++)
+                vec[i] = ((uintptr_t) addr / 4096 + i) % 3 == 2 ? 0 : 1;
         return 0;
 }
 
@@ -277,6 +277,14 @@ START_TEST(segment_fake_kernel)
         double share = (double) s.np[1].pages / s.present;
         ck_assert_msg(share > 0.45 && share < 0.55, "node 3 share %.3f", share);
         ng_sample_done(&s);
+        /* Every page: exactly the resident two thirds, one mincore(2) a window. */
+        ck_assert_int_eq(ng_sample_segment_fd(fd, 0, true, &ops, &s), 0);
+        ck_assert(s.exact);
+        ck_assert_uint_eq(s.asked, 8192);
+        ck_assert_uint_ge(s.present, 8192 * 2 / 3 - 1);
+        ck_assert_uint_le(s.present, 8192 * 2 / 3 + 1);
+        ck_assert_uint_eq(s.np[0].pages + s.np[1].pages, s.present);
+        ng_sample_done(&s);
         /* A refused call is an error, never "nothing resident". */
         struct ng_seg_sample_ops refused = { fake_mincore_refused, fake_two_nodes };
         s.asked = 77;
@@ -289,6 +297,101 @@ START_TEST(segment_fake_kernel)
         ck_assert_int_eq(ng_sample_segment_fd(p[0], 64, false, NULL, &s), -EINVAL);
         close(p[0]);
         close(p[1]);
+}
+END_TEST
+
+/* ---- the walk over every resident page (segment-walk.c) ---- */
+
+struct seen {
+        int fd;
+        uint64_t pages, calls, max_batch, last_pgoff;
+        bool ordered, contents_ok;
+        int fail_after;         /* the callback fails on this call (0: never) */
+};
+
+static int note_batch(void *userdata, void *const *addrs, const uint64_t *pgoff, size_t n)
+{
+        struct seen *v = userdata;
+        v->calls++;
+        if (v->fail_after && v->calls == (uint64_t) v->fail_after)
+                return -EIO;
+        v->max_batch = n > v->max_batch ? n : v->max_batch;
+        for (size_t i = 0; i < n; i++) {
+                /* each page holds its own index: the address is that page's */
+                uint64_t at;
+                memcpy(&at, addrs[i], sizeof(at));
+                if (at != pgoff[i])
+                        v->contents_ok = false;
+                if (v->pages && pgoff[i] <= v->last_pgoff)
+                        v->ordered = false;
+                v->last_pgoff = pgoff[i];
+                v->pages++;
+        }
+        return 0;
+}
+
+/* A memfd whose page i (of those written) holds i. */
+static void fill_indexed(int fd, uint64_t first, uint64_t n)
+{
+        for (uint64_t i = first; i < first + n; i++)
+                ck_assert_int_eq(pwrite(fd, &i, sizeof(i), (off_t) (i * 4096)), (ssize_t) sizeof(i));
+}
+
+START_TEST(walk_every_resident_page)
+{
+        /* 3 extents in 96 MiB: 300 pages, 1000 pages, 1 page; a 1 MiB window
+         * and batches of 100, so extents span windows and windows batches. */
+        int fd = memfd_with(96 << 20);
+        fill_indexed(fd, 10, 300);
+        fill_indexed(fd, 5000, 1000);
+        fill_indexed(fd, 24000, 1);
+        uint64_t before = blocks(fd);
+        struct seen v = { .fd = fd, .ordered = true, .contents_ok = true };
+        struct ng_seg_walk_opts o = { .batch_pages = 100, .window_bytes = 1 << 20, .batch = note_batch,
+                                      .userdata = &v };
+        struct ng_seg_walk_stats st;
+        ck_assert_int_eq(ng_segment_walk(fd, &o, &st), 0);
+        ck_assert_uint_eq(v.pages, 1301);
+        ck_assert_uint_eq(st.resident_pages, 1301);
+        ck_assert_uint_eq(st.data_pages, 1301);
+        ck_assert_uint_eq(st.vanished_pages, 0);
+        ck_assert(v.ordered);
+        ck_assert(v.contents_ok);
+        ck_assert_uint_le(v.max_batch, 100);
+        /* 300 pages: 2 windows (from page 10 to the 1 MiB boundary and on),
+         * 1000: 4, 1: 1 */
+        ck_assert_uint_ge(st.windows, 7);
+        ck_assert_uint_eq(blocks(fd), before);  /* no hole filled */
+        /* A callback's error ends the walk and is returned. */
+        v = (struct seen) { .fd = fd, .ordered = true, .contents_ok = true, .fail_after = 3 };
+        ck_assert_int_eq(ng_segment_walk(fd, &o, &st), -EIO);
+        ck_assert_uint_eq(v.calls, 3);
+        close(fd);
+}
+END_TEST
+
+START_TEST(walk_skips_what_is_not_resident)
+{
+        int fd = memfd_with(8 << 20);
+        fill_indexed(fd, 0, 2048);
+        struct seen v = { .fd = fd, .ordered = true, .contents_ok = true };
+        struct ng_seg_walk_opts o = { .batch_pages = NG_SEG_BATCH, .batch = note_batch, .userdata = &v,
+                                      .mincore = fake_mincore_thirds };
+        struct ng_seg_walk_stats st;
+        ck_assert_int_eq(ng_segment_walk(fd, &o, &st), 0);
+        ck_assert_uint_eq(st.data_pages, 2048);
+        ck_assert_uint_ge(v.pages, 2048 * 2 / 3 - 1);
+        ck_assert_uint_le(v.pages, 2048 * 2 / 3 + 1);
+        ck_assert(v.contents_ok);
+        /* refused: an error, never "nothing resident" */
+        o.mincore = fake_mincore_refused;
+        ck_assert_int_eq(ng_segment_walk(fd, &o, &st), -EPERM);
+        /* bad options */
+        o.batch_pages = NG_SEG_BATCH + 1;
+        ck_assert_int_eq(ng_segment_walk(fd, &o, NULL), -EINVAL);
+        o.batch_pages = 0;
+        ck_assert_int_eq(ng_segment_walk(fd, &o, NULL), -EINVAL);
+        close(fd);
 }
 END_TEST
 
@@ -306,6 +409,8 @@ int main(void)
         tcase_add_test(tc, segment_dense_is_one_extent);
         tcase_add_test(tc, segment_empty_is_known_empty);
         tcase_add_test(tc, segment_fake_kernel);
+        tcase_add_test(tc, walk_every_resident_page);
+        tcase_add_test(tc, walk_skips_what_is_not_resident);
         suite_add_tcase(s, tc);
         return ng_test_run(s);
 }

@@ -6,9 +6,12 @@
 
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ng-audit.h"
+#include "ng-config.h"
 #include "ng-report.h"
 #include "ng-segments.h"
 #include "ng-snapshot.h"
@@ -219,6 +222,55 @@ END_TEST
 START_TEST(test_guest4_v1)
 {
         check_guest4("guest4-v1", 1);
+}
+END_TEST
+
+/* Who owns a /dev/shm file in a tree: the snapshot's record
+ * (numaguard/shm-owners-MAJOR-MINOR), never the copy's owner, which is
+ * whoever unpacked the tree; a line that is not "UID /PATH" is left out.
+ * shm_owner then claims the file for its instance, as a SysV segment. */
+START_TEST(test_shm_file_owner_from_the_record)
+{
+        struct ng_snapshot *s = load("guest4-v2");
+        const char *name = "/dev/shm/ora_ORCL_granule_1";
+        for (size_t i = 0; i < s->n_files; i++)
+                ck_assert_uint_eq(s->files[i].uid, 0);  /* no record: unknown */
+        ng_snapshot_free(s);
+
+        char dir[] = "/tmp/ng-test-owners.XXXXXX", cmd[1024], rec[600];
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s/t'", TREES "guest4-v2", dir);
+        ck_assert_int_eq(system(cmd), 0);
+        snprintf(rec, sizeof(rec), "%s/t/numaguard/shm-owners-0-30", dir);
+        FILE *f = fopen(rec, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "garbage\n7 relative/path\n99999999999 %s\n54321 %s\n-1 %s", name, name, name);
+        fclose(f);
+        snprintf(rec, sizeof(rec), "%s/t", dir);
+        s = load_opts(rec, NULL);
+        bool seen = false;
+        for (size_t i = 0; i < s->n_files; i++) {
+                if (strcmp(s->files[i].path, name))
+                        continue;
+                ck_assert_uint_eq(s->files[i].uid, 54321);
+                seen = true;
+        }
+        ck_assert(seen);
+        struct ng_config *cfg;
+        ck_assert_int_eq(ng_config_load_string("[instance ORCL]\nshm_owner = 54321\n", "t.conf", NULL, NULL, &cfg), 0);
+        struct ng_audit *a;
+        ck_assert_int_eq(ng_audit_run(s, cfg, &a), 0);
+        const struct ng_instance *in = ng_audit_instance(a, "ORCL");
+        ck_assert_ptr_nonnull(in);
+        bool claimed = false;
+        for (size_t k = 0; k < in->n_segs; k++)
+                claimed |= a->segments[in->segs[k]].kind == NG_SEG_FILE && !strcmp(a->segments[in->segs[k]].name, name);
+        ck_assert(claimed);
+        ng_audit_free(a);
+        ng_config_free(cfg);
+        ng_snapshot_free(s);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -797,6 +849,7 @@ static Suite *suite(void)
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_guest4_v2);
         tcase_add_test(tc, test_guest4_v1);
+        tcase_add_test(tc, test_shm_file_owner_from_the_record);
         tcase_add_test(tc, test_guest4_skip_procs);
         tcase_add_test(tc, test_guest8_asym);
         tcase_add_test(tc, test_guest_memonly);

@@ -127,6 +127,18 @@ int ng_parse_hugepages_dirname(const char *name, uint64_t *ret_kib)
         return 0;
 }
 
+int ng_parse_owner_line(const char *line, uint32_t *ret_uid, const char **ret_path)
+{
+        const char *p = line;
+        uint64_t uid;
+
+        if (!line || !is_digit(*p) || ng_parse_u64(&p, &uid) < 0 || uid > UINT32_MAX || *p != ' ' || p[1] != '/')
+                return -EINVAL;
+        *ret_uid = (uint32_t) uid;
+        *ret_path = p + 1;
+        return 0;
+}
+
 int ng_parse_bracketed_choice(const char *buf, char *ret, size_t size)
 {
         const char *open, *close;

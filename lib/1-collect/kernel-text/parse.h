@@ -37,6 +37,9 @@ int ng_parse_u64_full(const char *buf, uint64_t *ret);
 int ng_parse_u64_row(const char *buf, uint64_t *ret, size_t max, size_t *ret_n);
 /* "hugepages-2048kB" -> 2048. */
 int ng_parse_hugepages_dirname(const char *name, uint64_t *ret_kib);
+/* "UID PATH" (a line of a snapshot's record of who owns each /dev/shm file,
+ * PATH the rest of the line, absolute): 0, or -EINVAL. */
+int ng_parse_owner_line(const char *line, uint32_t *ret_uid, const char **ret_path);
 /* "always [madvise] never" -> "madvise". */
 int ng_parse_bracketed_choice(const char *buf, char *ret, size_t size);
 /* Decodes kernel octal escapes ("\040" -> ' ') in place. */

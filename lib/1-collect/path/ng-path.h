@@ -103,6 +103,7 @@ int ng_path_file_size(const struct ng_path *p, uint64_t *ret_bytes, const char *
 struct ng_file_stat {
         uint64_t size_bytes, allocated_bytes, inode;
         unsigned dev_major, dev_minor;
+        uint32_t uid;           /* its owner (a tree's copy: whoever unpacked it) */
 };
 int ng_path_file_stat(const struct ng_path *p, struct ng_file_stat *ret, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));

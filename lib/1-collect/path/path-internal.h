@@ -37,6 +37,8 @@ int ng_path_read_fd(int fd, char **ret_buf, size_t *ret_len);
 int ng_path_vopen_dir(const struct ng_path *p, bool follow, char *rel, DIR **ret, const char *fmt, va_list ap)
         __attribute__((format(printf, 5, 0)));
 void ng_path_record_dir(const struct ng_path *p, const char *rel, size_t n);
+/* Whether p has a recorder (a snapshot is being taken). */
+bool ng_path_recording(const struct ng_path *p);
 /* Tells p's recorder (and cost) that rel was read and held buf. */
 void ng_path_record(const struct ng_path *p, const char *rel, const char *buf, size_t len);
 

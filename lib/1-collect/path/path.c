@@ -161,6 +161,11 @@ void ng_path_set_recorder(struct ng_path *p, ng_path_recorder_t cb, void *userda
         p->recorder_data = userdata;
 }
 
+bool ng_path_recording(const struct ng_path *p)
+{
+        return p->recorder != NULL;
+}
+
 void ng_path_record(const struct ng_path *p, const char *rel, const char *buf, size_t len)
 {
         if (p->recorder)
@@ -352,6 +357,7 @@ static int vfile_stat(const struct ng_path *p, struct ng_file_stat *ret, const c
                 .allocated_bytes = (uint64_t) st.st_blocks * 512,
                 .inode = (uint64_t) st.st_ino,
                 .dev_major = major(st.st_dev), .dev_minor = minor(st.st_dev),
+                .uid = (uint32_t) st.st_uid,
         };
         return 0;
 }
@@ -391,6 +397,7 @@ int ng_path_entry_stat(const struct ng_path *p, struct ng_file_stat *ret, char *
                 .allocated_bytes = reg ? (uint64_t) st.st_blocks * 512 : 0,
                 .inode = (uint64_t) st.st_ino,
                 .dev_major = major(st.st_dev), .dev_minor = minor(st.st_dev),
+                .uid = (uint32_t) st.st_uid,
         };
         return 0;
 }

@@ -16,10 +16,11 @@
  * called resident is then read, one byte, through process_vm_readv(2) on
  * ourselves: the fault maps the page that is there (a read fault on a hole
  * would allocate one, which is why holes are never read), and a page
- * truncated meanwhile is an EFAULT rather than a SIGBUS; when a sample is
- * asked, each such page is read through a mapping of its own (struct run).
- * move_pages(2) on our own mapping, no target nodes, then names each
- * page's node. Nothing is
+ * truncated meanwhile is an EFAULT rather than a SIGBUS. Every page asked
+ * (exact, or a file smaller than the sample) is the walk of
+ * segment-walk.c, one mincore(2) call a window; a sample reads each chosen
+ * page through a mapping of its own (struct run). move_pages(2) on our own
+ * mapping, no target nodes, then names each page's node. Nothing is
  * written, nothing migrates, and the windows are unmapped before we return.
  *
  * Hugetlb files are refused (-EOPNOTSUPP): mincore there reports only the
@@ -39,113 +40,10 @@
 #include "sample.h"
 #include "util.h"
 
-/* Mapped at a time: our page tables for one window stay under 2 MiB even
- * when every sampled page is in a PMD of its own. */
+/* Mapped at a time when sampling: our page tables for one window stay
+ * under 2 MiB even when every sampled page is in a PMD of its own. */
 #define WINDOW_BYTES (UINT64_C(1) << 30)
-/* Extents followed with SEEK_DATA before the rest of the file is taken as
- * one: a segment fragmented page by page costs a bounded walk. */
-#define MAX_EXTENTS 65536
-#define BATCH 1024
-
-struct extent {
-        uint64_t off, len;      /* bytes, page aligned */
-};
-
-static int add_extent(struct extent **v, size_t *n, uint64_t off, uint64_t end)
-{
-        if (ng_grow(v, NULL, *n, sizeof(**v), 0) < 0)
-                return -ENOMEM;
-        (*v)[(*n)++] = (struct extent) { .off = off, .len = end - off };
-        return 0;
-}
-
-/* Whether the data from lo on is [lo, lo + left) whole, left being the
- * allocated bytes not in an extent yet: nothing past it, or past the end.
- * Then no SEEK_HOLE walk is needed, which on shmem looks up every page of
- * the extent (a dense 1 GiB file: 262,144 lookups). */
-static bool rest_is_one(int fd, uint64_t lo, uint64_t left, uint64_t size)
-{
-        if (!left)
-                return false;
-        if (lo + left >= size)
-                return true;
-        return lseek(fd, (off_t) (lo + left), SEEK_DATA) < 0 && errno == ENXIO;
-}
-
-/* The page-aligned ranges of [0, size) that hold data. A file system
- * without SEEK_DATA gives the whole file as one. The allocated blocks
- * (which count the swapped-out pages, as SEEK_DATA does) say when the rest
- * of the file's data is one extent (rest_is_one): a dense file, or a
- * sparse one holding one run of data. (Blocks fallocated past the end
- * could hide a hole: its pages are asked, found not resident by mincore,
- * and never read.) */
-static int data_extents(int fd, const struct stat *st, uint64_t page, struct extent **ret, size_t *ret_n)
-{
-        struct extent *v = NULL;
-        size_t n = 0;
-        uint64_t off = 0, size = (uint64_t) st->st_size;
-        uint64_t left = st->st_blocks > 0 ? (uint64_t) st->st_blocks * 512 : 0;
-        int r = 0;
-        while (off < size && r >= 0) {
-                off_t d = lseek(fd, (off_t) off, SEEK_DATA);
-                if (d < 0) {
-                        if (errno == ENXIO)
-                                break;
-                        if (n == 0 && errno == EINVAL) {
-                                r = add_extent(&v, &n, 0, (size + page - 1) / page * page);
-                                break;
-                        }
-                        r = -errno;
-                        break;
-                }
-                uint64_t lo = (uint64_t) d / page * page;
-                off_t h;
-                if (n + 1 == MAX_EXTENTS)
-                        h = (off_t) size;
-                else if (rest_is_one(fd, lo, left, size))
-                        h = (off_t) (lo + left < size ? lo + left : size);
-                else
-                        h = lseek(fd, d, SEEK_HOLE);
-                if (h < 0) {
-                        r = -errno;
-                        break;
-                }
-                uint64_t hi = ((uint64_t) h > size ? size : (uint64_t) h);
-                hi = (hi + page - 1) / page * page;
-                if (hi <= lo)
-                        break;
-                if (n && v[n - 1].off + v[n - 1].len >= lo)
-                        v[n - 1].len = hi - v[n - 1].off;
-                else
-                        r = add_extent(&v, &n, lo, hi);
-                left = left > hi - lo ? left - (hi - lo) : 0;
-                off = hi;
-        }
-        if (r < 0) {
-                free(v);
-                return r;
-        }
-        *ret = v;
-        *ret_n = n;
-        return 0;
-}
-
-/* Reads one byte of each page through the kernel, so a page that went away
- * fails that read (EFAULT) instead of raising SIGBUS. Returns how many of
- * the first pages were read (the caller skips the one after), or -errno
- * when the call itself is refused. */
-static ssize_t touch(void **pages, size_t n)
-{
-        struct iovec remote[BATCH];
-        char sink[BATCH];
-        struct iovec local = { .iov_base = sink, .iov_len = n };
-        for (size_t i = 0; i < n; i++)
-                remote[i] = (struct iovec) { .iov_base = pages[i], .iov_len = 1 };
-        ssize_t got = process_vm_readv(getpid(), &local, 1, remote, n, 0);
-        if (got < 0)
-                return errno == EFAULT ? 0 : -errno;
-        return got;
-}
+#define BATCH NG_SEG_BATCH
 
 struct run {
         const struct ng_seg_sample_ops *ops;
@@ -187,7 +85,7 @@ static int flush(struct run *u)
 {
         size_t done = 0;
         while (done < u->n) {
-                ssize_t t = touch(u->addrs + done, u->n - done);
+                ssize_t t = ng_segment_touch(u->addrs + done, u->n - done);
                 if (t < 0) {
                         unmap_batch(u);
                         return (int) t;
@@ -273,7 +171,7 @@ static const struct ng_seg_sample_ops default_ops = { default_mincore, move_page
 /* The file page numbers to ask: every page of the extents (exact), or k
  * spread over them, one at a random offset in each of k equal strata of the
  * data, so that a sparse file spends its budget where the data is. */
-static int choose_pages(const struct extent *ext, size_t n_ext, uint64_t page, uint64_t data_pages, uint64_t k,
+static int choose_pages(const struct ng_extent *ext, size_t n_ext, uint64_t page, uint64_t data_pages, uint64_t k,
                         uint64_t seed, uint64_t **ret)
 {
         uint64_t *v = malloc((k ? k : 1) * sizeof(*v));
@@ -293,6 +191,45 @@ static int choose_pages(const struct extent *ext, size_t n_ext, uint64_t page, u
         return 0;
 }
 
+/* Every page: the walk hands the resident ones over (segment-walk.c). */
+struct every {
+        const struct ng_seg_sample_ops *ops;
+        struct ng_sample *s;
+        int status[NG_SEG_BATCH];
+};
+
+static uint32_t sat32(uint64_t v)
+{
+        return v > UINT32_MAX ? UINT32_MAX : (uint32_t) v;
+}
+
+static int count_batch(void *userdata, void *const *addrs, const uint64_t *pgoff, size_t n)
+{
+        struct every *e = userdata;
+        (void) pgoff;
+        if (e->ops->move_pages(0, n, (void **) addrs, NULL, e->status, 0) < 0)
+                return -errno;
+        int r = 0;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                if (e->status[i] < 0)
+                        continue;
+                e->s->present = sat32((uint64_t) e->s->present + 1);
+                r = ng_sample_count_node(e->s, e->status[i]);
+        }
+        return r;
+}
+
+static int ask_every(int fd, const struct ng_seg_sample_ops *ops, struct ng_sample *s)
+{
+        struct every e = { .ops = ops, .s = s };
+        struct ng_seg_walk_opts o = { .batch_pages = NG_SEG_BATCH, .batch = count_batch, .userdata = &e,
+                                      .mincore = ops->mincore };
+        struct ng_seg_walk_stats st;
+        int r = ng_segment_walk(fd, &o, &st);
+        s->asked = sat32(st.data_pages);
+        return r;
+}
+
 int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sample_ops *ops,
                          struct ng_sample *ret)
 {
@@ -310,40 +247,44 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
         if (!exact && k == 0)
                 return -EINVAL;
         uint64_t size = (uint64_t) st.st_size;
-        struct extent *ext;
+        struct ng_extent *ext;
         size_t n_ext;
-        int r = data_extents(fd, &st, page, &ext, &n_ext);
+        int r = ng_segment_extents(fd, &st, page, &ext, &n_ext);
         if (r < 0)
                 return r;
         uint64_t data_pages = 0;
         for (size_t i = 0; i < n_ext; i++)
                 data_pages += ext[i].len / page;
-        uint64_t n = exact ? data_pages : (data_pages < k ? data_pages : k);
-        bool all = n == data_pages;
-        if (n > UINT32_MAX) {
-                n = UINT32_MAX;
-                all = false;
-        }
+        bool all = exact || k >= data_pages;
         struct ng_sample s = {
-                .len = data_pages * page, .whole = true, .exact = exact && all,
+                .len = data_pages * page, .whole = true, .exact = exact,
                 .dev_major = major(st.st_dev), .dev_minor = minor(st.st_dev), .inode = (uint64_t) st.st_ino,
         };
-        uint64_t *pages = NULL;
-        if (n && (r = choose_pages(ext, n_ext, page, data_pages, n, (uint64_t) st.st_ino, &pages)) < 0) {
+        if (all) {
                 free(ext);
-                return r;
+                r = ask_every(fd, ops, &s);
+                if (r < 0) {
+                        ng_sample_done(&s);
+                        return r;
+                }
+                *ret = s;
+                return 0;
         }
+        uint64_t *pages = NULL;
+        r = choose_pages(ext, n_ext, page, data_pages, k, (uint64_t) st.st_ino, &pages);
         free(ext);
+        if (r < 0)
+                return r;
         struct run u = { .ops = ops, .s = &s, .page = page };
-        if (!all && (r = reserve_area(&u, 0)) < 0) {
+        if ((r = reserve_area(&u, 0)) < 0) {
                 free(pages);
                 ng_sample_done(&s);
                 return r;
         }
-        for (uint64_t i = 0; i < n && r >= 0;) {
+        for (uint64_t i = 0; i < k && r >= 0;) {
                 uint64_t win_off = pages[i] * page / WINDOW_BYTES * WINDOW_BYTES;
                 uint64_t j = i;
-                while (j < n && pages[j] * page < win_off + WINDOW_BYTES)
+                while (j < k && pages[j] * page < win_off + WINDOW_BYTES)
                         j++;
                 r = ask_window(fd, size, page, win_off, pages + i, j - i, &u);
                 i = j;

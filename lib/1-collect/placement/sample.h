@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "ng-kernel.h"
@@ -54,6 +55,58 @@ struct ng_seg_sample_ops {
  * anything but a regular file, or -errno (-EPERM: a call was refused). */
 int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sample_ops *ops,
                          struct ng_sample *ret);
+
+/* ---- every resident page of a shmem file, window by window
+ * (segment-walk.c): what the exact sampler counts and rebalance moves ---- */
+
+/* Pages handed over at a time, and the bytes of the file mapped at a time
+ * by default: our page tables for one window stay under 128 KiB. */
+#define NG_SEG_BATCH 1024
+#define NG_SEG_WINDOW_BYTES (UINT64_C(64) << 20)
+
+struct ng_extent {
+        uint64_t off, len;      /* bytes, page aligned */
+};
+
+/* The page-aligned ranges of [0, st_size) of fd that hold data. A file
+ * system without SEEK_DATA gives the whole file as one. The allocated
+ * blocks (which count swapped-out pages, as SEEK_DATA does) say when the
+ * rest of the data is one extent: a dense file costs no page-by-page
+ * SEEK_HOLE walk. Past 65,536 extents the rest of the file is one. 0 or
+ * -errno. */
+int ng_segment_extents(int fd, const struct stat *st, uint64_t page, struct ng_extent **ret, size_t *ret_n);
+
+/* Reads one byte of each of the first n (at most NG_SEG_BATCH) pages
+ * through the kernel, so that a page that went away fails that read
+ * (EFAULT) instead of raising SIGBUS. Returns how many of the first pages
+ * were read (the caller leaves out the one after), or -errno when the call
+ * itself is refused. */
+ssize_t ng_segment_touch(void *const *pages, size_t n);
+
+struct ng_seg_walk_opts {
+        size_t batch_pages;             /* 1..NG_SEG_BATCH */
+        uint64_t window_bytes;          /* 0: NG_SEG_WINDOW_BYTES */
+        /* Called with n resident pages, mapped at addrs in our address
+         * space while it runs, pgoff their page index in the file (file
+         * order). Its error (<0) ends the walk and is returned. */
+        int (*batch)(void *userdata, void *const *addrs, const uint64_t *pgoff, size_t n);
+        void *userdata;
+        int (*mincore)(void *addr, size_t len, unsigned char *vec);    /* NULL: mincore(2) */
+};
+
+struct ng_seg_walk_stats {
+        uint64_t data_pages;            /* pages of the data extents asked */
+        uint64_t resident_pages;        /* handed over */
+        uint64_t vanished_pages;        /* resident by mincore, gone by the read */
+        uint64_t windows, batches;
+};
+
+/* Hands over every resident page of the shmem file behind fd, in file
+ * order, never faulting a hole and never writing. Returns 0, -EOPNOTSUPP
+ * for a hugetlbfs file, -EINVAL for anything but a regular file, a
+ * refused call's -errno, or the callback's error; *ret (may be NULL) has
+ * the counts so far. */
+int ng_segment_walk(int fd, const struct ng_seg_walk_opts *o, struct ng_seg_walk_stats *ret);
 
 #pragma GCC visibility pop
 

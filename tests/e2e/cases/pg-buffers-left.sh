@@ -8,8 +8,14 @@
 # mapping, stat(2) of the postmaster's map_files link), all on node N, and
 # the instance's resident bytes too, and numaguardd's
 # numaguard_instance_resident_bytes, which no longer follows the sessions.
+# Then numaguardctl rebalance spreads every resident page of the buffers
+# over the four nodes, though the backend that read them is gone, while
+# pgbench reads through them: the kernel's per-node Shmem is the oracle
+# (node N gives up three quarters of what the segment holds, each other
+# node gains a quarter, within 5 points of the segment), pgbench ends with
+# no failed transaction and the table reads the same.
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
-plan 3
+plan 4
 . "$E2E_DIR/pg.sh"
 need_ctl
 pg_prepare
@@ -74,3 +80,39 @@ m=$(awk -v i="postgresql:$PGDATA" '$1 ~ /^numaguard_instance_resident_bytes\{/ &
 log "numaguard_instance_resident_bytes summed over nodes: $m"
 (( m * 100 >= kernel * 98 )) || fail "numaguard_instance_resident_bytes sums to $m, the kernel counts $kernel"
 result metric
+
+# ---- rebalance every resident page, with pgbench reading through it
+pgb() { runuser -u postgres -- "$PGBIN/pgbench" -h "$PGROOT" -U postgres "$@"; }
+pgb -i -s 1 -q postgres > "$T/pgb-init.log" 2>&1 || { logf "$T/pgb-init.log"; abort "pgbench -i"; }
+pg_sql -c "select pg_prewarm('pgbench_accounts')" > /dev/null 2>&1 || abort "prewarm pgbench_accounts"
+sum0=$(pg_sql -c "select sum(g) || ':' || md5(string_agg(pad, '' order by g)) from e2e_left" 2>&1)
+seg_bytes() { echo $(( $(stat -L -c %b "/proc/$PG_PID/map_files/$range") * 512 )); }
+r0=$(seg_bytes)
+for nd in "${NODE_IDS[@]}"; do shmem0[$nd]=$(node_shmem "$nd"); done
+inst=$(jq -r --argjson pid "$PG_PID" '.instances[] | select(.main_pid == $pid) | .name' "$T/audit.json")
+audit_conf "$T/rb.conf" "node_free_floor = 16M"$'\n'
+pgb -n -S -c 2 -T 20 postgres > "$T/pgb.log" 2>&1 &
+pgb_pid=$!
+sleep 3
+"$CTL" rebalance --config "$T/rb.conf" "$inst" > "$T/rb.out" 2>&1; rc=$?
+logf "$T/rb.out"
+wait "$pgb_pid"; pgb_rc=$?
+grep -E "number of (transactions actually processed|failed transactions)|tps" "$T/pgb.log" | logf
+expect "rebalance: exit $rc, expected 0" test "$rc" = 0
+expect "rebalance: through the segment's own file" grep -q "through the segment's own file" "$T/rb.out"
+expect "pgbench exited $pgb_rc" test "$pgb_rc" = 0
+failed=$(awk -F': ' '/number of failed transactions/ { print $2 + 0 }' "$T/pgb.log")
+expect "pgbench: '${failed:-no}' failed transactions" test "${failed:-x}" = 0
+expect "the table reads differently after the rebalance" test "$(pg_sql -c "select sum(g) || ':' || md5(string_agg(pad, '' order by g)) from e2e_left" 2>&1)" = "$sum0"
+r1=$(seg_bytes)
+log "the segment holds $r0 bytes before, $r1 after (the kernel's count)"
+k=${#NODE_IDS[@]}
+for nd in "${NODE_IDS[@]}"; do
+    d=$(( ($(node_shmem "$nd") - ${shmem0[$nd]}) * 1024 ))
+    if ((nd == n)); then want=$(( -r0 * (k - 1) / k )); else want=$(( r0 / k )); fi
+    log "node $nd: kernel Shmem moved by $((d / 1024)) kB, a spread moves $((want / 1024)) kB"
+    (( (d - want) * 100 <= r0 * 5 && (want - d) * 100 <= r0 * 5 )) ||
+        fail "node $nd's Shmem moved by $((d / 1024)) kB, not within 5 points of the segment of $((want / 1024)) kB"
+done
+result rebalance
+

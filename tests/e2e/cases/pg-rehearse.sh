@@ -123,9 +123,17 @@ start() {
     done
     return 1
 }
+# stop: an immediate shutdown (pg_ctl -m immediate sends the postmaster
+# SIGQUIT), waited for as its parent: no pg_ctl to start and poll under TCG
 stop() {
-    [ -f "$D/postmaster.pid" ] && runuser -u postgres -- "$PGBIN/pg_ctl" -D "$D" -m immediate -w -t 60 stop > /dev/null 2>&1
-    [ -n "${PGPID:-}" ] && wait "$PGPID" 2>/dev/null
+    local pm=""
+    [ -f "$D/postmaster.pid" ] && read -r pm < "$D/postmaster.pid"
+    if [ -n "${PGPID:-}" ] && [ -n "$pm" ] && kill -QUIT "$pm" 2>/dev/null; then
+        wait "$PGPID" 2>/dev/null
+    elif [ -n "$pm" ]; then
+        runuser -u postgres -- "$PGBIN/pg_ctl" -D "$D" -m immediate -w -t 60 stop > /dev/null 2>&1
+        [ -n "${PGPID:-}" ] && wait "$PGPID" 2>/dev/null
+    fi
     PGPID=""
     return 0
 }
@@ -244,7 +252,8 @@ for row in "${ROWS[@]}"; do
             [ -f "$T/touch.done" ] || log "$id: the competing workload did not touch its pages"
         fi
         sql -c "select pg_prewarm('big')" > "$T/prewarm.out" 2>&1; prc=$?
-        sleep 0.5
+        # a backend that died: give the postmaster the moment it takes to log it
+        ((prc == 0)) || sleep 0.5
         # a first touch that finds no page: SIGBUS when the process touches
         # it, a short read when read(2) does (pg_prewarm reads blocks into
         # buffers not touched yet)

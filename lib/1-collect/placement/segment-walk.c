@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The resident pages of a shmem file (/dev/shm, a SysV segment, anonymous
+ * shared memory), every one, mapped into our own address space a window at
+ * a time: what the exact sampler counts and what rebalance moves
+ * (docs/ARCHITECTURE.md, "Cost tiers" and "Corrections").
+ *
+ * Which pages hold data comes from lseek(SEEK_DATA/SEEK_HOLE)
+ * (ng_segment_extents), residency of a whole window from one mincore(2)
+ * call, which on shmem looks each page up in the file's page cache (a page
+ * no process maps counts too) and never faults. Only a page mincore called
+ * resident is then read, one byte, through process_vm_readv(2) on
+ * ourselves, which maps the page that is there (a read fault on a hole
+ * would allocate one: holes are never read); a page truncated meanwhile is
+ * an EFAULT rather than a SIGBUS, and is left out. While the caller's
+ * function runs on a batch, those pages are mapped at the addresses given,
+ * so move_pages(2) on pid 0 reaches them. The window is unmapped before
+ * the next one: our page tables stay bounded by the window (2 KiB of page
+ * table per MiB of 4 KiB pages), whatever the segment's size. Nothing is
+ * written.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "sample.h"
+#include "util.h"
+
+/* Extents followed with SEEK_DATA before the rest of the file is taken as
+ * one: a segment fragmented page by page costs a bounded walk. */
+#define MAX_EXTENTS 65536
+
+static int add_extent(struct ng_extent **v, size_t *n, uint64_t off, uint64_t end)
+{
+        if (ng_grow(v, NULL, *n, sizeof(**v), 0) < 0)
+                return -ENOMEM;
+        (*v)[(*n)++] = (struct ng_extent) { .off = off, .len = end - off };
+        return 0;
+}
+
+/* Whether the data from lo on is [lo, lo + left) whole, left being the
+ * allocated bytes not in an extent yet: nothing past it, or past the end.
+ * Then no SEEK_HOLE walk is needed, which on shmem looks up every page of
+ * the extent (a dense 1 GiB file: 262,144 lookups). */
+static bool rest_is_one(int fd, uint64_t lo, uint64_t left, uint64_t size)
+{
+        if (!left)
+                return false;
+        if (lo + left >= size)
+                return true;
+        return lseek(fd, (off_t) (lo + left), SEEK_DATA) < 0 && errno == ENXIO;
+}
+
+int ng_segment_extents(int fd, const struct stat *st, uint64_t page, struct ng_extent **ret, size_t *ret_n)
+{
+        struct ng_extent *v = NULL;
+        size_t n = 0;
+        uint64_t off = 0, size = (uint64_t) st->st_size;
+        uint64_t left = st->st_blocks > 0 ? (uint64_t) st->st_blocks * 512 : 0;
+        int r = 0;
+        while (off < size && r >= 0) {
+                off_t d = lseek(fd, (off_t) off, SEEK_DATA);
+                if (d < 0) {
+                        if (errno == ENXIO)
+                                break;
+                        if (n == 0 && errno == EINVAL) {
+                                r = add_extent(&v, &n, 0, (size + page - 1) / page * page);
+                                break;
+                        }
+                        r = -errno;
+                        break;
+                }
+                uint64_t lo = (uint64_t) d / page * page;
+                off_t h;
+                if (n + 1 == MAX_EXTENTS)
+                        h = (off_t) size;
+                else if (rest_is_one(fd, lo, left, size))
+                        h = (off_t) (lo + left < size ? lo + left : size);
+                else
+                        h = lseek(fd, d, SEEK_HOLE);
+                if (h < 0) {
+                        r = -errno;
+                        break;
+                }
+                uint64_t hi = ((uint64_t) h > size ? size : (uint64_t) h);
+                hi = (hi + page - 1) / page * page;
+                if (hi <= lo)
+                        break;
+                if (n && v[n - 1].off + v[n - 1].len >= lo)
+                        v[n - 1].len = hi - v[n - 1].off;
+                else
+                        r = add_extent(&v, &n, lo, hi);
+                left = left > hi - lo ? left - (hi - lo) : 0;
+                off = hi;
+        }
+        if (r < 0) {
+                free(v);
+                return r;
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+ssize_t ng_segment_touch(void *const *pages, size_t n)
+{
+        struct iovec remote[NG_SEG_BATCH];
+        char sink[NG_SEG_BATCH];
+        if (n > NG_SEG_BATCH)
+                n = NG_SEG_BATCH;
+        struct iovec local = { .iov_base = sink, .iov_len = n };
+        for (size_t i = 0; i < n; i++)
+                remote[i] = (struct iovec) { .iov_base = pages[i], .iov_len = 1 };
+        ssize_t got = process_vm_readv(getpid(), &local, 1, remote, n, 0);
+        if (got < 0)
+                return errno == EFAULT ? 0 : -errno;
+        return got;
+}
+
+struct walk {
+        const struct ng_seg_walk_opts *o;
+        void *addrs[NG_SEG_BATCH];
+        uint64_t pgoff[NG_SEG_BATCH];
+        size_t n;
+        struct ng_seg_walk_stats st;
+};
+
+/* The batch's pages are resident by mincore: map them by a read, leave out
+ * those that went, hand the rest over. */
+static int flush(struct walk *w)
+{
+        size_t done = 0;
+        while (done < w->n) {
+                ssize_t t = ng_segment_touch(w->addrs + done, w->n - done);
+                if (t < 0)
+                        return (int) t;
+                size_t got = (size_t) t;
+                if (got < w->n - done) {
+                        /* The page at done + got went: leave it out. */
+                        size_t k = done + got, rest = w->n - k - 1;
+                        memmove(w->addrs + k, w->addrs + k + 1, rest * sizeof(*w->addrs));
+                        memmove(w->pgoff + k, w->pgoff + k + 1, rest * sizeof(*w->pgoff));
+                        w->n--;
+                        w->st.vanished_pages++;
+                }
+                done += got;
+        }
+        size_t n = w->n;
+        w->n = 0;
+        if (!n)
+                return 0;
+        w->st.resident_pages += n;
+        w->st.batches++;
+        return w->o->batch(w->o->userdata, w->addrs, w->pgoff, n);
+}
+
+/* One window [off, off + len) of the file: mapped, asked, handed over in
+ * batches, unmapped. */
+static int walk_window(struct walk *w, int fd, uint64_t off, uint64_t len, uint64_t page, unsigned char *vec)
+{
+        void *base = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t) off);
+        if (base == MAP_FAILED)
+                return -errno;
+        /* Only the pages asked are read: no readahead around them. Advice
+         * only, so a refusal changes nothing asked. */
+        (void) madvise(base, len, MADV_RANDOM);
+        w->st.windows++;
+        int r = w->o->mincore(base, len, vec) < 0 ? -errno : 0;  /* refused: unknown, never "none" */
+        uint64_t pages = len / page;
+        w->st.data_pages += pages;
+        for (uint64_t i = 0; i < pages && r >= 0; i++) {
+                if (!(vec[i] & 1))
+                        continue;       /* a hole, swapped out, or gone: not resident */
+                w->addrs[w->n] = (char *) base + i * page;
+                w->pgoff[w->n++] = off / page + i;
+                if (w->n == w->o->batch_pages)
+                        r = flush(w);
+        }
+        if (r >= 0)
+                r = flush(w);
+        w->n = 0;
+        munmap(base, len);
+        return r;
+}
+
+static int default_mincore(void *addr, size_t len, unsigned char *vec)
+{
+        return mincore(addr, len, vec);
+}
+
+int ng_segment_walk(int fd, const struct ng_seg_walk_opts *o, struct ng_seg_walk_stats *ret)
+{
+        struct stat st;
+        long ps = sysconf(_SC_PAGESIZE);
+        uint64_t page = ps > 0 ? (uint64_t) ps : 4096;
+        if (!o || !o->batch || o->batch_pages == 0 || o->batch_pages > NG_SEG_BATCH)
+                return -EINVAL;
+        uint64_t window = o->window_bytes ? o->window_bytes / page * page : NG_SEG_WINDOW_BYTES;
+        if (window == 0)
+                return -EINVAL;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode) || st.st_size < 0)
+                return -EINVAL;
+        if ((uint64_t) st.st_blksize > page)
+                return -EOPNOTSUPP;     /* hugetlbfs: mincore reads our page tables there */
+        struct ng_extent *ext;
+        size_t n_ext;
+        int r = ng_segment_extents(fd, &st, page, &ext, &n_ext);
+        if (r < 0)
+                return r;
+        struct ng_seg_walk_opts opts = *o;
+        if (!opts.mincore)
+                opts.mincore = default_mincore;
+        struct walk w = { .o = &opts };
+        unsigned char *vec = malloc(window / page);
+        if (!vec)
+                r = -ENOMEM;
+        for (size_t e = 0; e < n_ext && r >= 0; e++)
+                for (uint64_t off = ext[e].off; off < ext[e].off + ext[e].len && r >= 0; off += window) {
+                        uint64_t end = ext[e].off + ext[e].len;
+                        r = walk_window(&w, fd, off, end - off < window ? end - off : window, page, vec);
+                }
+        free(vec);
+        free(ext);
+        if (ret)
+                *ret = w.st;
+        return r;
+}
