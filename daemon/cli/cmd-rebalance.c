@@ -115,6 +115,7 @@ static int rebalance_segment(const struct ctl_opts *o, const struct ng_snapshot 
                 struct ng_rebalance_opts opts = NG_REBALANCE_OPTS_DEFAULT;
                 opts.dry_run = o->dry_run;
                 opts.rate_bytes_per_sec = rate;
+                opts.set_policy = true;         /* the explicit command: new pages follow the instance */
                 struct ng_rebalance_ops ops = ng_rebalance_ops_default;
                 ops.verify = still_mapped;
                 ops.userdata = path;

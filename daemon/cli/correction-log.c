@@ -160,6 +160,13 @@ static void print_owner_write(const struct ctl_opts *o, const struct ng_write *w
                        dry ? "now" : "was", w->before, dry ? "" : ", read back: ", dry ? "" : w->after);
                 return;
         }
+        if (w->kind == NG_WRITE_SEGMENT_POLICY) {
+                printf("%s policy %s on %s, which its new pages follow (%s: %s%s%s)\n",
+                       dry ? "would install" : w->error < 0 ? "failed to install" : "installed", w->value,
+                       name ? name : "?", dry ? "now" : "was", w->before, dry ? "" : ", read back: ",
+                       dry ? "" : w->after);
+                return;
+        }
         tree_path_text(o, w->path, path, sizeof(path));
         if (o->root)
                 snprintf(in_tree, sizeof(in_tree), " (the tree's %s)", name ? name : "?");

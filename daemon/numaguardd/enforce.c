@@ -102,6 +102,7 @@ static int do_rebalance(struct manager *m, const struct ng_snapshot *s, const st
                 if (seg->kind == NG_SEG_PRIVATE)
                         continue;
                 struct ng_rebalance_opts opts = NG_REBALANCE_OPTS_DEFAULT;
+                opts.set_policy = true;         /* enforce = rebalance: new pages follow the instance */
                 memset(one, 0, sizeof(*one));
                 r = ng_rebalance_plan_segment(s, m->config, in, seg, plan);
                 if (r >= 0)

@@ -89,6 +89,20 @@ void ng_audit_free(struct ng_audit *a);
 int ng_audit_exit_status(const struct ng_audit *a);
 const struct ng_instance *ng_audit_instance(const struct ng_audit *a, const char *name);
 
+/* The nodes a correction spreads the instance's shared memory over:
+ * nodes= when set, else its CPUs' nodes (policy local) or every node; only
+ * nodes with memory, never a node of a slower memory tier than its CPUs'
+ * own (a correction does not make memory slower), never one outside its
+ * processes' Mems_allowed (its cpuset). */
+void ng_instance_spread_nodes(const struct ng_snapshot *s, const struct ng_instance *in, struct ng_bitmap *ret);
+/* The policy the pages a 4 KiB shmem segment of the instance gains later
+ * are to follow, over nodes (ng_instance_spread_nodes()): interleave
+ * (policy interleave, or local over several nodes), bind (bind), prefer
+ * (local on one node); its text as numa_maps writes it ("interleave:0-3")
+ * in buf. NG_MPOL_DEFAULT and "" for no nodes. */
+enum ng_mpol ng_instance_segment_policy(const struct ng_instance *in, const struct ng_bitmap *nodes, char *buf,
+                                        size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -80,6 +80,12 @@ struct ng_segment {
         /* Its namespace is not numaguard's own (a container's): messages
          * name it. */
         bool other_ns;
+        /* The policy its new pages follow, asked of the segment itself
+         * (live only: its shared policy, "default" when it has none,
+         * "interleave:0-3"); "" unknown (a tree, a hugetlb segment: a
+         * process's numa_maps shows its own policy where the segment has
+         * none). */
+        char policy[96];
 };
 
 int ng_segments_build(const struct ng_snapshot *s, struct ng_segment **ret, size_t *ret_n);

@@ -58,6 +58,10 @@ struct price_txt ng_rules_socket_h(const struct ng_snapshot *s, const struct ng_
 bool ng_rules_intended(const struct ng_instance *in, const struct ng_bitmap *nodes);
 
 int ng_rule_cyclops(struct audit_ctx *ctx, const struct ng_instance *in);
+/* SEGMENT_POLICY_DRIFT: a 4 KiB shmem segment of the instance whose own
+ * policy, the one every process's later faults follow, is not the one the
+ * instance wants (ng_instance_segment_policy()). */
+int ng_rule_segment_policy(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_remote(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_cpuset_drift(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_not_persistent(struct audit_ctx *ctx, const struct ng_instance *in);

@@ -50,6 +50,41 @@ int ng_rule_cyclops(struct audit_ctx *ctx, const struct ng_instance *in)
                    ng_rules_socket_h(ctx->s, &nodes, &in->cpu_nodes).s);
 }
 
+/* A segment with no policy of its own leaves each new page where the
+ * process that first touches it runs: what policy local means (no
+ * finding), and for interleave or bind a gap a restart or the next buffers
+ * open (info). Another policy than the instance's is someone's choice
+ * against it (warning). Known only of the live segment (ng-segments.h). */
+int ng_rule_segment_policy(struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        if (ctx->s->topo.n_nodes < 2)
+                return 0;
+        struct ng_bitmap spread;
+        char want[96];
+        ng_instance_spread_nodes(ctx->s, in, &spread);
+        if (ng_instance_segment_policy(in, &spread, want, sizeof(want)) == NG_MPOL_DEFAULT)
+                return 0;
+        for (size_t k = 0; k < in->n_segs; k++) {
+                const struct ng_segment *seg = &ctx->a->segments[in->segs[k]];
+                bool none = !strcmp(seg->policy, "default");
+                if (seg->kind == NG_SEG_PRIVATE || seg->huge || !seg->policy[0] || !strcmp(seg->policy, want) ||
+                    seg->bytes < ctx->cfg->min_segment_size_bytes || (none && in->cfg->policy == NG_POLICY_LOCAL))
+                        continue;
+                char label[sizeof(seg->name) + 64];
+                ng_segment_label(seg, label, sizeof(label));
+                int r = ng_rules_add(ctx, NG_CODE_SEGMENT_POLICY_DRIFT, none ? NG_SEV_INFO : NG_SEV_WARNING, in, label,
+                                     &spread, 0, "numaguardctl rebalance installs the instance's policy on the "
+                                     "segment itself (enforce = rebalance does so on its own); it lasts as long as "
+                                     "the segment",
+                                     "%s: its new pages follow %s%s; the instance's policy is %s", label,
+                                     seg->policy, none ? " (no policy of its own: each page lands on the node of "
+                                     "the process that first touches it)" : "", want);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 bool ng_rules_intended(const struct ng_instance *in, const struct ng_bitmap *remote)
 {
         /* An interleave or bind policy that names those nodes is a choice. */

@@ -297,6 +297,7 @@ static int place_all(struct builder *b)
                         seg->resident_source = NG_SOURCE_COUNTER;
                 const struct ng_sample *w = whole_sample(b->s, seg);
                 if (w) {
+                        snprintf(seg->policy, sizeof(seg->policy), "%s", w->policy);
                         if (place_whole(seg, w, counter) < 0)
                                 return -ENOMEM;
                         continue;

@@ -130,6 +130,7 @@ struct json_object *ng_segment_json(const struct ng_segment *seg)
         json_object_object_add(o, "placement_coverage", seg->placement_coverage >= 0 ?
                                json_object_new_double(seg->placement_coverage) : NULL);
         json_object_object_add(o, "nodes", ng_node_bytes_json(seg->nodes, seg->n_nodes));
+        json_object_object_add(o, "policy", seg->policy[0] ? json_object_new_string(seg->policy) : NULL);
         return ng_json_utf8(o);
 }
 

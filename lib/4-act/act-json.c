@@ -92,6 +92,8 @@ struct json_object *ng_act_rebalance_plan_json(const struct ng_rebalance_plan *p
         json_object_object_add(j, "unreachable_pages", json_object_new_uint64(p->unreachable_pages));
         json_object_object_add(j, "unreachable_reason",
                                p->unreachable_why[0] ? json_object_new_string(p->unreachable_why) : NULL);
+        json_object_object_add(j, "policy", p->policy_text[0] ? json_object_new_string(p->policy_text) : NULL);
+        json_object_object_add(j, "policy_note", p->policy_note[0] ? json_object_new_string(p->policy_note) : NULL);
         json_object_object_add(j, "page_bytes", json_object_new_uint64(p->page_bytes));
         json_object_object_add(j, "huge", json_object_new_boolean(p->huge));
         json_object_object_add(j, "resident_pages", json_object_new_uint64(p->resident_pages));
@@ -130,6 +132,7 @@ static const char *write_kind_name(enum ng_write_kind k)
         case NG_WRITE_FILE: return "file";
         case NG_WRITE_UNIT_PROPERTY: return "unit_property";
         case NG_WRITE_CONFIG_LINE: return "config_line";
+        case NG_WRITE_SEGMENT_POLICY: return "segment_policy";
         }
         return "file";
 }

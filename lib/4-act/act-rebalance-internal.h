@@ -19,5 +19,14 @@ void ng_rebalance_format_size(uint64_t bytes, char *buf, size_t size);
  * file). An fd, or -errno with *ret_failed_call saying what failed. */
 int ng_rebalance_open_segment(const struct ng_rebalance_plan *p, const struct ng_rebalance_ops *ops,
                               const char **ret_failed_call);
+/* Installs p->policy on the segment (its shared policy, over its whole
+ * file) unless it has it already, recording the write in res (dry_run:
+ * recorded only). 1 written (or would be), 0 already so, -errno. */
+int ng_rebalance_set_policy(const struct ng_rebalance_plan *p, const struct ng_rebalance_ops *ops, bool dry_run,
+                            struct ng_action_result *res);
+/* After a run (or a plan with nothing to move): installs the policy when
+ * opts->set_policy, and says so in res (summary, write, outcome). */
+void ng_rebalance_policy_step(const struct ng_rebalance_plan *p, const struct ng_rebalance_opts *o,
+                              const struct ng_rebalance_ops *ops, struct ng_action_result *res);
 
 #pragma GCC visibility pop

@@ -118,32 +118,36 @@ static void plan_segment_file(const struct ng_snapshot *s, const struct ng_segme
                      "/proc/PID/map_files of a process that does");
 }
 
-/* nodes= when set; else the CPUs' nodes (policy local) or every node; only
- * nodes with memory, never a node of a slower memory tier than the CPUs'
- * own (a CXL expander): a correction does not make memory slower; and
- * never a node outside the instance's memory nodes (its processes'
- * Mems_allowed, its cpuset): the kernel refuses those to a move through an
- * attacher, and numaguard's own mapping of the segment must not do what
- * the attacher may not. */
+/* The destinations: ng_instance_spread_nodes() (nodes=, else the CPUs'
+ * nodes or all; nodes with memory, no slower tier, nothing outside the
+ * instance's Mems_allowed: the kernel refuses those to a move through an
+ * attacher, and numaguard's own mapping must not do what it may not). */
 static void plan_dest(const struct ng_snapshot *s, const struct ng_instance *in, struct ng_rebalance_plan *p)
 {
-        const struct ng_instance_config *ic = in->cfg;
-        struct ng_bitmap want = {0};
-        if (!ng_bitmap_empty(&ic->nodes))
-                want = ic->nodes;
-        else if (ic->policy == NG_POLICY_LOCAL)
-                want = in->cpu_nodes;
-        bool all = ng_bitmap_empty(&want);
-        int tier = ng_snapshot_fastest_tier(s, &in->cpu_nodes);
+        struct ng_bitmap spread;
+        ng_instance_spread_nodes(s, in, &spread);
         for (size_t i = 0; i < p->n_nodes; i++) {
                 struct ng_rebalance_node *n = &p->nodes[i];
-                const struct ng_node *nd = ng_snapshot_node(s, n->node);
-                n->dest = nd && nd->has_memory && (all || ng_bitmap_test(&want, (unsigned) n->node)) &&
-                          !ng_snapshot_slower_tier(s, n->node, tier) &&
-                          (ng_bitmap_empty(&in->mems) || ng_bitmap_test(&in->mems, (unsigned) n->node));
+                n->dest = n->node >= 0 && ng_bitmap_test(&spread, (unsigned) n->node);
                 if (n->dest && p->n_dest < NG_REBALANCE_MAX_NODES)
                         p->dest[p->n_dest++] = n->node;
         }
+}
+
+/* The policy the segment's new pages are to follow: the instance's, over
+ * the nodes its pages spread over. */
+static void plan_policy(const struct ng_instance *in, struct ng_rebalance_plan *p)
+{
+        p->policy = NG_MPOL_DEFAULT;
+        if (p->huge) {
+                snprintf(p->policy_note, sizeof(p->policy_note), "a hugetlb segment has no shared policy: its new "
+                         "pages follow the faulting process's policy and cpuset, from the pools");
+                return;
+        }
+        struct ng_bitmap b = {0};
+        for (size_t i = 0; i < p->n_dest; i++)
+                ng_bitmap_set(&b, (unsigned) p->dest[i]);
+        p->policy = ng_instance_segment_policy(in, &b, p->policy_text, sizeof(p->policy_text));
 }
 
 static uint64_t node_avail_pages(const struct ng_node *nd, const struct ng_config *cfg, const struct ng_segment *seg,
@@ -251,6 +255,7 @@ int ng_rebalance_plan_segment(const struct ng_snapshot *s, const struct ng_confi
         }
         plan_nodes(s, cfg, seg, p);
         plan_dest(s, in, p);
+        plan_policy(in, p);
         if (p->n_dest == 0)
                 return plan_refuse(p, NG_OUTCOME_REFUSED, "none of the instance's nodes has memory");
         ng_rebalance_replan(p);

@@ -22,8 +22,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <numaif.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -100,4 +103,126 @@ int ng_rebalance_open_segment(const struct ng_rebalance_plan *p, const struct ng
                 return q;
         }
         return fd;
+}
+
+/* ---- the policy its new pages follow ---- */
+
+#define MASK_WORDS (NG_REBALANCE_MAX_NODES / 64 + 1)
+#define MAXNODE (NG_REBALANCE_MAX_NODES + 1)
+
+static long default_mbind(void *addr, unsigned long len, int mode, const unsigned long *nodemask,
+                          unsigned long maxnode, unsigned flags)
+{
+        return mbind(addr, len, mode, nodemask, maxnode, flags);
+}
+
+static long default_get_mempolicy(int *mode, unsigned long *nodemask, unsigned long maxnode, void *addr,
+                                  unsigned long flags)
+{
+        return get_mempolicy(mode, nodemask, maxnode, addr, flags);
+}
+
+static int read_policy(const struct ng_rebalance_ops *ops, void *addr, char *buf, size_t size)
+{
+        unsigned long mask[MASK_WORDS] = {0};
+        int mode = 0;
+        long (*get)(int *, unsigned long *, unsigned long, void *, unsigned long) =
+                ops && ops->get_mempolicy ? ops->get_mempolicy : default_get_mempolicy;
+        if (get(&mode, mask, MAXNODE, addr, MPOL_F_ADDR) < 0)
+                return errno ? -errno : -EIO;
+        ng_mpol_format(mode, mask, NG_REBALANCE_MAX_NODES, buf, size);
+        return 0;
+}
+
+int ng_rebalance_set_policy(const struct ng_rebalance_plan *p, const struct ng_rebalance_ops *ops, bool dry_run,
+                            struct ng_action_result *res)
+{
+        const char *failed = NULL;
+        int fd = ng_rebalance_open_segment(p, ops, &failed);
+        if (fd < 0)
+                return fd;
+        struct stat st;
+        long ps = sysconf(_SC_PAGESIZE);
+        uint64_t page = ps > 0 ? (uint64_t) ps : 4096;
+        if (fstat(fd, &st) < 0 || st.st_size <= 0) {
+                int r = st.st_size <= 0 ? 0 : -errno;
+                close(fd);
+                return r;
+        }
+        size_t len = (size_t) (((uint64_t) st.st_size + page - 1) / page * page);
+        void *addr = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+        close(fd);
+        if (addr == MAP_FAILED)
+                return -errno;
+        char before[96];
+        int r = read_policy(ops, addr, before, sizeof(before));
+        if (r < 0 || !strcmp(before, p->policy_text) || res->n_writes >= NG_ACTION_MAX_WRITES) {
+                munmap(addr, len);
+                return r < 0 ? r : 0;
+        }
+        struct ng_write *w = &res->writes[res->n_writes++];
+        *w = (struct ng_write) { .kind = NG_WRITE_SEGMENT_POLICY };
+        snprintf(w->path, sizeof(w->path), "%s", p->label);
+        snprintf(w->value, sizeof(w->value), "%s", p->policy_text);
+        snprintf(w->before, sizeof(w->before), "%s", before);
+        if (!dry_run) {
+                unsigned long mask[MASK_WORDS] = {0};
+                for (size_t i = 0; i < p->n_dest; i++)
+                        if (p->dest[i] >= 0 && p->dest[i] < NG_REBALANCE_MAX_NODES)
+                                mask[p->dest[i] / 64] |= 1UL << (p->dest[i] % 64);
+                long (*set)(void *, unsigned long, int, const unsigned long *, unsigned long, unsigned) =
+                        ops && ops->mbind ? ops->mbind : default_mbind;
+                if (set(addr, len, (int) p->policy, mask, MAXNODE, 0) < 0)
+                        w->error = errno ? -errno : -EIO;
+                if (read_policy(ops, addr, w->after, sizeof(w->after)) < 0)
+                        snprintf(w->after, sizeof(w->after), "?");
+                if (!w->error && strcmp(w->after, p->policy_text))
+                        w->error = -EIO;        /* it did not take */
+        }
+        munmap(addr, len);
+        return w->error < 0 ? w->error : 1;
+}
+
+static void appendf_summary(struct ng_action_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void appendf_summary(struct ng_action_result *res, const char *fmt, ...)
+{
+        size_t l = strlen(res->summary);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(res->summary + l, sizeof(res->summary) - l, fmt, ap);
+        va_end(ap);
+}
+
+/* After the moves (or none needed): the policy the segment's new pages are
+ * to follow, on the segment itself (opts->set_policy). A failure to
+ * install it leaves the run partial at best, with its error. */
+void ng_rebalance_policy_step(const struct ng_rebalance_plan *p, const struct ng_rebalance_opts *o,
+                        const struct ng_rebalance_ops *ops, struct ng_action_result *res)
+{
+        if (!o->set_policy || (res->outcome != NG_OUTCOME_NOOP && res->outcome != NG_OUTCOME_DONE &&
+                               res->outcome != NG_OUTCOME_PARTIAL && res->outcome != NG_OUTCOME_DRY_RUN))
+                return;
+        if (p->policy == NG_MPOL_DEFAULT || p->via != NG_REBALANCE_VIA_SEGMENT) {
+                if (p->policy_note[0])
+                        appendf_summary(res, "; no policy installed: %s", p->policy_note);
+                return;
+        }
+        int r = ng_rebalance_set_policy(p, ops, o->dry_run, res);
+        if (r == 0)
+                appendf_summary(res, "; its new pages follow %s already", p->policy_text);
+        else if (r > 0 && o->dry_run)
+                appendf_summary(res, "; would install policy %s on it (now %s)", p->policy_text,
+                                res->writes[res->n_writes - 1].before);
+        else if (r > 0) {
+                appendf_summary(res, "; installed policy %s on it (was %s): its new pages follow it",
+                                p->policy_text, res->writes[res->n_writes - 1].before);
+                if (res->outcome == NG_OUTCOME_NOOP)
+                        res->outcome = NG_OUTCOME_DONE;
+        } else {
+                appendf_summary(res, "; installing policy %s failed: %s", p->policy_text, strerror(-r));
+                if (res->outcome != NG_OUTCOME_DRY_RUN)
+                        res->outcome = NG_OUTCOME_PARTIAL;
+                if (!res->error)
+                        res->error = r;
+        }
 }

@@ -521,6 +521,8 @@ int ng_rebalance_run(struct ng_rebalance_plan *plan, const struct ng_rebalance_o
         res->check_refused = plan->check_refused;
         if (plan->verdict != NG_OUTCOME_DRY_RUN || plan->n_dest == 0) {
                 verdict_result(plan, res);
+                if (plan->verdict == NG_OUTCOME_NOOP)
+                        ng_rebalance_policy_step(plan, opts, ops, res);
                 return 0;
         }
         struct run r = { .p = plan, .o = opts, .ops = ops, .mp = ops->move_pages ? ops->move_pages : move_pages,
@@ -546,6 +548,7 @@ int ng_rebalance_run(struct ng_rebalance_plan *plan, const struct ng_rebalance_o
                 r.st.elapsed_usec = ops->now_usec(ops->userdata) - t0;
                 finish(&r, err < 0 ? err : 0, res);
         }
+        ng_rebalance_policy_step(plan, opts, ops, res);
         run_free(&r);
         if (ret_stats)
                 *ret_stats = r.st;

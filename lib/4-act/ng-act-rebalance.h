@@ -107,6 +107,17 @@ struct ng_rebalance_plan {
          * the run is PARTIAL at best, never DONE or NOOP. */
         uint64_t unreachable_pages;
         char unreachable_why[200];
+        /* The policy the segment's new pages are to follow, installed on
+         * the segment itself (its shared policy: mbind(2) on numaguard's
+         * mapping, which every attacher's later faults follow) when
+         * opts->set_policy: interleave over dest (the instance's policy
+         * interleave, or local over CPUs on several nodes), bind to dest
+         * (bind), prefer dest[0] (local on one node). NG_MPOL_DEFAULT:
+         * none, policy_note says why (a hugetlb segment has no shared
+         * policy). policy_text: "interleave:0-3", as numa_maps shows it. */
+        enum ng_mpol policy;
+        char policy_text[96];
+        char policy_note[160];
 };
 
 /*
@@ -149,6 +160,12 @@ struct ng_rebalance_ops {
          * says); its device and inode are checked against the plan's. An
          * fd or -errno. */
         int (*open_segment)(void *userdata, const struct ng_rebalance_plan *p);
+        /* The segment's shared policy (opts->set_policy): NULL, the
+         * kernel's mbind(2) and get_mempolicy(2) with MPOL_F_ADDR. */
+        long (*mbind)(void *addr, unsigned long len, int mode, const unsigned long *nodemask,
+                      unsigned long maxnode, unsigned flags);
+        long (*get_mempolicy)(int *mode, unsigned long *nodemask, unsigned long maxnode, void *addr,
+                              unsigned long flags);
         void (*sleep_usec)(void *userdata, uint64_t usec);
         uint64_t (*now_usec)(void *userdata);   /* monotonic */
         /* Optional, VIA_ATTACHER: called before the first batch and then
@@ -167,6 +184,9 @@ struct ng_rebalance_opts {
         uint64_t rate_bytes_per_sec;    /* migration rate limit, 0 = none */
         unsigned retries;               /* further attempts for busy pages of a batch */
         bool dry_run;                   /* count and plan only */
+        /* Then install plan->policy on the segment (VIA_SEGMENT): the
+         * explicit command and enforce = rebalance; shown by a dry run. */
+        bool set_policy;
 };
 
 /* 512 pages a call (the kernel isolates and migrates them as one list

@@ -43,6 +43,7 @@ enum ng_write_kind {
         NG_WRITE_FILE = 0,      /* a kernel file: path, value */
         NG_WRITE_UNIT_PROPERTY, /* path: the unit; value, before, after: "AllowedMemoryNodes=0" */
         NG_WRITE_CONFIG_LINE,   /* path: "FILE:LINE"; value, before, after: the whole line */
+        NG_WRITE_SEGMENT_POLICY,        /* path: the segment; value, before, after: "interleave:0-3" */
 };
 
 /* One write of an action, as shown by --dry-run and logged after. */

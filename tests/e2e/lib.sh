@@ -210,7 +210,7 @@ seg_select() {
         | \"SEG_COUNT=\(\$m | length)\",
           (\$m[0] // {} | \"SEG_kind=\(.kind // \"\" | @sh)\", \"SEG_name=\(.name // \"\" | @sh)\",
             (\"shmid\", \"bytes\", \"page_kib\", \"nattch\", \"representative_pid\", \"resident_bytes\", \"method\",
-             \"resident_source\", \"placement_source\")
+             \"resident_source\", \"placement_source\", \"policy\")
               as \$f | \"SEG_\(\$f)=\(.[\$f] // \"\" | tostring | @sh)\",
             \"SEG_pids=\([.pids[]? | tostring] | join(\" \") | @sh)\",
             \"SEG_nodes=\([.nodes[]? | \"\(.id):\(.bytes)\"] | join(\" \") | @sh)\",
@@ -298,13 +298,15 @@ def absv: if . < 0 then -. else . end;
 # used the same method, else (live "sampled" from the segment itself, opened
 # by its path or through any attacher, vs "exact" from the numa_maps of the
 # representative in the tree) per-node shares within 3 points and resident
-# bytes within 2 %.
+# bytes within 2 %. The policy of a segment is asked of the live segment
+# only (in a tree the numa_maps of a process show the policy of that
+# process where the segment has none): the tree says null.
 def segs_agree($x; $y):
     ($x | shared | sort_by(segkey)) as $X | ($y | shared | sort_by(segkey)) as $Y
     | ($X | map(del(.method, .resident_bytes, .nodes, .resident_source, .placement_source, .placement_coverage,
-                    .representative_pid)))
+                    .representative_pid, .policy)))
       == ($Y | map(del(.method, .resident_bytes, .nodes, .resident_source, .placement_source, .placement_coverage,
-                       .representative_pid)))
+                       .representative_pid, .policy)))
       and ([range($X | length) as $i | $X[$i] as $a | $Y[$i] as $b
             | if $a.method == $b.method then $a.nodes == $b.nodes and $a.resident_bytes == $b.resident_bytes
                 and $a.placement_source == $b.placement_source and $a.resident_source == $b.resident_source

@@ -874,6 +874,27 @@ START_TEST(run_real_kernel_own_mapping)
         struct stat after;
         ck_assert_int_eq(fstat(fd, &after), 0);
         ck_assert_int_eq(after.st_blocks, st.st_blocks);
+        /* the kernel's shared policy on it, read back through a mapping */
+        p.policy = NG_MPOL_INTERLEAVE;
+        snprintf(p.policy_text, sizeof(p.policy_text), "interleave:0");
+        p.verdict = NG_OUTCOME_DRY_RUN;
+        o.set_policy = true;
+        ck_assert_int_eq(ng_rebalance_run(&p, &o, NULL, &rs, &res), 0);
+        ck_assert_msg(res.outcome == NG_OUTCOME_DONE, "%s: %s", ng_outcome_name(res.outcome), res.summary);
+        ck_assert_uint_eq(res.n_writes, 1);
+        ck_assert_str_eq(res.writes[0].before, "default");
+        ck_assert_str_eq(res.writes[0].after, "interleave:0");
+        void *m = mmap(NULL, 1000 * 4096, PROT_READ, MAP_SHARED, fd, 0);
+        ck_assert_ptr_ne(m, MAP_FAILED);
+        int mode = -1;
+        unsigned long mask[17] = {0};
+        ck_assert_int_eq(get_mempolicy(&mode, mask, 1025, (char *) m + 500 * 4096, MPOL_F_ADDR), 0);
+        ck_assert_int_eq(mode, MPOL_INTERLEAVE);        /* any mapping of it: the segment's own */
+        ck_assert_uint_eq(mask[0], 1);
+        munmap(m, 1000 * 4096);
+        o.set_policy = false;
+        ck_assert_int_eq(fstat(fd, &after), 0);
+        ck_assert_int_eq(after.st_blocks, st.st_blocks);
         close(fd);
 
         /* not followed: a link on the way to a /dev/shm-like path */
@@ -896,6 +917,138 @@ START_TEST(run_real_kernel_own_mapping)
         unlink(link);
         unlink(file);
         rmdir(dir);
+}
+END_TEST
+
+/* ---- the policy installed on the segment ---- */
+
+static struct {
+        int mode;
+        unsigned long mask[17];
+        unsigned mbinds, fail_errno;
+} P;
+
+static long fake_mbind(void *addr, unsigned long len, int mode, const unsigned long *nodemask, unsigned long maxnode,
+                       unsigned flags)
+{
+        (void) addr, (void) len, (void) flags;
+        ck_assert_uint_eq(maxnode, NG_REBALANCE_MAX_NODES + 1);
+        P.mbinds++;
+        if (P.fail_errno) {
+                errno = (int) P.fail_errno;
+                return -1;
+        }
+        P.mode = mode;
+        memcpy(P.mask, nodemask, sizeof(P.mask));
+        return 0;
+}
+
+static long fake_get_mempolicy(int *mode, unsigned long *nodemask, unsigned long maxnode, void *addr,
+                               unsigned long flags)
+{
+        (void) maxnode, (void) addr;
+        ck_assert_uint_eq(flags, MPOL_F_ADDR);
+        *mode = P.mode;
+        memcpy(nodemask, P.mask, sizeof(P.mask));
+        return 0;
+}
+
+static const struct ng_rebalance_ops policy_ops = {
+        .move_pages = fake_move_pages, .open_segment = fake_open, .sleep_usec = fake_sleep, .now_usec = fake_now,
+        .mbind = fake_mbind, .get_mempolicy = fake_get_mempolicy };
+
+static const struct ng_write *policy_write(const struct ng_action_result *res)
+{
+        for (size_t i = 0; i < res->n_writes; i++)
+                if (res->writes[i].kind == NG_WRITE_SEGMENT_POLICY)
+                        return &res->writes[i];
+        return NULL;
+}
+
+START_TEST(run_installs_the_instance_policy_on_the_segment)
+{
+        struct fixture f;
+        cyclops_4k(&f);
+        ck_assert_int_eq(f.plan.policy, NG_MPOL_INTERLEAVE);    /* local over CPUs on 4 nodes */
+        ck_assert_str_eq(f.plan.policy_text, "interleave:0-3");
+        fake_reset(4096, FAKE_PAGES);
+        reach(&f, 1);
+        memset(&P, 0, sizeof(P));
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        o.set_policy = true;
+        struct ng_action_result res;
+        /* dry run: shown, not done */
+        o.dry_run = true;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, &res), 0);
+        const struct ng_write *w = policy_write(&res);
+        ck_assert_ptr_nonnull(w);
+        ck_assert_str_eq(w->value, "interleave:0-3");
+        ck_assert_str_eq(w->before, "default");
+        ck_assert_str_eq(w->after, "");
+        ck_assert_uint_eq(P.mbinds, 0);
+        ck_assert_msg(strstr(res.summary, "would install policy interleave:0-3 on it (now default)"), "%s",
+                      res.summary);
+        /* the run: moved, then installed and read back */
+        o.dry_run = false;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, &res), 0);
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_DONE);
+        w = policy_write(&res);
+        ck_assert_ptr_nonnull(w);
+        ck_assert_str_eq(w->after, "interleave:0-3");
+        ck_assert_int_eq(w->error, 0);
+        ck_assert_uint_eq(P.mbinds, 1);
+        ck_assert_int_eq(P.mode, MPOL_INTERLEAVE);
+        ck_assert_uint_eq(P.mask[0], 0xf);
+        ck_assert_msg(strstr(res.summary, "installed policy interleave:0-3 on it (was default)"), "%s", res.summary);
+        /* again: spread and with its policy, nothing written */
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, &res), 0);
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_NOOP);
+        ck_assert_ptr_null(policy_write(&res));
+        ck_assert_uint_eq(P.mbinds, 1);
+        ck_assert_msg(strstr(res.summary, "new pages follow interleave:0-3 already"), "%s", res.summary);
+        /* spread, policy gone (a new segment): installed, done */
+        P.mode = MPOL_DEFAULT;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, &res), 0);
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_DONE);
+        ck_assert_uint_eq(P.mbinds, 2);
+        /* refused by the kernel: partial, with the error */
+        P.mode = MPOL_DEFAULT;
+        P.fail_errno = EPERM;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, &res), 0);
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_PARTIAL);
+        ck_assert_int_eq(res.error, -EPERM);
+        ck_assert_ptr_nonnull(strstr(res.summary, "installing policy interleave:0-3 failed"));
+        done(&f);
+
+        /* bind, and prefer on one node */
+        build(&f, 4, 32 * MiB, 4, (const struct ng_node_pages[]) { { 0, 8192 } }, 1, "|policy = bind\nnodes = 1-2\n");
+        plan(&f);
+        ck_assert_str_eq(f.plan.policy_text, "bind:1-2");
+        done(&f);
+        build(&f, 4, 32 * MiB, 4, (const struct ng_node_pages[]) { { 0, 8192 } }, 1, "|nodes = 2\n");
+        plan(&f);
+        ck_assert_str_eq(f.plan.policy_text, "prefer:2");
+        done(&f);
+}
+END_TEST
+
+START_TEST(run_hugetlb_has_no_shared_policy)
+{
+        struct fixture f;
+        cyclops_2m(&f, 8);
+        ck_assert_int_eq(f.plan.policy, NG_MPOL_DEFAULT);
+        fake_reset(2 * MiB, 16);
+        memset(&P, 0, sizeof(P));
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        o.set_policy = true;
+        struct ng_action_result res;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, &res), 0);
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_DONE);
+        ck_assert_uint_eq(P.mbinds, 0);
+        ck_assert_ptr_null(policy_write(&res));
+        ck_assert_msg(strstr(res.summary, "no policy installed: a hugetlb segment has no shared policy"), "%s",
+                      res.summary);
+        done(&f);
 }
 END_TEST
 
@@ -929,6 +1082,8 @@ int main(void)
         tcase_add_test(tc, run_segment_replaced);
         tcase_add_test(tc, run_hugetlb_out_of_reach_is_partial);
         tcase_add_test(tc, run_real_kernel_own_mapping);
+        tcase_add_test(tc, run_installs_the_instance_policy_on_the_segment);
+        tcase_add_test(tc, run_hugetlb_has_no_shared_policy);
         tcase_add_loop_test(tc, run_spreads_over_more_than_64_nodes, 0, 2);
         suite_add_tcase(s, tc);
         return ng_test_run(s);

@@ -4,6 +4,7 @@
 #include "snapshot-builder.h"
 #include "ng-audit.h"
 #include "ng-config.h"
+#include "util.h"
 
 #define GiB (UINT64_C(1) << 30)
 #define MiB (UINT64_C(1) << 20)
@@ -80,6 +81,65 @@ START_TEST(cyclops_raised_at_fraction)
         ng_audit_free(a);
         ng_config_free(c);
         ng_snapshot_free(s);
+}
+END_TEST
+
+/* The instance's segment asked of itself (a whole sample), with the policy
+ * the live segment said it has. */
+static struct ng_audit *with_policy(const char *policy, const char *conf_text, struct ng_snapshot **sp,
+                                    struct ng_config **cp)
+{
+        static const struct ng_node_pages pl[] = { { 0, 262144 } };
+        struct ng_snapshot *s = one_instance(4, "0-3", "0-3", pl, 1);
+        s->placement = NG_PLACEMENT_SAMPLED;
+        s->samples = xcalloc(1, sizeof(*s->samples));
+        s->samples[0] = (struct ng_sample) { .pid = 100, .len = GiB, .asked = 64, .present = 64, .whole = true,
+                                             .sysv = true, .inode = 7 };
+        snprintf(s->samples[0].policy, sizeof(s->samples[0].policy), "%s", policy);
+        s->samples[0].np = xcalloc(1, sizeof(struct ng_node_pages));
+        s->samples[0].np[0] = (struct ng_node_pages) { 0, 64 };
+        s->samples[0].n_np = 1;
+        s->n_samples = 1;
+        *sp = s;
+        *cp = conf(conf_text);
+        return run(s, *cp);
+}
+
+START_TEST(segment_policy_drift)
+{
+        struct ng_snapshot *s;
+        struct ng_config *c;
+        /* interleave wanted, none of its own: info, with what to do */
+        struct ng_audit *a = with_policy("default", ORA "policy = interleave\n", &s, &c);
+        const struct ng_finding *f = find(a, NG_CODE_SEGMENT_POLICY_DRIFT);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_INFO);
+        ck_assert_msg(strstr(f->message, "its new pages follow default (no policy of its own") &&
+                      strstr(f->message, "the instance's policy is interleave:0-3"), "%s", f->message);
+        ck_assert_ptr_nonnull(strstr(f->advice, "numaguardctl rebalance"));
+        ck_assert_int_eq(ng_code_info(NG_CODE_SEGMENT_POLICY_DRIFT)->correction, NG_CORRECTION_REBALANCE);
+        ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
+        /* another policy than the instance's: warning */
+        a = with_policy("bind:2", ORA "policy = interleave\nnodes = 0-1\n", &s, &c);
+        f = find(a, NG_CODE_SEGMENT_POLICY_DRIFT);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_WARNING);
+        ck_assert_msg(strstr(f->message, "follow bind:2; the instance's policy is interleave:0-1"), "%s", f->message);
+        ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
+        /* as wanted, or local with none of its own, or unknown: nothing */
+        const char *const quiet[][2] = { { "interleave:0-3", ORA "policy = interleave\n" },
+                                         { "default", ORA },
+                                         { "interleave:0-3", ORA },     /* local over CPUs on 4 nodes */
+                                         { "", ORA "policy = interleave\n" } };
+        for (size_t i = 0; i < ELEMENTSOF(quiet); i++) {
+                a = with_policy(quiet[i][0], quiet[i][1], &s, &c);
+                ck_assert_msg(count(a, NG_CODE_SEGMENT_POLICY_DRIFT) == 0, "case %zu", i);
+                ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
+        }
+        /* local, but another policy of its own: warning */
+        a = with_policy("prefer:3", ORA, &s, &c);
+        ck_assert_uint_eq(count(a, NG_CODE_SEGMENT_POLICY_DRIFT), 1);
+        ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
 }
 END_TEST
 
@@ -786,8 +846,9 @@ START_TEST(codes_are_stable)
                                              "HUGEPAGE_NOT_PERSISTENT", "HIDDEN_HOP", "SLOW_TIER",
                                              "SHMEM_DEMOTABLE", "ZONE_RECLAIM_ON", "HUGEPAGE_OVERCOMMIT",
                                              "THP_NOT_AS_VENDOR", "HUGEPAGE_NOT_PERMITTED",
-                                             "HUGEPAGE_SIGBUS_RISK", "HUGEPAGE_NEXT_START", "TIERS_IGNORE_HMAT" };
-        ck_assert_int_eq(NG_CODE_MAX_, 27);
+                                             "HUGEPAGE_SIGBUS_RISK", "HUGEPAGE_NEXT_START", "TIERS_IGNORE_HMAT",
+                                             "SEGMENT_POLICY_DRIFT" };
+        ck_assert_int_eq(NG_CODE_MAX_, 28);
         for (int i = 0; i < NG_CODE_MAX_; i++) {
                 enum ng_code c;
                 ck_assert_str_eq(ng_code_name((enum ng_code) i), names[i]);
@@ -805,6 +866,7 @@ int main(void)
         TCase *tc = tcase_create("rules");
         tcase_add_test(tc, cyclops_raised_at_fraction);
         tcase_add_test(tc, cyclops_not_raised_below_fraction);
+        tcase_add_test(tc, segment_policy_drift);
         tcase_add_test(tc, cyclops_not_raised_for_single_node_cpus_or_bind);
         tcase_add_test(tc, cyclops_needs_min_segment_size);
         tcase_add_test(tc, remote_memory_bound_elsewhere_is_critical);

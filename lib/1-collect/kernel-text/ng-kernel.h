@@ -212,6 +212,9 @@ struct ng_numa_map {
 };
 
 const char *ng_mpol_name(enum ng_mpol p);
+/* What get_mempolicy(2) said (mode, with its flags; a mask of nbits) as
+ * numa_maps writes a policy: "default", "interleave:0-3", "prefer:1". */
+void ng_mpol_format(int mode, const unsigned long *mask, size_t nbits, char *buf, size_t size);
 
 /* ---- /proc/self/mountinfo ---- */
 
@@ -261,6 +264,10 @@ struct ng_sample {
         unsigned dev_major, dev_minor;
         uint64_t inode;
         uint64_t ipc_ns;                /* a SysV segment's IPC namespace, 0 unknown */
+        /* Asked of the segment itself: the policy its new pages follow
+         * (its shared policy, as numa_maps writes one: "default",
+         * "interleave:0-3"), "" when not asked (an empty file). */
+        char policy[96];
 };
 
 #ifdef __cplusplus

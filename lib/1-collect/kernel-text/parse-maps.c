@@ -214,6 +214,26 @@ const char *ng_mpol_name(enum ng_mpol p)
         return mpol_names[p];
 }
 
+void ng_mpol_format(int mode, const unsigned long *mask, size_t nbits, char *buf, size_t size)
+{
+        const size_t wbits = 8 * sizeof(*mask);
+        mode &= 0xff;   /* MPOL_F_STATIC_NODES, MPOL_F_RELATIVE_NODES, ... */
+        enum ng_mpol m = mode >= 0 && mode < NG_MPOL_UNKNOWN ? (enum ng_mpol) mode : NG_MPOL_UNKNOWN;
+        int n = snprintf(buf, size, "%s", ng_mpol_name(m));
+        char sep = ':';
+        for (size_t i = 0; i < nbits && n > 0 && (size_t) n < size; i++) {
+                if (!(mask[i / wbits] >> (i % wbits) & 1))
+                        continue;
+                size_t j = i;
+                while (j + 1 < nbits && mask[(j + 1) / wbits] >> ((j + 1) % wbits) & 1)
+                        j++;
+                n += j > i ? snprintf(buf + n, size - (size_t) n, "%c%zu-%zu", sep, i, j)
+                           : snprintf(buf + n, size - (size_t) n, "%c%zu", sep, i);
+                sep = ',';
+                i = j;
+        }
+}
+
 static void numa_map_clear(struct ng_numa_map *m)
 {
         free(m->policy_nodes);

@@ -138,7 +138,9 @@ static bool mapped(const struct ng_snapshot *s, const struct ng_shm_file *f)
  *   path /dev/shm/PostgreSQL.1234
  *   inode 17 allocated 1048576 len 1048576 asked 256 present 256 exact 0
  *   nodes 0:200 3:56
- * and replayed by a --root collection in its place. */
+ *   policy default
+ * and replayed by a --root collection in its place (a record without the
+ * policy line, from an older snapshot: the policy is unknown). */
 #define NG_PATH_WHOLE_DIR "/numaguard/whole"
 
 static void whole_rel(const struct ng_shm_file *f, char *buf, size_t size)
@@ -158,6 +160,8 @@ static void record_whole(const struct collector *c, const struct ng_shm_file *f,
                          f->allocated_bytes, smp->len, smp->asked, smp->present, smp->exact);
         for (size_t k = 0; k < smp->n_np && n > 0 && (size_t) n < sizeof(text); k++)
                 n += snprintf(text + n, sizeof(text) - (size_t) n, " %d:%" PRIu64, smp->np[k].node, smp->np[k].pages);
+        if (smp->policy[0] && n > 0 && (size_t) n < sizeof(text))
+                n += snprintf(text + n, sizeof(text) - (size_t) n, "\npolicy %s", smp->policy);
         if (n > 0 && (size_t) n + 1 < sizeof(text)) {
                 text[n++] = '\n';
                 ng_path_record(c->p, rel, text, (size_t) n);
@@ -187,7 +191,8 @@ static int replay_whole(struct collector *c, struct ng_shm_file *f, struct ng_sa
                 return 0;
         }
         int r = 0;
-        for (const char *q = nl + 1 + off; r >= 0;) {
+        const char *q = nl + 1 + off;
+        for (; r >= 0;) {
                 int node, used = 0;
                 uint64_t pages;
                 if (sscanf(q, " %d:%" SCNu64 "%n", &node, &pages, &used) != 2 || !used)
@@ -195,6 +200,14 @@ static int replay_whole(struct collector *c, struct ng_shm_file *f, struct ng_sa
                 for (uint64_t k = 0; k < pages && r >= 0; k++)
                         r = ng_sample_count_node(smp, node);
                 q += used;
+        }
+        /* the policy line: the rest of it, up to the end of the line */
+        const char *pol = strstr(q, "\npolicy ");
+        if (pol) {
+                pol += strlen("\npolicy ");
+                size_t plen = strcspn(pol, "\n");
+                if (plen < sizeof(smp->policy))
+                        snprintf(smp->policy, sizeof(smp->policy), "%.*s", (int) plen, pol);
         }
         free(buf);
         if (r < 0) {

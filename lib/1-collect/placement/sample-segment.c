@@ -230,6 +230,25 @@ static int ask_every(int fd, const struct ng_seg_sample_ops *ops, struct ng_samp
         return r;
 }
 
+/* The policy the segment's new pages follow: its shared policy, asked at
+ * its first page through a mapping of our own that no page ever enters
+ * (get_mempolicy(2) with MPOL_F_ADDR looks the policy up, it faults
+ * nothing). "" when it cannot be asked. */
+static void ask_policy(int fd, uint64_t size, uint64_t page, struct ng_sample *s)
+{
+        enum { NBITS = 1024 };  /* MAX_NUMNODES at its largest */
+        unsigned long mask[NBITS / (8 * sizeof(unsigned long)) + 1] = {0};
+        int mode = 0;
+        if (size == 0)
+                return;
+        void *a = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0);
+        if (a == MAP_FAILED)
+                return;
+        if (get_mempolicy(&mode, mask, NBITS + 1, a, MPOL_F_ADDR) == 0)
+                ng_mpol_format(mode, mask, NBITS, s->policy, sizeof(s->policy));
+        munmap(a, page);
+}
+
 int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sample_ops *ops,
                          struct ng_sample *ret)
 {
@@ -260,6 +279,7 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
                 .len = data_pages * page, .whole = true, .exact = exact,
                 .dev_major = major(st.st_dev), .dev_minor = minor(st.st_dev), .inode = (uint64_t) st.st_ino,
         };
+        ask_policy(fd, size, page, &s);
         if (all) {
                 free(ext);
                 r = ask_every(fd, ops, &s);

@@ -13,9 +13,14 @@
 # pgbench reads through them: the kernel's per-node Shmem is the oracle
 # (node N gives up three quarters of what the segment holds, each other
 # node gains a quarter, within 5 points of the segment), pgbench ends with
-# no failed transaction and the table reads the same.
+# no failed transaction and the table reads the same. The segment then
+# has the instance's policy (interleave over the four nodes: its CPUs span
+# them) as its own, which the kernel's numa_maps shows, and the buffers a
+# new backend of the postmaster (bound to node N like every process of it)
+# fills afterwards are spread too: each other node's Shmem grows by a
+# quarter of what the segment grew by (the kernel's count of its blocks).
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
-plan 4
+plan 5
 . "$E2E_DIR/pg.sh"
 need_ctl
 pg_prepare
@@ -115,4 +120,26 @@ for nd in "${NODE_IDS[@]}"; do
         fail "node $nd's Shmem moved by $((d / 1024)) kB, not within 5 points of the segment of $((want / 1024)) kB"
 done
 result rebalance
+expect "the rebalance installed the policy" grep -q "installed policy interleave:0-3 on it" "$T/rb.out"
+
+# ---- the policy holds: new buffers, filled by a backend bound to node N
+pol=$(awk -v r="${range%%-*}" '$1 == r { print $2 }' "/proc/$PG_PID/numa_maps")
+log "the kernel's numa_maps of the postmaster's segment: policy $pol"
+expect "numa_maps shows the segment's policy '$pol', expected interleave:0-3" test "$pol" = "interleave:0-3"
+seg_select "(.kind == \"anon_shared\" and (.pids | any(. == $PG_PID)))" && expect_field policy "interleave:0-3"
+b0=$(seg_bytes)
+for nd in "${NODE_IDS[@]}"; do shmem0[$nd]=$(node_shmem "$nd"); done
+pg_sql -c "create table e2e_new as select g, repeat('y', 480) as pad from generate_series(1, 20000) g" \
+    > "$T/new.out" 2>&1 || { logf "$T/new.out"; fail "creating e2e_new"; }
+grown=$(( $(seg_bytes) - b0 ))
+log "the segment grew by $grown bytes (new buffers)"
+((grown >= 4 << 20)) || fail "the segment grew by $grown bytes only: no new buffers to place"
+for nd in "${NODE_IDS[@]}"; do
+    d=$(( ($(node_shmem "$nd") - ${shmem0[$nd]}) * 1024 ))
+    log "node $nd: kernel Shmem +$((d / 1024)) kB (a quarter of the new buffers: $((grown / k / 1024)) kB)"
+    ((nd == n)) && continue     # and the table's file and WAL, written on node N
+    (( (d - grown / k) * 100 <= grown * 5 && (grown / k - d) * 100 <= grown * 5 )) ||
+        fail "node $nd gained $((d / 1024)) kB of the $((grown / 1024)) kB of new buffers, not a quarter"
+done
+result policy-holds
 
