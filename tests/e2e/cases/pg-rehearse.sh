@@ -68,11 +68,20 @@ ROWS=(
 )
 # With --core (run-e2e on the other kernels: E2E_CORE=1) the rows below
 # are left out, each the twin of a row kept (a size, a setting or a node
-# more): 24 rows a kernel, every outcome and binding kept.
+# more): 24 rows a kernel, every outcome and binding kept. With
+# --core-subset (E2E_CORE=2: the oldest kernel) the SUBSET_ROWS too, each
+# an outcome of a binding another row of the same outcome or binding keeps:
+# 16 rows, every outcome, every binding, 1 GiB pages, SysV, the hugetlb
+# cgroup limits and the restart in place kept.
 TWIN_ROWS=" none-48 cg1-16 bind2-short-48 il-short pref3-short-on drained-elsewhere competed-sigbus-on "
-if [ "${E2E_CORE:-0}" = 1 ]; then
+SUBSET_ROWS=" none-one-node none-1g-on cg1-short-on bind2-fit bind2-short il-fit pref3-fit narrowed-fit "
+if [ "${E2E_CORE:-0}" != 0 ]; then
     kept=()
-    for row in "${ROWS[@]}"; do [[ $TWIN_ROWS == *" ${row%%|*} "* ]] || kept+=("$row"); done
+    for row in "${ROWS[@]}"; do
+        [[ $TWIN_ROWS == *" ${row%%|*} "* ]] && continue
+        [ "$E2E_CORE" = 2 ] && [[ $SUBSET_ROWS == *" ${row%%|*} "* ]] && continue
+        kept+=("$row")
+    done
     ROWS=("${kept[@]}")
 fi
 # rows whose host is also captured (numaguardctl snapshot) and rehearsed
