@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "act-rebalance-internal.h"
+#include "sample.h"
 
 const char *ng_rebalance_via_name(enum ng_rebalance_via v)
 {
@@ -74,13 +75,10 @@ static int default_open(const struct ng_rebalance_plan *p)
 static int check_identity(int fd, const struct ng_rebalance_plan *p)
 {
         struct stat st;
-        long ps = sysconf(_SC_PAGESIZE);
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return -ESTALE;
-        if (ps > 0 && st.st_blksize > ps)
-                return -EOPNOTSUPP;
+        uint64_t page;
+        int r = ng_segment_stat(fd, &st, &page);
+        if (r < 0)
+                return r == -EINVAL ? -ESTALE : r;
         if (p->inode && ((uint64_t) st.st_ino != p->inode || major(st.st_dev) != p->dev_major ||
                          minor(st.st_dev) != p->dev_minor))
                 return -ESTALE;
@@ -142,10 +140,9 @@ int ng_rebalance_set_policy(const struct ng_rebalance_plan *p, const struct ng_r
         if (fd < 0)
                 return fd;
         struct stat st;
-        long ps = sysconf(_SC_PAGESIZE);
-        uint64_t page = ps > 0 ? (uint64_t) ps : 4096;
-        if (fstat(fd, &st) < 0 || st.st_size <= 0) {
-                int r = st.st_size <= 0 ? 0 : -errno;
+        uint64_t page;
+        int r = ng_segment_stat(fd, &st, &page);
+        if (r < 0 || st.st_size == 0) {
                 close(fd);
                 return r;
         }
@@ -155,7 +152,7 @@ int ng_rebalance_set_policy(const struct ng_rebalance_plan *p, const struct ng_r
         if (addr == MAP_FAILED)
                 return -errno;
         char before[96];
-        int r = read_policy(ops, addr, before, sizeof(before));
+        r = read_policy(ops, addr, before, sizeof(before));
         if (r < 0 || !strcmp(before, p->policy_text) || res->n_writes >= NG_ACTION_MAX_WRITES) {
                 munmap(addr, len);
                 return r < 0 ? r : 0;

@@ -253,22 +253,18 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
                          struct ng_sample *ret)
 {
         struct stat st;
-        long ps = sysconf(_SC_PAGESIZE);
-        uint64_t page = ps > 0 ? (uint64_t) ps : 4096;
+        uint64_t page;
         if (!ops)
                 ops = &default_ops;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode) || st.st_size < 0)
-                return -EINVAL;
-        if ((uint64_t) st.st_blksize > page)
-                return -EOPNOTSUPP;     /* hugetlbfs: see the top of this file */
+        int r = ng_segment_stat(fd, &st, &page);        /* hugetlbfs: see the top of this file */
+        if (r < 0)
+                return r;
         if (!exact && k == 0)
                 return -EINVAL;
         uint64_t size = (uint64_t) st.st_size;
         struct ng_extent *ext;
         size_t n_ext;
-        int r = ng_segment_extents(fd, &st, page, &ext, &n_ext);
+        r = ng_segment_extents(fd, &st, page, &ext, &n_ext);
         if (r < 0)
                 return r;
         uint64_t data_pages = 0;

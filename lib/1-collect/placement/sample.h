@@ -76,6 +76,13 @@ struct ng_extent {
  * -errno. */
 int ng_segment_extents(int fd, const struct stat *st, uint64_t page, struct ng_extent **ret, size_t *ret_n);
 
+/* fstat(2) of a shmem file to ask of itself: a regular file in pages of
+ * *ret_page bytes (the system's page size). 0, -EINVAL for anything but a
+ * regular file, -EOPNOTSUPP for a hugetlbfs file (mincore there reads the
+ * caller's page tables, and a fault on a hole takes a page from the pool),
+ * or fstat's -errno. */
+int ng_segment_stat(int fd, struct stat *st, uint64_t *ret_page);
+
 /* Reads one byte of each of the first n (at most NG_SEG_BATCH) pages
  * through the kernel, so that a page that went away fails that read
  * (EFAULT) instead of raising SIGBUS. Returns how many of the first pages

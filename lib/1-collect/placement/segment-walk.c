@@ -107,6 +107,19 @@ int ng_segment_extents(int fd, const struct stat *st, uint64_t page, struct ng_e
         return 0;
 }
 
+int ng_segment_stat(int fd, struct stat *st, uint64_t *ret_page)
+{
+        long ps = sysconf(_SC_PAGESIZE);
+        *ret_page = ps > 0 ? (uint64_t) ps : 4096;
+        if (fstat(fd, st) < 0)
+                return -errno;
+        if (!S_ISREG(st->st_mode) || st->st_size < 0)
+                return -EINVAL;
+        if ((uint64_t) st->st_blksize > *ret_page)
+                return -EOPNOTSUPP;
+        return 0;
+}
+
 ssize_t ng_segment_touch(void *const *pages, size_t n)
 {
         struct iovec remote[NG_SEG_BATCH];
@@ -196,22 +209,18 @@ static int default_mincore(void *addr, size_t len, unsigned char *vec)
 int ng_segment_walk(int fd, const struct ng_seg_walk_opts *o, struct ng_seg_walk_stats *ret)
 {
         struct stat st;
-        long ps = sysconf(_SC_PAGESIZE);
-        uint64_t page = ps > 0 ? (uint64_t) ps : 4096;
+        uint64_t page;
         if (!o || !o->batch || o->batch_pages == 0 || o->batch_pages > NG_SEG_BATCH)
                 return -EINVAL;
+        int r = ng_segment_stat(fd, &st, &page);
+        if (r < 0)
+                return r;
         uint64_t window = o->window_bytes ? o->window_bytes / page * page : NG_SEG_WINDOW_BYTES;
         if (window == 0)
                 return -EINVAL;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode) || st.st_size < 0)
-                return -EINVAL;
-        if ((uint64_t) st.st_blksize > page)
-                return -EOPNOTSUPP;     /* hugetlbfs: mincore reads our page tables there */
         struct ng_extent *ext;
         size_t n_ext;
-        int r = ng_segment_extents(fd, &st, page, &ext, &n_ext);
+        r = ng_segment_extents(fd, &st, page, &ext, &n_ext);
         if (r < 0)
                 return r;
         struct ng_seg_walk_opts opts = *o;
