@@ -305,6 +305,17 @@ static int sample_mapped(struct collector *c, bool exact)
                                         refused(c, path, fd, true);
                                 continue;
                         }
+                        /* The link is followed when the maps were read
+                         * already: a process may have put another file
+                         * there since (its own, with the inode of someone
+                         * else's segment). Only the file the maps line
+                         * names is asked; another attacher serves. */
+                        struct stat st;
+                        if (fstat(fd, &st) < 0 || (uint64_t) st.st_ino != m->inode ||
+                            major(st.st_dev) != m->dev_major || minor(st.st_dev) != m->dev_minor) {
+                                close(fd);
+                                continue;
+                        }
                         int r = sample_fd(c, fd, pr->pid, sysv, pr->ipc_ns, c->o.sample_pages, exact);
                         close(fd);
                         if (r == -ENOMEM)
