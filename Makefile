@@ -209,8 +209,14 @@ fuzz-smoke: $(FUZZ_BINS)
 golden-update: all
 	GOLDEN_UPDATE=1 BUILD=$(BUILD) bash tests/shell/test-golden.sh
 
-bench: all $(BUILD)/tests/helpers/ng-block-fs $(BUILD)/bench/cpu-shares
+bench: all $(BUILD)/tests/helpers/ng-block-fs $(BUILD)/bench/cpu-shares $(BUILD)/bench/rebalance
 	BUILD=$(BUILD) bench/run-bench
+
+# rebalance of a segment nobody maps against the kernel's migrate_pages(2)
+# of the same pages (bench/run-bench runs it; needs two memory nodes).
+$(BUILD)/bench/rebalance: bench/rebalance.c $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) -o $@ $< $(STATIC_LIB) $(DEPS_LIBS) $(ALL_LDFLAGS)
 
 # The CPU share per node by turns against every thread's (bench/run-bench,
 # attachers axis).

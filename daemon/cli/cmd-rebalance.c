@@ -112,7 +112,7 @@ static int rebalance_segment(const struct ctl_opts *o, const struct ng_snapshot 
         if (r >= 0 && !o->root)
                 r = ng_path_new(NULL, &path);
         if (r >= 0) {
-                struct ng_rebalance_opts opts = NG_REBALANCE_OPTS_DEFAULT;
+                struct ng_rebalance_opts opts = ng_rebalance_opts_for(p);
                 opts.dry_run = o->dry_run;
                 opts.rate_bytes_per_sec = rate;
                 opts.set_policy = true;         /* the explicit command: new pages follow the instance */

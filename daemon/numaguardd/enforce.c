@@ -101,10 +101,10 @@ static int do_rebalance(struct manager *m, const struct ng_snapshot *s, const st
                 const struct ng_segment *seg = &a->segments[in->segs[k]];
                 if (seg->kind == NG_SEG_PRIVATE)
                         continue;
-                struct ng_rebalance_opts opts = NG_REBALANCE_OPTS_DEFAULT;
-                opts.set_policy = true;         /* enforce = rebalance: new pages follow the instance */
                 memset(one, 0, sizeof(*one));
                 r = ng_rebalance_plan_segment(s, m->config, in, seg, plan);
+                struct ng_rebalance_opts opts = ng_rebalance_opts_for(plan);
+                opts.set_policy = true;         /* enforce = rebalance: new pages follow the instance */
                 if (r >= 0)
                         r = ng_rebalance_plan_check(s, a, plan);
                 if (r >= 0)

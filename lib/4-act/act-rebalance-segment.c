@@ -40,6 +40,14 @@ const char *ng_rebalance_via_name(enum ng_rebalance_via v)
         return v == NG_REBALANCE_VIA_ATTACHER ? "attacher" : "segment";
 }
 
+struct ng_rebalance_opts ng_rebalance_opts_for(const struct ng_rebalance_plan *p)
+{
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        if (p && p->via == NG_REBALANCE_VIA_SEGMENT)
+                o.batch_pages = NG_SEG_MAX_BATCH;
+        return o;
+}
+
 #define OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
 
 /* A path inside a mount namespace's root, no link followed on the way. */

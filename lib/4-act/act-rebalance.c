@@ -328,7 +328,7 @@ static int walk_segment(struct run *r)
         if (fd < 0)
                 return fd;
         struct ng_seg_walk_opts o = {
-                .batch_pages = r->o->batch_pages < NG_SEG_BATCH ? r->o->batch_pages : NG_SEG_BATCH,
+                .batch_pages = r->o->batch_pages < NG_SEG_MAX_BATCH ? r->o->batch_pages : NG_SEG_MAX_BATCH,
                 .batch = segment_batch, .userdata = r,
         };
         struct ng_seg_walk_stats st;

@@ -195,6 +195,14 @@ struct ng_rebalance_opts {
 #define NG_REBALANCE_OPTS_DEFAULT ((struct ng_rebalance_opts) { \
         .batch_pages = 512, .rate_bytes_per_sec = UINT64_C(64) << 20, .retries = 1 })
 
+/* The defaults for plan p: NG_REBALANCE_OPTS_DEFAULT through an attacher,
+ * whose mmap lock each call holds; through numaguard's own mapping
+ * (VIA_SEGMENT) a window's resident pages (16,384) a call, since only
+ * numaguard's own mmap lock is held and each move_pages(2) call first
+ * drains the page caches of every CPU (lru_cache_disable()): fewer, larger
+ * calls move the same pages in half the time. */
+struct ng_rebalance_opts ng_rebalance_opts_for(const struct ng_rebalance_plan *p);
+
 struct ng_rebalance_stats {
         uint64_t scanned_pages;         /* addresses asked about */
         uint64_t windows;               /* VIA_SEGMENT: windows of the file mapped */

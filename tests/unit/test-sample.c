@@ -386,8 +386,17 @@ START_TEST(walk_skips_what_is_not_resident)
         /* refused: an error, never "nothing resident" */
         o.mincore = fake_mincore_refused;
         ck_assert_int_eq(ng_segment_walk(fd, &o, &st), -EPERM);
+        /* a batch of more pages than one read takes: read in chunks */
+        o.mincore = NULL;
+        o.batch_pages = NG_SEG_MAX_BATCH;
+        v = (struct seen) { .fd = fd, .ordered = true, .contents_ok = true };
+        ck_assert_int_eq(ng_segment_walk(fd, &o, &st), 0);
+        ck_assert_uint_eq(v.pages, 2048);
+        ck_assert_uint_eq(v.max_batch, 2048);
+        ck_assert_uint_eq(v.calls, 1);
+        ck_assert(v.contents_ok && v.ordered);
         /* bad options */
-        o.batch_pages = NG_SEG_BATCH + 1;
+        o.batch_pages = NG_SEG_MAX_BATCH + 1;
         ck_assert_int_eq(ng_segment_walk(fd, &o, NULL), -EINVAL);
         o.batch_pages = 0;
         ck_assert_int_eq(ng_segment_walk(fd, &o, NULL), -EINVAL);

@@ -59,10 +59,12 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
 /* ---- every resident page of a shmem file, window by window
  * (segment-walk.c): what the exact sampler counts and rebalance moves ---- */
 
-/* Pages handed over at a time, and the bytes of the file mapped at a time
- * by default: our page tables for one window stay under 128 KiB. */
+/* Pages read by one process_vm_readv(2) call (its IOV_MAX), the bytes of
+ * the file mapped at a time by default (our page tables for one window stay
+ * under 128 KiB), and the most pages handed over at a time: a window's. */
 #define NG_SEG_BATCH 1024
 #define NG_SEG_WINDOW_BYTES (UINT64_C(64) << 20)
+#define NG_SEG_MAX_BATCH 16384
 
 struct ng_extent {
         uint64_t off, len;      /* bytes, page aligned */
@@ -91,7 +93,7 @@ int ng_segment_stat(int fd, struct stat *st, uint64_t *ret_page);
 ssize_t ng_segment_touch(void *const *pages, size_t n);
 
 struct ng_seg_walk_opts {
-        size_t batch_pages;             /* 1..NG_SEG_BATCH */
+        size_t batch_pages;             /* 1..NG_SEG_MAX_BATCH */
         uint64_t window_bytes;          /* 0: NG_SEG_WINDOW_BYTES */
         /* Called with n resident pages, mapped at addrs in our address
          * space while it runs, pgoff their page index in the file (file

@@ -137,8 +137,8 @@ ssize_t ng_segment_touch(void *const *pages, size_t n)
 
 struct walk {
         const struct ng_seg_walk_opts *o;
-        void *addrs[NG_SEG_BATCH];
-        uint64_t pgoff[NG_SEG_BATCH];
+        void **addrs;
+        uint64_t *pgoff;        /* batch_pages of each */
         size_t n;
         struct ng_seg_walk_stats st;
 };
@@ -149,11 +149,12 @@ static int flush(struct walk *w)
 {
         size_t done = 0;
         while (done < w->n) {
-                ssize_t t = ng_segment_touch(w->addrs + done, w->n - done);
+                size_t chunk = w->n - done < NG_SEG_BATCH ? w->n - done : NG_SEG_BATCH;
+                ssize_t t = ng_segment_touch(w->addrs + done, chunk);
                 if (t < 0)
                         return (int) t;
                 size_t got = (size_t) t;
-                if (got < w->n - done) {
+                if (got < chunk) {
                         /* The page at done + got went: leave it out. */
                         size_t k = done + got, rest = w->n - k - 1;
                         memmove(w->addrs + k, w->addrs + k + 1, rest * sizeof(*w->addrs));
@@ -210,7 +211,7 @@ int ng_segment_walk(int fd, const struct ng_seg_walk_opts *o, struct ng_seg_walk
 {
         struct stat st;
         uint64_t page;
-        if (!o || !o->batch || o->batch_pages == 0 || o->batch_pages > NG_SEG_BATCH)
+        if (!o || !o->batch || o->batch_pages == 0 || o->batch_pages > NG_SEG_MAX_BATCH)
                 return -EINVAL;
         int r = ng_segment_stat(fd, &st, &page);
         if (r < 0)
@@ -226,9 +227,10 @@ int ng_segment_walk(int fd, const struct ng_seg_walk_opts *o, struct ng_seg_walk
         struct ng_seg_walk_opts opts = *o;
         if (!opts.mincore)
                 opts.mincore = default_mincore;
-        struct walk w = { .o = &opts };
+        struct walk w = { .o = &opts, .addrs = calloc(opts.batch_pages, sizeof(void *)),
+                          .pgoff = calloc(opts.batch_pages, sizeof(uint64_t)) };
         unsigned char *vec = malloc(window / page);
-        if (!vec)
+        if (!vec || !w.addrs || !w.pgoff)
                 r = -ENOMEM;
         for (size_t e = 0; e < n_ext && r >= 0; e++)
                 for (uint64_t off = ext[e].off; off < ext[e].off + ext[e].len && r >= 0; off += window) {
@@ -237,6 +239,8 @@ int ng_segment_walk(int fd, const struct ng_seg_walk_opts *o, struct ng_seg_walk
                 }
         free(vec);
         free(ext);
+        free(w.addrs);
+        free(w.pgoff);
         if (ret)
                 *ret = w.st;
         return r;

@@ -1,0 +1,294 @@
+/* rebalance -- what moving a segment's pages costs numaguard, against the
+ * kernel's own migration of the same pages, in the same run.
+ *
+ *   rebalance [MIB]     (default 1024; as root, on a host with two memory nodes)
+ *
+ * Two shmem files (memfd) of MIB each are filled on the first memory node A
+ * and left mapped by no process. Then, one after the other:
+ *
+ *   count      its dry run: the exact count of the pages per node, the
+ *              first of the run's two passes (the same walk, no move)
+ *   numaguard  ng_rebalance_run() moves every resident page of the first to
+ *              node B through its own mapping of the file (the walk of
+ *              segment-walk.c, one 64 MiB window at a time), no rate limit;
+ *              a thread reads our VmPTE every millisecond: the peak of our
+ *              page tables while it runs.
+ *   kernel     a child maps the second file and reads every page (as a
+ *              database's attacher does), then migrate_pages(2) moves all of
+ *              the child's pages from A to B: the physical limit, with the
+ *              page tables already there.
+ *
+ * The kernel's per-node count of each file's pages before and after (the
+ * same move_pages(2) query on a fresh mapping) is checked: both must end
+ * with every page on B. Prints one line per case and the ratio; exit 0, or
+ * 1 when a move did not happen. One memory node: says so and exits 0.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <numa.h>
+#include <numaif.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ng-act-rebalance.h"
+
+static double now_s(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static long vm_pte_kib(pid_t pid)
+{
+        char path[64], line[256];
+        snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        FILE *f = fopen(path, "r");
+        long v = -1;
+        while (f && fgets(line, sizeof(line), f))
+                if (sscanf(line, "VmPTE: %ld kB", &v) == 1)
+                        break;
+        if (f)
+                fclose(f);
+        return v;
+}
+
+/* A process of its own reads our VmPTE every millisecond until told to stop
+ * (SIGTERM), then writes the peak to fd: a thread of ours would make every
+ * migration's TLB flush reach a second CPU, which numaguardctl never has. */
+static pid_t start_sampler(int fd)
+{
+        pid_t parent = getpid(), pid = fork();
+        if (pid != 0)
+                return pid;
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGTERM);
+        sigprocmask(SIG_BLOCK, &set, NULL);
+        long peak = -1;
+        struct timespec tick = { 0, 1000000 };
+        for (;;) {
+                long v = vm_pte_kib(parent);
+                peak = v > peak ? v : peak;
+                if (sigtimedwait(&set, NULL, &tick) == SIGTERM)
+                        break;
+        }
+        if (write(fd, &peak, sizeof(peak)) != sizeof(peak))
+                _exit(1);
+        _exit(0);
+}
+
+static long stop_sampler(pid_t pid, int fd)
+{
+        long peak = -1;
+        kill(pid, SIGTERM);
+        if (read(fd, &peak, sizeof(peak)) != sizeof(peak))
+                peak = -1;
+        waitpid(pid, NULL, 0);
+        return peak;
+}
+
+/* A memfd of bytes, every page written on node a. */
+static int filled(size_t bytes, int a)
+{
+        int fd = memfd_create("ng-bench-rebalance", MFD_CLOEXEC);
+        if (fd < 0 || ftruncate(fd, (off_t) bytes) < 0)
+                return -1;
+        char *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (m == MAP_FAILED)
+                return -1;
+        unsigned long mask = 1UL << a;
+        if (mbind(m, bytes, MPOL_BIND, &mask, sizeof(mask) * 8, 0) < 0)
+                return -1;
+        for (size_t i = 0; i < bytes; i += 4096)
+                m[i] = (char) i;
+        munmap(m, bytes);
+        return fd;
+}
+
+/* Pages of the file on node, asked through a fresh mapping that faults
+ * only what is there (read of resident pages: every page is). */
+static size_t on_node(int fd, size_t bytes, int node)
+{
+        char *m = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+        size_t n = bytes / 4096, count = 0;
+        void **addrs = malloc(n * sizeof(*addrs));
+        int *status = malloc(n * sizeof(*status));
+        if (m == MAP_FAILED || !addrs || !status)
+                return 0;
+        volatile char sink = 0;
+        for (size_t i = 0; i < n; i++) {
+                addrs[i] = m + i * 4096;
+                sink += m[i * 4096];
+        }
+        (void) sink;
+        if (move_pages(0, n, addrs, NULL, status, 0) == 0)
+                for (size_t i = 0; i < n; i++)
+                        count += status[i] == node;
+        munmap(m, bytes);
+        free(addrs);
+        free(status);
+        return count;
+}
+
+int main(int argc, char **argv)
+{
+        size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 1024, bytes = mib << 20;
+        if (numa_available() < 0 || numa_num_configured_nodes() < 2) {
+                printf("*** rebalance: one memory node here: nothing moves (run it on a NUMA host or guest)\n");
+                return 0;
+        }
+        int a = -1, b = -1;
+        for (int n = 0; n <= numa_max_node() && b < 0; n++)
+                if (numa_bitmask_isbitset(numa_all_nodes_ptr, (unsigned) n)) {
+                        if (a < 0)
+                                a = n;
+                        else
+                                b = n;
+                }
+        /* Node B's memory touched once before anything is timed: a guest's
+         * RAM that was never touched costs the hypervisor a fault per page,
+         * which the first move there would pay and the second would not. */
+        int warm = filled(2 * bytes, b);
+        if (warm >= 0)
+                close(warm);
+        int f1 = filled(bytes, a), f2 = filled(bytes, a);
+        if (f1 < 0 || f2 < 0) {
+                perror("rebalance: filling the files");
+                return 1;
+        }
+        printf("# %zu MiB on node %d, moved to node %d: %zu and %zu pages there before\n", mib, a, b,
+               on_node(f1, bytes, a), on_node(f2, bytes, a));
+
+        /* numaguard: its own mapping of a file nobody maps */
+        static struct ng_rebalance_plan p;
+        struct stat st;
+        fstat(f1, &st);
+        snprintf(p.label, sizeof(p.label), "bench memfd");
+        p.page_bytes = 4096;
+        p.via = NG_REBALANCE_VIA_SEGMENT;
+        snprintf(p.seg_path, sizeof(p.seg_path), "/proc/self/fd/%d", f1);
+        p.seg_follow = true;
+        p.dev_major = major(st.st_dev);
+        p.dev_minor = minor(st.st_dev);
+        p.inode = (uint64_t) st.st_ino;
+        p.n_nodes = 2;
+        p.nodes[0] = (struct ng_rebalance_node) { .node = a < b ? a : b, .avail_pages = UINT64_MAX / 2 };
+        p.nodes[1] = (struct ng_rebalance_node) { .node = a < b ? b : a, .avail_pages = UINT64_MAX / 2 };
+        p.nodes[a < b ? 1 : 0].dest = true;
+        p.dest[0] = b;
+        p.n_dest = 1;
+        p.verdict = NG_OUTCOME_DRY_RUN;
+        struct ng_rebalance_opts o = ng_rebalance_opts_for(&p);
+        o.rate_bytes_per_sec = 0;
+        struct ng_rebalance_stats rs;
+        static struct ng_action_result res;
+        /* its exact count alone (a dry run): the first of its two passes */
+        static struct ng_rebalance_plan dry;
+        dry = p;
+        o.dry_run = true;
+        double t0 = now_s();
+        ng_rebalance_run(&dry, &o, NULL, &rs, &res);
+        printf("numaguard's count alone (--dry-run): %.3f s, %llu resident pages\n", now_s() - t0,
+               (unsigned long long) dry.resident_pages);
+        o.dry_run = false;
+        long pte0 = vm_pte_kib(getpid());
+        int pfd[2];
+        if (pipe(pfd) < 0)
+                return 1;
+        pid_t smp = start_sampler(pfd[1]);
+        usleep(20000);
+        t0 = now_s();
+        int r = ng_rebalance_run(&p, &o, NULL, &rs, &res);
+        double ng_s = now_s() - t0;
+        long peak = stop_sampler(smp, pfd[0]);
+        size_t ng_on_b = on_node(f1, bytes, b);
+        printf("numaguard: %.3f s, moved %llu pages (%s: %s), %zu of %zu pages on node %d after, "
+               "page tables %ld kB before, peak %ld kB (+%ld kB), %llu windows, %llu batches, %llu move_pages calls, "
+               "%llu busy\n",
+               ng_s, (unsigned long long) rs.moved_pages, ng_outcome_name(res.outcome), r < 0 ? strerror(-r) : "ok",
+               ng_on_b, bytes / 4096, b, pte0, peak, peak - pte0,
+               (unsigned long long) rs.windows, (unsigned long long) rs.batches, (unsigned long long) rs.move_calls,
+               (unsigned long long) rs.busy_pages);
+
+        /* the kernel: migrate_pages(2) of a process that maps every page */
+        int pipefd[2];
+        if (pipe(pipefd) < 0)
+                return 1;
+        pid_t child = fork();
+        if (child == 0) {
+                char *m = mmap(NULL, bytes, PROT_READ, MAP_SHARED, f2, 0);
+                volatile char sink = 0;
+                for (size_t i = 0; m != MAP_FAILED && i < bytes; i += 4096)
+                        sink += m[i];
+                (void) sink;
+                if (write(pipefd[1], "x", 1) != 1)
+                        _exit(1);
+                pause();
+                _exit(0);
+        }
+        char c;
+        if (read(pipefd[0], &c, 1) != 1)
+                return 1;
+        struct bitmask *from = numa_allocate_nodemask(), *to = numa_allocate_nodemask();
+        numa_bitmask_setbit(from, (unsigned) a);
+        numa_bitmask_setbit(to, (unsigned) b);
+        t0 = now_s();
+        long left = migrate_pages(child, from->size + 1, from->maskp, to->maskp);
+        double k_s = now_s() - t0;
+        size_t k_on_b = on_node(f2, bytes, b);
+        printf("kernel: %.3f s, migrate_pages(2) of a process that maps every page: %ld not moved, %zu of %zu "
+               "pages on node %d after\n", k_s, left, k_on_b, bytes / 4096, b);
+        /* and back with move_pages(2) through the child's addresses, as
+         * many a call as numaguard's window: what the call numaguard makes
+         * costs by itself */
+        char *cm = mmap(NULL, bytes, PROT_READ, MAP_SHARED, f2, 0);
+        size_t n = bytes / 4096, per = NG_REBALANCE_MAX_NODES * 16;
+        void **addrs = malloc(per * sizeof(*addrs));
+        int *nodes = malloc(per * sizeof(*nodes)), *status = malloc(per * sizeof(*status));
+        double mp_s = -1;
+        FILE *maps = NULL;
+        unsigned long start = 0;
+        char line[512], mpath[64];
+        snprintf(mpath, sizeof(mpath), "/proc/%d/maps", (int) child);
+        maps = fopen(mpath, "r");
+        while (maps && fgets(line, sizeof(line), maps))
+                if (strstr(line, "memfd:ng-bench-rebalance") && sscanf(line, "%lx-", &start) == 1)
+                        break;
+        if (maps)
+                fclose(maps);
+        if (start && addrs && nodes && status) {
+                t0 = now_s();
+                for (size_t i = 0; i < n; i += per) {
+                        size_t k = n - i < per ? n - i : per;
+                        for (size_t j = 0; j < k; j++) {
+                                addrs[j] = (void *) (start + (i + j) * 4096);
+                                nodes[j] = a;
+                        }
+                        move_pages(child, k, addrs, nodes, status, MPOL_MF_MOVE_ALL);
+                }
+                mp_s = now_s() - t0;
+        }
+        printf("kernel: %.3f s, move_pages(2) of the same pages back to node %d, %zu a call (%zu of them there "
+               "after)\n", mp_s, a, per, on_node(f2, bytes, a));
+        if (cm != MAP_FAILED)
+                munmap(cm, bytes);
+        free(addrs);
+        free(nodes);
+        free(status);
+        kill(child, SIGKILL);
+        waitpid(child, NULL, 0);
+        printf("ratio: numaguard / kernel = %.2f (target: at most 1.5); numaguard's peak page tables %ld kB "
+               "(target: under 4096 kB)\n", k_s > 0 ? ng_s / k_s : 0, peak);
+        return ng_on_b == bytes / 4096 && k_on_b == bytes / 4096 ? 0 : 1;
+}
