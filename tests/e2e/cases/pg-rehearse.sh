@@ -66,12 +66,11 @@ ROWS=(
   "cglimit-sigbus|cglimit:1:20|0/30/0/0|try|32|"
   "cgrsvd-short|cgrsvd:1:20|0/30/0/0|on|32|"
 )
-# With --core (run-e2e on the other kernels: E2E_CORE=1) the rows below
-# are left out, each the twin of a row kept (a size, a setting or a node
-# more): 24 rows a kernel, every outcome and binding kept. With
-# --core-subset (E2E_CORE=2: the oldest kernel) the SUBSET_ROWS too, each
-# an outcome of a binding another row of the same outcome or binding keeps:
-# 16 rows, every outcome, every binding, 1 GiB pages, SysV, the hugetlb
+# On the other kernels (run-e2e --core or --core-subset: E2E_CORE=1 or 2)
+# the rows below are left out: each TWIN_ROWS row the twin of a row kept (a
+# size, a setting or a node more), each SUBSET_ROWS row an outcome of a
+# binding that another row of the same outcome or binding keeps. 16 rows a
+# kernel: every outcome, every binding, 1 GiB pages, SysV, the hugetlb
 # cgroup limits and the restart in place kept.
 TWIN_ROWS=" none-48 cg1-16 bind2-short-48 il-short pref3-short-on drained-elsewhere competed-sigbus-on "
 SUBSET_ROWS=" none-one-node none-1g-on cg1-short-on bind2-fit bind2-short il-fit pref3-fit narrowed-fit "
@@ -79,7 +78,7 @@ if [ "${E2E_CORE:-0}" != 0 ]; then
     kept=()
     for row in "${ROWS[@]}"; do
         [[ $TWIN_ROWS == *" ${row%%|*} "* ]] && continue
-        [ "$E2E_CORE" = 2 ] && [[ $SUBSET_ROWS == *" ${row%%|*} "* ]] && continue
+        [[ $SUBSET_ROWS == *" ${row%%|*} "* ]] && continue
         kept+=("$row")
     done
     ROWS=("${kept[@]}")
