@@ -11,8 +11,9 @@
  * its attach count nor its last attacher), a /dev/shm file by its path,
  * resolved inside its mount namespace with no symbolic link followed --
  * and its device and inode must be the segment's. segment-walk.c then maps
- * it read-only a window at a time (act-rebalance.c hands its batches on) and hands over only the pages mincore(2)
- * found resident, each mapped by a one-byte read: a hole is never touched,
+ * it read-only a window at a time and hands over (to act-rebalance.c) only
+ * the pages mincore(2) found resident, each mapped by a one-byte read: a
+ * hole is never touched,
  * so the segment does not grow. move_pages(2) on our own addresses (pid 0)
  * with MPOL_MF_MOVE_ALL migrates each page for every process that maps it,
  * as through an attacher; the window is unmapped before the next, so our
@@ -122,22 +123,9 @@ static long default_mbind(void *addr, unsigned long len, int mode, const unsigne
         return mbind(addr, len, mode, nodemask, maxnode, flags);
 }
 
-static long default_get_mempolicy(int *mode, unsigned long *nodemask, unsigned long maxnode, void *addr,
-                                  unsigned long flags)
-{
-        return get_mempolicy(mode, nodemask, maxnode, addr, flags);
-}
-
 static int read_policy(const struct ng_rebalance_ops *ops, void *addr, char *buf, size_t size)
 {
-        unsigned long mask[MASK_WORDS] = {0};
-        int mode = 0;
-        long (*get)(int *, unsigned long *, unsigned long, void *, unsigned long) =
-                ops && ops->get_mempolicy ? ops->get_mempolicy : default_get_mempolicy;
-        if (get(&mode, mask, MAXNODE, addr, MPOL_F_ADDR) < 0)
-                return errno ? -errno : -EIO;
-        ng_mpol_format(mode, mask, NG_REBALANCE_MAX_NODES, buf, size);
-        return 0;
+        return ng_segment_policy(ops ? ops->get_mempolicy : NULL, addr, buf, size);
 }
 
 int ng_rebalance_set_policy(const struct ng_rebalance_plan *p, const struct ng_rebalance_ops *ops, bool dry_run,

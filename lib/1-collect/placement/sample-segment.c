@@ -80,37 +80,39 @@ static void unmap_batch(struct run *u)
         u->n = 0;
 }
 
+static uint32_t sat32(uint64_t v)
+{
+        return v > UINT32_MAX ? UINT32_MAX : (uint32_t) v;
+}
+
+/* The pages move_pages(2) named a node of, counted per node. */
+static int count_nodes(struct ng_sample *s, const int *status, size_t n)
+{
+        int r = 0;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                if (status[i] < 0)
+                        continue;
+                s->present = sat32((uint64_t) s->present + 1);
+                r = ng_sample_count_node(s, status[i]);
+        }
+        return r;
+}
+
 /* The batch's addresses are resident by mincore: map them, ask their nodes. */
 static int flush(struct run *u)
 {
-        size_t done = 0;
-        while (done < u->n) {
-                ssize_t t = ng_segment_touch(u->addrs + done, u->n - done);
-                if (t < 0) {
-                        unmap_batch(u);
-                        return (int) t;
-                }
-                size_t got = (size_t) t;
-                if (got < u->n - done) {
-                        /* The page at done + got vanished: leave it out. */
-                        memmove(u->addrs + done + got, u->addrs + done + got + 1,
-                                (u->n - done - got - 1) * sizeof(void *));
-                        u->n--;
-                }
-                done += got;
+        ssize_t left = ng_segment_touch_all(u->addrs, NULL, u->n);
+        if (left < 0) {
+                unmap_batch(u);
+                return (int) left;
         }
+        u->n = (size_t) left;
         if (u->n && u->ops->move_pages(0, u->n, u->addrs, NULL, u->status, 0) < 0) {
                 int r = -errno;
                 unmap_batch(u);
                 return r;
         }
-        int r = 0;
-        for (size_t i = 0; i < u->n && r >= 0; i++) {
-                if (u->status[i] < 0)
-                        continue;
-                u->s->present++;
-                r = ng_sample_count_node(u->s, u->status[i]);
-        }
+        int r = count_nodes(u->s, u->status, u->n);
         unmap_batch(u);
         return r;
 }
@@ -198,25 +200,13 @@ struct every {
         int status[NG_SEG_BATCH];
 };
 
-static uint32_t sat32(uint64_t v)
-{
-        return v > UINT32_MAX ? UINT32_MAX : (uint32_t) v;
-}
-
 static int count_batch(void *userdata, void *const *addrs, const uint64_t *pgoff, size_t n)
 {
         struct every *e = userdata;
         (void) pgoff;
         if (e->ops->move_pages(0, n, (void **) addrs, NULL, e->status, 0) < 0)
                 return -errno;
-        int r = 0;
-        for (size_t i = 0; i < n && r >= 0; i++) {
-                if (e->status[i] < 0)
-                        continue;
-                e->s->present = sat32((uint64_t) e->s->present + 1);
-                r = ng_sample_count_node(e->s, e->status[i]);
-        }
-        return r;
+        return count_nodes(e->s, e->status, n);
 }
 
 static int ask_every(int fd, const struct ng_seg_sample_ops *ops, struct ng_sample *s)
@@ -236,16 +226,13 @@ static int ask_every(int fd, const struct ng_seg_sample_ops *ops, struct ng_samp
  * nothing). "" when it cannot be asked. */
 static void ask_policy(int fd, uint64_t size, uint64_t page, struct ng_sample *s)
 {
-        enum { NBITS = 1024 };  /* MAX_NUMNODES at its largest */
-        unsigned long mask[NBITS / (8 * sizeof(unsigned long)) + 1] = {0};
-        int mode = 0;
         if (size == 0)
                 return;
         void *a = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0);
         if (a == MAP_FAILED)
                 return;
-        if (get_mempolicy(&mode, mask, NBITS + 1, a, MPOL_F_ADDR) == 0)
-                ng_mpol_format(mode, mask, NBITS, s->policy, sizeof(s->policy));
+        if (ng_segment_policy(NULL, a, s->policy, sizeof(s->policy)) < 0)
+                s->policy[0] = '\0';
         munmap(a, page);
 }
 

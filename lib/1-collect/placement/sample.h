@@ -91,6 +91,19 @@ int ng_segment_stat(int fd, struct stat *st, uint64_t *ret_page);
  * were read (the caller leaves out the one after), or -errno when the call
  * itself is refused. */
 ssize_t ng_segment_touch(void *const *pages, size_t n);
+/* ng_segment_touch() of all n pages, NG_SEG_BATCH a call, leaving out
+ * (compacting addrs, and pgoff when not NULL) each page that went away:
+ * how many are left, or -errno when a call is refused. */
+ssize_t ng_segment_touch_all(void **addrs, uint64_t *pgoff, size_t n);
+
+/* The function get_mempolicy(2) is asked through (NULL: the kernel's). */
+typedef long (*ng_get_mempolicy_fn)(int *mode, unsigned long *nodemask, unsigned long maxnode, void *addr,
+                                    unsigned long flags);
+/* The policy of the shmem page mapped at addr in our address space (the
+ * segment's shared policy, "default" without one), as numa_maps writes a
+ * policy ("interleave:0-3"), asked with MPOL_F_ADDR, which faults nothing.
+ * 0 or -errno. */
+int ng_segment_policy(ng_get_mempolicy_fn get, void *addr, char *buf, size_t size);
 
 struct ng_seg_walk_opts {
         size_t batch_pages;             /* 1..NG_SEG_MAX_BATCH */

@@ -21,6 +21,7 @@
  */
 
 #include <errno.h>
+#include <numaif.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -135,6 +136,41 @@ ssize_t ng_segment_touch(void *const *pages, size_t n)
         return got;
 }
 
+ssize_t ng_segment_touch_all(void **addrs, uint64_t *pgoff, size_t n)
+{
+        size_t done = 0;
+        while (done < n) {
+                size_t chunk = n - done < NG_SEG_BATCH ? n - done : NG_SEG_BATCH;
+                ssize_t t = ng_segment_touch(addrs + done, chunk);
+                if (t < 0)
+                        return t;
+                size_t got = (size_t) t;
+                if (got < chunk) {
+                        /* The page at done + got went: leave it out. */
+                        size_t k = done + got, rest = n - k - 1;
+                        memmove(addrs + k, addrs + k + 1, rest * sizeof(*addrs));
+                        if (pgoff)
+                                memmove(pgoff + k, pgoff + k + 1, rest * sizeof(*pgoff));
+                        n--;
+                }
+                done += got;
+        }
+        return (ssize_t) n;
+}
+
+int ng_segment_policy(ng_get_mempolicy_fn get, void *addr, char *buf, size_t size)
+{
+        enum { NBITS = 1024 };  /* MAX_NUMNODES at its largest */
+        unsigned long mask[NBITS / (8 * sizeof(unsigned long)) + 1] = {0};
+        int mode = 0;
+        long r = get ? get(&mode, mask, NBITS + 1, addr, MPOL_F_ADDR)
+                     : get_mempolicy(&mode, mask, NBITS + 1, addr, MPOL_F_ADDR);
+        if (r < 0)
+                return errno ? -errno : -EIO;
+        ng_mpol_format(mode, mask, NBITS, buf, size);
+        return 0;
+}
+
 struct walk {
         const struct ng_seg_walk_opts *o;
         void **addrs;
@@ -147,24 +183,11 @@ struct walk {
  * those that went, hand the rest over. */
 static int flush(struct walk *w)
 {
-        size_t done = 0;
-        while (done < w->n) {
-                size_t chunk = w->n - done < NG_SEG_BATCH ? w->n - done : NG_SEG_BATCH;
-                ssize_t t = ng_segment_touch(w->addrs + done, chunk);
-                if (t < 0)
-                        return (int) t;
-                size_t got = (size_t) t;
-                if (got < chunk) {
-                        /* The page at done + got went: leave it out. */
-                        size_t k = done + got, rest = w->n - k - 1;
-                        memmove(w->addrs + k, w->addrs + k + 1, rest * sizeof(*w->addrs));
-                        memmove(w->pgoff + k, w->pgoff + k + 1, rest * sizeof(*w->pgoff));
-                        w->n--;
-                        w->st.vanished_pages++;
-                }
-                done += got;
-        }
-        size_t n = w->n;
+        ssize_t left = ng_segment_touch_all(w->addrs, w->pgoff, w->n);
+        if (left < 0)
+                return (int) left;
+        w->st.vanished_pages += w->n - (size_t) left;
+        size_t n = (size_t) left;
         w->n = 0;
         if (!n)
                 return 0;
