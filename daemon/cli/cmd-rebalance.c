@@ -152,6 +152,54 @@ static int rebalance_segment(const struct ctl_opts *o, const struct ng_snapshot 
         return r;
 }
 
+/* The next start keeps it: for a database in a systemd service, numaguard's
+ * drop-in with the policy the segments were given (ng_policy_persist_run);
+ * otherwise the summary says how to start it. Under --root, the plan on
+ * the tree's unit files (a dry run). */
+static int persist_policy(const struct ctl_opts *o, const struct ng_snapshot *s, const struct ng_audit *a,
+                          const struct ng_instance *in, struct json_object *collect)
+{
+        struct ng_policy_persist *pp = calloc(1, sizeof(*pp));
+        struct ng_action_result *res = calloc(1, sizeof(*res));
+        struct ng_path *path = NULL;
+        int r = pp && res ? ng_policy_persist_plan(s, a, in, pp) : -ENOMEM;
+        if (r >= 0 && !pp->unit[0] && !pp->note[0]) {     /* no policy to keep */
+                free(res);
+                free(pp);
+                return NG_EXIT_OK;
+        }
+        if (r >= 0)
+                r = ng_path_new(o->root, &path);
+        if (r >= 0)
+                r = ng_policy_persist_run(pp, NULL, path, o->dry_run || o->root, res);
+        struct json_object *plan = NULL;
+        if (r >= 0 && o->json && (plan = json_object_new_object())) {
+                json_object_object_add(plan, "unit", pp->unit[0] ? json_object_new_string(pp->unit) : NULL);
+                json_object_object_add(plan, "dropin", pp->unit[0] ? json_object_new_string(pp->dropin) : NULL);
+                json_object_object_add(plan, "value", pp->unit[0] ? json_object_new_string(pp->value) : NULL);
+                json_object_object_add(plan, "note", json_object_new_string(pp->note));
+        }
+        if (r >= 0 && !pp->unit[0]) {
+                /* nothing written: said, not logged as a correction */
+                if (o->json)
+                        json_object_array_add(collect, ctl_action_json(o, NG_CORRECTION_REBALANCE, in->name, plan, res,
+                                                                       false));
+                else {
+                        char name[NG_TEXT_SIZE(sizeof(in->name))];
+                        printf("rebalance %s: %s\n", ng_text_escape(NG_TEXT_TERM, in->name, name, sizeof(name)),
+                               res->summary);
+                }
+                r = NG_EXIT_OK;
+        } else if (r >= 0)
+                r = ctl_action_emit(o, NG_CORRECTION_REBALANCE, in->name, plan, res, collect);
+        else
+                r = ctl_fail("rebalance", r);
+        ng_path_free(path);
+        free(res);
+        free(pp);
+        return r;
+}
+
 /* With --json, one document: the instance and one entry per segment. */
 static int rebalance_instance(const struct ctl_opts *o, const struct ng_snapshot *s, const struct ng_config *cfg,
                               const struct ng_audit *a, const struct ng_instance *in, uint64_t rate)
@@ -161,6 +209,7 @@ static int rebalance_instance(const struct ctl_opts *o, const struct ng_snapshot
         struct json_object *segs = o->json ? json_object_new_array() : NULL;
         if (o->json && !segs)
                 return ctl_fail("rebalance", -ENOMEM);
+        /* every segment first, then where the next start is recorded */
         for (size_t i = 0; i < in->n_segs; i++) {
                 const struct ng_segment *seg = &a->segments[in->segs[i]];
                 if (seg->kind == NG_SEG_PRIVATE)
@@ -168,6 +217,11 @@ static int rebalance_instance(const struct ctl_opts *o, const struct ng_snapshot
                 int r = rebalance_segment(o, s, cfg, a, in, seg, rate, segs);
                 worst = r > worst ? r : worst;
                 done++;
+        }
+        struct json_object *next = o->json ? json_object_new_array() : NULL;
+        if (done > 0 && worst <= NG_EXIT_WARNING) {
+                int r = persist_policy(o, s, a, in, next);
+                worst = r > worst ? r : worst;
         }
         if (done == 0 && in->n_pids == 0) {
                 /* Nothing of it runs: not "nothing to do", which would
@@ -193,6 +247,7 @@ static int rebalance_instance(const struct ctl_opts *o, const struct ng_snapshot
         json_object_object_add(j, "target", json_object_new_string(in->name));
         json_object_object_add(j, "dry_run", json_object_new_boolean(o->dry_run));
         json_object_object_add(j, "segments", segs);
+        json_object_object_add(j, "next_start", next);
         json_object_object_add(j, "exit_status", json_object_new_int(worst));
         return ctl_print_json(j, stdout) < 0 ? ctl_fail("writing output", -EIO) : worst;
 }

@@ -155,8 +155,12 @@ static void print_owner_write(const struct ctl_opts *o, const struct ng_write *w
         char path[PATH_MAX + 256], in_tree[PATH_MAX + 300] = "";
         _cleanup_free_ char *name = ng_text_dup(NG_TEXT_TERM, w->path);
         if (w->kind == NG_WRITE_UNIT_PROPERTY) {
-                printf("%s %s on systemd unit %s (runtime and persistent, as systemctl set-property; %s: %s%s%s)\n",
+                /* NUMAPolicy= is the service's start, not its cgroup's: a drop-in */
+                bool start = !strncmp(w->value, "NUMAPolicy=", 11);
+                printf("%s %s on systemd unit %s (%s; %s: %s%s%s)\n",
                        dry ? "would set" : w->error < 0 ? "failed to set" : "set", w->value, name ? name : "?",
+                       start ? "for its next start, in numaguard's drop-in, then daemon-reload"
+                             : "runtime and persistent, as systemctl set-property",
                        dry ? "now" : "was", w->before, dry ? "" : ", read back: ", dry ? "" : w->after);
                 return;
         }

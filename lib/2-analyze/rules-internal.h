@@ -62,6 +62,10 @@ int ng_rule_cyclops(struct audit_ctx *ctx, const struct ng_instance *in);
  * policy, the one every process's later faults follow, is not the one the
  * instance wants (ng_instance_segment_policy()). */
 int ng_rule_segment_policy(struct audit_ctx *ctx, const struct ng_instance *in);
+/* POLICY_NOT_PERSISTENT: the instance's policy on its segment, which the
+ * next start does not begin under (neither its main process nor its unit
+ * has it). */
+int ng_rule_policy_persistent(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_remote(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_cpuset_drift(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_not_persistent(struct audit_ctx *ctx, const struct ng_instance *in);

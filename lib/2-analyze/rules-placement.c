@@ -85,6 +85,68 @@ int ng_rule_segment_policy(struct audit_ctx *ctx, const struct ng_instance *in)
         return 0;
 }
 
+/* "interleave:0-3" as the start options that give it: systemd's
+ * NUMAPolicy= name and numactl's option. */
+static void start_options(enum ng_mpol mode, const struct ng_bitmap *nodes, char *unit, size_t usize, char *numactl,
+                          size_t nsize)
+{
+        char list[128];
+        ng_bitmap_format_list(nodes, list, sizeof(list));
+        const char *opt = mode == NG_MPOL_BIND ? "membind" : mode == NG_MPOL_PREFERRED ? "preferred" : "interleave";
+        snprintf(unit, usize, "NUMAPolicy=%s and NUMAMask=%s", ng_unit_numa_policy_name((int) mode), list);
+        snprintf(numactl, nsize, "numactl --%s=%s", opt, list);
+}
+
+/* POLICY_NOT_PERSISTENT: a 4 KiB shmem segment carries the instance's
+ * policy (numaguardctl rebalance installed it) but the policy dies with the
+ * segment: the main process runs under another one and its unit, when it
+ * has one, records none, so the next start places its pages by first touch
+ * again. Known where the next start's settings are read (ng-dbconf.h:
+ * PostgreSQL). */
+int ng_rule_policy_persistent(struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        const struct ng_db_settings *db = in->main_pid ? ng_snapshot_db_settings(ctx->s, in->main_pid) : NULL;
+        if (ctx->s->topo.n_nodes < 2 || !db || !db->policy_known)
+                return 0;
+        struct ng_bitmap spread;
+        char want[96], start[96], label[512 + 64] = "";
+        ng_instance_spread_nodes(ctx->s, in, &spread);
+        enum ng_mpol mode = ng_instance_segment_policy(in, &spread, want, sizeof(want));
+        if (mode == NG_MPOL_DEFAULT)
+                return 0;
+        for (size_t k = 0; k < in->n_segs && !label[0]; k++) {
+                const struct ng_segment *seg = &ctx->a->segments[in->segs[k]];
+                if (seg->kind != NG_SEG_PRIVATE && !seg->huge && !strcmp(seg->policy, want))
+                        ng_segment_label(seg, label, sizeof(label));
+        }
+        snprintf(start, sizeof(start), "%s%s%s", ng_mpol_name((enum ng_mpol) db->policy), db->policy_nodes[0] ? ":" : "",
+                 db->policy_nodes);
+        char list[128];
+        ng_bitmap_format_list(&spread, list, sizeof(list));
+        bool unit_keeps = db->unit_known && db->unit_has_policy && db->unit_policy == (int) mode &&
+                          !strcmp(db->unit_mask, list);
+        if (!label[0] || !strcmp(start, want) || unit_keeps)
+                return 0;
+        char unit_opt[160], numactl[160], advice[1024], where[384];
+        start_options(mode, &spread, unit_opt, sizeof(unit_opt), numactl, sizeof(numactl));
+        if (db->unit[0]) {
+                snprintf(advice, sizeof(advice), "numaguardctl rebalance %s records it in %s (a drop-in with %s, "
+                         "then daemon-reload); or write that drop-in yourself", in->name, db->unit, unit_opt);
+                snprintf(where, sizeof(where), "; its unit %s %s", db->unit,
+                         !db->unit_known ? "could not be read" : db->unit_has_policy ? "sets another NUMAPolicy="
+                                                                                      : "sets no NUMAPolicy=");
+        } else {
+                snprintf(advice, sizeof(advice), "start it under %s%s (numaguard does not write how a %s is "
+                         "started)", numactl, in->container ? " in the container's entrypoint: container runtimes "
+                         "have no memory-policy option" : "", in->container ? "container" : "hand-started instance");
+                snprintf(where, sizeof(where), "; it runs in %s", in->container ? "a container" : "no systemd service");
+        }
+        return ng_rules_add(ctx, NG_CODE_POLICY_NOT_PERSISTENT, NG_SEV_WARNING, in, label, &spread, 0, advice,
+                            "%s follows %s, but that dies with the segment: the main process (pid %d) started under "
+                            "%s%s, so the next start places its shared memory by first touch again", label, want,
+                            (int) in->main_pid, start, where);
+}
+
 bool ng_rules_intended(const struct ng_instance *in, const struct ng_bitmap *remote)
 {
         /* An interleave or bind policy that names those nodes is a choice. */

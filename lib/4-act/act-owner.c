@@ -96,6 +96,22 @@ static int bus_set(const char *unit, const struct ng_bitmap *cpus, const struct 
         return r;
 }
 
+static int default_reload_units(void *userdata, const struct ng_path *p)
+{
+        (void) userdata;
+        if (!ng_path_is_live(p))
+                return 0;
+        sd_bus *bus = NULL;
+        sd_bus_error err = SD_BUS_ERROR_NULL;
+        int r = ng_systemd_bus_open((void **) &bus);
+        if (r >= 0)
+                r = sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                                       "org.freedesktop.systemd1.Manager", "Reload", &err, NULL, NULL);
+        sd_bus_error_free(&err);
+        sd_bus_flush_close_unref(bus);
+        return r < 0 ? r : 0;
+}
+
 /* ---- systemd emulated in a tree (--root) ---- */
 
 static int write_all(int fd, const char *content);
@@ -278,4 +294,6 @@ void ng_action_ops_fill_owner(struct ng_action_ops *ops)
                 ops->replace_file = default_replace_file;
         if (!ops->docker_update)
                 ops->docker_update = ng_docker_update;
+        if (!ops->reload_units)
+                ops->reload_units = default_reload_units;
 }

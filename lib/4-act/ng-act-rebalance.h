@@ -226,6 +226,44 @@ int ng_rebalance_run(struct ng_rebalance_plan *plan, const struct ng_rebalance_o
                      const struct ng_rebalance_ops *ops, struct ng_rebalance_stats *ret_stats,
                      struct ng_action_result *res);
 
+/* ---- the next start keeps it ---- */
+
+/* numaguard's drop-in in a unit's directory of /etc/systemd/system. */
+#define NG_POLICY_DROPIN_NAME "60-numaguard-numa-policy.conf"
+
+/*
+ * Where the policy an instance's segments are given is recorded so that
+ * its next start begins under it: for a database in a systemd service, a
+ * drop-in with NUMAPolicy= and NUMAMask= (systemd 243+), which the manager
+ * applies with set_mempolicy(2) to the processes it starts, whose children
+ * inherit it. A container or an instance started by hand is not written:
+ * note says how to start it.
+ */
+struct ng_policy_persist {
+        char unit[256];         /* "" : nothing to write (note says why) */
+        char cgroup[NG_PATH_MAX];       /* the unit's, as the manager reports it */
+        int mode;               /* NUMAPolicy=: a set_mempolicy(2) mode */
+        struct ng_bitmap mask;  /* NUMAMask= */
+        char dropin[NG_PATH_MAX];
+        char value[128];        /* "NUMAPolicy=interleave NUMAMask=0-3" */
+        char before[128];       /* what the unit files say now */
+        char note[512];
+};
+
+/* Plans it for instance in (what ng_instance_segment_policy() gives its
+ * 4 KiB shmem segments): 1 with a unit to write, 0 with note set when
+ * there is nothing to write (no policy, already recorded, no service, a
+ * bind that would confine hugepage faults), -ENOMEM. Pure. */
+int ng_policy_persist_plan(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_instance *in,
+                           struct ng_policy_persist *ret);
+
+/* Writes the drop-in through ops (replace_file), has the manager reload
+ * the units and reads NUMAPolicy/NUMAMask back (get_unit_cpuset): res
+ * gets one unit_property write and DONE, DRY_RUN (nothing written),
+ * NOOP, or PERMANENT/TRANSIENT with the error. 0 or -EINVAL. */
+int ng_policy_persist_run(const struct ng_policy_persist *pp, const struct ng_action_ops *ops,
+                          const struct ng_path *p, bool dry_run, struct ng_action_result *res);
+
 #ifdef __cplusplus
 }
 #endif

@@ -101,6 +101,10 @@ struct ng_action_ops {
          * container). */
         int (*docker_update)(void *userdata, const struct ng_path *p, const char *id, const struct ng_bitmap *cpus,
                              const struct ng_bitmap *mems);
+        /* Has the service manager load the unit files again (systemctl
+         * daemon-reload: the manager's Reload over sd-bus, answered once the
+         * reload is done); a tree has no manager: nothing to do. */
+        int (*reload_units)(void *userdata, const struct ng_path *p);
 };
 
 extern const struct ng_action_ops ng_action_ops_default;

@@ -143,6 +143,69 @@ START_TEST(segment_policy_drift)
 }
 END_TEST
 
+/* The segment carries interleave:0-3; the main process (pid 100) started
+ * under start_policy/nodes, in unit (or none) whose files say unit_policy
+ * (-1: no NUMAPolicy=) over unit_mask. */
+static struct ng_audit *persisted(int start_policy, const char *start_nodes, const char *unit, int unit_policy,
+                                  const char *unit_mask, struct ng_snapshot **sp, struct ng_config **cp)
+{
+        struct ng_audit *a = with_policy("interleave:0-3", ORA "policy = interleave\n", sp, cp);
+        ng_audit_free(a);
+        struct ng_snapshot *s = *sp;
+        s->db_settings = xcalloc(1, sizeof(*s->db_settings));
+        s->n_db_settings = 1;
+        struct ng_db_settings *d = &s->db_settings[0];
+        *d = (struct ng_db_settings) { .pid = 100, .policy_known = true, .policy = start_policy };
+        snprintf(d->policy_nodes, sizeof(d->policy_nodes), "%s", start_nodes);
+        if (unit) {
+                snprintf(d->unit, sizeof(d->unit), "%s", unit);
+                d->unit_known = true;
+                d->unit_has_policy = unit_policy >= 0;
+                d->unit_policy = unit_policy;
+                snprintf(d->unit_mask, sizeof(d->unit_mask), "%s", unit_mask);
+        }
+        return run(s, *cp);
+}
+
+START_TEST(policy_not_persistent)
+{
+        struct ng_snapshot *s;
+        struct ng_config *c;
+        /* a service without NUMAPolicy=: warning, the drop-in in the advice */
+        struct ng_audit *a = persisted(NG_MPOL_DEFAULT, "", "postgresql@15-main.service", -1, "", &s, &c);
+        const struct ng_finding *f = find(a, NG_CODE_POLICY_NOT_PERSISTENT);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_WARNING);
+        ck_assert_msg(strstr(f->message, "follows interleave:0-3, but that dies with the segment") &&
+                      strstr(f->message, "started under default; its unit postgresql@15-main.service sets no "
+                             "NUMAPolicy="), "%s", f->message);
+        ck_assert_msg(strstr(f->advice, "NUMAPolicy=interleave and NUMAMask=0-3"), "%s", f->advice);
+        ck_assert_int_eq(ng_code_info(NG_CODE_POLICY_NOT_PERSISTENT)->correction, NG_CORRECTION_NONE);
+        ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
+        /* started by hand: the numactl option */
+        a = persisted(NG_MPOL_DEFAULT, "", NULL, -1, "", &s, &c);
+        f = find(a, NG_CODE_POLICY_NOT_PERSISTENT);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_msg(strstr(f->advice, "numactl --interleave=0-3"), "%s", f->advice);
+        ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
+        /* a unit with another mask: still raised */
+        a = persisted(NG_MPOL_DEFAULT, "", "db.service", NG_MPOL_INTERLEAVE, "0-1", &s, &c);
+        ck_assert_uint_eq(count(a, NG_CODE_POLICY_NOT_PERSISTENT), 1);
+        ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
+        /* started under it, or recorded in its unit: nothing */
+        a = persisted(NG_MPOL_INTERLEAVE, "0-3", NULL, -1, "", &s, &c);
+        ck_assert_uint_eq(count(a, NG_CODE_POLICY_NOT_PERSISTENT), 0);
+        ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
+        a = persisted(NG_MPOL_DEFAULT, "", "db.service", NG_MPOL_INTERLEAVE, "0-3", &s, &c);
+        ck_assert_uint_eq(count(a, NG_CODE_POLICY_NOT_PERSISTENT), 0);
+        ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
+        /* the segment without the instance's policy: SEGMENT_POLICY_DRIFT's, not this */
+        a = with_policy("default", ORA "policy = interleave\n", &s, &c);
+        ck_assert_uint_eq(count(a, NG_CODE_POLICY_NOT_PERSISTENT), 0);
+        ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
+}
+END_TEST
+
 START_TEST(cyclops_not_raised_below_fraction)
 {
         struct ng_node_pages pl[4];
@@ -847,8 +910,8 @@ START_TEST(codes_are_stable)
                                              "SHMEM_DEMOTABLE", "ZONE_RECLAIM_ON", "HUGEPAGE_OVERCOMMIT",
                                              "THP_NOT_AS_VENDOR", "HUGEPAGE_NOT_PERMITTED",
                                              "HUGEPAGE_SIGBUS_RISK", "HUGEPAGE_NEXT_START", "TIERS_IGNORE_HMAT",
-                                             "SEGMENT_POLICY_DRIFT" };
-        ck_assert_int_eq(NG_CODE_MAX_, 28);
+                                             "SEGMENT_POLICY_DRIFT", "POLICY_NOT_PERSISTENT" };
+        ck_assert_int_eq(NG_CODE_MAX_, 29);
         for (int i = 0; i < NG_CODE_MAX_; i++) {
                 enum ng_code c;
                 ck_assert_str_eq(ng_code_name((enum ng_code) i), names[i]);
@@ -867,6 +930,7 @@ int main(void)
         tcase_add_test(tc, cyclops_raised_at_fraction);
         tcase_add_test(tc, cyclops_not_raised_below_fraction);
         tcase_add_test(tc, segment_policy_drift);
+        tcase_add_test(tc, policy_not_persistent);
         tcase_add_test(tc, cyclops_not_raised_for_single_node_cpus_or_bind);
         tcase_add_test(tc, cyclops_needs_min_segment_size);
         tcase_add_test(tc, remote_memory_bound_elsewhere_is_critical);

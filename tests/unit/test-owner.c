@@ -153,6 +153,18 @@ START_TEST(unit_files)
         ck_assert_int_eq(ng_parse_unit_cpuset("[Service]\nAllowedCPUs=junk\n", &u), 0);   /* ignored, as systemd does */
         ck_assert(!u.has_cpus);
         ck_assert_int_eq(ng_parse_unit_cpuset(NULL, &u), -EINVAL);
+        /* NUMAPolicy= and NUMAMask= (systemd.exec(5)): a name, a reset by
+         * "", masks adding up; a name systemd does not know changes nothing */
+        struct ng_unit_cpuset n = {0};
+        ck_assert_int_eq(ng_parse_unit_cpuset("[Service]\nNUMAPolicy=bind\nNUMAMask=0\nNUMAMask=2-3\n"
+                                              "NUMAPolicy=interleave\nNUMAPolicy=sideways\n", &n), 0);
+        ck_assert(n.has_numa_policy && n.numa_policy == 3 && n.has_numa_mask);
+        ck_assert_str_eq(ng_unit_numa_policy_name(n.numa_policy), "interleave");
+        ng_bitmap_format_list(&n.numa_mask, l, sizeof(l));
+        ck_assert_str_eq(l, "0,2-3");
+        ck_assert_int_eq(ng_parse_unit_cpuset("[Service]\nNUMAPolicy=\nNUMAMask=\n", &n), 0);
+        ck_assert(!n.has_numa_policy && !n.has_numa_mask && ng_bitmap_empty(&n.numa_mask));
+        ck_assert_ptr_null(ng_unit_numa_policy_name(5));
 }
 END_TEST
 

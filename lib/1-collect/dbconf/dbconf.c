@@ -16,6 +16,9 @@
 #include "collect-internal.h"
 #include "dbconf.h"
 #include "engine.h"
+#include "ng-bitmap.h"
+#include "owner-internal.h"
+#include "owner-lookup.h"
 #include "parse.h"
 #include "util.h"
 
@@ -181,6 +184,33 @@ static void read_policy(struct collector *c, const struct ng_proc *pr, struct ng
         ng_numa_maps_free(nm, n);
 }
 
+/* The systemd service pr runs in: the last component of its cgroup, every
+ * parent a slice (not a unit of a container's own manager, whose cgroups
+ * hang below the container's scope), and what its unit files say of the
+ * memory policy its processes start under. */
+static void read_unit(struct collector *c, const struct ng_proc *pr, struct ng_db_settings *ret)
+{
+        const char *cg = ng_pid_cgroup_v2_path(&pr->cgroup);
+        if (!cg || !*cg)
+                cg = ng_pid_cgroup_v1_path(&pr->cgroup, "name=systemd");
+        char unit[256];
+        if (!cg || *cg != '/' || ng_unit_from_cgroup(cg, unit, sizeof(unit)) < 0 || strlen(unit) <= 8 ||
+            strcmp(unit + strlen(unit) - 8, ".service"))
+                return;
+        for (const char *p = cg + 1, *slash; (slash = strchr(p, '/')); p = slash + 1)
+                if (slash - p <= 6 || strncmp(slash - 6, ".slice", 6))
+                        return;
+        snprintf(ret->unit, sizeof(ret->unit), "%s", unit);
+        struct ng_unit_cpuset u;
+        if (ng_unit_files_read(c->reads, unit, &u, NULL, 0) < 0)
+                return;
+        ret->unit_known = true;
+        ret->unit_has_policy = u.has_numa_policy;
+        ret->unit_policy = u.numa_policy;
+        if (u.has_numa_mask)
+                ng_bitmap_format_list(&u.numa_mask, ret->unit_mask, sizeof(ret->unit_mask));
+}
+
 /* The engine whose configuration pr's files are, when pr is the main
  * process of an engine that has one (engine.h: conf_file). */
 static const struct ng_engine *configured_main(const struct ng_snapshot *s, const struct ng_proc *pr)
@@ -216,8 +246,10 @@ static int settings_of(struct collector *c, const struct ng_engine *eng, const s
         }
         if (e >= 0)
                 ng_pg_cmdline_apply(ret, pr->cmdline ? pr->cmdline : "", config_file, sizeof(config_file));
-        if (e >= 0)
+        if (e >= 0) {
                 read_policy(c, pr, ret);
+                read_unit(c, pr, ret);
+        }
         c->current_pid = 0;
         return e;
 }

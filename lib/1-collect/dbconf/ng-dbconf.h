@@ -50,6 +50,15 @@ struct ng_db_settings {
         bool policy_known;
         int policy;                     /* enum ng_mpol (ng-kernel.h) */
         char policy_nodes[64];          /* "1", "0-3"; "" none */
+        /* The systemd service it runs in (its cgroup "/A.slice/NAME.service",
+         * every parent a slice), "" none; unit_known: its unit files were
+         * read. What they say of the memory policy its next start begins
+         * under: NUMAPolicy= (unit_has_policy, a set_mempolicy(2) mode) and
+         * NUMAMask= ("0-3", "" none). */
+        char unit[256];
+        bool unit_known, unit_has_policy;
+        int unit_policy;
+        char unit_mask[64];
 };
 
 /* Where numaguard reads a database's configuration files: through the

@@ -83,7 +83,16 @@ struct ng_owner {
 struct ng_unit_cpuset {
         bool has_cpus, has_mems;
         struct ng_bitmap cpus, mems;
+        /* NUMAPolicy= (systemd 243+: the memory policy its processes start
+         * under, as set_mempolicy(2) mode: 0 default, 1 preferred, 2 bind,
+         * 3 interleave, 4 local) and NUMAMask= (its nodes); has_*: set. */
+        bool has_numa_policy, has_numa_mask;
+        int numa_policy;
+        struct ng_bitmap numa_mask;
 };
+
+/* systemd's name of a NUMAPolicy= mode ("interleave"), NULL for none. */
+const char *ng_unit_numa_policy_name(int mode);
 
 /* ---- hugepage pools at boot ---- */
 

@@ -201,6 +201,22 @@ static int bus_bitmap(sd_bus *bus, const char *path, const char *iface, const ch
         return r;
 }
 
+/* A service's NUMAPolicy (-1: unset) and NUMAMask (systemd 243+; an
+ * older manager has neither: left unset). */
+static void bus_numa(sd_bus *bus, const char *path, struct ng_unit_cpuset *u)
+{
+        sd_bus_error err = SD_BUS_ERROR_NULL;
+        int32_t mode = -1;
+        if (sd_bus_get_property_trivial(bus, "org.freedesktop.systemd1", path, "org.freedesktop.systemd1.Service",
+                                        "NUMAPolicy", &err, 'i', &mode) >= 0 && mode >= 0) {
+                u->has_numa_policy = true;
+                u->numa_policy = mode;
+        }
+        sd_bus_error_free(&err);
+        if (bus_bitmap(bus, path, "org.freedesktop.systemd1.Service", "NUMAMask", &u->numa_mask) >= 0)
+                u->has_numa_mask = !ng_bitmap_empty(&u->numa_mask);
+}
+
 const char *ng_unit_bus_interface(const char *unit)
 {
         size_t n = strlen(unit);
@@ -228,6 +244,8 @@ int ng_unit_bus_read(void *bus_, const char *unit, const char *cgroup_path, stru
                 r = bus_bitmap(bus, path, iface, "AllowedMemoryNodes", &u.mems);
         u.has_cpus = !ng_bitmap_empty(&u.cpus);
         u.has_mems = !ng_bitmap_empty(&u.mems);
+        if (r >= 0 && !strcmp(iface, "org.freedesktop.systemd1.Service"))
+                bus_numa(bus, path, &u);
         free(path);
         free(cg);
         sd_bus_error_free(&err);

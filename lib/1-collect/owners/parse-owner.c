@@ -296,6 +296,29 @@ static void unit_assign(const char *value, bool *has, struct ng_bitmap *set)
         ng_bitmap_or(set, &b);
 }
 
+static const char *const numa_policies[] = { "default", "preferred", "bind", "interleave", "local" };
+
+const char *ng_unit_numa_policy_name(int mode)
+{
+        return mode >= 0 && (size_t) mode < ELEMENTSOF(numa_policies) ? numa_policies[mode] : NULL;
+}
+
+/* NUMAPolicy=: one of systemd's names; "" resets it. Anything else is
+ * what systemd ignores with a warning: the setting stays as it was. */
+static void numa_policy_assign(const char *value, struct ng_unit_cpuset *acc)
+{
+        if (!*value) {
+                acc->has_numa_policy = false;
+                acc->numa_policy = 0;
+                return;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(numa_policies); i++)
+                if (!strcmp(value, numa_policies[i])) {
+                        acc->has_numa_policy = true;
+                        acc->numa_policy = (int) i;
+                }
+}
+
 static char *trim(char *s)
 {
         while (*s == ' ' || *s == '\t')
@@ -328,6 +351,10 @@ int ng_parse_unit_cpuset(const char *buf, struct ng_unit_cpuset *acc)
                                 unit_assign(value, &acc->has_cpus, &acc->cpus);
                         else if (!strcmp(key, "AllowedMemoryNodes"))
                                 unit_assign(value, &acc->has_mems, &acc->mems);
+                        else if (!strcmp(key, "NUMAPolicy"))
+                                numa_policy_assign(value, acc);
+                        else if (!strcmp(key, "NUMAMask"))     /* adds, as AllowedCPUs= */
+                                unit_assign(value, &acc->has_numa_mask, &acc->numa_mask);
                 }
                 free(line);
         }
