@@ -26,8 +26,14 @@ static const char *const policy_names[] = {
         [NG_POLICY_LOCAL] = "local",
         [NG_POLICY_INTERLEAVE] = "interleave",
         [NG_POLICY_BIND] = "bind",
+        [NG_POLICY_WEIGHTED_INTERLEAVE] = "weighted-interleave",
         NULL,
 };
+
+const char *ng_config_policy_name(enum ng_policy p)
+{
+        return (size_t) p < ELEMENTSOF(policy_names) - 1 ? policy_names[p] : "?";
+}
 
 static const char *const hugepages_names[] = {
         [NG_HUGEPAGES_PREFERRED] = "preferred",

@@ -41,6 +41,10 @@ enum ng_policy {
         NG_POLICY_LOCAL,      /* segment on the node(s) of the instance's CPUs */
         NG_POLICY_INTERLEAVE, /* spread evenly over nodes= (all nodes if unset) */
         NG_POLICY_BIND,       /* entirely on nodes= (required) */
+        /* spread over nodes= (all nodes if unset), slower tiers included,
+         * in proportion to each node's bandwidth (MPOL_WEIGHTED_INTERLEAVE,
+         * 6.9); plain interleave over the fast tier where the kernel lacks it */
+        NG_POLICY_WEIGHTED_INTERLEAVE,
 };
 
 enum ng_hugepages_req {
@@ -56,6 +60,9 @@ enum {
         NG_CORRECTIONS(NG_ENFORCE_BIT_)
 #undef NG_ENFORCE_BIT_
 };
+
+/* "local", "interleave", "bind", "weighted-interleave". */
+const char *ng_config_policy_name(enum ng_policy p);
 
 struct ng_instance_config {
         char name[NG_INSTANCE_NAME_MAX + 1];

@@ -65,6 +65,10 @@ struct ng_node {
         /* The memory tier holding it (memory_tierN: a higher N is slower
          * memory), -1 when the kernel has no tiers or none lists it. */
         int tier;
+        /* Its weight in weighted interleave (/sys/kernel/mm/mempolicy/
+         * weighted_interleave/nodeN, 1-255: pages a round of the
+         * interleave puts here; 6.9), 0 unknown or absent. Host-global. */
+        unsigned interleave_weight;
 };
 
 /* A value read from the host: known false when what it comes from is

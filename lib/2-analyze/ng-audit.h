@@ -97,11 +97,26 @@ const struct ng_instance *ng_audit_instance(const struct ng_audit *a, const char
 void ng_instance_spread_nodes(const struct ng_snapshot *s, const struct ng_instance *in, struct ng_bitmap *ret);
 /* The policy the pages a 4 KiB shmem segment of the instance gains later
  * are to follow, over nodes (ng_instance_spread_nodes()): interleave
- * (policy interleave, or local over several nodes), bind (bind), prefer
- * (local on one node); its text as numa_maps writes it ("interleave:0-3")
+ * (policy interleave, or local over several nodes), weighted interleave
+ * (weighted-interleave where the kernel has it; interleave where not),
+ * bind (bind), prefer (local on one node); its text as numa_maps writes it ("interleave:0-3")
  * in buf. NG_MPOL_DEFAULT and "" for no nodes. */
-enum ng_mpol ng_instance_segment_policy(const struct ng_instance *in, const struct ng_bitmap *nodes, char *buf,
-                                        size_t size);
+enum ng_mpol ng_instance_segment_policy(const struct ng_snapshot *s, const struct ng_instance *in,
+                                        const struct ng_bitmap *nodes, char *buf, size_t size);
+/* Whether the instance asks policy weighted-interleave and the kernel has
+ * it (NG_FEATURE_WEIGHTED_INTERLEAVE): its policy is then weighted
+ * interleave over nodes, slower tiers included. */
+bool ng_instance_weighted(const struct ng_snapshot *s, const struct ng_instance *in);
+/* The weights weighted interleave over nodes wants for the instance: each
+ * node's read bandwidth from the instance's first CPU node (the HMAT's,
+ * else numaguardctl probe's), in the smallest whole numbers of that ratio
+ * (hundredths of the fastest where those exceed 100, at least 1), by node
+ * id in ret[0..n_ret);
+ * 0 for nodes not in nodes; 1 each when no bandwidth is known for all of
+ * them. Returns where they came from ("HMAT bandwidth", "measured
+ * bandwidth", "equal: no bandwidth known"). */
+const char *ng_instance_interleave_weights(const struct ng_snapshot *s, const struct ng_instance *in,
+                                           const struct ng_bitmap *nodes, unsigned *ret, size_t n_ret);
 
 #ifdef __cplusplus
 }

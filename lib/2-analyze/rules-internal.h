@@ -66,6 +66,9 @@ int ng_rule_segment_policy(struct audit_ctx *ctx, const struct ng_instance *in);
  * next start does not begin under (neither its main process nor its unit
  * has it). */
 int ng_rule_policy_persistent(struct audit_ctx *ctx, const struct ng_instance *in);
+/* INTERLEAVE_WEIGHTS: policy weighted-interleave on a kernel without it,
+ * or with host weights in another ratio than its nodes' bandwidth. */
+int ng_rule_interleave_weights(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_remote(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_cpuset_drift(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_not_persistent(struct audit_ctx *ctx, const struct ng_instance *in);

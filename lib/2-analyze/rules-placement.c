@@ -62,7 +62,7 @@ int ng_rule_segment_policy(struct audit_ctx *ctx, const struct ng_instance *in)
         struct ng_bitmap spread;
         char want[96];
         ng_instance_spread_nodes(ctx->s, in, &spread);
-        if (ng_instance_segment_policy(in, &spread, want, sizeof(want)) == NG_MPOL_DEFAULT)
+        if (ng_instance_segment_policy(ctx->s, in, &spread, want, sizeof(want)) == NG_MPOL_DEFAULT)
                 return 0;
         for (size_t k = 0; k < in->n_segs; k++) {
                 const struct ng_segment *seg = &ctx->a->segments[in->segs[k]];
@@ -92,8 +92,14 @@ static void start_options(enum ng_mpol mode, const struct ng_bitmap *nodes, char
 {
         char list[128];
         ng_bitmap_format_list(nodes, list, sizeof(list));
-        const char *opt = mode == NG_MPOL_BIND ? "membind" : mode == NG_MPOL_PREFERRED ? "preferred" : "interleave";
-        snprintf(unit, usize, "NUMAPolicy=%s and NUMAMask=%s", ng_unit_numa_policy_name((int) mode), list);
+        const char *opt = mode == NG_MPOL_BIND ? "membind" : mode == NG_MPOL_PREFERRED ? "preferred"
+                        : mode == NG_MPOL_WEIGHTED_INTERLEAVE ? "weighted-interleave" : "interleave";
+        const char *name = ng_unit_numa_policy_name((int) mode);
+        if (name)
+                snprintf(unit, usize, "NUMAPolicy=%s and NUMAMask=%s", name, list);
+        else    /* systemd has no NUMAPolicy= for weighted interleave */
+                snprintf(unit, usize, "ExecStart= under numactl --%s=%s (systemd has no NUMAPolicy= for it)", opt,
+                         list);
         snprintf(numactl, nsize, "numactl --%s=%s", opt, list);
 }
 
@@ -111,7 +117,7 @@ int ng_rule_policy_persistent(struct audit_ctx *ctx, const struct ng_instance *i
         struct ng_bitmap spread;
         char want[96], start[96], label[512 + 64] = "";
         ng_instance_spread_nodes(ctx->s, in, &spread);
-        enum ng_mpol mode = ng_instance_segment_policy(in, &spread, want, sizeof(want));
+        enum ng_mpol mode = ng_instance_segment_policy(ctx->s, in, &spread, want, sizeof(want));
         if (mode == NG_MPOL_DEFAULT)
                 return 0;
         for (size_t k = 0; k < in->n_segs && !label[0]; k++) {
@@ -127,7 +133,7 @@ int ng_rule_policy_persistent(struct audit_ctx *ctx, const struct ng_instance *i
                           !strcmp(db->unit_mask, list);
         if (!label[0] || !strcmp(start, want) || unit_keeps)
                 return 0;
-        char unit_opt[160], numactl[160], advice[1024], where[384];
+        char unit_opt[320], numactl[160], advice[1024], where[384];
         start_options(mode, &spread, unit_opt, sizeof(unit_opt), numactl, sizeof(numactl));
         if (db->unit[0]) {
                 snprintf(advice, sizeof(advice), "numaguardctl rebalance %s records it in %s (a drop-in with %s, "
@@ -233,14 +239,15 @@ int ng_rule_cpuset_drift(struct audit_ctx *ctx, const struct ng_instance *in)
         struct ng_bitmap outside = cpu_nodes;
         for (int id = ng_bitmap_next(&ic->nodes, 0); id >= 0; id = ng_bitmap_next(&ic->nodes, id + 1))
                 ng_bitmap_clear(&outside, (unsigned) id);
-        bool cpus_drift = ic->policy != NG_POLICY_INTERLEAVE && !ng_bitmap_empty(&outside);
+        bool cpus_drift = ic->policy != NG_POLICY_INTERLEAVE && ic->policy != NG_POLICY_WEIGHTED_INTERLEAVE &&
+                          !ng_bitmap_empty(&outside);
         if (!mems_drift && !cpus_drift)
                 return 0;
         return ng_rules_add(ctx, NG_CODE_CPUSET_DRIFT, NG_SEV_WARNING, in, NULL, &ic->nodes, 0,
                    "set the cgroup's cpuset.mems/cpuset.cpus to the configured nodes (numaguardctl cpuset apply)",
                    "%s%s has memory nodes %s and CPUs on nodes %s; the configured policy %s wants nodes %s",
                    cg ? "cpuset " : "processes", cg ? cg->path : "", ng_rules_list_h(&mems).s, ng_rules_list_h(&cpu_nodes).s,
-                   ic->policy == NG_POLICY_BIND ? "bind" : ic->policy == NG_POLICY_INTERLEAVE ? "interleave" : "local",
+                   ng_config_policy_name(ic->policy),
                    ng_rules_list_h(&ic->nodes).s);
 }
 

@@ -42,12 +42,7 @@ static struct ng_bitmap minus(const struct ng_bitmap *a, const struct ng_bitmap 
 
 const char *ng_cpuset_policy_name(enum ng_policy p)
 {
-        switch (p) {
-        case NG_POLICY_LOCAL: return "local";
-        case NG_POLICY_INTERLEAVE: return "interleave";
-        case NG_POLICY_BIND: return "bind";
-        }
-        return "?";
+        return ng_config_policy_name(p);
 }
 
 static const char *eff_cpus_file(int version)
@@ -143,6 +138,7 @@ static int targets(const struct ng_snapshot *s, const struct ng_instance *in, co
                 target_bind(s, in, parent, pl);
                 return 0;
         case NG_POLICY_INTERLEAVE:
+        case NG_POLICY_WEIGHTED_INTERLEAVE:
                 pl->cpus = pl->old_cpus;
                 if (has_nodes)
                         pl->mems = ic->nodes;

@@ -94,6 +94,8 @@ struct json_object *ng_act_rebalance_plan_json(const struct ng_rebalance_plan *p
                                p->unreachable_why[0] ? json_object_new_string(p->unreachable_why) : NULL);
         json_object_object_add(j, "policy", p->policy_text[0] ? json_object_new_string(p->policy_text) : NULL);
         json_object_object_add(j, "policy_note", p->policy_note[0] ? json_object_new_string(p->policy_note) : NULL);
+        json_object_object_add(j, "weights_source",
+                               p->weights_source[0] ? json_object_new_string(p->weights_source) : NULL);
         json_object_object_add(j, "page_bytes", json_object_new_uint64(p->page_bytes));
         json_object_object_add(j, "huge", json_object_new_boolean(p->huge));
         json_object_object_add(j, "resident_pages", json_object_new_uint64(p->resident_pages));
@@ -111,6 +113,7 @@ struct json_object *ng_act_rebalance_plan_json(const struct ng_rebalance_plan *p
                 json_object_object_add(no, "in_pages", json_object_new_uint64(n->in_pages));
                 json_object_object_add(no, "out_pages", json_object_new_uint64(n->out_pages));
                 json_object_object_add(no, "avail_pages", json_object_new_uint64(n->avail_pages));
+                json_object_object_add(no, "weight", json_object_new_uint64(n->weight));
                 json_object_object_add(no, "moved_in_pages", json_object_new_uint64(n->moved_in_pages));
                 json_object_object_add(no, "moved_out_pages", json_object_new_uint64(n->moved_out_pages));
                 json_object_array_add(nodes, no);

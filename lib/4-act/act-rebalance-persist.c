@@ -43,23 +43,25 @@ int ng_policy_persist_plan(const struct ng_snapshot *s, const struct ng_audit *a
         struct ng_bitmap nodes;
         char want[96], list[96];
         ng_instance_spread_nodes(s, in, &nodes);
-        enum ng_mpol mode = ng_instance_segment_policy(in, &nodes, want, sizeof(want));
+        enum ng_mpol mode = ng_instance_segment_policy(s, in, &nodes, want, sizeof(want));
         const char *name = ng_unit_numa_policy_name((int) mode);
         ng_bitmap_format_list(&nodes, list, sizeof(list));
         const struct ng_db_settings *db = in->main_pid ? ng_snapshot_db_settings(s, in->main_pid) : NULL;
         const struct ng_proc *main = in->main_pid ? ng_snapshot_proc(s, in->main_pid) : NULL;
-        if (mode == NG_MPOL_DEFAULT || !name)
+        if (mode == NG_MPOL_DEFAULT)
                 return 0;
         if (!db || !main) {
                 snprintf(ret->note, sizeof(ret->note), "how its next start begins is not known (its main "
                          "process's settings were not read): start it under the policy %s", want);
                 return 0;
         }
-        if (!db->unit[0]) {
+        const char *opt = mode == NG_MPOL_BIND ? "membind" : mode == NG_MPOL_PREFERRED ? "preferred"
+                        : mode == NG_MPOL_WEIGHTED_INTERLEAVE ? "weighted-interleave" : "interleave";
+        if (!db->unit[0] || !name) {
                 snprintf(ret->note, sizeof(ret->note), "its next start is not recorded (%s): start it under "
-                         "numactl --%s=%s", in->container ? "a container" : "no systemd service",
-                         mode == NG_MPOL_BIND ? "membind" : mode == NG_MPOL_PREFERRED ? "preferred" : "interleave",
-                         list);
+                         "numactl --%s=%s", !db->unit[0] ? in->container ? "a container" : "no systemd service"
+                                                        : "systemd has no NUMAPolicy= for weighted interleave",
+                         opt, list);
                 return 0;
         }
         if (mode == NG_MPOL_BIND && has_hugetlb(a, in)) {

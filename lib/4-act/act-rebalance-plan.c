@@ -16,6 +16,7 @@
 #include "ng-reserve.h"
 #include "ng-format.h"
 #include "units.h"
+#include "util.h"
 
 int ng_rebalance_node_index(const struct ng_rebalance_plan *p, int node)
 {
@@ -136,7 +137,7 @@ static void plan_dest(const struct ng_snapshot *s, const struct ng_instance *in,
 
 /* The policy the segment's new pages are to follow: the instance's, over
  * the nodes its pages spread over. */
-static void plan_policy(const struct ng_instance *in, struct ng_rebalance_plan *p)
+static void plan_policy(const struct ng_snapshot *s, const struct ng_instance *in, struct ng_rebalance_plan *p)
 {
         p->policy = NG_MPOL_DEFAULT;
         if (p->huge) {
@@ -147,7 +148,16 @@ static void plan_policy(const struct ng_instance *in, struct ng_rebalance_plan *
         struct ng_bitmap b = {0};
         for (size_t i = 0; i < p->n_dest; i++)
                 ng_bitmap_set(&b, (unsigned) p->dest[i]);
-        p->policy = ng_instance_segment_policy(in, &b, p->policy_text, sizeof(p->policy_text));
+        p->policy = ng_instance_segment_policy(s, in, &b, p->policy_text, sizeof(p->policy_text));
+        if (p->policy != NG_MPOL_WEIGHTED_INTERLEAVE)
+                return;
+        /* the pages there now are laid out as the kernel lays new ones */
+        unsigned w[NG_REBALANCE_MAX_NODES];
+        const char *src = ng_instance_interleave_weights(s, in, &b, w, ELEMENTSOF(w));
+        snprintf(p->weights_source, sizeof(p->weights_source), "%s", src);
+        for (size_t i = 0; i < p->n_nodes; i++)
+                p->nodes[i].weight = p->nodes[i].dest && p->nodes[i].node >= 0 &&
+                                     (size_t) p->nodes[i].node < ELEMENTSOF(w) ? w[p->nodes[i].node] : 0;
 }
 
 static uint64_t node_avail_pages(const struct ng_node *nd, const struct ng_config *cfg, const struct ng_segment *seg,
@@ -255,7 +265,7 @@ int ng_rebalance_plan_segment(const struct ng_snapshot *s, const struct ng_confi
         }
         plan_nodes(s, cfg, seg, p);
         plan_dest(s, in, p);
-        plan_policy(in, p);
+        plan_policy(s, in, p);
         if (p->n_dest == 0)
                 return plan_refuse(p, NG_OUTCOME_REFUSED, "none of the instance's nodes has memory");
         ng_rebalance_replan(p);
@@ -264,8 +274,37 @@ int ng_rebalance_plan_segment(const struct ng_snapshot *s, const struct ng_confi
 }
 
 /* The remainder of R / n goes to the destinations holding most already. */
+/* Shares in proportion to the weights (weighted interleave); the pages a
+ * rounding leaves go to the heaviest nodes first. */
+static bool plan_weighted_targets(struct ng_rebalance_plan *p)
+{
+        uint64_t sum = 0, given = 0;
+        for (size_t i = 0; i < p->n_nodes; i++)
+                sum += p->nodes[i].dest ? p->nodes[i].weight : 0;
+        if (sum == 0)
+                return false;
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                struct ng_rebalance_node *n = &p->nodes[i];
+                /* pages x weight / sum, without overflow: weights are <= 255 */
+                n->target_pages = n->dest ? p->resident_pages / sum * n->weight +
+                                            p->resident_pages % sum * n->weight / sum : 0;
+                given += n->target_pages;
+        }
+        while (given < p->resident_pages) {
+                struct ng_rebalance_node *best = NULL;
+                for (size_t i = 0; i < p->n_nodes; i++)
+                        if (p->nodes[i].dest && (!best || p->nodes[i].weight > best->weight))
+                                best = &p->nodes[i];
+                best->target_pages++;
+                given++;
+        }
+        return true;
+}
+
 static void plan_targets(struct ng_rebalance_plan *p)
 {
+        if (plan_weighted_targets(p))
+                return;
         uint64_t base = p->resident_pages / p->n_dest, extra = p->resident_pages % p->n_dest;
         for (size_t i = 0; i < p->n_nodes; i++)
                 p->nodes[i].target_pages = p->nodes[i].dest ? base : 0;

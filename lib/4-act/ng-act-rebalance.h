@@ -52,6 +52,10 @@ struct ng_rebalance_node {
         uint64_t avail_pages;           /* what it can take: free memory above the floor,
                                          * or free hugepages of the segment's size */
         uint64_t moved_in_pages, moved_out_pages;       /* done by ng_rebalance_run() */
+        /* Weighted interleave (policy weighted-interleave where the kernel
+         * has it): its share, ng_instance_interleave_weights(); 0 for
+         * every node: equal shares. */
+        unsigned weight;
 };
 
 /* How a run reaches the segment's pages. */
@@ -118,6 +122,9 @@ struct ng_rebalance_plan {
         enum ng_mpol policy;
         char policy_text[96];
         char policy_note[160];
+        /* Where the nodes' weights came from ("HMAT bandwidth"), "" for
+         * equal shares. */
+        char weights_source[48];
 };
 
 /*

@@ -148,6 +148,44 @@ START_TEST(plan_never_onto_a_slower_tier)
 }
 END_TEST
 
+START_TEST(plan_weighted_interleave)
+{
+        /* policy weighted-interleave over nodes 0, 2 and 3, node 3 a slower
+         * tier (CXL): the HMAT's 20000, 8000 and 16000 MB/s from node 0 make
+         * shares of 5, 2 and 4; 8195 pages on node 0. */
+        static const struct ng_node_pages pl[] = { { 0, 8195 } };
+        struct fixture f;
+        build(&f, 4, 32 * MiB + 3 * 4096, 4, pl, 1, "|policy = weighted-interleave\nnodes = 0,2,3\n");
+        snap_tier(f.s, 4, "0-2");
+        snap_tier(f.s, 5, "3");
+        static const int64_t bw[] = { 20000, 20000, 8000, 16000 };
+        for (int i = 0; i < 4; i++)
+                snap_hmat(f.s, i, 1, "0", 100, bw[i]);
+        f.s->topo.features[NG_FEATURE_WEIGHTED_INTERLEAVE].state = NG_FEATURE_PRESENT;
+        plan(&f);
+        const struct ng_rebalance_plan *p = &f.plan;
+        ck_assert_uint_eq(p->n_dest, 3);                /* the slower tier too: it is what weights are for */
+        ck_assert_int_eq(p->policy, NG_MPOL_WEIGHTED_INTERLEAVE);
+        ck_assert_str_eq(p->policy_text, "weighted interleave:0,2-3");
+        ck_assert_str_eq(p->weights_source, "HMAT bandwidth");
+        ck_assert_uint_eq(pnode(p, 0)->target_pages, 3725);    /* 8195 x 5/11 */
+        ck_assert_uint_eq(pnode(p, 2)->target_pages, 1490);
+        ck_assert_uint_eq(pnode(p, 3)->target_pages, 2980);
+        ck_assert_uint_eq(pnode(p, 0)->target_pages + pnode(p, 2)->target_pages + pnode(p, 3)->target_pages, 8195);
+        done(&f);
+
+        /* without the kernel's weighted interleave: even, fast tier only */
+        build(&f, 4, 32 * MiB + 3 * 4096, 4, pl, 1, "|policy = weighted-interleave\nnodes = 0,2,3\n");
+        snap_tier(f.s, 4, "0-2");
+        snap_tier(f.s, 5, "3");
+        plan(&f);
+        ck_assert_uint_eq(f.plan.n_dest, 2);
+        ck_assert_str_eq(f.plan.policy_text, "interleave:0,2");
+        ck_assert_str_eq(f.plan.weights_source, "");
+        done(&f);
+}
+END_TEST
+
 START_TEST(plan_only_the_excess_moves)
 {
         /* 6000 / 2192 / 0 / 0 of 8192: nodes 2 and 3 take 2048 each, node 1
@@ -1058,6 +1096,7 @@ int main(void)
         TCase *tc = tcase_create("plan");
         tcase_add_test(tc, plan_never_onto_a_slower_tier);
         tcase_add_test(tc, plan_cyclops_spreads_over_all_nodes);
+        tcase_add_test(tc, plan_weighted_interleave);
         tcase_add_test(tc, plan_only_the_excess_moves);
         tcase_add_test(tc, plan_noop_when_spread_or_one_node);
         tcase_add_test(tc, plan_configured_nodes);

@@ -206,6 +206,72 @@ START_TEST(policy_not_persistent)
 }
 END_TEST
 
+/* policy = weighted-interleave: node i's memory at bw[i] MB/s from node 0
+ * (the HMAT), the host's weights host[i] (0: the kernel has none). */
+static struct ng_audit *weighted(const int64_t *bw, const unsigned *host, struct ng_snapshot **sp, struct ng_config **cp)
+{
+        static const struct ng_node_pages pl[] = { { 0, 262144 } };
+        struct ng_snapshot *s = one_instance(4, "0-3", "0-3", pl, 1);
+        for (int i = 0; i < 4; i++) {
+                snap_hmat(s, i, 1, "0", 100, bw[i]);
+                s->topo.nodes[i].interleave_weight = host ? host[i] : 0;
+        }
+        s->topo.features[NG_FEATURE_WEIGHTED_INTERLEAVE].state = host ? NG_FEATURE_PRESENT : NG_FEATURE_ABSENT;
+        snprintf(s->topo.features[NG_FEATURE_WEIGHTED_INTERLEAVE].detail,
+                 sizeof(s->topo.features[0].detail), "%s", host ? "weights node0 1" : "no weighted_interleave");
+        *sp = s;
+        *cp = conf(ORA "policy = weighted-interleave\n");
+        return run(s, *cp);
+}
+
+START_TEST(interleave_weights)
+{
+        static const int64_t bw[] = { 20000, 8000, 16000, 8000 };
+        static const unsigned ones[] = { 1, 1, 1, 1 }, right[] = { 10, 4, 8, 4 };
+        struct ng_snapshot *s;
+        struct ng_config *c;
+        struct ng_audit *a = weighted(bw, ones, &s, &c);
+        /* the weights the bandwidth calls for: 16ths of the fastest, reduced */
+        unsigned w[8];
+        struct ng_bitmap all = {0};
+        ck_assert_int_eq(ng_bitmap_parse_list("0-3", &all), 0);
+        ck_assert_str_eq(ng_instance_interleave_weights(s, &a->instances[0], &all, w, 8), "HMAT bandwidth");
+        ck_assert_msg(w[0] == 5 && w[1] == 2 && w[2] == 4 && w[3] == 2 && w[4] == 0, "%u %u %u %u", w[0], w[1], w[2],
+                      w[3]);
+        char txt[96];
+        ck_assert_int_eq(ng_instance_segment_policy(s, &a->instances[0], &all, txt, sizeof(txt)),
+                         NG_MPOL_WEIGHTED_INTERLEAVE);
+        ck_assert_str_eq(txt, "weighted interleave:0-3");
+        const struct ng_finding *f = find(a, NG_CODE_INTERLEAVE_WEIGHTS);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_WARNING);
+        ck_assert_msg(strstr(f->message, "(node0 1, node1 1, node2 1, node3 1)") &&
+                      strstr(f->message, "HMAT bandwidth) calls for: node0 5, node1 2, node2 4, node3 2"), "%s",
+                      f->message);
+        ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
+        /* the same ratio written larger: nothing to say */
+        a = weighted(bw, right, &s, &c);
+        ck_assert_uint_eq(count(a, NG_CODE_INTERLEAVE_WEIGHTS), 0);
+        ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
+        /* a kernel without it: info, and plain interleave is what it gets */
+        a = weighted(bw, NULL, &s, &c);
+        f = find(a, NG_CODE_INTERLEAVE_WEIGHTS);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_INFO);
+        ck_assert_msg(strstr(f->message, "the kernel has no weighted interleave (no weighted_interleave)"), "%s",
+                      f->message);
+        ck_assert_int_eq(ng_instance_segment_policy(s, &a->instances[0], &all, txt, sizeof(txt)), NG_MPOL_INTERLEAVE);
+        ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
+        /* a node without a bandwidth: equal weights, said so */
+        static const int64_t some[] = { 20000, NG_HMAT_UNKNOWN, 16000, 8000 };
+        a = weighted(some, ones, &s, &c);
+        ck_assert_str_eq(ng_instance_interleave_weights(s, &a->instances[0], &all, w, 8), "equal: no bandwidth known");
+        ck_assert(w[0] == 1 && w[1] == 1 && w[3] == 1);
+        ck_assert_uint_eq(count(a, NG_CODE_INTERLEAVE_WEIGHTS), 0);
+        ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
+}
+END_TEST
+
 START_TEST(cyclops_not_raised_below_fraction)
 {
         struct ng_node_pages pl[4];
@@ -910,8 +976,9 @@ START_TEST(codes_are_stable)
                                              "SHMEM_DEMOTABLE", "ZONE_RECLAIM_ON", "HUGEPAGE_OVERCOMMIT",
                                              "THP_NOT_AS_VENDOR", "HUGEPAGE_NOT_PERMITTED",
                                              "HUGEPAGE_SIGBUS_RISK", "HUGEPAGE_NEXT_START", "TIERS_IGNORE_HMAT",
-                                             "SEGMENT_POLICY_DRIFT", "POLICY_NOT_PERSISTENT" };
-        ck_assert_int_eq(NG_CODE_MAX_, 29);
+                                             "SEGMENT_POLICY_DRIFT", "POLICY_NOT_PERSISTENT",
+                                             "INTERLEAVE_WEIGHTS" };
+        ck_assert_int_eq(NG_CODE_MAX_, 30);
         for (int i = 0; i < NG_CODE_MAX_; i++) {
                 enum ng_code c;
                 ck_assert_str_eq(ng_code_name((enum ng_code) i), names[i]);
@@ -931,6 +998,7 @@ int main(void)
         tcase_add_test(tc, cyclops_not_raised_below_fraction);
         tcase_add_test(tc, segment_policy_drift);
         tcase_add_test(tc, policy_not_persistent);
+        tcase_add_test(tc, interleave_weights);
         tcase_add_test(tc, cyclops_not_raised_for_single_node_cpus_or_bind);
         tcase_add_test(tc, cyclops_needs_min_segment_size);
         tcase_add_test(tc, remote_memory_bound_elsewhere_is_critical);

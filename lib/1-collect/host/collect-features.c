@@ -227,8 +227,12 @@ static void probe_weighted_interleave(struct collector *c, struct ng_topology *t
                 unsigned node;
                 uint64_t w;
                 if (ng_parse_prefixed_id(names[i], "node", 1u << 16, &node) == 0 &&
-                    ng_path_read_u64(c->reads, &w, NG_SYS_WEIGHTED_INTERLEAVE_DIR "/%s", names[i]) == 0 && w <= 255)
+                    ng_path_read_u64(c->reads, &w, NG_SYS_WEIGHTED_INTERLEAVE_DIR "/%s", names[i]) == 0 && w <= 255) {
                         ng_feature_add_word(list, sizeof(list), "node%u %u", node, (unsigned) w);
+                        for (size_t k = 0; k < t->n_nodes; k++)
+                                if (t->nodes[k].id == (int) node)
+                                        t->nodes[k].interleave_weight = (unsigned) w;
+                }
                 else if (!strcmp(names[i], "auto") &&
                          ng_path_read_u64(c->reads, &w, NG_SYS_WEIGHTED_INTERLEAVE_DIR "/auto") != -ENOENT)
                         ng_feature_add_word(list, sizeof(list), "auto");
