@@ -200,6 +200,28 @@ static int persist_policy(const struct ctl_opts *o, const struct ng_snapshot *s,
         return r;
 }
 
+/* write_interleave_weights = yes: the host's weights of weighted
+ * interleave first, so that the pages moved now and those faulted later
+ * share one ratio. */
+static int write_weights(const struct ctl_opts *o, const struct ng_snapshot *s, const struct ng_config *cfg,
+                         const struct ng_instance *in, struct json_object *collect)
+{
+        if (!cfg->write_interleave_weights)
+                return NG_EXIT_OK;
+        struct ng_action_result *res = calloc(1, sizeof(*res));
+        struct ng_path *path = NULL;
+        int r = res ? ng_path_new(o->root, &path) : -ENOMEM;
+        if (r >= 0)
+                r = ng_interleave_weights_run(s, in, NULL, path, o->dry_run || o->root, res);
+        if (r > 0)
+                r = ctl_action_emit(o, NG_CORRECTION_REBALANCE, in->name, NULL, res, collect);
+        else if (r < 0)
+                r = ctl_fail("rebalance", r);
+        ng_path_free(path);
+        free(res);
+        return r;
+}
+
 /* With --json, one document: the instance and one entry per segment. */
 static int rebalance_instance(const struct ctl_opts *o, const struct ng_snapshot *s, const struct ng_config *cfg,
                               const struct ng_audit *a, const struct ng_instance *in, uint64_t rate)
@@ -209,7 +231,9 @@ static int rebalance_instance(const struct ctl_opts *o, const struct ng_snapshot
         struct json_object *segs = o->json ? json_object_new_array() : NULL;
         if (o->json && !segs)
                 return ctl_fail("rebalance", -ENOMEM);
-        /* every segment first, then where the next start is recorded */
+        /* the host's weights, every segment, then where the next start is recorded */
+        struct json_object *weights = o->json ? json_object_new_array() : NULL;
+        worst = write_weights(o, s, cfg, in, weights);  /* failed: the pages still move by the bandwidth */
         for (size_t i = 0; i < in->n_segs; i++) {
                 const struct ng_segment *seg = &a->segments[in->segs[i]];
                 if (seg->kind == NG_SEG_PRIVATE)
@@ -246,6 +270,7 @@ static int rebalance_instance(const struct ctl_opts *o, const struct ng_snapshot
         json_object_object_add(j, "action", json_object_new_string("rebalance"));
         json_object_object_add(j, "target", json_object_new_string(in->name));
         json_object_object_add(j, "dry_run", json_object_new_boolean(o->dry_run));
+        json_object_object_add(j, "weights", weights);
         json_object_object_add(j, "segments", segs);
         json_object_object_add(j, "next_start", next);
         json_object_object_add(j, "exit_status", json_object_new_int(worst));

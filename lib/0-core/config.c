@@ -93,6 +93,8 @@ const struct item ng_cfg_items[] = {
           .def = "/var/lib/prometheus/node-exporter/numaguard.prom" },
         { G(status_group), .key = "status_group", STRING(ng_cfg_parse_group),
           .min = 0, .max = 32, .def = "" },
+        { G(write_interleave_weights), .key = "write_interleave_weights", .parse = ng_cfg_parse_bool,
+          .format = ng_cfg_fmt_bool, .def = "no" },
 
         { I(match_comm), .key = "match_comm", STRING(ng_cfg_parse_comm_glob),
           .min = 1, .max = 255, .flags = ITEM_MATCHER },

@@ -102,6 +102,10 @@ struct ng_config {
         char *socket_path;  /* never NULL */
         char *metrics_file; /* never NULL, "" = disabled */
         char *status_group; /* never NULL, "" = root only */
+        /* numaguardctl rebalance of an instance with policy
+         * weighted-interleave writes the host's weights its bandwidth calls
+         * for (host-global); no: reported only (INTERLEAVE_WEIGHTS). */
+        bool write_interleave_weights;
         struct ng_instance_config *instances;
         size_t n_instances;
 };

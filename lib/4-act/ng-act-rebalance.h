@@ -233,6 +233,18 @@ int ng_rebalance_run(struct ng_rebalance_plan *plan, const struct ng_rebalance_o
                      const struct ng_rebalance_ops *ops, struct ng_rebalance_stats *ret_stats,
                      struct ng_action_result *res);
 
+/* ---- the host's weights of weighted interleave ---- */
+
+/* For an instance under weighted interleave (ng_instance_weighted()):
+ * writes each of its nodes' weight that differs from what its bandwidth
+ * calls for (ng_instance_interleave_weights()) through ops (NULL: the
+ * default), one file write each, read back; res gets DONE, DRY_RUN or the
+ * error's outcome and a summary. 1 with something written (or to write),
+ * 0 with nothing to do (res untouched), -EINVAL. */
+int ng_interleave_weights_run(const struct ng_snapshot *s, const struct ng_instance *in,
+                              const struct ng_action_ops *ops, const struct ng_path *p, bool dry_run,
+                              struct ng_action_result *res);
+
 /* ---- the next start keeps it ---- */
 
 /* numaguard's drop-in in a unit's directory of /etc/systemd/system. */

@@ -186,6 +186,87 @@ START_TEST(plan_weighted_interleave)
 }
 END_TEST
 
+/* The host's weights: files written here, read back as written. */
+struct wfiles {
+        char path[4][128], value[4][16];
+        int n, fail;
+};
+
+static int w_write(void *userdata, const struct ng_path *p, const char *path, const char *value)
+{
+        struct wfiles *w = userdata;
+        (void) p;
+        if (w->fail)
+                return -EACCES;
+        snprintf(w->path[w->n], sizeof(w->path[0]), "%s", path);
+        snprintf(w->value[w->n], sizeof(w->value[0]), "%s", value);
+        w->n++;
+        return 0;
+}
+
+static int w_read(void *userdata, const struct ng_path *p, const char *path, char *buf, size_t size)
+{
+        struct wfiles *w = userdata;
+        (void) p;
+        snprintf(buf, size, "1\n");
+        for (int i = 0; i < w->n; i++)
+                if (!strcmp(w->path[i], path))
+                        snprintf(buf, size, "%s\n", w->value[i]);
+        return 0;
+}
+
+START_TEST(weights_written)
+{
+        static const struct ng_node_pages pl[] = { { 0, 8195 } };
+        struct fixture f;
+        build(&f, 4, 32 * MiB + 3 * 4096, 4, pl, 1, "|policy = weighted-interleave\nnodes = 0,2,3\n");
+        static const int64_t bw[] = { 20000, 20000, 8000, 16000 };
+        for (int i = 0; i < 4; i++) {
+                snap_hmat(f.s, i, 1, "0", 100, bw[i]);
+                f.s->topo.nodes[i].interleave_weight = i == 2 ? 2 : 1;         /* node 2 is right already */
+        }
+        f.s->topo.features[NG_FEATURE_WEIGHTED_INTERLEAVE].state = NG_FEATURE_PRESENT;
+        plan(&f);
+        const struct ng_instance *in = ng_audit_instance(f.a, "ORCL");
+        struct wfiles w = {0};
+        struct ng_action_ops ops = { .write = w_write, .read = w_read, .userdata = &w };
+        struct ng_path *p;
+        ck_assert_int_eq(ng_path_new(NULL, &p), 0);
+        struct ng_action_result *res = calloc(1, sizeof(*res));
+        /* the dry run: two writes shown, none done */
+        ck_assert_int_eq(ng_interleave_weights_run(f.s, in, &ops, p, true, res), 1);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_DRY_RUN);
+        ck_assert_uint_eq(res->n_writes, 2);
+        ck_assert_str_eq(res->writes[0].path, "/sys/kernel/mm/mempolicy/weighted_interleave/node0");
+        ck_assert_str_eq(res->writes[0].value, "5");
+        ck_assert_str_eq(res->writes[1].path, "/sys/kernel/mm/mempolicy/weighted_interleave/node3");
+        ck_assert_str_eq(res->writes[1].value, "4");
+        ck_assert_int_eq(w.n, 0);
+        ck_assert_msg(strstr(res->summary, "would set the host's weighted-interleave weights node0 5, node2 2, node3 4 "
+                             "(HMAT bandwidth; host-global)"), "%s", res->summary);
+        /* done, read back */
+        memset(res, 0, sizeof(*res));
+        ck_assert_int_eq(ng_interleave_weights_run(f.s, in, &ops, p, false, res), 1);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_DONE);
+        ck_assert_int_eq(w.n, 2);
+        ck_assert_str_eq(res->writes[1].after, "4");
+        /* refused by the kernel: the error's outcome */
+        memset(res, 0, sizeof(*res));
+        w = (struct wfiles) { .fail = 1 };
+        ck_assert_int_eq(ng_interleave_weights_run(f.s, in, &ops, p, false, res), 1);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_PERMANENT);
+        ck_assert_int_eq(res->error, -EACCES);
+        /* a kernel without weighted interleave: nothing to write */
+        memset(res, 0, sizeof(*res));
+        f.s->topo.features[NG_FEATURE_WEIGHTED_INTERLEAVE].state = NG_FEATURE_ABSENT;
+        ck_assert_int_eq(ng_interleave_weights_run(f.s, in, &ops, p, false, res), 0);
+        ck_assert_uint_eq(res->n_writes, 0);
+        free(res);
+        ng_path_free(p);
+        done(&f);
+}
+END_TEST
+
 START_TEST(plan_only_the_excess_moves)
 {
         /* 6000 / 2192 / 0 / 0 of 8192: nodes 2 and 3 take 2048 each, node 1
@@ -1097,6 +1178,7 @@ int main(void)
         tcase_add_test(tc, plan_never_onto_a_slower_tier);
         tcase_add_test(tc, plan_cyclops_spreads_over_all_nodes);
         tcase_add_test(tc, plan_weighted_interleave);
+        tcase_add_test(tc, weights_written);
         tcase_add_test(tc, plan_only_the_excess_moves);
         tcase_add_test(tc, plan_noop_when_spread_or_one_node);
         tcase_add_test(tc, plan_configured_nodes);

@@ -8,10 +8,11 @@
 # - Where the kernel has weighted interleave (6.9 and later: 6.12): the
 #   audit says the host's weights (1 each) are not the bandwidth's
 #   (INTERLEAVE_WEIGHTS, warning, naming 5, 2 and 4); rebalance lays the 44
-#   MiB out 20/8/16 MiB (within 3 points of 5/11, 2/11, 4/11) and installs
-#   weighted interleave on the file; with the host's weights set to 5, 2
-#   and 4 the finding goes, and the 20 MiB the process touches afterwards
-#   land in the same shares (the policy holds).
+#   MiB out 20/8/16 MiB (within 3 points of 5/11, 2/11, 4/11), installs
+#   weighted interleave on the file and, with write_interleave_weights =
+#   yes, sets the host's weights to 5, 2 and 4 (read back from sysfs); the
+#   finding goes, and the 20 MiB the process touches afterwards land in the
+#   same shares (the policy holds).
 # - Where it has not (6.1, 5.10): the finding says the kernel lacks it
 #   (info), and rebalance interleaves evenly over the three nodes, none of
 #   them a slower tier there.
@@ -55,13 +56,15 @@ if [ -d "$wi" ]; then
         jq -e '.findings[] | select(.code == "INTERLEAVE_WEIGHTS") | .message | contains("calls for: node0 5, node2 2, node4 4")' "$T/audit.json"
     result finding
     shmem_before
-    "$CTL" -c "$T/ng.conf" rebalance W > "$T/rb.out" 2>&1; rc=$?
+    cp "$T/ng.conf" "$T/write.conf" && sed -i '1a write_interleave_weights = yes' "$T/write.conf"
+    "$CTL" -c "$T/write.conf" rebalance W > "$T/rb.out" 2>&1; rc=$?
     logf "$T/rb.out"
     expect "rebalance exited $rc" test "$rc" = 0
     expect "no weighted interleave installed" grep -q "installed policy weighted interleave:0,2,4 on $f" "$T/rb.out"
     shares "rebalance" $((44 * 1024)) -5 2 4
+    got=$(cat "$wi/node0" "$wi/node2" "$wi/node4" | tr '\n' ' ')
+    expect "the host's weights are '$got', expected 5 2 4" test "$got" = "5 2 4 "
     result rebalance
-    for n in 0 2 4; do echo $(( n == 0 ? 5 : n == 2 ? 2 : 4 )) > "$wi/node$n"; done
     audit_load -c "$T/ng.conf"
     expect_no_finding INTERLEAVE_WEIGHTS W
     shmem_before
