@@ -190,11 +190,15 @@ static unsigned pick_moves(struct run *r, unsigned n)
         return m;
 }
 
+/* 0 when the kernel attempted every page (status says where each is, or
+ * its -errno), 1 when it stopped at a group that failed to migrate (the
+ * rest unattempted: status is not to be trusted), or -errno. */
 static int move_call(struct run *r, unsigned m)
 {
         r->st.move_calls++;
-        if (r->mp(r->pid, m, r->maddrs, r->mnodes, r->status, MPOL_MF_MOVE_ALL) >= 0)
-                return 0;
+        long k = r->mp(r->pid, m, r->maddrs, r->mnodes, r->status, MPOL_MF_MOVE_ALL);
+        if (k >= 0)
+                return k > 0;
         r->failed_call = "move_pages";
         return errno ? -errno : -EIO;
 }
@@ -210,9 +214,10 @@ static void set_aside(struct run *r, unsigned j)
  * not is set aside (the kernel stops a call at the first group that fails
  * to migrate and leaves the rest unattempted, so everything after it goes
  * again). Returns how many are left to try, compacted. */
-static int read_back(struct run *r, unsigned m, unsigned *ret_left)
+static int read_back(struct run *r, unsigned m, bool ask, unsigned *ret_left)
 {
-        int q = query(r, r->maddrs, m, r->status);
+        /* a call that attempted every page said where each one is */
+        int q = ask ? query(r, r->maddrs, m, r->status) : 0;
         if (q < 0)
                 return q;
         unsigned left = 0;
@@ -243,7 +248,7 @@ static int move_list(struct run *r, unsigned m)
 {
         while (m > 0) {
                 int err = move_call(r, m);
-                int q = err == -ESRCH ? err : read_back(r, m, &m);
+                int q = err == -ESRCH ? err : read_back(r, m, err != 0, &m);
                 if (err < 0 || q < 0) {
                         for (unsigned j = 0; j < m; j++)
                                 set_aside(r, j);

@@ -640,6 +640,9 @@ START_TEST(run_moves_in_batches_with_rate_limit)
         ck_assert_uint_eq(F.moves, 16);
         ck_assert_uint_eq(F.max_move, 384);
         ck_assert_uint_le(F.max_query, 512);
+        /* one query a batch to count, one to pick the moves: a call that
+         * attempted every page says where each went, no query after it */
+        ck_assert_uint_eq(F.queries, 32);
         ck_assert_uint_eq(st.moved_pages, 6144);
         ck_assert_uint_eq(st.busy_pages, 0);
         ck_assert_uint_eq(st.not_resident_pages, 0);
