@@ -59,7 +59,8 @@ enum ng_severity {
         X(TIERS_IGNORE_HMAT, "8432d89bb5324259ae5846aa908b0490", INFO, NONE)            \
         X(SEGMENT_POLICY_DRIFT, "6b1f0c4e9d2a47e3a58c0e7d3f91b264", WARNING, REBALANCE) \
         X(POLICY_NOT_PERSISTENT, "ce177948adbf4c4484f7bd61dc2fda39", WARNING, NONE)      \
-        X(INTERLEAVE_WEIGHTS, "9e548d39fd4c4386aa4fbd07d68aadc1", WARNING, NONE)
+        X(INTERLEAVE_WEIGHTS, "9e548d39fd4c4386aa4fbd07d68aadc1", WARNING, NONE)        \
+        X(OUT_OF_REACH, "aa8c0e9baea94c9abaf9c70b54b72fe4", INFO, NONE)
 
 enum ng_code {
 #define NG_CODE_ENUM_(name, msgid, sev, corr) NG_CODE_##name,

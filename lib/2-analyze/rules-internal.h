@@ -69,6 +69,9 @@ int ng_rule_policy_persistent(struct audit_ctx *ctx, const struct ng_instance *i
 /* INTERLEAVE_WEIGHTS: policy weighted-interleave on a kernel without it,
  * or with host weights in another ratio than its nodes' bandwidth. */
 int ng_rule_interleave_weights(struct audit_ctx *ctx, const struct ng_instance *in);
+/* OUT_OF_REACH (rules-reach.c): where CYCLOPS or REMOTE_MEMORY calls for
+ * rebalance, the resident pages of a segment it cannot move. */
+int ng_rule_out_of_reach(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_remote(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_cpuset_drift(struct audit_ctx *ctx, const struct ng_instance *in);
 int ng_rule_not_persistent(struct audit_ctx *ctx, const struct ng_instance *in);

@@ -298,7 +298,7 @@ int ng_audit_rules(struct audit_ctx *ctx)
                 ng_rule_cyclops, ng_rule_remote, ng_rule_cpuset_drift, ng_rule_not_persistent, ng_rule_fallback, rule_libnuma,
                 rule_not_found, ng_rule_slow_tier, ng_rule_thp_vendor, ng_rule_hugepage_not_permitted,
                 ng_rule_next_start, ng_rule_segment_policy, ng_rule_policy_persistent,
-                ng_rule_interleave_weights,
+                ng_rule_interleave_weights, ng_rule_out_of_reach,      /* after cyclops and remote */
         };
         static int (*const host[])(struct audit_ctx *) = {
                 ng_rule_shortfall, ng_rule_idle, rule_pagetables, rule_pressure, rule_orphans, rule_host,

@@ -272,6 +272,51 @@ START_TEST(interleave_weights)
 }
 END_TEST
 
+/* A 1 GiB hugetlb SysV segment, all resident by the kernel's count, of
+ * which the attacher maps mapped_pages 2 MiB pages, all on node 0. */
+static struct ng_audit *huge_cyclops(uint64_t mapped_pages, struct ng_snapshot **sp, struct ng_config **cp)
+{
+        struct ng_node_pages pl[] = { { 0, mapped_pages } };
+        struct ng_snapshot *s = snap_new(4, 1, 4, 21, 16 * GiB / 1024);
+        snap_shm(s, 7, GiB, 1, 0);
+        struct ng_proc *p = snap_proc(s, 100, 1, "ora_pmon_ORCL", "0-3", "0-3");
+        snap_map_sysv(p, 7, 0x7f0000000000, GiB, 2048, pl, 1);
+        *sp = s;
+        *cp = conf(ORA);
+        return run(s, *cp);
+}
+
+START_TEST(out_of_reach)
+{
+        struct ng_snapshot *s;
+        struct ng_config *c;
+        /* the attacher maps a quarter: three quarters out of rebalance's reach */
+        struct ng_audit *a = huge_cyclops(128, &s, &c);
+        ck_assert_uint_eq(count(a, NG_CODE_CYCLOPS), 1);
+        const struct ng_finding *f = find(a, NG_CODE_OUT_OF_REACH);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_INFO);
+        ck_assert_msg(strstr(f->message, "768 MiB of the 1 GiB resident in shmid 7") &&
+                      strstr(f->message, "only through an attacher's page tables"), "%s", f->message);
+        ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
+        /* it maps every page: nothing out of reach */
+        a = huge_cyclops(512, &s, &c);
+        ck_assert_uint_eq(count(a, NG_CODE_CYCLOPS), 1);
+        ck_assert_uint_eq(count(a, NG_CODE_OUT_OF_REACH), 0);
+        ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
+        /* no correction called for (placement spread): nothing said */
+        static const struct ng_node_pages spread[] = { { 0, 32 }, { 1, 32 }, { 2, 32 }, { 3, 32 } };
+        s = snap_new(4, 1, 4, 21, 16 * GiB / 1024);
+        snap_shm(s, 7, GiB, 1, 0);
+        snap_map_sysv(snap_proc(s, 100, 1, "ora_pmon_ORCL", "0-3", "0-3"), 7, 0x7f0000000000, GiB, 2048, spread, 4);
+        c = conf(ORA);
+        a = run(s, c);
+        ck_assert_uint_eq(count(a, NG_CODE_CYCLOPS), 0);
+        ck_assert_uint_eq(count(a, NG_CODE_OUT_OF_REACH), 0);
+        ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
+}
+END_TEST
+
 START_TEST(cyclops_not_raised_below_fraction)
 {
         struct ng_node_pages pl[4];
@@ -977,8 +1022,8 @@ START_TEST(codes_are_stable)
                                              "THP_NOT_AS_VENDOR", "HUGEPAGE_NOT_PERMITTED",
                                              "HUGEPAGE_SIGBUS_RISK", "HUGEPAGE_NEXT_START", "TIERS_IGNORE_HMAT",
                                              "SEGMENT_POLICY_DRIFT", "POLICY_NOT_PERSISTENT",
-                                             "INTERLEAVE_WEIGHTS" };
-        ck_assert_int_eq(NG_CODE_MAX_, 30);
+                                             "INTERLEAVE_WEIGHTS", "OUT_OF_REACH" };
+        ck_assert_int_eq(NG_CODE_MAX_, 31);
         for (int i = 0; i < NG_CODE_MAX_; i++) {
                 enum ng_code c;
                 ck_assert_str_eq(ng_code_name((enum ng_code) i), names[i]);
@@ -999,6 +1044,7 @@ int main(void)
         tcase_add_test(tc, segment_policy_drift);
         tcase_add_test(tc, policy_not_persistent);
         tcase_add_test(tc, interleave_weights);
+        tcase_add_test(tc, out_of_reach);
         tcase_add_test(tc, cyclops_not_raised_for_single_node_cpus_or_bind);
         tcase_add_test(tc, cyclops_needs_min_segment_size);
         tcase_add_test(tc, remote_memory_bound_elsewhere_is_critical);
