@@ -3,8 +3,8 @@
  * numaguardctl rebalance (CYCLOPS, REMOTE_MEMORY), the resident pages of
  * its segments that rebalance cannot move, and why: a SysV segment no
  * process maps cannot be opened, and a hugetlb segment moves only through
- * the page tables of the attacher that maps most of it (a hole of
- * numaguard's own mapping would take a page from the pool). A 4 KiB shmem
+ * the page tables of its representative attacher, the one rebalance uses
+ * (a hole of numaguard's own mapping would take a page from the pool). A 4 KiB shmem
  * segment is reached through its own file: every page. */
 
 #include <inttypes.h>
@@ -25,17 +25,17 @@ static bool called_for(const struct audit_ctx *ctx, const struct ng_instance *in
 }
 
 /* What of seg's resident bytes rebalance cannot reach, and why. */
-static uint64_t out_of_reach(const struct ng_segment *seg, const char **why)
+static uint64_t out_of_reach(const struct ng_segment *seg, char *why, size_t size)
 {
         if (seg->kind == NG_SEG_SYSV && seg->n_pids == 0 && seg->nattch == 0) {
-                *why = "no process maps this SysV segment, so nothing can open it";
+                snprintf(why, size, "no process maps this SysV segment, so nothing can open it");
                 return seg->resident_bytes;
         }
         if (!seg->huge || seg->placement_source != NG_SOURCE_ATTACHER || seg->placement_coverage < 0 ||
             seg->placement_coverage >= 1)
                 return 0;
-        *why = "its hugepages move only through an attacher's page tables, and the one that maps most of it "
-               "maps only part";
+        snprintf(why, size, "its hugepages move only through an attacher's page tables, and pid %d's hold "
+                 "only part of them", (int) seg->rep_pid);
         return (uint64_t) ((double) seg->resident_bytes * (1.0 - seg->placement_coverage));
 }
 
@@ -45,8 +45,8 @@ int ng_rule_out_of_reach(struct audit_ctx *ctx, const struct ng_instance *in)
                 return 0;
         for (size_t k = 0; k < in->n_segs; k++) {
                 const struct ng_segment *seg = &ctx->a->segments[in->segs[k]];
-                const char *why = NULL;
-                uint64_t lost = seg->kind == NG_SEG_PRIVATE ? 0 : out_of_reach(seg, &why);
+                char why[160];
+                uint64_t lost = seg->kind == NG_SEG_PRIVATE ? 0 : out_of_reach(seg, why, sizeof(why));
                 if (lost < ctx->cfg->min_segment_size_bytes || lost == 0)
                         continue;
                 char label[sizeof(seg->name) + 64];
