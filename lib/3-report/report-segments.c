@@ -103,9 +103,10 @@ struct json_object *ng_segment_json(const struct ng_segment *seg)
         struct json_object *o = json_object_new_object(), *pids = json_object_new_array();
         json_object_object_add(o, "kind", json_object_new_string(ng_seg_kind_name(seg->kind)));
         json_object_object_add(o, "name", json_object_new_string(seg->name));
+        /* -1 for what is not System V, as documented */
+        json_object_object_add(o, "shmid", json_object_new_int(seg->kind == NG_SEG_SYSV ? seg->shmid : -1));
+        json_object_object_add(o, "key", json_object_new_int(seg->kind == NG_SEG_SYSV ? seg->key : -1));
         if (seg->kind == NG_SEG_SYSV) {
-                json_object_object_add(o, "shmid", json_object_new_int(seg->shmid));
-                json_object_object_add(o, "key", json_object_new_int(seg->key));
                 json_object_object_add(o, "dest", json_object_new_boolean(seg->dest));
                 json_object_object_add(o, "locked", json_object_new_boolean(seg->locked));
         }
