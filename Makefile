@@ -255,6 +255,10 @@ install: all
 	install -m 0644 systemd/numaguard.catalog $(DESTDIR)$(CATALOGDIR)/numaguard.catalog
 	install -m 0644 systemd/numaguard.tmpfiles $(DESTDIR)$(TMPFILESDIR)/numaguard.conf
 	install -m 0644 conf/numaguard.rules.yml $(DESTDIR)$(DATADIR)/numaguard/numaguard.rules.yml
+	@# the rules' tests, run beside the rules: promtool test rules numaguard.rules.test.yml
+	sed 's|^  - \.\./\.\./conf/numaguard\.rules\.yml$$|  - numaguard.rules.yml|' tests/prometheus/numaguard.rules.test.yml \
+		> $(DESTDIR)$(DATADIR)/numaguard/numaguard.rules.test.yml
+	chmod 0644 $(DESTDIR)$(DATADIR)/numaguard/numaguard.rules.test.yml
 	install -m 0644 conf/numaguard.conf $(DESTDIR)$(DATADIR)/numaguard/numaguard.conf
 	@# never overwrite an administrator's config
 	[ -e $(DESTDIR)$(SYSCONFDIR)/numaguard/numaguard.conf ] || \

@@ -10,7 +10,9 @@
  * says so, numaguard_up 0 and when; the series of the last poll go, since
  * nobody watches them any more. A daemon that dies leaves its last file
  * behind, numaguard_up 1 and a last poll that grows old: the NumaguardDown
- * rule (conf/numaguard.rules.yml) fires on that one only.
+ * rule (conf/numaguard.rules.yml) fires on that one only. A one-off run
+ * (--once) writes its poll with numaguard_up 0: nothing polls after it.
+ * Every file says which build wrote it (numaguard_build_info).
  */
 
 #include <errno.h>
@@ -98,8 +100,11 @@ static void family(FILE *f, const char *name, const char *help)
 
 static void up(FILE *f, bool running)
 {
-        family(f, "up", "1 while numaguardd runs; 0 once it stopped on purpose (SIGTERM, systemctl stop).");
+        family(f, "up", "1 while numaguardd runs; 0 once it stopped on purpose (SIGTERM, systemctl stop) or "
+               "after a one-off poll (--once).");
         fprintf(f, "numaguard_up %d\n", running);
+        family(f, "build_info", "Always 1; its version label is the numaguardd that wrote this file.");
+        fprintf(f, "numaguard_build_info{version=\"%s\"} 1\n", NG_VERSION);
 }
 
 static void seconds(FILE *f, const char *name, const char *help, uint64_t usec)
@@ -113,7 +118,7 @@ static int render_poll(const struct manager *m, FILE *f)
 {
         struct ng_metrics_poll p;
         fill_poll(m, &p);
-        up(f, true);
+        up(f, !m->opts.once);
         int r = ng_metrics_render(m->snapshot, m->audit, &p, f);
         if (r >= 0) {
                 sink_metrics(&m->sink, f);

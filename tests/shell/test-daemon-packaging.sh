@@ -7,7 +7,7 @@
 # numaguard writes.
 # BUILD: build directory (default build).
 set -u
-echo 1..20
+echo 1..21
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
@@ -27,11 +27,18 @@ want=(usr/sbin/numaguardd usr/bin/numaguardctl usr/lib/libnumaguard.a usr/lib/li
       usr/include/numaguard/ng-audit.h usr/include/numaguard/ng-metrics.h usr/lib/pkgconfig/numaguard.pc
       usr/lib/systemd/system/numaguard.service usr/lib/systemd/catalog/numaguard.catalog
       usr/lib/tmpfiles.d/numaguard.conf etc/numaguard/numaguard.conf etc/numaguard/numaguard.conf.d
-      usr/share/numaguard/numaguard.rules.yml usr/share/man/man8/numaguardd.8
+      usr/share/numaguard/numaguard.rules.yml usr/share/numaguard/numaguard.rules.test.yml usr/share/man/man8/numaguardd.8
       usr/share/man/man1/numaguardctl.1 usr/share/man/man5/numaguard.conf.5)
 missing=""
 for f in "${want[@]}"; do [ -e "$D/$f" ] || missing+=" $f"; done
 check install-files "missing:$missing" test -z "$missing"
+# the shipped rules' tests run where they are installed, beside the rules
+if command -v promtool > /dev/null; then
+        out=$(cd "$D/usr/share/numaguard" 2>/dev/null && promtool test rules numaguard.rules.test.yml 2>&1); rc=$?
+        check install-rules-tests "exit $rc: $(tail -5 <<<"$out")" test "$rc" = 0
+else
+        echo "skip packaging-install-rules-tests: promtool not installed"
+fi
 check install-unit-paths "$(grep -E '^Exec' "$D/usr/lib/systemd/system/numaguard.service")" eval \
         'grep -qx "ExecStart=/usr/sbin/numaguardd" "$D/usr/lib/systemd/system/numaguard.service" &&
          grep -qx "ExecReload=/usr/bin/numaguardctl reload" "$D/usr/lib/systemd/system/numaguard.service"'

@@ -86,6 +86,7 @@ check metrics-syntax "bad lines: $bad" test -z "$bad"
 m() { grep -qxF "$1" "$PROM" || { echo "# missing: $1"; return 1; }; }
 check metrics-values "values differ from the tree" eval '
         m "numaguard_up 1" &&
+        grep -qE "^numaguard_build_info\{version=\"[0-9]+\.[0-9]+\.[0-9]+\"\} 1$" "$PROM" &&
         m "numaguard_nodes 4" &&
         m "numaguard_node_hugepages{node=\"1\",page_size_bytes=\"2097152\"} 8" &&
         m "numaguard_node_hugepages_free{node=\"1\",page_size_bytes=\"2097152\"} 4" &&
@@ -240,7 +241,9 @@ check status-not-running "exit $rc: $out" eval '[ $rc = 3 ] && grep -q "numaguar
 # ---- --once; config errors exit 78 (the unit does not restart on it)
 rm -f "$ALERTS"
 "$D" --once --root "$tmp/root" --config "$CONF" --alert-log "$ALERTS" 2> /dev/null; rc=$?
-check once "exit $rc, $(count raised) alerts" eval '[ $rc = 0 ] && [ "$(count raised)" -gt 0 ] && [ ! -e "$SOCK" ]'
+check once "exit $rc, $(count raised) alerts; $(grep -E "^numaguard_(up|nodes) " "$PROM" | tr '\n' ' ')" \
+        eval '[ $rc = 0 ] && [ "$(count raised)" -gt 0 ] && [ ! -e "$SOCK" ] &&
+              m "numaguard_up 0" && m "numaguard_nodes 4"'
 printf '[global]\ninterval = never\n' > "$tmp/bad.conf"
 "$D" --once --root "$tmp/root" --config "$tmp/bad.conf" 2> "$tmp/stderr3"; rc=$?
 check config-error-exit "exit $rc: $(cat "$tmp/stderr3")" eval '[ $rc = 78 ] && grep -q "bad.conf:2:" "$tmp/stderr3"'

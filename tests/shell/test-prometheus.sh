@@ -3,14 +3,16 @@
 # every fixture tree (instances, findings and pools of real kernels), the
 # shipped alerting rules pass `promtool check rules`, and
 # tests/prometheus/numaguard.rules.test.yml, which has a test for every alert,
-# passes `promtool test rules`. promtool comes from Debian's `prometheus`
+# passes `promtool test rules`; every finding code (numaguardd(8)'s table of
+# MESSAGE_IDs) is alerted on by a rule or named, with the reason, in the
+# rules file's list of findings no rule alerts on. promtool comes from Debian's `prometheus`
 # package (tests/install-deps installs it and never starts its service).
 # Under CI a missing promtool is a failure, elsewhere a loud skip.
 # BUILD: build directory (default build).
 set -u
-# the plan: one metrics check per fixture tree, then the three rules checks
+# the plan: one metrics check per fixture tree, then the four rules checks
 trees=("$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"/tests/fixtures/trees/*/proc)
-echo "1..$((${#trees[@]} + 3))"
+echo "1..$((${#trees[@]} + 4))"
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
@@ -60,4 +62,16 @@ done
 [ -z "$untested" ] && pass rules-all-tested || fail rules-all-tested "alerts without a firing test:$untested"
 if out=$(cd "$(dirname "$TESTS")" && promtool test rules "$(basename "$TESTS")" 2>&1); then pass test-rules
 else fail test-rules "$out"; fi
+# every code: in a rule's expr, or in the header's "no rule alerts on" list
+codes=$(awk '/^CYCLOPS +[0-9a-f]{32}$/ { on = 1 } on && /^[A-Z_]+ +[0-9a-f]{32}$/ { print $1 } on && /^\(/ { exit }' \
+        "$SRC/man/numaguardd.8")
+exprs=$(grep -E '^ *expr:|^ +[a-z_(].*numaguard_findings_active' "$RULES")
+quiet=$(sed -n '/^# Findings no rule alerts on/,/^[^#]/p' "$RULES")
+unhandled=""
+for c in $codes; do
+        grep -qE "[\"|=~]$c[\"|]" <<<"$exprs" || grep -qE "(^#|[ ,])$c[,:]" <<<"$quiet" || unhandled+=" $c"
+done
+if [ -z "$codes" ]; then fail codes-alerted "no finding code read from numaguardd(8)"
+elif [ -n "$unhandled" ]; then fail codes-alerted "codes neither alerted on nor listed as not alerted on:$unhandled"
+else pass codes-alerted; fi
 exit $((fails > 0))
