@@ -279,6 +279,11 @@ static int place_whole(struct ng_segment *seg, const struct ng_sample *smp, uint
                 seg->resident_source = NG_SOURCE_SEGMENT;
         seg->placement_source = NG_SOURCE_SEGMENT;
         seg->placement_coverage = 1;
+        /* a file fragmented past the extents sampled: the rest of its data
+         * is taken to sit like what was sampled, and the coverage says so */
+        if (smp->unwalked_bytes && seg->allocated_bytes)
+                seg->placement_coverage = smp->unwalked_bytes >= seg->allocated_bytes ? 0
+                        : 1.0 - (double) smp->unwalked_bytes / (double) seg->allocated_bytes;
         seg->method = smp->exact ? NG_METHOD_EXACT : NG_METHOD_SAMPLED;
         if (!seg->page_kib)
                 seg->page_kib = 4;      /* shmem: what was asked is base pages */

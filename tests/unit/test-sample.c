@@ -202,6 +202,38 @@ START_TEST(segment_sparse_terabyte)
 }
 END_TEST
 
+START_TEST(segment_fragmented_past_the_cap)
+{
+        /* 20 one-page extents in a 1 GiB file, with the extents followed
+         * bounded at 8: the rest of the file is one extent, holes and all.
+         * The sample spends its budget on the 7 extents known to be data
+         * and says what it left (13 pages); the exact count walks it all
+         * and counts against what is allocated, not against the holes. */
+        unsigned cap = ng_seg_max_extents;
+        ng_seg_max_extents = 8;
+        int fd = memfd_with(UINT64_C(1) << 30);
+        for (int i = 0; i < 20; i++)
+                ck_assert_int_eq(pwrite(fd, "x", 1, (off_t) i * (1 << 20)), 1);
+        ck_assert_uint_eq(blocks(fd) * 512, 20 * 4096);
+        struct ng_sample s;
+        ck_assert_int_eq(ng_sample_segment_fd(fd, 4, false, NULL, &s), 0);
+        ck_assert_uint_eq(s.len, 7 * 4096);
+        ck_assert_uint_eq(s.asked, 4);
+        ck_assert_uint_eq(s.present, 4);
+        ck_assert_uint_eq(s.unwalked_bytes, 13 * 4096);
+        ng_sample_done(&s);
+        ck_assert_int_eq(ng_sample_segment_fd(fd, 0, true, NULL, &s), 0);
+        ck_assert_uint_eq(s.len, 20 * 4096);
+        ck_assert_uint_eq(s.asked, 20);
+        ck_assert_uint_eq(s.present, 20);
+        ck_assert_uint_eq(s.unwalked_bytes, 0);
+        ng_sample_done(&s);
+        ck_assert_uint_eq(blocks(fd) * 512, 20 * 4096);     /* nothing allocated */
+        ng_seg_max_extents = cap;
+        close(fd);
+}
+END_TEST
+
 START_TEST(segment_dense_is_one_extent)
 {
         /* Every page written, the last one partly: the blocks cover the
@@ -415,6 +447,7 @@ int main(void)
         tcase_add_test(tc, real_kernel_self);
         tcase_add_test(tc, segment_pages_nobody_maps);
         tcase_add_test(tc, segment_sparse_terabyte);
+        tcase_add_test(tc, segment_fragmented_past_the_cap);
         tcase_add_test(tc, segment_dense_is_one_extent);
         tcase_add_test(tc, segment_empty_is_known_empty);
         tcase_add_test(tc, segment_fake_kernel);

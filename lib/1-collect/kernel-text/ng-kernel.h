@@ -268,6 +268,11 @@ struct ng_sample {
          * (its shared policy, as numa_maps writes one: "default",
          * "interleave:0-3"), "" when not asked (an empty file). */
         char policy[96];
+        /* Asked of the segment itself, a sample of a file fragmented past
+         * the extents numaguard follows (ng_segment_extents): its data
+         * beyond them (the allocated bytes not in the extents sampled),
+         * whose placement is unknown; 0 otherwise. */
+        uint64_t unwalked_bytes;
 };
 
 #ifdef __cplusplus

@@ -251,15 +251,24 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
         uint64_t size = (uint64_t) st.st_size;
         struct ng_extent *ext;
         size_t n_ext;
-        r = ng_segment_extents(fd, &st, page, &ext, &n_ext);
+        bool capped;
+        r = ng_segment_extents(fd, &st, page, &ext, &n_ext, &capped);
         if (r < 0)
                 return r;
+        /* Fragmented past the extents followed: the last one is the rest of
+         * the file, holes and all. The allocated blocks say how much data
+         * there is; a sample spends its budget on the extents known to be
+         * data, and says how much it left unknown. */
+        uint64_t allocated = st.st_blocks > 0 ? (uint64_t) st.st_blocks * 512 : 0;
+        if (capped && n_ext > 1 && !exact)
+                n_ext--;
         uint64_t data_pages = 0;
         for (size_t i = 0; i < n_ext; i++)
                 data_pages += ext[i].len / page;
         bool all = exact || k >= data_pages;
         struct ng_sample s = {
                 .len = data_pages * page, .whole = true, .exact = exact,
+                .unwalked_bytes = capped && !all && allocated > data_pages * page ? allocated - data_pages * page : 0,
                 .dev_major = major(st.st_dev), .dev_minor = minor(st.st_dev), .inode = (uint64_t) st.st_ino,
         };
         ask_policy(fd, size, page, &s);
@@ -269,6 +278,12 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
                 if (r < 0) {
                         ng_sample_done(&s);
                         return r;
+                }
+                /* every page walked, but the last extent was mostly holes:
+                 * what holds data is what is allocated */
+                if (capped && allocated && allocated / page < s.asked) {
+                        s.asked = sat32(allocated / page);
+                        s.len = allocated;
                 }
                 *ret = s;
                 return 0;

@@ -74,9 +74,13 @@ struct ng_extent {
  * system without SEEK_DATA gives the whole file as one. The allocated
  * blocks (which count swapped-out pages, as SEEK_DATA does) say when the
  * rest of the data is one extent: a dense file costs no page-by-page
- * SEEK_HOLE walk. Past 65,536 extents the rest of the file is one. 0 or
- * -errno. */
-int ng_segment_extents(int fd, const struct stat *st, uint64_t page, struct ng_extent **ret, size_t *ret_n);
+ * SEEK_HOLE walk. Past 65,536 extents the rest of the file is one, holes
+ * and all: *ret_capped (may be NULL) says so, and that last extent is not
+ * all data. 0 or -errno. */
+int ng_segment_extents(int fd, const struct stat *st, uint64_t page, struct ng_extent **ret, size_t *ret_n,
+                       bool *ret_capped);
+/* That bound on the extents followed (65,536; tests lower it). */
+extern unsigned ng_seg_max_extents;
 
 /* fstat(2) of a shmem file to ask of itself: a regular file in pages of
  * *ret_page bytes (the system's page size). 0, -EINVAL for anything but a

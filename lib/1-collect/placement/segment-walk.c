@@ -34,7 +34,7 @@
 
 /* Extents followed with SEEK_DATA before the rest of the file is taken as
  * one: a segment fragmented page by page costs a bounded walk. */
-#define MAX_EXTENTS 65536
+unsigned ng_seg_max_extents = 65536;
 
 static int add_extent(struct ng_extent **v, size_t *n, uint64_t off, uint64_t end)
 {
@@ -57,8 +57,10 @@ static bool rest_is_one(int fd, uint64_t lo, uint64_t left, uint64_t size)
         return lseek(fd, (off_t) (lo + left), SEEK_DATA) < 0 && errno == ENXIO;
 }
 
-int ng_segment_extents(int fd, const struct stat *st, uint64_t page, struct ng_extent **ret, size_t *ret_n)
+int ng_segment_extents(int fd, const struct stat *st, uint64_t page, struct ng_extent **ret, size_t *ret_n,
+                       bool *ret_capped)
 {
+        bool capped = false;
         struct ng_extent *v = NULL;
         size_t n = 0;
         uint64_t off = 0, size = (uint64_t) st->st_size;
@@ -78,8 +80,10 @@ int ng_segment_extents(int fd, const struct stat *st, uint64_t page, struct ng_e
                 }
                 uint64_t lo = (uint64_t) d / page * page;
                 off_t h;
-                if (n + 1 == MAX_EXTENTS)
+                if (n + 1 >= ng_seg_max_extents) {
                         h = (off_t) size;
+                        capped = true;
+                }
                 else if (rest_is_one(fd, lo, left, size))
                         h = (off_t) (lo + left < size ? lo + left : size);
                 else
@@ -105,6 +109,8 @@ int ng_segment_extents(int fd, const struct stat *st, uint64_t page, struct ng_e
         }
         *ret = v;
         *ret_n = n;
+        if (ret_capped)
+                *ret_capped = capped;
         return 0;
 }
 
@@ -244,7 +250,7 @@ int ng_segment_walk(int fd, const struct ng_seg_walk_opts *o, struct ng_seg_walk
                 return -EINVAL;
         struct ng_extent *ext;
         size_t n_ext;
-        r = ng_segment_extents(fd, &st, page, &ext, &n_ext);
+        r = ng_segment_extents(fd, &st, page, &ext, &n_ext, NULL);   /* capped: the rest walked, holes and all */
         if (r < 0)
                 return r;
         struct ng_seg_walk_opts opts = *o;
