@@ -1,6 +1,7 @@
 /* Tier-1 sampling: shares from move_pages(2), through a fake kernel and the
  * real one. */
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -234,6 +235,45 @@ START_TEST(segment_fragmented_past_the_cap)
 }
 END_TEST
 
+START_TEST(segment_guard_refuses_holes)
+{
+        /* 4 pages written, then page 1 punched (as a user's PUNCH_HOLE
+         * loop does between mincore and the read): through the guard the
+         * read of the hole fails and nothing is allocated; a page
+         * fallocate(2) made is there, and is read. Unguarded, the same read
+         * allocates the page again: what the guard is for. */
+        int fd = memfd_with(8 * 4096);
+        fill(fd, 0, 1 << 16);
+        ck_assert_int_eq(ftruncate(fd, 8 * 4096), 0);
+        ck_assert_int_eq(fallocate(fd, 0, 6 * 4096, 4096), 0);         /* page 6: allocated, never written */
+        ck_assert_int_eq(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 4096, 4096), 0);
+        uint64_t before = blocks(fd);
+        int uffd = ng_seg_guard_open();
+        if (uffd < 0) {
+                close(fd);
+                ck_abort_msg("userfaultfd refused here (%s): the guard cannot be tested", strerror(-uffd));
+        }
+        char *m = mmap(NULL, 8 * 4096, PROT_READ, MAP_SHARED, fd, 0);
+        ck_assert_ptr_ne(m, MAP_FAILED);
+        ck_assert_int_eq(ng_seg_guard(uffd, m, 8 * 4096), 0);
+        void *hole[] = { m + 4096 }, *data[] = { m }, *falloc[] = { m + 6 * 4096 };
+        ck_assert_int_eq(ng_segment_touch(hole, 1), 0);
+        ck_assert_uint_eq(blocks(fd), before);
+        ck_assert_int_eq(ng_segment_touch(data, 1), 1);
+        ck_assert_int_eq(ng_segment_touch(falloc, 1), 1);
+        ck_assert_uint_eq(blocks(fd), before);
+        munmap(m, 8 * 4096);
+        close(uffd);
+        m = mmap(NULL, 8 * 4096, PROT_READ, MAP_SHARED, fd, 0);
+        ck_assert_ptr_ne(m, MAP_FAILED);
+        hole[0] = m + 4096;
+        ck_assert_int_eq(ng_segment_touch(hole, 1), 1);
+        ck_assert_uint_eq(blocks(fd), before + 8);     /* 4 KiB in 512-byte blocks */
+        munmap(m, 8 * 4096);
+        close(fd);
+}
+END_TEST
+
 START_TEST(segment_dense_is_one_extent)
 {
         /* Every page written, the last one partly: the blocks cover the
@@ -448,6 +488,7 @@ int main(void)
         tcase_add_test(tc, segment_pages_nobody_maps);
         tcase_add_test(tc, segment_sparse_terabyte);
         tcase_add_test(tc, segment_fragmented_past_the_cap);
+        tcase_add_test(tc, segment_guard_refuses_holes);
         tcase_add_test(tc, segment_dense_is_one_extent);
         tcase_add_test(tc, segment_empty_is_known_empty);
         tcase_add_test(tc, segment_fake_kernel);

@@ -16,7 +16,10 @@
  * called resident is then read, one byte, through process_vm_readv(2) on
  * ourselves: the fault maps the page that is there (a read fault on a hole
  * would allocate one, which is why holes are never read), and a page
- * truncated meanwhile is an EFAULT rather than a SIGBUS. Every page asked
+ * truncated meanwhile is an EFAULT rather than a SIGBUS. A page whose owner
+ * punched a hole between mincore and the read is refused by the guard (a
+ * userfaultfd in missing mode over our mapping, ng_seg_guard()), never
+ * allocated again. Every page asked
  * (exact, or a file smaller than the sample) is the walk of
  * segment-walk.c, one mincore(2) call a window; a sample reads each chosen
  * page through a mapping of its own (struct run). move_pages(2) on our own
@@ -59,6 +62,7 @@ struct run {
          * most of a dense segment's sampling. One call empties the area. */
         char *area;
         uint64_t page;
+        int uffd;               /* the guard (ng_seg_guard), or -errno */
 };
 
 static int reserve_area(struct run *u, int flags)
@@ -130,6 +134,7 @@ static int ask_window(int fd, uint64_t size, uint64_t page, uint64_t win_off, co
         /* Only the pages asked are read: no readahead around them. Advice
          * only, so a refusal changes nothing asked. */
         (void) madvise(base, win_len, MADV_RANDOM);
+        (void) ng_seg_guard(u->uffd, base, win_len);    /* a hole read is refused, never filled */
         int r = 0;
         for (size_t i = 0; i < n && r >= 0; i++) {
                 uint64_t off = pages[i] * page - win_off;
@@ -150,6 +155,7 @@ static int ask_window(int fd, uint64_t size, uint64_t page, uint64_t win_off, co
                                 r = -errno;
                                 break;
                         }
+                        (void) ng_seg_guard(u->uffd, at, page);
                 }
                 u->addrs[u->n++] = at;
                 if (u->n == BATCH)
@@ -293,9 +299,11 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
         free(ext);
         if (r < 0)
                 return r;
-        struct run u = { .ops = ops, .s = &s, .page = page };
+        struct run u = { .ops = ops, .s = &s, .page = page, .uffd = ng_seg_guard_open() };
         if ((r = reserve_area(&u, 0)) < 0) {
                 free(pages);
+                if (u.uffd >= 0)
+                        close(u.uffd);
                 ng_sample_done(&s);
                 return r;
         }
@@ -309,6 +317,8 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
         }
         if (u.area)
                 munmap(u.area, BATCH * page);
+        if (u.uffd >= 0)
+                close(u.uffd);
         free(pages);
         if (r < 0) {
                 ng_sample_done(&s);

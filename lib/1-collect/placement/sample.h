@@ -100,6 +100,22 @@ ssize_t ng_segment_touch(void *const *pages, size_t n);
  * how many are left, or -errno when a call is refused. */
 ssize_t ng_segment_touch_all(void **addrs, uint64_t *pgoff, size_t n);
 
+/*
+ * The guard that makes a read of a hole fail rather than allocate a page:
+ * a userfaultfd(2) with UFFD_FEATURE_SIGBUS, over which our mappings of a
+ * segment are registered in missing mode. A fault on a page the file holds
+ * maps it as before (a page fallocate(2) made included); a fault on a
+ * hole, which mincore(2) said was resident only a moment before (its owner
+ * punched it meanwhile), is refused, so the read through the kernel fails
+ * with EFAULT and the page is left out. ng_seg_guard_open() returns the
+ * descriptor, or -errno where the kernel or a seccomp filter refuses
+ * userfaultfd (then reads go unguarded, as before 5.x had it);
+ * ng_seg_guard() registers [addr, addr + len) (0, or -errno), a no-op for
+ * a negative descriptor.
+ */
+int ng_seg_guard_open(void);
+int ng_seg_guard(int uffd, void *addr, size_t len);
+
 /* The function get_mempolicy(2) is asked through (NULL: the kernel's). */
 typedef long (*ng_get_mempolicy_fn)(int *mode, unsigned long *nodemask, unsigned long maxnode, void *addr,
                                     unsigned long flags);
@@ -125,6 +141,7 @@ struct ng_seg_walk_stats {
         uint64_t resident_pages;        /* handed over */
         uint64_t vanished_pages;        /* resident by mincore, gone by the read */
         uint64_t windows, batches;
+        uint64_t unguarded_windows;     /* read without the guard (ng_seg_guard): refused by the kernel */
 };
 
 /* Hands over every resident page of the shmem file behind fd, in file

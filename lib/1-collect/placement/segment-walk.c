@@ -12,7 +12,9 @@
  * resident is then read, one byte, through process_vm_readv(2) on
  * ourselves, which maps the page that is there (a read fault on a hole
  * would allocate one: holes are never read); a page truncated meanwhile is
- * an EFAULT rather than a SIGBUS, and is left out. While the caller's
+ * an EFAULT rather than a SIGBUS, and is left out; a page whose owner
+ * punched a hole meanwhile is refused by the guard (ng_seg_guard(): a
+ * userfaultfd in missing mode), never allocated again. While the caller's
  * function runs on a batch, those pages are mapped at the addresses given,
  * so move_pages(2) on pid 0 reaches them. The window is unmapped before
  * the next one: our page tables stay bounded by the window (2 KiB of page
@@ -21,11 +23,16 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
 #include <numaif.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -142,6 +149,31 @@ ssize_t ng_segment_touch(void *const *pages, size_t n)
         return got;
 }
 
+int ng_seg_guard_open(void)
+{
+        int fd = (int) syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        struct uffdio_api api = { .api = UFFD_API, .features = UFFD_FEATURE_SIGBUS };
+        if (ioctl(fd, UFFDIO_API, &api) < 0 || !(api.features & UFFD_FEATURE_SIGBUS)) {
+                int r = errno ? -errno : -EOPNOTSUPP;
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
+int ng_seg_guard(int uffd, void *addr, size_t len)
+{
+        if (uffd < 0 || len == 0)
+                return 0;
+        struct uffdio_register reg = {
+                .range = { .start = (uint64_t) (uintptr_t) addr, .len = len },
+                .mode = UFFDIO_REGISTER_MODE_MISSING,
+        };
+        return ioctl(uffd, UFFDIO_REGISTER, &reg) < 0 ? -errno : 0;
+}
+
 ssize_t ng_segment_touch_all(void **addrs, uint64_t *pgoff, size_t n)
 {
         size_t done = 0;
@@ -183,6 +215,7 @@ struct walk {
         uint64_t *pgoff;        /* batch_pages of each */
         size_t n;
         struct ng_seg_walk_stats st;
+        int uffd;               /* the guard, or -errno */
 };
 
 /* The batch's pages are resident by mincore: map them by a read, leave out
@@ -209,6 +242,10 @@ static int walk_window(struct walk *w, int fd, uint64_t off, uint64_t len, uint6
         void *base = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t) off);
         if (base == MAP_FAILED)
                 return -errno;
+        /* a hole read is refused, never filled: unguarded only where the
+         * kernel refuses the guard (counted) */
+        if (ng_seg_guard(w->uffd, base, len) < 0 || w->uffd < 0)
+                w->st.unguarded_windows++;
         /* Only the pages asked are read: no readahead around them. Advice
          * only, so a refusal changes nothing asked. */
         (void) madvise(base, len, MADV_RANDOM);
@@ -257,7 +294,7 @@ int ng_segment_walk(int fd, const struct ng_seg_walk_opts *o, struct ng_seg_walk
         if (!opts.mincore)
                 opts.mincore = default_mincore;
         struct walk w = { .o = &opts, .addrs = calloc(opts.batch_pages, sizeof(void *)),
-                          .pgoff = calloc(opts.batch_pages, sizeof(uint64_t)) };
+                          .pgoff = calloc(opts.batch_pages, sizeof(uint64_t)), .uffd = ng_seg_guard_open() };
         unsigned char *vec = malloc(window / page);
         if (!vec || !w.addrs || !w.pgoff)
                 r = -ENOMEM;
@@ -270,6 +307,8 @@ int ng_segment_walk(int fd, const struct ng_seg_walk_opts *o, struct ng_seg_walk
         free(ext);
         free(w.addrs);
         free(w.pgoff);
+        if (w.uffd >= 0)
+                close(w.uffd);
         if (ret)
                 *ret = w.st;
         return r;
