@@ -274,6 +274,36 @@ START_TEST(segment_guard_refuses_holes)
 }
 END_TEST
 
+START_TEST(segment_fallocated_pages_count)
+{
+        /* 4 MiB written, 8 MiB fallocate(2)d and never written (as
+         * PostgreSQL makes its dynamic shared memory): SEEK_DATA and
+         * mincore pass the 8 MiB over, the blocks count them. The walk
+         * probes outside the data through the guard: 3072 pages, every one
+         * with a node, nothing allocated. */
+        int fd = memfd_with(64 << 20);
+        fill(fd, 0, 4 << 20);
+        ck_assert_int_eq(fallocate(fd, 0, 16 << 20, 8 << 20), 0);
+        uint64_t before = blocks(fd);
+        ck_assert_uint_eq(before * 512, 12 << 20);
+        int uffd = ng_seg_guard_open();
+        if (uffd < 0) {
+                close(fd);
+                ck_abort_msg("userfaultfd refused here (%s)", strerror(-uffd));
+        }
+        close(uffd);
+        struct ng_sample s;
+        ck_assert_int_eq(ng_sample_segment_fd(fd, 64, false, NULL, &s), 0);
+        ck_assert_uint_eq(s.asked, 3072);
+        ck_assert_uint_eq(s.present, 3072);
+        ck_assert_uint_eq(s.len, 12 << 20);
+        ck_assert_uint_eq(s.unwalked_bytes, 0);
+        ng_sample_done(&s);
+        ck_assert_uint_eq(blocks(fd), before);
+        close(fd);
+}
+END_TEST
+
 START_TEST(segment_dense_is_one_extent)
 {
         /* Every page written, the last one partly: the blocks cover the
@@ -489,6 +519,7 @@ int main(void)
         tcase_add_test(tc, segment_sparse_terabyte);
         tcase_add_test(tc, segment_fragmented_past_the_cap);
         tcase_add_test(tc, segment_guard_refuses_holes);
+        tcase_add_test(tc, segment_fallocated_pages_count);
         tcase_add_test(tc, segment_dense_is_one_extent);
         tcase_add_test(tc, segment_empty_is_known_empty);
         tcase_add_test(tc, segment_fake_kernel);

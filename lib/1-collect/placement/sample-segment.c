@@ -128,7 +128,7 @@ static int ask_window(int fd, uint64_t size, uint64_t page, uint64_t win_off, co
 {
         uint64_t win_len = size - win_off < WINDOW_BYTES ? size - win_off : WINDOW_BYTES;
         win_len = (win_len + page - 1) / page * page;
-        void *base = mmap(NULL, win_len, PROT_READ, MAP_SHARED, fd, (off_t) win_off);
+        void *base = mmap(NULL, win_len, PROT_READ, SEG_MAP, fd, (off_t) win_off);
         if (base == MAP_FAILED)
                 return -errno;
         /* Only the pages asked are read: no readahead around them. Advice
@@ -149,7 +149,7 @@ static int ask_window(int fd, uint64_t size, uint64_t page, uint64_t win_off, co
                         continue;       /* a hole, swapped out, or gone: not resident */
                 void *at = (char *) base + off;
                 if (u->area) {
-                        at = mmap(u->area + u->n * page, page, PROT_READ, MAP_SHARED | MAP_FIXED, fd,
+                        at = mmap(u->area + u->n * page, page, PROT_READ, SEG_MAP | MAP_FIXED, fd,
                                   (off_t) (pages[i] * page));
                         if (at == MAP_FAILED) {
                                 r = -errno;
@@ -215,14 +215,18 @@ static int count_batch(void *userdata, void *const *addrs, const uint64_t *pgoff
         return count_nodes(e->s, e->status, n);
 }
 
-static int ask_every(int fd, const struct ng_seg_sample_ops *ops, struct ng_sample *s)
+static int ask_every(int fd, const struct ng_seg_sample_ops *ops, uint64_t page, struct ng_sample *s)
 {
         struct every e = { .ops = ops, .s = s };
         struct ng_seg_walk_opts o = { .batch_pages = NG_SEG_BATCH, .batch = count_batch, .userdata = &e,
                                       .mincore = ops->mincore };
         struct ng_seg_walk_stats st;
         int r = ng_segment_walk(fd, &o, &st);
-        s->asked = sat32(st.data_pages);
+        /* the data walked, and the pages fallocate(2) made found outside
+         * it; what could not be probed is said, never taken as none */
+        s->asked = sat32(st.data_pages + st.fallocated_pages);
+        s->len = (st.data_pages + st.fallocated_pages) * page;
+        s->unwalked_bytes = st.unprobed_bytes;
         return r;
 }
 
@@ -271,7 +275,10 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
         uint64_t data_pages = 0;
         for (size_t i = 0; i < n_ext; i++)
                 data_pages += ext[i].len / page;
-        bool all = exact || k >= data_pages;
+        /* pages fallocate(2) made lie outside the data: only the walk of
+         * every page probes for them (segment-walk.c) */
+        bool falloc = !capped && allocated >= (data_pages + 1) * page;
+        bool all = exact || k >= data_pages || falloc;
         struct ng_sample s = {
                 .len = data_pages * page, .whole = true, .exact = exact,
                 .unwalked_bytes = capped && !all && allocated > data_pages * page ? allocated - data_pages * page : 0,
@@ -280,7 +287,7 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
         ask_policy(fd, size, page, &s);
         if (all) {
                 free(ext);
-                r = ask_every(fd, ops, &s);
+                r = ask_every(fd, ops, page, &s);
                 if (r < 0) {
                         ng_sample_done(&s);
                         return r;

@@ -114,6 +114,13 @@ ssize_t ng_segment_touch_all(void **addrs, uint64_t *pgoff, size_t n);
  * a negative descriptor.
  */
 int ng_seg_guard_open(void);
+/* How a segment is mapped to be read: privately, read-only. A page read
+ * through it is the file's own page (nothing is ever written, so nothing
+ * is copied), and a private mapping may be registered with the guard (a
+ * shared one of a file opened read-only may not: userfaultfd wants
+ * VM_MAYWRITE). The segment's shared policy is set and asked through a
+ * shared mapping of its own. */
+#define SEG_MAP MAP_PRIVATE
 int ng_seg_guard(int uffd, void *addr, size_t len);
 
 /* The function get_mempolicy(2) is asked through (NULL: the kernel's). */
@@ -142,7 +149,18 @@ struct ng_seg_walk_stats {
         uint64_t vanished_pages;        /* resident by mincore, gone by the read */
         uint64_t windows, batches;
         uint64_t unguarded_windows;     /* read without the guard (ng_seg_guard): refused by the kernel */
+        /* Pages fallocate(2) made and nobody wrote yet: allocated (the
+         * blocks count them) but neither data for SEEK_DATA nor resident
+         * for mincore(2). Probed through the guard outside the data
+         * extents when the blocks say there are some (a hole fails, such a
+         * page maps): found, and the allocated bytes left unprobed (more
+         * than NG_SEG_PROBE_MAX_BYTES outside the data, or no guard). */
+        uint64_t fallocated_pages;
+        uint64_t unprobed_bytes;
 };
+
+/* Most of a file outside its data extents probed for fallocated pages. */
+#define NG_SEG_PROBE_MAX_BYTES (UINT64_C(4) << 30)
 
 /* Hands over every resident page of the shmem file behind fd, in file
  * order, never faulting a hole and never writing. Returns 0, -EOPNOTSUPP

@@ -52,12 +52,17 @@ static int add_extent(struct ng_extent **v, size_t *n, uint64_t off, uint64_t en
 }
 
 /* Whether the data from lo on is [lo, lo + left) whole, left being the
- * allocated bytes not in an extent yet: nothing past it, or past the end.
- * Then no SEEK_HOLE walk is needed, which on shmem looks up every page of
- * the extent (a dense 1 GiB file: 262,144 lookups). */
-static bool rest_is_one(int fd, uint64_t lo, uint64_t left, uint64_t size)
+ * allocated bytes not in an extent yet: nothing past it, or past the end,
+ * and its last page data. Then no SEEK_HOLE walk is needed, which on shmem
+ * looks up every page of the extent (a dense 1 GiB file: 262,144 lookups).
+ * Pages fallocate(2) made are allocated but no data for SEEK_DATA: when
+ * they lie past the data, the last page says so. */
+static bool rest_is_one(int fd, uint64_t lo, uint64_t left, uint64_t size, uint64_t page)
 {
         if (!left)
+                return false;
+        uint64_t end = lo + left < size ? lo + left : size, last = (end - 1) / page * page;
+        if (last > lo && lseek(fd, (off_t) last, SEEK_DATA) != (off_t) last)
                 return false;
         if (lo + left >= size)
                 return true;
@@ -91,7 +96,7 @@ int ng_segment_extents(int fd, const struct stat *st, uint64_t page, struct ng_e
                         h = (off_t) size;
                         capped = true;
                 }
-                else if (rest_is_one(fd, lo, left, size))
+                else if (rest_is_one(fd, lo, left, size, page))
                         h = (off_t) (lo + left < size ? lo + left : size);
                 else
                         h = lseek(fd, d, SEEK_HOLE);
@@ -216,6 +221,7 @@ struct walk {
         size_t n;
         struct ng_seg_walk_stats st;
         int uffd;               /* the guard, or -errno */
+        bool probing;           /* a range outside the data: every page a hole or fallocated */
 };
 
 /* The batch's pages are resident by mincore: map them by a read, leave out
@@ -225,7 +231,11 @@ static int flush(struct walk *w)
         ssize_t left = ng_segment_touch_all(w->addrs, w->pgoff, w->n);
         if (left < 0)
                 return (int) left;
-        w->st.vanished_pages += w->n - (size_t) left;
+        /* probing, the pages left out are holes; else pages that went */
+        if (!w->probing)
+                w->st.vanished_pages += w->n - (size_t) left;
+        else
+                w->st.fallocated_pages += (size_t) left;
         size_t n = (size_t) left;
         w->n = 0;
         if (!n)
@@ -239,20 +249,28 @@ static int flush(struct walk *w)
  * batches, unmapped. */
 static int walk_window(struct walk *w, int fd, uint64_t off, uint64_t len, uint64_t page, unsigned char *vec)
 {
-        void *base = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t) off);
+        void *base = mmap(NULL, len, PROT_READ, SEG_MAP, fd, (off_t) off);
         if (base == MAP_FAILED)
                 return -errno;
         /* a hole read is refused, never filled: unguarded only where the
          * kernel refuses the guard (counted) */
-        if (ng_seg_guard(w->uffd, base, len) < 0 || w->uffd < 0)
+        bool guarded = w->uffd >= 0 && ng_seg_guard(w->uffd, base, len) == 0;
+        if (!guarded)
                 w->st.unguarded_windows++;
         /* Only the pages asked are read: no readahead around them. Advice
          * only, so a refusal changes nothing asked. */
         (void) madvise(base, len, MADV_RANDOM);
         w->st.windows++;
-        int r = w->o->mincore(base, len, vec) < 0 ? -errno : 0;  /* refused: unknown, never "none" */
         uint64_t pages = len / page;
-        w->st.data_pages += pages;
+        int r = 0;
+        if (w->probing)         /* no page there is data: each is read, through the guard only */
+                memset(vec, guarded ? 1 : 0, pages);
+        else
+                r = w->o->mincore(base, len, vec) < 0 ? -errno : 0;     /* refused: unknown, never "none" */
+        if (w->probing && !guarded)
+                w->st.unprobed_bytes += len;
+        if (!w->probing)
+                w->st.data_pages += pages;
         for (uint64_t i = 0; i < pages && r >= 0; i++) {
                 if (!(vec[i] & 1))
                         continue;       /* a hole, swapped out, or gone: not resident */
@@ -271,6 +289,38 @@ static int walk_window(struct walk *w, int fd, uint64_t off, uint64_t len, uint6
 static int default_mincore(void *addr, size_t len, unsigned char *vec)
 {
         return mincore(addr, len, vec);
+}
+
+/* The blocks count more than the data extents hold: pages fallocate(2)
+ * made, which SEEK_DATA and mincore(2) pass over. Every page outside the
+ * extents is read through the guard (a hole fails, such a page maps) when
+ * that is at most NG_SEG_PROBE_MAX_BYTES and the guard works; else the
+ * allocated bytes not found are left unprobed. */
+static int probe_outside(struct walk *w, int fd, const struct stat *st, uint64_t page, uint64_t window,
+                         const struct ng_extent *ext, size_t n_ext, unsigned char *vec)
+{
+        uint64_t size = ((uint64_t) st->st_size + page - 1) / page * page, data = 0;
+        uint64_t allocated = st->st_blocks > 0 ? (uint64_t) st->st_blocks * 512 : 0;
+        for (size_t e = 0; e < n_ext; e++)
+                data += ext[e].len;
+        if (allocated < data + page)
+                return 0;
+        if (w->uffd < 0 || size - data > NG_SEG_PROBE_MAX_BYTES) {
+                w->st.unprobed_bytes = allocated - data;
+                return 0;
+        }
+        w->probing = true;
+        int r = 0;
+        for (size_t e = 0; e <= n_ext && r >= 0; e++) {
+                uint64_t lo = e ? ext[e - 1].off + ext[e - 1].len : 0, hi = e < n_ext ? ext[e].off : size;
+                for (uint64_t off = lo; off < hi && r >= 0; off += window)
+                        r = walk_window(w, fd, off, hi - off < window ? hi - off : window, page, vec);
+        }
+        w->probing = false;
+        /* what the guard refused to probe is unknown, never none */
+        if (w->st.unprobed_bytes > allocated - data)
+                w->st.unprobed_bytes = allocated - data;
+        return r;
 }
 
 int ng_segment_walk(int fd, const struct ng_seg_walk_opts *o, struct ng_seg_walk_stats *ret)
@@ -303,6 +353,8 @@ int ng_segment_walk(int fd, const struct ng_seg_walk_opts *o, struct ng_seg_walk
                         uint64_t end = ext[e].off + ext[e].len;
                         r = walk_window(&w, fd, off, end - off < window ? end - off : window, page, vec);
                 }
+        if (r >= 0)
+                r = probe_outside(&w, fd, &st, page, window, ext, n_ext, vec);
         free(vec);
         free(ext);
         free(w.addrs);
