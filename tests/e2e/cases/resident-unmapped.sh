@@ -11,7 +11,7 @@
 # allocates a page, not even in a sparse file's holes, and it never
 # attaches (nattch and the last attacher's pid stay).
 . "${E2E_DIR:-${0%/cases/*}}/lib.sh"
-plan 6
+plan 7
 need_ctl
 ((${#NODE_IDS[@]} >= 2)) || abort "needs two nodes"
 A=${NODE_IDS[-1]} B=${NODE_IDS[-2]}     # far from node 0, which holds the kernel
@@ -137,6 +137,28 @@ no_allocation "$before" "$after"
 check_resident sparse $((blocks0 * 512))
 expect_on_node "$A"
 result sparse
+
+# Pages fallocate(2) made and nobody wrote, as PostgreSQL makes its dynamic
+# shared memory: 8 MiB written, 16 MiB fallocated at 100 MiB of a 256 MiB
+# file. SEEK_DATA and mincore pass the 16 MiB over; the file's blocks (and
+# the node's Shmem) count them: numaguard must count all 24 MiB, on node A,
+# and allocate nothing while it probes the holes around them.
+f=/dev/shm/ng_e2e_falloc
+rm -f "$f"; at_exit "rm -f $f"
+truncate -s 256M "$f" && numactl --membind="$A" dd if=/dev/zero of="$f" bs=1M count=8 conv=notrunc status=none &&
+    numactl --membind="$A" fallocate -o 100M -l 16M "$f" || abort "fallocated file"
+blocks0=$(stat -c %b "$f")
+((blocks0 * 512 == 24 << 20)) || fail "fallocated: the kernel counts $((blocks0 * 512)) bytes, 24 MiB expected"
+warm --exact; warm; before=$(free_all)
+SEG_ARGS=--exact seg_select "(.kind == \"file\" and .name == \"$f\")" || abort "fallocated: segment"
+check_resident fallocated-exact $((blocks0 * 512))
+seg_select "(.kind == \"file\" and .name == \"$f\")" || abort "fallocated: segment"
+after=$(free_all)
+[ "$(stat -c %b "$f")" = "$blocks0" ] || fail "fallocated: the file's blocks went from $blocks0 to $(stat -c %b "$f")"
+no_allocation "$before" "$after"
+check_resident fallocated $((blocks0 * 512))
+expect_on_node "$A"
+result fallocated
 
 # Hugetlb: the pool's per-node counters are the placement when the segment
 # is all its pools hold; the audit takes no page from a pool.
