@@ -2,6 +2,9 @@
  * real one. */
 
 #include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -274,6 +277,55 @@ START_TEST(segment_guard_refuses_holes)
 }
 END_TEST
 
+/* The owner's PUNCH_HOLE loop beside the exact walk, page by page from the
+ * end: whatever the walk finds resident by mincore and reads a moment
+ * later, a page punched meanwhile must stay a hole. */
+struct puncher {
+        int fd;
+        unsigned pages;
+        atomic_bool done;
+};
+
+static void *punch(void *arg)
+{
+        struct puncher *p = arg;
+        for (unsigned i = p->pages; i-- > 0;) {
+                (void) fallocate(p->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t) i * 4096, 4096);
+                for (volatile int spin = 0; spin < 2000; spin++)
+                        ;
+        }
+        atomic_store(&p->done, true);
+        return NULL;
+}
+
+START_TEST(segment_punched_meanwhile_stays_a_hole)
+{
+        int uffd = ng_seg_guard_open();
+        if (uffd < 0)
+                ck_abort_msg("userfaultfd refused here (%s)", strerror(-uffd));
+        close(uffd);
+        unsigned runs = 0;
+        for (int round = 0; round < 20; round++) {
+                struct puncher p = { .fd = memfd_with(4 << 20), .pages = 1024 };
+                fill(p.fd, 0, 4 << 20);
+                pthread_t t;
+                ck_assert_int_eq(pthread_create(&t, NULL, punch, &p), 0);
+                while (!atomic_load(&p.done)) {
+                        struct ng_sample s;
+                        ck_assert_int_eq(ng_sample_segment_fd(p.fd, 0, true, NULL, &s), 0);
+                        ng_sample_done(&s);
+                        runs++;
+                }
+                pthread_join(t, NULL);
+                /* every page punched: none came back through a read of ours */
+                ck_assert_msg(blocks(p.fd) == 0, "round %d: %" PRIu64 " blocks allocated again after %u walks",
+                              round, blocks(p.fd), runs);
+                close(p.fd);
+        }
+        ck_assert_uint_gt(runs, 20);
+}
+END_TEST
+
 START_TEST(segment_fallocated_pages_count)
 {
         /* 4 MiB written, 8 MiB fallocate(2)d and never written (as
@@ -520,6 +572,7 @@ int main(void)
         tcase_add_test(tc, segment_fragmented_past_the_cap);
         tcase_add_test(tc, segment_guard_refuses_holes);
         tcase_add_test(tc, segment_fallocated_pages_count);
+        tcase_add_test(tc, segment_punched_meanwhile_stays_a_hole);
         tcase_add_test(tc, segment_dense_is_one_extent);
         tcase_add_test(tc, segment_empty_is_known_empty);
         tcase_add_test(tc, segment_fake_kernel);
