@@ -538,7 +538,9 @@ const struct ng_sample *ng_snapshot_sample(const struct ng_snapshot *s, pid_t pi
 const struct ng_sample *ng_snapshot_whole_sample(const struct ng_snapshot *s, bool sysv, unsigned major,
                                                  unsigned minor, uint64_t inode);
 /* The same with a SysV segment's IPC namespace (ipc_ns) compared too: a
- * shmid names a segment only within its namespace. */
+ * shmid names a segment only within its namespace; and for SysV its device
+ * too where major:minor is known (not 0:0), so that a sample of another
+ * file whose inode happens to equal the shmid is never taken for it. */
 const struct ng_sample *ng_snapshot_whole_sample_ns(const struct ng_snapshot *s, bool sysv, uint64_t ipc_ns,
                                                     unsigned major, unsigned minor, uint64_t inode);
 int ng_snapshot_distance(const struct ng_snapshot *s, int from, int to);

@@ -291,8 +291,11 @@ const struct ng_sample *ng_snapshot_whole_sample_ns(const struct ng_snapshot *s,
 {
         for (size_t i = 0; i < s->n_samples; i++) {
                 const struct ng_sample *w = &s->samples[i];
+                /* a SysV segment is (IPC namespace, shmid), and where its
+                 * device is known (an attacher's maps line) that device's too */
+                bool dev = w->dev_major == major && w->dev_minor == minor;
                 if (w->whole && w->sysv == sysv && w->inode == inode &&
-                    (sysv ? w->ipc_ns == ipc_ns : w->dev_major == major && w->dev_minor == minor))
+                    (sysv ? w->ipc_ns == ipc_ns && (dev || (!major && !minor)) : dev))
                         return w;
         }
         return NULL;

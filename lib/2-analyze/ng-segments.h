@@ -41,6 +41,9 @@ struct ng_node_bytes {
         uint64_t bytes;
 };
 
+/* A SysV segment whose attachers' maps lines name two devices. */
+#define NG_SEG_DEV_CONFLICT UINT32_MAX
+
 struct ng_segment {
         enum ng_seg_kind kind;
         char name[512];         /* "SYSV0052e2c1", "/dev/shm/ora_ORCL_1", "/dev/zero (deleted)" */
@@ -55,7 +58,7 @@ struct ng_segment {
         bool huge;
         bool dest, locked;      /* SysV SHM_DEST / SHM_LOCKED */
         uint64_t nattch;        /* kernel's count for SysV, else pids mapping it */
-        unsigned dev_major, dev_minor;
+        unsigned dev_major, dev_minor;  /* SysV: NG_SEG_DEV_CONFLICT when attachers disagree */
         uint64_t inode;
         pid_t *pids;            /* processes mapping it, pid order */
         size_t n_pids;

@@ -241,7 +241,7 @@ static const struct ng_sample *whole_sample(const struct ng_snapshot *s, const s
 {
         switch (seg->kind) {
         case NG_SEG_SYSV:
-                return ng_snapshot_whole_sample_ns(s, true, seg->ipc_ns, 0, 0, seg->inode);
+                return ng_snapshot_whole_sample_ns(s, true, seg->ipc_ns, seg->dev_major, seg->dev_minor, seg->inode);
         case NG_SEG_FILE:
         case NG_SEG_ANON_SHARED:
                 return seg->huge ? NULL : ng_snapshot_whole_sample(s, false, seg->dev_major, seg->dev_minor, seg->inode);

@@ -204,6 +204,18 @@ static int add_pid(struct ng_segment *seg, const struct ng_proc *pr, const struc
         }
         if (seg->kind != NG_SEG_SYSV && seg->kind != NG_SEG_FILE)
                 seg->bytes = seg->bytes > m->end - m->start ? seg->bytes : m->end - m->start;
+        /* A SysV segment's device is its IPC namespace's shm mount, the
+         * same in every attacher's maps line; two devices for one shmid
+         * mean one line is not the segment (a user's own file named like
+         * one): then no device is trusted, and no sample of the segment
+         * itself either (NG_SEG_DEV_CONFLICT never matches one). */
+        if (seg->kind == NG_SEG_SYSV && seg->dev_major != NG_SEG_DEV_CONFLICT) {
+                if (!seg->dev_major && !seg->dev_minor) {
+                        seg->dev_major = m->dev_major;
+                        seg->dev_minor = m->dev_minor;
+                } else if (seg->dev_major != m->dev_major || seg->dev_minor != m->dev_minor)
+                        seg->dev_major = seg->dev_minor = NG_SEG_DEV_CONFLICT;
+        }
         if (seg->n_pids && seg->pids[seg->n_pids - 1] == pr->pid)
                 return 0;
         if (ng_grow(&seg->pids, NULL, seg->n_pids, sizeof(*seg->pids), 0) < 0)

@@ -94,7 +94,7 @@ static struct ng_audit *with_policy(const char *policy, const char *conf_text, s
         s->placement = NG_PLACEMENT_SAMPLED;
         s->samples = xcalloc(1, sizeof(*s->samples));
         s->samples[0] = (struct ng_sample) { .pid = 100, .len = GiB, .asked = 64, .present = 64, .whole = true,
-                                             .sysv = true, .inode = 7 };
+                                             .sysv = true, .inode = 7, .dev_minor = 1 };
         snprintf(s->samples[0].policy, sizeof(s->samples[0].policy), "%s", policy);
         s->samples[0].np = xcalloc(1, sizeof(struct ng_node_pages));
         s->samples[0].np[0] = (struct ng_node_pages) { 0, 64 };
@@ -104,6 +104,42 @@ static struct ng_audit *with_policy(const char *policy, const char *conf_text, s
         *cp = conf(conf_text);
         return run(s, *cp);
 }
+
+/* A sample of the segment itself is its own only on its device: a file of
+ * another device whose inode equals the shmid (a user's own tmpfs) is not;
+ * and where the attachers' maps lines disagree on the device (a user's
+ * mapping named like the segment), no sample is trusted. */
+START_TEST(sysv_sample_keyed_by_device)
+{
+        for (int other = 0; other < 3; other++) {
+                static const struct ng_node_pages pl[] = { { 0, 262144 } };
+                struct ng_snapshot *s = one_instance(4, "0-3", "0-3", pl, 1);
+                s->placement = NG_PLACEMENT_SAMPLED;
+                s->samples = xcalloc(1, sizeof(*s->samples));
+                s->samples[0] = (struct ng_sample) { .pid = 100, .len = GiB, .asked = 64, .present = 64,
+                                                     .whole = true, .sysv = true, .inode = 7,
+                                                     .dev_minor = other == 1 ? 9 : 1 };
+                s->samples[0].np = xcalloc(1, sizeof(struct ng_node_pages));
+                s->samples[0].np[0] = (struct ng_node_pages) { 2, 64 };     /* the sample says node 2 */
+                s->samples[0].n_np = 1;
+                s->n_samples = 1;
+                if (other == 2) {       /* a third process maps "shmid 7" on device 0:9 */
+                        struct ng_proc *p = snap_proc(s, 102, 1000, "ora_forg_ORCL", "0-3", "0-3");
+                        snap_map_sysv(p, 7, 0x7f0000000000, GiB, 4, NULL, 0);
+                        p->maps[p->n_maps - 1].dev_minor = 9;
+                }
+                struct ng_config *c = conf(ORA);
+                struct ng_audit *a = run(s, c);
+                const struct ng_instance *in = ng_audit_instance(a, "ORCL");
+                ck_assert_ptr_nonnull(in);
+                const struct ng_segment *seg = &a->segments[in->segs[0]];
+                ck_assert_msg(other ? seg->placement_source != NG_SOURCE_SEGMENT : seg->placement_source == NG_SOURCE_SEGMENT,
+                              "case %d: placement from %s", other, ng_source_name(seg->placement_source));
+                ck_assert_uint_eq(ng_segment_node_bytes(seg, 2) > 0, !other);
+                ng_audit_free(a), ng_config_free(c), ng_snapshot_free(s);
+        }
+}
+END_TEST
 
 START_TEST(segment_policy_drift)
 {
@@ -1043,6 +1079,7 @@ int main(void)
         tcase_add_test(tc, cyclops_raised_at_fraction);
         tcase_add_test(tc, cyclops_not_raised_below_fraction);
         tcase_add_test(tc, segment_policy_drift);
+        tcase_add_test(tc, sysv_sample_keyed_by_device);
         tcase_add_test(tc, policy_not_persistent);
         tcase_add_test(tc, interleave_weights);
         tcase_add_test(tc, out_of_reach);

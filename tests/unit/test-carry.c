@@ -152,7 +152,7 @@ static void add_whole(struct ng_snapshot *s, pid_t via)
 {
         s->samples = xcalloc(1, sizeof(*s->samples));
         s->samples[0] = (struct ng_sample) { .pid = via, .len = GiB, .asked = 400, .present = 200, .whole = true,
-                                             .sysv = true, .inode = 7 };
+                                             .sysv = true, .inode = 7, .dev_minor = 1 };
         s->samples[0].np = xcalloc(2, sizeof(struct ng_node_pages));
         s->samples[0].np[0] = (struct ng_node_pages) { 0, 50 };
         s->samples[0].np[1] = (struct ng_node_pages) { 1, 150 };
