@@ -83,7 +83,11 @@ static void read_cgroup_files(struct collector *c, struct ng_cgroup *cg)
         const char *const *names = cg->version == 1 ? v1 : v2;
         char *buf;
 
-        for (size_t i = 0; i < 4; i++) {
+        /* on the live host (a tree keeps what it kept) */
+        uint64_t procs_size;
+        cg->gone = ng_path_is_live(c->reads) &&
+                   ng_path_file_size(c->reads, &procs_size, "%s/cgroup.procs", cg->dir) == -ENOENT;
+        for (size_t i = 0; i < 4 && !cg->gone; i++) {
                 if (ng_collect_read(c, &buf, NULL, "%s/%s", cg->dir, names[i]) < 0)
                         continue;
                 if (ng_bitmap_parse_list(buf, dst[i]) >= 0 && i >= 2)

@@ -202,6 +202,9 @@ struct ng_cgroup {
         int version;            /* 1 or 2: where the cpuset controller lives */
         char *dir;              /* host path of the cgroup's directory */
         bool has_cpuset;
+        /* Its directory was not there when read on the live host: the
+         * cgroup went away meanwhile (its processes exited or moved). */
+        bool gone;
         struct ng_bitmap cpus, mems, effective_cpus, effective_mems;
         int memory_migrate;     /* v1 only; -1 when absent */
         struct ng_numa_stat_line *memory_numa_stat;

@@ -207,6 +207,9 @@ int ng_cpuset_plan(const struct ng_snapshot *s, const struct ng_instance *in, co
                        "cpuset is never rewritten", in->name);
         else if (!cg)
                 refuse(&pl, "cgroup %s of instance %s was not found", in->cgroup, in->name);
+        else if (cg->gone)
+                refuse(&pl, "cgroup %s of instance %s went away while numaguard read it (the instance stopped, "
+                       "restarted or moved): nothing to correct there; audit again", cg->path, in->name);
         else if (!cg->has_cpuset)
                 refuse(&pl, "the cpuset controller is not enabled for %s (cgroup v2: add +cpuset to the parent's "
                        "cgroup.subtree_control)", cg->path);

@@ -100,6 +100,24 @@ START_TEST(plan_local_mems_follow_cpus)
 }
 END_TEST
 
+START_TEST(plan_refuses_a_cgroup_that_went_away)
+{
+        /* Gone between the listing and the read: not "enable +cpuset in
+         * the parent", which would send the DBA after a cgroup that is no
+         * more. */
+        struct ng_snapshot *s = snap_cg("0-1", "3", 2);
+        s->cgroups[0].gone = true;
+        s->cgroups[0].has_cpuset = false;
+        struct inst t;
+        inst_init(&t, s, NG_POLICY_LOCAL, NULL);
+        struct ng_cpuset_plan pl = plan_of(s, &t);
+        ck_assert(pl.refused);
+        ck_assert_msg(strstr(pl.reason, "cgroup /db of instance db went away while numaguard read it") &&
+                      !strstr(pl.reason, "subtree_control"), "%s", pl.reason);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 START_TEST(plan_bind_moves_cpus_to_the_nodes)
 {
         struct ng_snapshot *s = snap_cg("0", "3", 2);
@@ -653,6 +671,7 @@ int main(void)
         TCase *tc = tcase_create("plan");
         tcase_add_test(tc, plan_local_mems_follow_cpus);
         tcase_add_test(tc, plan_bind_moves_cpus_to_the_nodes);
+        tcase_add_test(tc, plan_refuses_a_cgroup_that_went_away);
         tcase_add_test(tc, plan_bind_memory_only_node_keeps_cpus);
         tcase_add_test(tc, plan_interleave);
         tcase_add_test(tc, plan_refusals);
