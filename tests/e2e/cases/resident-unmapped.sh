@@ -122,21 +122,29 @@ no_allocation "$before" "$after"
 result exact
 kill "$WL_PID" 2>/dev/null; wait "$WL_PID" 2>/dev/null
 
+# file_nobody_maps NAME FILE: the file's resident bytes per numaguard, exact
+# and sampled, are its blocks, on node A; the audits allocate nothing.
+file_nobody_maps() {
+    local name=$1 f=$2 blocks0 before after
+    blocks0=$(stat -c %b "$f")
+    warm --exact; warm; before=$(free_all)
+    SEG_ARGS=--exact seg_select "(.kind == \"file\" and .name == \"$f\")" || abort "$name: segment"
+    check_resident "$name-exact" $((blocks0 * 512))
+    seg_select "(.kind == \"file\" and .name == \"$f\")" || abort "$name: segment"
+    after=$(free_all)
+    [ "$(stat -c %b "$f")" = "$blocks0" ] || fail "$name: the file's blocks went from $blocks0 to $(stat -c %b "$f")"
+    no_allocation "$before" "$after"
+    check_resident "$name" $((blocks0 * 512))
+    expect_on_node "$A"
+    result "$name"
+}
+
 # A sparse file: 512 MiB long, 8 MiB of data at 300 MiB, nobody maps it.
 f=/dev/shm/ng_e2e_sparse
 rm -f "$f"; at_exit "rm -f $f"
 truncate -s 512M "$f" && numactl --membind="$A" dd if=/dev/zero of="$f" bs=1M count=8 seek=300 conv=notrunc status=none ||
     abort "sparse file"
-blocks0=$(stat -c %b "$f")
-warm --exact; warm; before=$(free_all)
-SEG_ARGS=--exact seg_select "(.kind == \"file\" and .name == \"$f\")" || abort "sparse: segment"
-seg_select "(.kind == \"file\" and .name == \"$f\")" || abort "sparse: segment"
-after=$(free_all)
-[ "$(stat -c %b "$f")" = "$blocks0" ] || fail "sparse: the file's blocks went from $blocks0 to $(stat -c %b "$f")"
-no_allocation "$before" "$after"
-check_resident sparse $((blocks0 * 512))
-expect_on_node "$A"
-result sparse
+file_nobody_maps sparse "$f"
 
 # Pages fallocate(2) made and nobody wrote, as PostgreSQL makes its dynamic
 # shared memory: 8 MiB written, 16 MiB fallocated at 100 MiB of a 256 MiB
@@ -147,18 +155,8 @@ f=/dev/shm/ng_e2e_falloc
 rm -f "$f"; at_exit "rm -f $f"
 truncate -s 256M "$f" && numactl --membind="$A" dd if=/dev/zero of="$f" bs=1M count=8 conv=notrunc status=none &&
     numactl --membind="$A" fallocate -o 100M -l 16M "$f" || abort "fallocated file"
-blocks0=$(stat -c %b "$f")
-((blocks0 * 512 == 24 << 20)) || fail "fallocated: the kernel counts $((blocks0 * 512)) bytes, 24 MiB expected"
-warm --exact; warm; before=$(free_all)
-SEG_ARGS=--exact seg_select "(.kind == \"file\" and .name == \"$f\")" || abort "fallocated: segment"
-check_resident fallocated-exact $((blocks0 * 512))
-seg_select "(.kind == \"file\" and .name == \"$f\")" || abort "fallocated: segment"
-after=$(free_all)
-[ "$(stat -c %b "$f")" = "$blocks0" ] || fail "fallocated: the file's blocks went from $blocks0 to $(stat -c %b "$f")"
-no_allocation "$before" "$after"
-check_resident fallocated $((blocks0 * 512))
-expect_on_node "$A"
-result fallocated
+(( $(stat -c %b "$f") * 512 == 24 << 20 )) || fail "fallocated: the kernel counts $(( $(stat -c %b "$f") * 512 )) bytes, 24 MiB expected"
+file_nobody_maps fallocated "$f"
 
 # Hugetlb: the pool's per-node counters are the placement when the segment
 # is all its pools hold; the audit takes no page from a pool.
