@@ -312,9 +312,12 @@ def segs_agree($x; $y):
                 and $a.placement_source == $b.placement_source and $a.resident_source == $b.resident_source
                 and $a.representative_pid == $b.representative_pid
               elif $b.placement_source == "segment" and $a.placement_source != "segment"
-                   and ([$a.nodes[]?] | length) == 0
-                # nothing of it in the attacher the tree holds: where it sits
-                # is unknown there, and less than the live host counted
+                   and ([$a.nodes[]? as $n | ($n.bytes // 0) * 50
+                         <= (([$b.nodes[]? | select(.id == $n.id) | .bytes] | add) // 0) * 51 + 204800] | all)
+                # what the one attacher the tree holds maps is part of what the
+                # live host counted, node by node (pages fallocated and never
+                # touched, or touched only by processes gone, are in no page
+                # table); nothing of it there: where it sits is unknown
                 then ($a.resident_bytes // 0) * 50 <= ($b.resident_bytes // 0) * 51 + 4096
               else (($a | pct) as $p | ($b | pct) as $q
                     | [(($p + $q) | keys[]) as $k | (($p[$k] // 0) - ($q[$k] // 0)) | absv] | max // 0) <= 3
