@@ -92,8 +92,7 @@ static void start_options(enum ng_mpol mode, const struct ng_bitmap *nodes, char
 {
         char list[128];
         ng_bitmap_format_list(nodes, list, sizeof(list));
-        const char *opt = mode == NG_MPOL_BIND ? "membind" : mode == NG_MPOL_PREFERRED ? "preferred"
-                        : mode == NG_MPOL_WEIGHTED_INTERLEAVE ? "weighted-interleave" : "interleave";
+        const char *opt = ng_mpol_numactl_option(mode);
         const char *name = ng_unit_numa_policy_name((int) mode);
         if (name)
                 snprintf(unit, usize, "NUMAPolicy=%s and NUMAMask=%s", name, list);

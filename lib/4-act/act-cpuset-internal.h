@@ -17,7 +17,6 @@ struct list_str {
 };
 
 struct list_str ng_cpuset_list_s(const struct ng_bitmap *b);
-const char *ng_cpuset_policy_name(enum ng_policy p);
 /* The value in effect: the file, or on v2 when it is empty, the effective one. */
 int ng_cpuset_read_current(const struct ng_path *p, const struct ng_action_ops *ops, const struct ng_cpuset_plan *plan,
                            bool mems, struct ng_bitmap *ret);

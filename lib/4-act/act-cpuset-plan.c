@@ -40,10 +40,6 @@ static struct ng_bitmap minus(const struct ng_bitmap *a, const struct ng_bitmap 
         return r;
 }
 
-const char *ng_cpuset_policy_name(enum ng_policy p)
-{
-        return ng_config_policy_name(p);
-}
 
 static const char *eff_cpus_file(int version)
 {

@@ -92,7 +92,7 @@ static void describe_change(struct exec *x)
         summarize(x->res, "%s, cpuset.cpus %s", m ? "" : " unchanged", ng_cpuset_list_s(&x->cur_cpus).s);
         if (c)
                 summarize(x->res, " -> %s", ng_cpuset_list_s(&pl->cpus).s);
-        summarize(x->res, "%s (policy %s)", c ? "" : " unchanged", ng_cpuset_policy_name(pl->policy));
+        summarize(x->res, "%s (policy %s)", c ? "" : " unchanged", ng_config_policy_name(pl->policy));
 }
 
 /* What happens to memory already allocated when mems change. */
@@ -153,7 +153,7 @@ static void describe_failure(struct exec *x, int r, const struct step *st)
         summarize(x->res, "%s: cgroup v%d %s has cpuset.mems %s, cpuset.cpus %s (wanted mems %s, cpus %s, policy %s)",
                   x->n_done > 0 ? "some writes took, the cpuset is left valid" : "nothing changed", pl->version,
                   pl->cgroup, ng_cpuset_list_s(&x->now_mems).s, ng_cpuset_list_s(&x->now_cpus).s, ng_cpuset_list_s(&pl->mems).s,
-                  ng_cpuset_list_s(&pl->cpus).s, ng_cpuset_policy_name(pl->policy));
+                  ng_cpuset_list_s(&pl->cpus).s, ng_config_policy_name(pl->policy));
 }
 
 static void run_steps(struct exec *x)

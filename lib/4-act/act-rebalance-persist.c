@@ -55,8 +55,7 @@ int ng_policy_persist_plan(const struct ng_snapshot *s, const struct ng_audit *a
                          "process's settings were not read): start it under the policy %s", want);
                 return 0;
         }
-        const char *opt = mode == NG_MPOL_BIND ? "membind" : mode == NG_MPOL_PREFERRED ? "preferred"
-                        : mode == NG_MPOL_WEIGHTED_INTERLEAVE ? "weighted-interleave" : "interleave";
+        const char *opt = ng_mpol_numactl_option(mode);
         if (!db->unit[0] || !name) {
                 snprintf(ret->note, sizeof(ret->note), "its next start is not recorded (%s): start it under "
                          "numactl --%s=%s", !db->unit[0] ? in->container ? "a container" : "no systemd service"
