@@ -129,9 +129,16 @@ free_kib() { local k v u; while read -r _ _ k v u; do [ "$k" = MemFree: ] && ech
 # squeeze: fill node pn with hugepages until under 40 MiB is free (FK). The
 # kernel reclaims while it grants (and more after a case that used the
 # node's page cache), so one write can leave more free than asked: up to six
-# rounds, each taking what is still above 24 MiB.
+# rounds, each taking what is still above 24 MiB. The pool stops growing
+# while megabytes are still free when no free 2 MiB block is left (or a
+# boosted watermark holds them back): what is left above 24 MiB is then
+# taken in 4 KiB pages, a file written under --membind on a tmpfs of the
+# case's own (no swap in the guest: they stay; /dev/shm is not touched).
+FILL=$T/fill FILLS=0
+mkdir -p "$FILL" && mount -t tmpfs -o size=1g e2e-fill "$FILL" || abort "set-up: tmpfs $FILL"
+at_exit "umount $FILL"
 squeeze() {
-    local f0 have
+    local f0 have mib
     sync; echo 3 > /proc/sys/vm/drop_caches
     f0=$(free_kib $pn) FK=$f0
     for _ in 1 2 3 4 5 6; do
@@ -139,6 +146,14 @@ squeeze() {
         read -r have < "$(hp_file $pn)"
         echo $(( have + (FK - 24 * 1024) / 2048 )) > "$(hp_file $pn)"
         FK=$(free_kib $pn)
+    done
+    for _ in 1 2 3; do
+        ((FK < 40 * 1024)) && break
+        mib=$(( (FK - 24 * 1024) / 1024 )) FILLS=$((FILLS + 1))
+        numactl --membind=$pn -- dd if=/dev/zero of="$FILL/$FILLS" bs=1M count=$mib status=none ||
+            log "dd of $mib MiB under --membind=$pn failed"
+        FK=$(free_kib $pn)
+        log "node $pn: $mib MiB of tmpfs pages written, MemFree now $FK kB"
     done
     log "node $pn: MemFree $f0 kB, after $(cat "$(hp_file $pn)") hugepages: $FK kB"
     ((FK < 40 * 1024)) || abort "set-up: node $pn still has $FK kB free"
@@ -175,7 +190,7 @@ if around 'FK - 8192' above; then
     for n in "${NODE_IDS[@]}"; do not_raised NODE_PRESSURE n="$n"; done
 fi
 result pressure-not-raised
-echo 0 > "$(hp_file $pn)"
+echo 0 > "$(hp_file $pn)"; rm -f "$FILL"/*
 
 # ------------------------------------------------ host knobs and processes
 read -r nb_orig < /proc/sys/kernel/numa_balancing || abort "no kernel.numa_balancing"
