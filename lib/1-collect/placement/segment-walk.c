@@ -11,7 +11,8 @@
  * no process maps counts too) and never faults. Only a page mincore called
  * resident is then read, one byte, through process_vm_readv(2) on
  * ourselves, which maps the page that is there (a read fault on a hole
- * would allocate one: holes are never read); a page truncated meanwhile is
+ * would allocate one: holes are never read), or, through the guard, a run
+ * of them at once by MADV_POPULATE_READ; a page truncated meanwhile is
  * an EFAULT rather than a SIGBUS, and is left out; a page whose owner
  * punched a hole meanwhile is refused by the guard (ng_seg_guard(): a
  * userfaultfd in missing mode), never allocated again. While the caller's
@@ -214,6 +215,14 @@ int ng_segment_policy(ng_get_mempolicy_fn get, void *addr, char *buf, size_t siz
         return 0;
 }
 
+/* MADV_POPULATE_READ (Linux 5.14) maps a run of resident pages in one
+ * call, where a read per page costs a trip through the kernel each. Used
+ * only through the guard: a page of the run whose owner punched a hole
+ * meanwhile fails the call (EFAULT) rather than being allocated. */
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+
 struct walk {
         const struct ng_seg_walk_opts *o;
         void **addrs;
@@ -222,13 +231,15 @@ struct walk {
         struct ng_seg_walk_stats st;
         int uffd;               /* the guard, or -errno */
         bool probing;           /* a range outside the data: every page a hole or fallocated */
+        bool populated;         /* the window's resident pages are mapped already */
+        bool no_populate;       /* the kernel lacks MADV_POPULATE_READ */
 };
 
 /* The batch's pages are resident by mincore: map them by a read, leave out
  * those that went, hand the rest over. */
 static int flush(struct walk *w)
 {
-        ssize_t left = ng_segment_touch_all(w->addrs, w->pgoff, w->n);
+        ssize_t left = w->populated ? (ssize_t) w->n : ng_segment_touch_all(w->addrs, w->pgoff, w->n);
         if (left < 0)
                 return (int) left;
         /* probing, the pages left out are holes; else pages that went */
@@ -243,6 +254,32 @@ static int flush(struct walk *w)
         w->st.resident_pages += n;
         w->st.batches++;
         return w->o->batch(w->o->userdata, w->addrs, w->pgoff, n);
+}
+
+/* Maps each run of the window's resident pages (vec) with one
+ * MADV_POPULATE_READ: true when every run is mapped. A run that fails (a
+ * page went: EFAULT; an older kernel: EINVAL, and then never again) leaves
+ * the window to the read per page, which finds out which page went. */
+static bool populate(struct walk *w, char *base, uint64_t pages, uint64_t page, const unsigned char *vec)
+{
+        if (w->no_populate)
+                return false;
+        for (uint64_t i = 0; i < pages;) {
+                if (!(vec[i] & 1)) {
+                        i++;
+                        continue;
+                }
+                uint64_t j = i;
+                while (j < pages && (vec[j] & 1))
+                        j++;
+                if (madvise(base + i * page, (j - i) * page, MADV_POPULATE_READ) < 0) {
+                        if (errno == EINVAL || errno == ENOSYS)
+                                w->no_populate = true;
+                        return false;
+                }
+                i = j;
+        }
+        return true;
 }
 
 /* One window [off, off + len) of the file: mapped, asked, handed over in
@@ -271,6 +308,7 @@ static int walk_window(struct walk *w, int fd, uint64_t off, uint64_t len, uint6
                 w->st.unprobed_bytes += len;
         if (!w->probing)
                 w->st.data_pages += pages;
+        w->populated = r >= 0 && guarded && !w->probing && populate(w, base, pages, page, vec);
         for (uint64_t i = 0; i < pages && r >= 0; i++) {
                 if (!(vec[i] & 1))
                         continue;       /* a hole, swapped out, or gone: not resident */
@@ -282,6 +320,7 @@ static int walk_window(struct walk *w, int fd, uint64_t off, uint64_t len, uint6
         if (r >= 0)
                 r = flush(w);
         w->n = 0;
+        w->populated = false;
         munmap(base, len);
         return r;
 }
