@@ -303,8 +303,8 @@ deb:
 	rm -rf $(DEBSRC) $(DEBDIR)
 	mkdir -p $(DEBSRC)/numaguard-$(VERSION) $(DEBDIR)
 	tar -c --exclude=./.git --exclude=./build --exclude=./build-san --exclude=./build-fuzz \
-		--exclude=./build-deb --exclude=./tests/e2e/.cache . | tar -x -C $(DEBSRC)/numaguard-$(VERSION)
-	cd $(DEBSRC)/numaguard-$(VERSION) && dpkg-buildpackage -us -uc -b
+		--exclude=./build-deb --exclude=./$(RPMDIR) --exclude=./tests/e2e/.cache . | tar -x -C $(DEBSRC)/numaguard-$(VERSION)
+	cd $(DEBSRC)/numaguard-$(VERSION) && dpkg-buildpackage -us -uc -b -jauto
 	cp -p $(DEBSRC)/*.deb $(DEBSRC)/*.buildinfo $(DEBSRC)/*.changes $(DEBDIR)/
 	@ls -1 $(DEBDIR)
 

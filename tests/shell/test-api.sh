@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# suite: alongside
 # libnumaguard's public API as `make install DESTDIR=... PREFIX=/usr`
 # installs it (docs/ARCHITECTURE.md, "Public API"):
 #  - the headers installed are numaguard.h and exactly those it includes;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# suite: alongside
 # Golden outputs of the committed snapshot trees (tests/fixtures/trees/*/).
 #
 # Every tree was captured with `numaguardctl snapshot` on a real (guest)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# suite: alongside
 # The tree's shape, checked on the built objects (nm):
 #  - lib/ stages: an object of stage N calls only into stages 0..N (the
 #    include path enforces it for declarations; this checks the link);

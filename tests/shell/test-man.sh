@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# suite: alongside
 # The man pages: `mandoc -T lint -W warning` finds nothing (a full date in
 # .TH, no empty paragraphs, no broken macros), and each names its date in
 # full (YYYY-MM-DD). mandoc comes with `tests/install-deps test`.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# suite: alongside
 # Independent oracles for the committed snapshot trees: for each
 # tests/fixtures/trees/TREE/, the findings and instance placements a person
 # concludes from the tree's own files are written by hand in

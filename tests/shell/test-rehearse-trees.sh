@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# suite: alongside
 # numaguardctl rehearse --root on the trees captured by the pg-rehearse
 # guest case (tests/fixtures/rehearse/README.md): each tree's answer against
 # what a person concludes from its files (EXPECTED); then copies of one tree

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# suite: alongside
 # The RPM packages for Oracle Linux and RHEL, built here on Debian: `make rpm`
 # runs rpmbuild -ba on rpm/numaguard.spec with --nodeps (Debian's rpm
 # database knows none of the BuildRequires; the build uses the Debian

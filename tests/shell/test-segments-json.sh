@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# suite: alongside
 # segments --json as numaguardctl(1) documents it, for each kind of segment
 # in trees captured from real guests (--root): every documented key present
 # with its documented type, shmid and key -1 for what is not System V, dest

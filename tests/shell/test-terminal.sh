@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# suite: alongside
 # numaguardctl on a pseudo-terminal (script(1)) and piped: block bars only on
 # a terminal with a UTF-8 locale (ASCII otherwise), colour for severities on
 # a terminal (off with NO_COLOR or --color=never, forced by --color=always),
