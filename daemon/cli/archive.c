@@ -1,26 +1,38 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The snapshot's tarball, written with libarchive: a gzip'd POSIX (pax)
- * tar of the staging tree, paths "./...", numeric owners only, /dev/shm
- * and hugetlbfs files as the sparse files they are staged as (their holes
- * take no room in the archive; GNU tar and bsdtar restore them). Spawning
- * tar(1) let its own messages and gzip's through ("gzip: stdout: No space
- * left on device", "tar: Child returned status 1", then "Input/output
- * error"); here a failure is one -errno, for one line.
+ * tar of the staging tree, paths "./...", numeric owners only. A name is
+ * stored as the kernel's bytes: in the "C" locale every name with a byte
+ * outside ASCII fails libarchive's conversion to UTF-8, and the entry is
+ * written with its bytes and "hdrcharset=BINARY" (GNU tar and bsdtar
+ * restore them; GNU tar says it ignores the keyword). Under another
+ * locale libarchive would convert the names through it. /dev/shm and
+ * hugetlbfs files are empty in the tree: their sizes are records of their
+ * own (collect-shm.c). Spawning tar(1) let its own messages and gzip's
+ * through ("gzip: stdout: No space left on device", "tar: Child returned
+ * status 1", then "Input/output error"); here a failure is one -errno, for
+ * one line, and a file that cannot be packed is noted in the snapshot's
+ * NG_PATH_INCOMPLETE_FILE, written last, not a failure of the snapshot.
  */
 
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
+#include <locale.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "ctl.h"
+#include "text.h"
+#include "util.h"
 
 #define ZEROS_BYTES 65536
 
@@ -28,6 +40,50 @@ static int archive_err(struct archive *a)
 {
         int e = archive_errno(a);
         return e > 0 ? -e : -EIO;
+}
+
+static const char *archive_why(struct archive *a)
+{
+        const char *why = archive_error_string(a);
+        return why ? why : "no reason given";
+}
+
+int ctl_notes_append(struct ctl_notes *n, const char *text, size_t len)
+{
+        bool nl = len && text[len - 1] != '\n';
+        /* room for the text, a newline and a NUL, doubling as it goes */
+        while (n->cap < n->len + len + 2)
+                if (ng_grow(&n->text, &n->cap, n->cap, 1, 0) < 0)
+                        return -ENOMEM;
+        memcpy(n->text + n->len, text, len);
+        n->len += len;
+        if (nl)
+                n->text[n->len++] = '\n';
+        n->text[n->len] = '\0';
+        return 0;
+}
+
+int ctl_note(struct ctl_notes *n, const char *path, const char *fmt, ...)
+{
+        _cleanup_free_ char *esc = ng_text_dup(NG_TEXT_RECORD, path), *why = NULL, *line = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vasprintf(&why, fmt, ap);
+        va_end(ap);
+        if (!esc || k < 0)
+                return -ENOMEM;
+        /* the reason is one field of one line */
+        for (char *q = why; *q; q++)
+                if (*q == '\n' || *q == '\t')
+                        *q = ' ';
+        k = asprintf(&line, "%s\t%s\n", esc, why);
+        return k < 0 ? -ENOMEM : ctl_notes_append(n, line, (size_t) k);
+}
+
+void ctl_notes_done(struct ctl_notes *n)
+{
+        free(n->text);
+        *n = (struct ctl_notes) {0};
 }
 
 /* The bundle holds what only root may read (every process's maps, the
@@ -87,23 +143,46 @@ static int copy_data(struct archive *disk, struct archive *out, int64_t size)
         }
 }
 
-/* One entry of the tree under dir, named "./" and its path inside. */
-static int add_entry(struct archive *disk, struct archive *out, struct archive_entry *e, size_t prefix)
+static bool ascii(const char *s)
 {
-        char name[PATH_MAX + 2];
+        for (; *s; s++)
+                if ((unsigned char) *s >= 0x80)
+                        return false;
+        return true;
+}
+
+/* One entry of the tree under dir, named "./" and its path inside. A
+ * header libarchive warns about is written all the same: noted, unless
+ * the warning is the name stored as its bytes. One it refuses is noted
+ * and left out. */
+static int add_entry(struct archive *disk, struct archive *out, struct archive_entry *e, size_t prefix,
+                     struct ctl_notes *notes)
+{
+        _cleanup_free_ char *name = NULL;
         const char *path = archive_entry_pathname(e);
-        snprintf(name, sizeof(name), ".%s", strlen(path) > prefix ? path + prefix : "");
+        const char *host = strlen(path) > prefix ? path + prefix : "/";
+        if (asprintf(&name, ".%s", strlen(path) > prefix ? path + prefix : "") < 0)
+                return -ENOMEM;
         archive_entry_copy_pathname(e, name);
         archive_entry_set_uname(e, NULL);
         archive_entry_set_gname(e, NULL);
-        if (archive_write_header(out, e) != ARCHIVE_OK)
+        int w = archive_write_header(out, e);
+        if (w == ARCHIVE_FATAL)
                 return archive_err(out);
+        if (w == ARCHIVE_FAILED)
+                return ctl_note(notes, host, "not in this snapshot: packing it failed (%s)", archive_why(out));
+        /* libarchive's "file format" errno is EILSEQ on Linux */
+        if (w == ARCHIVE_WARN && (ascii(name) || archive_errno(out) != EILSEQ)) {
+                int r = ctl_note(notes, host, "in this snapshot with a warning: %s", archive_why(out));
+                if (r < 0)
+                        return r;
+        }
         if (archive_entry_filetype(e) == AE_IFREG && archive_entry_size(e) > 0)
                 return copy_data(disk, out, archive_entry_size(e));
         return 0;
 }
 
-static int pack_tree(struct archive *disk, struct archive *out, const char *dir)
+static int pack_tree(struct archive *disk, struct archive *out, const char *dir, struct ctl_notes *notes)
 {
         int r = archive_read_disk_open(disk, dir) == ARCHIVE_OK ? 0 : archive_err(disk);
         struct archive_entry *e = archive_entry_new();
@@ -117,14 +196,38 @@ static int pack_tree(struct archive *disk, struct archive *out, const char *dir)
                         r = archive_err(disk);
                         break;
                 }
+                const char *path = archive_entry_pathname(e);
+                if (k == ARCHIVE_WARN && (r = ctl_note(notes, strlen(path) > strlen(dir) ? path + strlen(dir) : "/",
+                                                       "in this snapshot with a warning: %s", archive_why(disk))) < 0)
+                        break;
                 archive_read_disk_descend(disk);
-                r = add_entry(disk, out, e, strlen(dir));
+                r = add_entry(disk, out, e, strlen(dir), notes);
         }
         archive_entry_free(e);
         return r;
 }
 
-static int pack_fd(int fd, const char *dir)
+/* The notes, last: NG_PATH_INCOMPLETE_FILE, a file as the staged ones. */
+static int pack_notes(struct archive *out, const struct ctl_notes *notes)
+{
+        if (!notes->len)
+                return 0;
+        struct archive_entry *e = archive_entry_new();
+        if (!e)
+                return -ENOMEM;
+        archive_entry_copy_pathname(e, "." NG_PATH_INCOMPLETE_FILE);
+        archive_entry_set_filetype(e, AE_IFREG);
+        archive_entry_set_perm(e, 0644);
+        archive_entry_set_size(e, (la_int64_t) notes->len);
+        archive_entry_set_mtime(e, time(NULL), 0);
+        int r = archive_write_header(out, e) == ARCHIVE_OK ? 0 : archive_err(out);
+        if (r >= 0 && archive_write_data(out, notes->text, notes->len) != (la_ssize_t) notes->len)
+                r = archive_err(out);
+        archive_entry_free(e);
+        return r;
+}
+
+static int pack_fd(int fd, const char *dir, struct ctl_notes *notes)
 {
         struct archive *out = archive_write_new(), *disk = archive_read_disk_new();
         int r = out && disk ? 0 : -ENOMEM;
@@ -139,7 +242,9 @@ static int pack_fd(int fd, const char *dir)
                                                       ARCHIVE_READDISK_NO_FFLAGS) != ARCHIVE_OK))
                 r = archive_err(disk);
         if (r >= 0)
-                r = pack_tree(disk, out, dir);
+                r = pack_tree(disk, out, dir, notes);
+        if (r >= 0)
+                r = pack_notes(out, notes);
         if (r >= 0 && archive_write_close(out) != ARCHIVE_OK)
                 r = archive_err(out);
         archive_read_free(disk);
@@ -147,13 +252,16 @@ static int pack_fd(int fd, const char *dir)
         return r;
 }
 
-int ctl_pack_tree(const char *out, const char *dir)
+int ctl_pack_tree(const char *out, const char *dir, struct ctl_notes *notes)
 {
         bool is_stdout = strcmp(out, "-") == 0;
+        /* names as their bytes, never through a locale (see above) */
+        if (!setlocale(LC_CTYPE, "C"))
+                return -EINVAL;
         int fd = is_stdout ? STDOUT_FILENO : open_output(out);
         if (fd < 0)
                 return fd;
-        int r = pack_fd(fd, dir);
+        int r = pack_fd(fd, dir, notes);
         if (!is_stdout) {
                 if (close(fd) < 0 && r >= 0)
                         r = -errno;

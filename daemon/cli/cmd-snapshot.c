@@ -3,9 +3,13 @@
  * `numaguardctl snapshot`: run one full collection with the path layer's
  * recorder on, copy exactly what was read into a staging tree, and pack it.
  * /proc files report size 0, so tar cannot copy them from the live host:
- * their contents come from the reads themselves. /dev/shm and hugetlbfs files
- * are recreated as sparse files of the same size: segment contents are never
- * read.
+ * their contents come from the reads themselves. A file numaguard only
+ * stats (a /dev/shm or hugetlbfs file: segment contents are never read) is
+ * an empty file of its name; what stat said of it is a record the
+ * collection keeps (collect-shm.c), so that a sparse file of any size costs
+ * nothing and is never staged at that size. A file the staging tree cannot
+ * hold is noted in the tree's NG_PATH_INCOMPLETE_FILE, and the snapshot
+ * goes on.
  */
 
 #include <errno.h>
@@ -39,6 +43,7 @@ struct stage {
          * tree), as --root reads it back (ng-path.h). */
         struct ng_path *tree;
         int error;              /* first -errno met while staging */
+        struct ctl_notes notes; /* what the tree lacks */
         struct ctl_progress *progress;
 };
 
@@ -67,9 +72,12 @@ static int write_all(int fd, const char *buf, size_t len)
         return 0;
 }
 
-/* A refused read is listed, so that --root on the tree is refused the same. */
+/* A refused read is listed, so that --root on the tree is refused the same
+ * (a path with a newline cannot be a line of the list: noted). */
 static int stage_denied(struct stage *st, const char *path)
 {
+        if (strchr(path, '\n'))
+                return ctl_note(&st->notes, path, "not in this snapshot: the live host refused to read it");
         int fd = stage_open(st, NG_PATH_DENIED_FILE, O_APPEND);
         if (fd < 0)
                 return fd;
@@ -99,12 +107,22 @@ static int stage_file(struct stage *st, char kind, const char *path, const char 
                 return stage_denied(st, path);
         if (kind == 'd')
                 return stage_dir(st, path);
-        int fd = stage_open(st, path, O_TRUNC);
+        /* only stat'ed ('s'): its name, and what it holds if it was read too */
+        int fd = stage_open(st, path, kind == 's' ? 0 : O_TRUNC);
         if (fd < 0)
                 return fd;
-        int r = kind == 's' ? (ftruncate(fd, (off_t) len) < 0 ? -errno : 0) : write_all(fd, buf, len);
+        int r = kind == 's' ? 0 : write_all(fd, buf, len);
         close(fd);
         return r;
+}
+
+/* What the staging tree cannot hold as the host had it (a name its file
+ * system refuses, a path another file took): noted, and the snapshot goes
+ * on. A full or failing disk ends it. */
+static bool per_file(int r)
+{
+        return r == -ENAMETOOLONG || r == -EEXIST || r == -ENOTDIR || r == -EISDIR || r == -EILSEQ ||
+               r == -EINVAL || r == -EFBIG || r == -ELOOP;
 }
 
 static void recorder(void *userdata, char kind, const char *path, const char *buf, size_t len)
@@ -123,6 +141,8 @@ static void recorder(void *userdata, char kind, const char *path, const char *bu
                 buf = kept;
         }
         int r = stage_file(st, kind, path, buf, len);
+        if (r < 0 && per_file(r))
+                r = ctl_note(&st->notes, path, "not in this snapshot: staging it failed (%s)", strerror(-r));
         if (r < 0 && st->error == 0)
                 st->error = r;
 }
@@ -286,6 +306,27 @@ static int write_outputs(const struct stage *st, const struct ng_snapshot *s, co
         return 0;
 }
 
+/* A tree's own notes (a snapshot of a snapshot) are this one's too: the
+ * tree's copy of them leaves the staging tree, the notes are written last
+ * when packed. */
+static int take_notes(struct stage *st)
+{
+        _cleanup_free_ char *old = NULL;
+        size_t len;
+        int r = ng_path_read(st->tree, &old, &len, NG_PATH_INCOMPLETE_FILE);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0 || (r = ctl_notes_append(&st->notes, old, len)) < 0)
+                return r;
+        char name[NAME_MAX + 1];
+        int dir = ng_path_open_parent(st->tree, false, name, sizeof(name), NG_PATH_INCOMPLETE_FILE);
+        if (dir < 0)
+                return dir;
+        r = unlinkat(dir, name, 0) < 0 ? -errno : 0;
+        close(dir);
+        return r;
+}
+
 static int collect_staged(const struct ctl_opts *o, const struct ng_config *cfg, struct stage *st)
 {
         /* Tier 2 for every segment, from files: the tree must carry
@@ -300,6 +341,8 @@ static int collect_staged(const struct ctl_opts *o, const struct ng_config *cfg,
         if (r < 0)
                 return r;
         r = st->error ? st->error : stage_dir(st, "/numaguard");
+        if (r >= 0)
+                r = take_notes(st);
         if (r >= 0)
                 r = redact_cmdlines(st, s, cfg);
         if (r >= 0)
@@ -343,7 +386,7 @@ int ctl_snapshot(const struct ctl_opts *o)
         ng_config_free(cfg);
         if (r >= 0) {
                 snprintf(what, sizeof(what), "writing %s", strcmp(out, "-") ? out : "standard output");
-                r = ctl_pack_tree(out, st.dir);
+                r = ctl_pack_tree(out, st.dir, &st.notes);
         }
         ctl_progress_stop(st.progress);
         if (r == -EEXIST) {
@@ -356,6 +399,7 @@ int ctl_snapshot(const struct ctl_opts *o)
                 r = NG_EXIT_OK;
         }
         ng_path_free(st.tree);
+        ctl_notes_done(&st.notes);
         nftw(st.dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
         return r;
 }

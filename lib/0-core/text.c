@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Untrusted names made fit for JSON, Prometheus labels and terminals
- * (text.h); shared by report and the programs. */
+/* Untrusted names made fit for JSON, Prometheus labels, terminals and
+ * numaguard's own records (text.h); shared by report and the programs. */
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,16 @@ static void escape_char(enum ng_text_mode mode, const char *s, size_t k, uint32_
                         return;
                 }
                 break;
+        case NG_TEXT_RECORD:
+                if (cp == '\\') {
+                        put(o, "\\\\", 2);
+                        return;
+                }
+                if (cp < 0x20 || cp == 0x7f) {
+                        put_escape(o, 'x', cp);
+                        return;
+                }
+                break;
         }
         put(o, s, k);
 }
@@ -141,7 +152,7 @@ static size_t escape(enum ng_text_mode mode, const char *s, struct out *o)
                         continue;
                 }
                 k = 1;
-                if (mode == NG_TEXT_TERM)
+                if (mode == NG_TEXT_TERM || mode == NG_TEXT_RECORD)
                         put_escape(o, 'x', (unsigned char) s[i]);
                 else
                         put(o, REPLACEMENT, 3);
@@ -162,6 +173,35 @@ char *ng_text_dup(enum ng_text_mode mode, const char *s)
         size_t size = escape(mode, s, &count) + 1;
         char *buf = malloc(size);
         return buf ? ng_text_escape(mode, s, buf, size) : NULL;
+}
+
+static int hex_digit(char c)
+{
+        return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+               c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+int ng_text_unescape(char *s)
+{
+        char *o = s;
+        for (const char *p = s; *p; p++) {
+                if (*p != '\\') {
+                        *o++ = *p;
+                        continue;
+                }
+                if (p[1] == '\\') {
+                        *o++ = '\\';
+                        p++;
+                        continue;
+                }
+                int hi = p[1] == 'x' ? hex_digit(p[2]) : -1, lo = hi >= 0 ? hex_digit(p[3]) : -1;
+                if (lo < 0 || (hi | lo) == 0)
+                        return -EINVAL;
+                *o++ = (char) (hi << 4 | lo);
+                p += 3;
+        }
+        *o = '\0';
+        return 0;
 }
 
 struct json_object *ng_json_utf8(struct json_object *o)

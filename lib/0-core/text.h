@@ -26,6 +26,10 @@
  *                  reorders text (bidi marks, embeddings, overrides,
  *                  isolates) as \uNNNN. Everything else, backslashes
  *                  included, as it is: an ordinary name looks the same.
+ *   NG_TEXT_RECORD one line of numaguard's own records (what a snapshot
+ *                  keeps of each /dev/shm file): a backslash as \\, an
+ *                  invalid byte, a C0 control or DEL as \xNN, everything
+ *                  else as it is. ng_text_unescape() gives the bytes back.
  *
  * Internal to the library: not installed.
  */
@@ -47,6 +51,7 @@ enum ng_text_mode {
         NG_TEXT_UTF8,
         NG_TEXT_LABEL,
         NG_TEXT_TERM,
+        NG_TEXT_RECORD,
 };
 
 /* Room for the escaped form of a text of n bytes (NUL included), in any
@@ -63,6 +68,10 @@ bool ng_utf8_valid(const char *s);
 char *ng_text_escape(enum ng_text_mode mode, const char *s, char *buf, size_t size);
 /* The same, allocated to fit; NULL when out of memory. */
 char *ng_text_dup(enum ng_text_mode mode, const char *s);
+
+/* Reverses NG_TEXT_RECORD in place: 0, or -EINVAL for a backslash that
+ * begins no escape it makes, or an escape of NUL (s then undefined). */
+int ng_text_unescape(char *s);
 
 /* Makes every string value of a JSON tree valid UTF-8 (NG_TEXT_UTF8), in
  * place; returns o. Keys are left alone: numaguard's are its own words. */

@@ -113,6 +113,9 @@ int ng_collect_read(struct collector *c, char **ret_buf, size_t *ret_len, const 
 /* Records a problem with a file of the tree (path relative to its root). */
 void ng_collect_problem(struct collector *c, const char *path, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
+/* A tree's NG_PATH_INCOMPLETE_FILE: each file the snapshot could not take
+ * is a problem naming it (nothing on the live host). 0, or -ENOMEM. */
+int ng_collect_incomplete(struct collector *c);
 /* Reads a list file ("0-3"); an absent file leaves *ret empty, one that
  * does not parse too, with a problem naming it. */
 int ng_collect_read_list(struct collector *c, struct ng_bitmap *ret, const char *path);

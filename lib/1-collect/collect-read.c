@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "collect-internal.h"
 #include "path-internal.h"
 #include "parse.h"
 #include "ng-snapshot.h"
+#include "text.h"
 #include "units.h"
 #include "util.h"
 
@@ -75,6 +77,33 @@ void ng_collect_problem(struct collector *c, const char *path, const char *fmt, 
         va_start(ap, fmt);
         vsnprintf(pb->reason, sizeof(pb->reason), fmt, ap);
         va_end(ap);
+}
+
+int ng_collect_incomplete(struct collector *c)
+{
+        if (ng_path_is_live(c->p))
+                return 0;
+        _cleanup_free_ char *buf = NULL;
+        int r = ng_collect_read(c, &buf, NULL, NG_PATH_INCOMPLETE_FILE);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+                nl = strchr(line, '\n');
+                if (nl)
+                        *nl = '\0';
+                char *why = strchr(line, '\t');
+                if (why)
+                        *why++ = '\0';
+                /* a line that names no file is the record's own problem */
+                char *path = strdup(line);
+                if (!path)
+                        return -ENOMEM;
+                bool named = ng_text_unescape(path) >= 0 && *path == '/';
+                ng_collect_problem(c, named ? path : NG_PATH_INCOMPLETE_FILE, "%s%s", named ? "" : "a line that "
+                                   "names no file: ", why && *why ? why : "not in this snapshot");
+                free(path);
+        }
+        return 0;
 }
 
 /* Reads a list file ("0-3"); an absent file leaves *ret empty, one that

@@ -13,6 +13,7 @@
 #include "cleanup.h"
 #include "collect-internal.h"
 #include "parse.h"
+#include "text.h"
 #include "ng-snapshot.h"
 #include "units.h"
 #include "util.h"
@@ -271,31 +272,127 @@ static int dedupe_inodes(struct ng_snapshot *s, size_t from)
         return 0;
 }
 
-/* ---- who owns each file ----
+/* ---- what a snapshot keeps of each file ----
  *
- * shm_owner claims an instance's files by their owner. A tree's copies are
- * owned by whoever unpacked it, so a snapshot keeps the owners of each
- * mount's files as OWNERS_FMT, "UID PATH" lines, and a --root collection
- * takes them from there (none kept: unknown, 0). A path with a newline in
- * it (anyone may name a file so) is not kept. */
+ * A tree holds each file of a mount as an empty file of its name; what
+ * stat(2) said of it on the live host is kept as FILES_FMT, one
+ * "UID SIZE ALLOCATED PATH" line a file the collection kept (one path an
+ * inode), PATH as NG_TEXT_RECORD escapes it (a name is any bytes but NUL,
+ * newlines too), and a --root collection takes the files' sizes, allocated
+ * bytes and owners (shm_owner claims files by them) from there. A sparse
+ * file of any size (2^63-1 bytes, more than an ext4 /tmp holds) costs the
+ * snapshot one line. A file of the record that is not in the tree (its
+ * name lost on the way) is a problem of the snapshot; a file of the tree
+ * without a line is none of the live host's (another name of a file it
+ * kept, which the live collection left out).
+ *
+ * Older snapshots have no such record: their copies are sparse files of
+ * the sizes, and OWNERS_FMT, "UID PATH" lines, holds the owners (none:
+ * unknown, 0). */
+#define FILES_FMT "/numaguard/shm-files-%u-%u"
 #define OWNERS_FMT "/numaguard/shm-owners-%u-%u"
 
-static void record_owners(struct collector *c, const struct ng_mount *m, size_t from)
+static int record_files(struct collector *c, const struct ng_mount *m, size_t from)
 {
         const struct ng_snapshot *s = c->s;
-        char rel[64];
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
+        if (from == s->n_files)
+                return 0;
         FILE *f = open_memstream(&text, &len);
         if (!f)
-                return;         /* no record: the tree says unknown */
-        for (size_t i = from; i < s->n_files; i++)
-                if (!strchr(s->files[i].path, '\n'))
-                        fprintf(f, "%" PRIu32 " %s\n", s->files[i].uid, s->files[i].path);
-        if (fclose(f) != 0 || !len)
-                return;
-        snprintf(rel, sizeof(rel), OWNERS_FMT, m->major, m->minor);
+                return -ENOMEM;
+        bool fail = false;
+        for (size_t i = from; i < s->n_files && !fail; i++) {
+                const struct ng_shm_file *sf = &s->files[i];
+                _cleanup_free_ char *path = ng_text_dup(NG_TEXT_RECORD, sf->path);
+                fail = !path || fprintf(f, "%" PRIu32 " %" PRIu64 " %" PRIu64 " %s\n", sf->uid, sf->size_bytes,
+                                        sf->allocated_bytes, path) < 0;
+        }
+        fail |= ferror(f);
+        if (fclose(f) != 0 || fail)
+                return -ENOMEM;
+        char rel[64];
+        snprintf(rel, sizeof(rel), FILES_FMT, m->major, m->minor);
         ng_path_record(c->p, rel, text, len);
+        return 0;
+}
+
+struct kept {
+        struct ng_shm_file_line l;
+        bool found;
+};
+
+static int cmp_kept(const void *a, const void *b)
+{
+        return strcmp(((const struct kept *) a)->l.path, ((const struct kept *) b)->l.path);
+}
+
+/* The record's lines, sorted by path, into *ret (buf holds their paths). */
+static int parse_kept(char *buf, struct kept **ret, size_t *ret_n)
+{
+        struct kept *v = NULL;
+        size_t n = 0;
+        for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+                nl = strchr(line, '\n');
+                if (nl)
+                        *nl = '\0';
+                struct ng_shm_file_line l;
+                if (ng_parse_shm_file_line(line, &l) < 0)
+                        continue;       /* its file then has no line */
+                int r = ng_grow(&v, NULL, n, sizeof(*v), MAX_SHM_FILES);
+                if (r < 0) {
+                        free(v);
+                        return r;       /* -E2BIG: more files than a listing takes */
+                }
+                v[n++] = (struct kept) { .l = l };
+        }
+        if (n)
+                qsort(v, n, sizeof(*v), cmp_kept);
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+/* 1 when the tree has the record (the files of the mount, s->files[from..],
+ * made what it says), 0 when it has none, or -ENOMEM, -E2BIG. */
+static int replay_files(struct collector *c, const struct mount_scan *ms, size_t from)
+{
+        struct ng_snapshot *s = c->s;
+        _cleanup_free_ char *buf = NULL;
+        char rel[64];
+        snprintf(rel, sizeof(rel), FILES_FMT, ms->m->major, ms->m->minor);
+        int r = ng_collect_read(c, &buf, NULL, "%s", rel);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        _cleanup_free_ struct kept *v = NULL;
+        size_t n, n_kept = from;
+        if ((r = parse_kept(buf, &v, &n)) < 0)
+                return r;
+        for (size_t i = from; i < s->n_files; i++) {
+                struct ng_shm_file *f = &s->files[i];
+                struct kept key = { .l.path = f->path }, *k = n ? bsearch(&key, v, n, sizeof(*v), cmp_kept) : NULL;
+                if (!k || k->found) {
+                        free(f->path);
+                        continue;
+                }
+                k->found = true;
+                f->uid = k->l.uid;
+                f->size_bytes = k->l.size_bytes;
+                f->allocated_bytes = k->l.allocated_bytes;
+                s->files[n_kept++] = *f;
+        }
+        s->n_files = n_kept;
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *path = NULL;
+                if (v[i].found)
+                        continue;
+                if (asprintf(&path, "%s%s", ms->prefix, v[i].l.path) < 0)
+                        return -ENOMEM;
+                ng_collect_problem(c, path, "in the snapshot's record (%s), not in the tree (its name lost when "
+                                   "unpacked?): not audited", rel);
+        }
+        return 1;
 }
 
 static void replay_owners(struct collector *c, const struct ng_mount *m, size_t from)
@@ -331,15 +428,18 @@ int ng_collect_mount_files(struct collector *c, const struct ng_mount *m, const 
         int r = scan_files(c, m->mountpoint, &ms, 0);
         if (r < 0)
                 return r;
-        /* a tree's copies have no inode of the host's (0): nothing to tell apart */
+        /* a tree's copies have no inode of the host's (0): its record says
+         * which files the live host kept */
         if (!ng_path_is_live(c->p)) {
-                replay_owners(c, m, from);
-                return 0;
-        }
-        r = dedupe_inodes(c->s, from);
+                r = replay_files(c, &ms, from);
+                if (r == 0)
+                        replay_owners(c, m, from);
+        } else
+                r = dedupe_inodes(c->s, from);
+        /* kept by a snapshot of the tree too: its copies are empty */
         if (r >= 0 && ng_path_recording(c->p))
-                record_owners(c, m, from);
-        return r;
+                r = record_files(c, m, from);
+        return r < 0 ? r : 0;
 }
 
 /* Files in /dev/shm (Oracle AMM granules, PostgreSQL DSM) and on every

@@ -74,7 +74,9 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
         s->taken_usec = now_usec(CLOCK_REALTIME);
         s->libnuma_so = -1;
         snprintf(s->root, sizeof(s->root), "%s", ng_path_root(p));
-        int r = ng_collect_memory(&c);
+        int r = ng_collect_incomplete(&c);
+        if (r >= 0)
+                r = ng_collect_memory(&c);
         if (r >= 0)
                 r = ng_collect_topology(&c);
         if (r >= 0)

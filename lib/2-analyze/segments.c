@@ -144,7 +144,8 @@ static int add_files(struct builder *b)
                 seg->other_ns = f->mnt_ns != b->s->mnt_ns;
                 /* hugetlbfs pages are never swapped: its allocated pages
                  * are resident, counted by the kernel for the whole file.
-                 * A captured tree's copies hold no such count. */
+                 * A tree has the count from its snapshot's record of the
+                 * mount's files; an older tree's copies hold none. */
                 if (seg->huge && f->allocated_bytes) {
                         seg->method = NG_METHOD_COUNTERS;
                         seg->resident_bytes = f->allocated_bytes;

@@ -35,6 +35,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *path;
         if (ng_parse_owner_line(buf, &uid, &path) == 0 && (path < buf || path >= buf + size || *path != '/'))
                 abort();
+        struct ng_shm_file_line fl;
+        char *line = strdup(buf);
+        if (line && ng_parse_shm_file_line(line, &fl) == 0 &&
+            (fl.path < line || fl.path >= line + size || *fl.path != '/' || fl.size_bytes > INT64_MAX ||
+             fl.allocated_bytes > INT64_MAX))
+                abort();
+        free(line);
         char *copy = strdup(buf), *f[NG_PARSE_MAX_FIELDS];
         if (copy) {
                 size_t nf = ng_parse_split(copy, f, NG_PARSE_MAX_FIELDS);

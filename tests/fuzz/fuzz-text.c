@@ -1,7 +1,9 @@
 /* libFuzzer target for lib/0-core/text.c: whatever bytes a name holds, the
  * JSON form is UTF-8 and parses back to it, the Prometheus label value reads
  * back (as Prometheus unescapes it) to the same UTF-8, the terminal form has
- * no control or bidi character, and a short buffer holds a prefix of whole
+ * no control or bidi character, the record form is one line of UTF-8 that
+ * ng_text_unescape() gives back as the name (and any text it accepts comes
+ * out no longer, without a NUL), and a short buffer holds a prefix of whole
  * escapes. The UTF-8 check here is written apart from the library's: it
  * decodes first and then rejects overlong forms, surrogates and code points
  * past U+10FFFF. The first input byte sizes the short buffer. */
@@ -35,6 +37,11 @@ static bool each_char(const char *s, bool (*fn)(uint32_t))
                 u += n;
         }
         return true;
+}
+
+static bool record_ok(uint32_t cp)
+{
+        return cp >= 0x20 && cp != 0x7f;
 }
 
 static bool term_ok(uint32_t cp)
@@ -80,7 +87,7 @@ static void check_cut(enum ng_text_mode mode, const char *s, const char *whole, 
         size_t n = strlen(buf);
         if (n >= size || strncmp(buf, whole, n) != 0)
                 abort();
-        if (!each_char(buf, mode == NG_TEXT_TERM ? term_ok : NULL))
+        if (!each_char(buf, mode == NG_TEXT_TERM ? term_ok : mode == NG_TEXT_RECORD ? record_ok : NULL))
                 abort();
         free(buf);
 }
@@ -111,8 +118,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         s[size - 1] = '\0';
 
         char *utf8 = ng_text_dup(NG_TEXT_UTF8, s), *label = ng_text_dup(NG_TEXT_LABEL, s),
-             *term = ng_text_dup(NG_TEXT_TERM, s);
-        if (!utf8 || !label || !term)
+             *term = ng_text_dup(NG_TEXT_TERM, s), *record = ng_text_dup(NG_TEXT_RECORD, s),
+             *back = record ? strdup(record) : NULL, *raw = strdup(s);
+        if (!utf8 || !label || !term || !back || !raw)
+                abort();
+        if (!each_char(record, record_ok) || ng_text_unescape(back) != 0 || strcmp(back, s) != 0)
+                abort();
+        /* whatever a tree's record holds: decoded no longer, or refused */
+        size_t raw_len = strlen(raw);
+        if (ng_text_unescape(raw) == 0 && strlen(raw) > raw_len)
                 abort();
         if (!each_char(utf8, NULL) || (each_char(s, NULL) && strcmp(utf8, s) != 0))
                 abort();
@@ -126,11 +140,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_cut(NG_TEXT_UTF8, s, utf8, cut);
         check_cut(NG_TEXT_LABEL, s, label, cut);
         check_cut(NG_TEXT_TERM, s, term, cut);
+        check_cut(NG_TEXT_RECORD, s, record, cut);
         check_json(s, utf8);
         free(read);
         free(utf8);
         free(label);
         free(term);
+        free(record);
+        free(back);
+        free(raw);
         free(s);
         return 0;
 }

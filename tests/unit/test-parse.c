@@ -142,6 +142,33 @@ START_TEST(test_unescape)
 }
 END_TEST
 
+/* A line of a snapshot's record of a /dev/shm mount's files: the name
+ * decoded, sizes up to what stat(2) can say (2^63-1), nothing else. */
+START_TEST(test_shm_file_line)
+{
+        struct ng_shm_file_line l;
+        char a[] = "54321 9223372036854775807 4096 /dev/shm/new\\x0aline \\\\ \\xff";
+        ck_assert_int_eq(ng_parse_shm_file_line(a, &l), 0);
+        ck_assert_uint_eq(l.uid, 54321);
+        ck_assert_uint_eq(l.size_bytes, INT64_MAX);
+        ck_assert_uint_eq(l.allocated_bytes, 4096);
+        ck_assert_str_eq(l.path, "/dev/shm/new\nline \\ \xff");
+        char b[] = "0 0 0 /";
+        ck_assert_int_eq(ng_parse_shm_file_line(b, &l), 0);
+        ck_assert_str_eq(l.path, "/");
+        static const char *const bad[] = {
+                "", "0 0 0", "0 0 0 ", "0 0 0 relative", "0 0 /dev/shm/x", "-1 0 0 /x", "4294967296 0 0 /x",
+                "0 9223372036854775808 0 /x", "0 0 9223372036854775808 /x", "0  0 0 /x", "0 0 0  /x",
+                "0 +1 0 /x", "0 0 0 /x\\", "0 0 0 /x\\x00", "0 0 0 /x\\q", "x 0 0 /x",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                char buf[64];
+                snprintf(buf, sizeof(buf), "%s", bad[i]);
+                ck_assert_msg(ng_parse_shm_file_line(buf, &l) == -EINVAL, "'%s' parsed", bad[i]);
+        }
+}
+END_TEST
+
 /* ---- meminfo ---- */
 
 START_TEST(test_meminfo_host)
@@ -709,6 +736,7 @@ static Suite *parse_suite(void)
         tcase_add_test(tc, test_cgroup_v2_and_hybrid);
         tcase_add_test(tc, test_cgroup_edge);
         tcase_add_test(tc, test_loadavg);
+        tcase_add_test(tc, test_shm_file_line);
         suite_add_tcase(s, tc);
         return s;
 }

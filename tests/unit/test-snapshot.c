@@ -274,6 +274,91 @@ START_TEST(test_shm_file_owner_from_the_record)
 }
 END_TEST
 
+static void write_file(const char *dir, const char *rel, const char *text)
+{
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", dir, rel);
+        FILE *f = fopen(path, "w");
+        ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+        fputs(text, f);
+        ck_assert_int_eq(fclose(f), 0);
+}
+
+static const struct ng_problem *problem_of(const struct ng_snapshot *s, const char *path_end)
+{
+        size_t n = strlen(path_end);
+        for (size_t i = 0; i < s->n_problems && i < NG_MAX_PROBLEMS; i++) {
+                size_t l = strlen(s->problems[i].path);
+                if (l >= n && !strcmp(s->problems[i].path + l - n, path_end))
+                        return &s->problems[i];
+        }
+        return NULL;
+}
+
+/* What a snapshot keeps of a /dev/shm file (numaguard/shm-files-MAJOR-
+ * MINOR): the tree's copies are empty, the sizes, allocated bytes and
+ * owners come from the record, names escaped there (a newline). A copy
+ * without a line is none of the live host's (another name of a file it
+ * kept); a line without a copy, and what the snapshot could not take
+ * (numaguard/incomplete), are problems that name the file. */
+START_TEST(test_shm_files_from_the_record)
+{
+        char dir[] = "/tmp/ng-test-files.XXXXXX", cmd[1024], t[600];
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s/t'", TREES "guest4-v2", dir);
+        ck_assert_int_eq(system(cmd), 0);
+        snprintf(t, sizeof(t), "%s/t", dir);
+        write_file(t, "dev/shm/ora_ORCL_granule_1", "");
+        write_file(t, "dev/shm/new\nline", "");
+        write_file(t, "dev/shm/other-name", "");
+        write_file(t, "numaguard/shm-files-0-30",
+                   "54321 1073741824 8192 /dev/shm/ora_ORCL_granule_1\n"
+                   "garbage\n"
+                   "7 9223372036854775807 0 /dev/shm/new\\x0aline\n"
+                   "8 4096 4096 /dev/shm/lost\\x09name\n");
+        write_file(t, "numaguard/incomplete", "/dev/shm/caf\\xc3\\xa9\tnot in this snapshot: staging it failed "
+                   "(File name too long)\nno-path\n");
+        struct ng_snapshot *s = load_opts(t, NULL);
+        ck_assert_uint_eq(s->n_files, 2);
+        for (size_t i = 0; i < s->n_files; i++) {
+                const struct ng_shm_file *f = &s->files[i];
+                if (!strcmp(f->path, "/dev/shm/ora_ORCL_granule_1")) {
+                        ck_assert_uint_eq(f->size_bytes, 1073741824);
+                        ck_assert_uint_eq(f->allocated_bytes, 8192);
+                        ck_assert_uint_eq(f->uid, 54321);
+                } else {
+                        ck_assert_str_eq(f->path, "/dev/shm/new\nline");
+                        ck_assert_uint_eq(f->size_bytes, INT64_MAX);
+                        ck_assert_uint_eq(f->allocated_bytes, 0);
+                        ck_assert_uint_eq(f->uid, 7);
+                }
+        }
+        const struct ng_problem *pb = problem_of(s, "/dev/shm/lost\tname");
+        ck_assert_ptr_nonnull(pb);
+        ck_assert_msg(strstr(pb->reason, "not in the tree") != NULL, "%s", pb->reason);
+        pb = problem_of(s, "/dev/shm/caf\xc3\xa9");
+        ck_assert_ptr_nonnull(pb);
+        ck_assert_str_eq(pb->reason, "not in this snapshot: staging it failed (File name too long)");
+        pb = problem_of(s, "/numaguard/incomplete");
+        ck_assert_ptr_nonnull(pb);
+        ck_assert_str_eq(pb->reason, "a line that names no file: not in this snapshot");
+        struct ng_config *cfg;
+        ck_assert_int_eq(ng_config_load_string("", "t.conf", NULL, NULL, &cfg), 0);
+        struct ng_audit *a;
+        ck_assert_int_eq(ng_audit_run(s, cfg, &a), 0);
+        size_t incomplete = 0;
+        for (size_t i = 0; i < a->n_findings; i++)
+                incomplete += a->findings[i].code == NG_CODE_AUDIT_INCOMPLETE &&
+                              strstr(a->findings[i].message, "not in this snapshot: staging it failed") != NULL;
+        ck_assert_uint_eq(incomplete, 1);
+        ng_audit_free(a);
+        ng_config_free(cfg);
+        ng_snapshot_free(s);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* Topology only (what `numaguardctl topology` collects) is the same. */
 START_TEST(test_guest4_skip_procs)
 {
@@ -850,6 +935,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_guest4_v2);
         tcase_add_test(tc, test_guest4_v1);
         tcase_add_test(tc, test_shm_file_owner_from_the_record);
+        tcase_add_test(tc, test_shm_files_from_the_record);
         tcase_add_test(tc, test_guest4_skip_procs);
         tcase_add_test(tc, test_guest8_asym);
         tcase_add_test(tc, test_guest_memonly);

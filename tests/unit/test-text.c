@@ -1,7 +1,8 @@
 /* Unit tests for lib/0-core/text.c: names others choose (invalid UTF-8,
  * overlong forms, surrogates, escape sequences, C1 controls, bidi
  * overrides, quotes, backslashes, newlines) made fit for JSON, Prometheus
- * labels and terminals; and the audit's renderers fed such names. */
+ * labels, terminals and numaguard's own records (and back from those);
+ * and the audit's renderers fed such names. */
 
 #include <json-c/json.h>
 
@@ -132,6 +133,38 @@ START_TEST(test_term_mode)
 }
 END_TEST
 
+/* A snapshot's records: one line a name, any bytes but NUL, given back. */
+START_TEST(test_record_mode)
+{
+        ck_assert_str_eq(esc(NG_TEXT_RECORD, "/dev/shm/new\nline"), "/dev/shm/new\\x0aline");
+        ck_assert_str_eq(esc(NG_TEXT_RECORD, "a\\x0a\tb\x7f"), "a\\\\x0a\\x09b\\x7f");
+        ck_assert_str_eq(esc(NG_TEXT_RECORD, "bad\xff\xfe caf\xc3\xa9"), "bad\\xff\\xfe caf\xc3\xa9");
+        /* an ordinary name is as it is, C1 and bidi characters too: no terminal reads it */
+        ck_assert_str_eq(esc(NG_TEXT_RECORD, "PostgreSQL.1804289383"), "PostgreSQL.1804289383");
+        ck_assert_str_eq(esc(NG_TEXT_RECORD, "x\xe2\x80\xae\xc2\x9b"), "x\xe2\x80\xae\xc2\x9b");
+        static const char *const names[] = { HOSTILE, "\\", "\\x41", "a\\", "\x01\x1f\x80\xc0\x80", "\xe9t\xe9" };
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                char *e = ng_text_dup(NG_TEXT_RECORD, names[i]);
+                ck_assert_ptr_nonnull(e);
+                ck_assert_ptr_null(strchr(e, '\n'));
+                ck_assert(no_c0(e) && ng_utf8_valid(e));
+                ck_assert_int_eq(ng_text_unescape(e), 0);
+                ck_assert_str_eq(e, names[i]);
+                free(e);
+        }
+        /* what no record holds */
+        static const char *const bad[] = { "a\\", "\\n", "\\x", "\\x4", "\\xg0", "\\x00", "\\u0041" };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                char buf[16];
+                snprintf(buf, sizeof(buf), "%s", bad[i]);
+                ck_assert_msg(ng_text_unescape(buf) == -EINVAL, "%s decoded", bad[i]);
+        }
+        char upper[] = "\\xC3\\xA9";
+        ck_assert_int_eq(ng_text_unescape(upper), 0);
+        ck_assert_str_eq(upper, "\xc3\xa9");
+}
+END_TEST
+
 START_TEST(test_cut_and_dup)
 {
         char b[6];
@@ -236,6 +269,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_utf8_mode);
         tcase_add_test(tc, test_label_mode);
         tcase_add_test(tc, test_term_mode);
+        tcase_add_test(tc, test_record_mode);
         tcase_add_test(tc, test_cut_and_dup);
         tcase_add_test(tc, test_json_tree);
         tcase_add_test(tc, test_audit_renderers);

@@ -9,6 +9,7 @@
 
 #include "parse.h"
 #include "parse-internal.h"
+#include "text.h"
 #include "util.h"
 
 static bool is_blank(char c)
@@ -136,6 +137,24 @@ int ng_parse_owner_line(const char *line, uint32_t *ret_uid, const char **ret_pa
                 return -EINVAL;
         *ret_uid = (uint32_t) uid;
         *ret_path = p + 1;
+        return 0;
+}
+
+int ng_parse_shm_file_line(char *line, struct ng_shm_file_line *ret)
+{
+        const char *p = line;
+        uint64_t uid, size, allocated;
+
+        if (!line || !is_digit(*p) || ng_parse_u64(&p, &uid) < 0 || uid > UINT32_MAX || *p != ' ' ||
+            !is_digit(p[1]) || ng_parse_u64(&p, &size) < 0 || *p != ' ' ||
+            !is_digit(p[1]) || ng_parse_u64(&p, &allocated) < 0 || *p != ' ' || p[1] != '/' ||
+            size > INT64_MAX || allocated > INT64_MAX)   /* what stat(2) can say */
+                return -EINVAL;
+        char *path = line + (p + 1 - line);
+        if (ng_text_unescape(path) < 0)
+                return -EINVAL;
+        *ret = (struct ng_shm_file_line) { .uid = (uint32_t) uid, .size_bytes = size, .allocated_bytes = allocated,
+                                           .path = path };
         return 0;
 }
 

@@ -40,6 +40,15 @@ int ng_parse_hugepages_dirname(const char *name, uint64_t *ret_kib);
 /* "UID PATH" (a line of a snapshot's record of who owns each /dev/shm file,
  * PATH the rest of the line, absolute): 0, or -EINVAL. */
 int ng_parse_owner_line(const char *line, uint32_t *ret_uid, const char **ret_path);
+/* "UID SIZE ALLOCATED PATH" (a line of a snapshot's record of each file of
+ * a /dev/shm or hugetlbfs mount: PATH the rest of the line, absolute, as
+ * NG_TEXT_RECORD escapes it), PATH decoded in place; 0, or -EINVAL. */
+struct ng_shm_file_line {
+        uint32_t uid;
+        uint64_t size_bytes, allocated_bytes;
+        const char *path;
+};
+int ng_parse_shm_file_line(char *line, struct ng_shm_file_line *ret);
 /* "always [madvise] never" -> "madvise". */
 int ng_parse_bracketed_choice(const char *buf, char *ret, size_t size);
 /* Decodes kernel octal escapes ("\040" -> ' ') in place. */

@@ -37,6 +37,12 @@ extern "C" {
 /* In a tree: host paths (one a line) the live host refused to read; reads
  * of them answer -EACCES under that root. */
 #define NG_PATH_DENIED_FILE "/numaguard/unreadable"
+/* In a tree: what the snapshot could not take (a file it could not stage
+ * or pack), or took with a warning, one "PATH<tab>WHY" a line, PATH
+ * escaped as a snapshot's records escape names (a backslash as two, a
+ * control character or a byte that is not UTF-8 as \xNN). A --root
+ * collection says each is a problem of the snapshot (AUDIT_INCOMPLETE). */
+#define NG_PATH_INCOMPLETE_FILE "/numaguard/incomplete"
 /* In a tree: the System V table of each IPC namespace other than
  * numaguard's own, as <dir>/<namespace inode>/sysvipc/shm (live, only a
  * reader inside the namespace sees it in /proc/sysvipc/shm). */

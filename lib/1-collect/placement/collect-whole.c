@@ -21,7 +21,9 @@
 #include <unistd.h>
 
 #include "collect-internal.h"
+#include "cleanup.h"
 #include "sample.h"
+#include "text.h"
 #include "ng-snapshot.h"
 #include "util.h"
 
@@ -134,7 +136,8 @@ static bool mapped(const struct ng_snapshot *s, const struct ng_shm_file *f)
  * queries, an Oracle granule file left behind) has none there. Its answer
  * is kept as NG_PATH_WHOLE_DIR/file-MAJOR-MINOR-HASH, HASH the FNV-1a of
  * its path (a name is unique on its device, and another namespace's
- * /dev/shm is another device):
+ * /dev/shm is another device), the path in the record as NG_TEXT_RECORD
+ * escapes it:
  *   path /dev/shm/PostgreSQL.1234
  *   inode 17 allocated 1048576 len 1048576 asked 256 present 256 exact 0
  *   nodes 0:200 3:56
@@ -153,19 +156,34 @@ static void whole_rel(const struct ng_shm_file *f, char *buf, size_t size)
 
 static void record_whole(const struct collector *c, const struct ng_shm_file *f, const struct ng_sample *smp)
 {
-        char rel[128], text[4096];
+        char rel[128];
         whole_rel(f, rel, sizeof(rel));
-        int n = snprintf(text, sizeof(text), "path %s\ninode %" PRIu64 " allocated %" PRIu64 " len %" PRIu64
-                         " asked %" PRIu32 " present %" PRIu32 " exact %d\nnodes", f->path, f->inode,
-                         f->allocated_bytes, smp->len, smp->asked, smp->present, smp->exact);
-        for (size_t k = 0; k < smp->n_np && n > 0 && (size_t) n < sizeof(text); k++)
-                n += snprintf(text + n, sizeof(text) - (size_t) n, " %d:%" PRIu64, smp->np[k].node, smp->np[k].pages);
-        if (smp->policy[0] && n > 0 && (size_t) n < sizeof(text))
-                n += snprintf(text + n, sizeof(text) - (size_t) n, "\npolicy %s", smp->policy);
-        if (n > 0 && (size_t) n + 1 < sizeof(text)) {
-                text[n++] = '\n';
-                ng_path_record(c->p, rel, text, (size_t) n);
-        }
+        _cleanup_free_ char *path = ng_text_dup(NG_TEXT_RECORD, f->path), *text = NULL;
+        size_t len = 0;
+        FILE *o = path ? open_memstream(&text, &len) : NULL;
+        if (!o)
+                return;         /* no record: the tree places the file as nobody's */
+        fprintf(o, "path %s\ninode %" PRIu64 " allocated %" PRIu64 " len %" PRIu64 " asked %" PRIu32 " present %"
+                PRIu32 " exact %d\nnodes", path, f->inode, f->allocated_bytes, smp->len, smp->asked, smp->present,
+                smp->exact);
+        for (size_t k = 0; k < smp->n_np; k++)
+                fprintf(o, " %d:%" PRIu64, smp->np[k].node, smp->np[k].pages);
+        if (smp->policy[0])
+                fprintf(o, "\npolicy %s", smp->policy);
+        fputc('\n', o);
+        bool bad = ferror(o);
+        if (fclose(o) == 0 && !bad)
+                ng_path_record(c->p, rel, text, len);
+}
+
+/* Whether a record's path line (len bytes at line) names f: escaped as
+ * NG_TEXT_RECORD does, or as it was before records escaped names (a path
+ * without a newline). */
+static bool names_file(const char *line, size_t len, const struct ng_shm_file *f)
+{
+        _cleanup_free_ char *esc = ng_text_dup(NG_TEXT_RECORD, f->path);
+        return (esc && strlen(esc) == len && !memcmp(line, esc, len)) ||
+               (strlen(f->path) == len && !memcmp(line, f->path, len));
 }
 
 /* The kept answer of f into *smp (inode and allocated bytes into f: the
@@ -182,8 +200,7 @@ static int replay_whole(struct collector *c, struct ng_shm_file *f, struct ng_sa
         int off = 0;
         char *nl = strchr(buf, '\n');
         *smp = (struct ng_sample) { .whole = true, .dev_major = f->dev_major, .dev_minor = f->dev_minor };
-        if (strncmp(buf, "path ", 5) || !nl || (size_t) (nl - buf - 5) != strlen(f->path) ||
-            strncmp(buf + 5, f->path, strlen(f->path)) ||
+        if (strncmp(buf, "path ", 5) || !nl || !names_file(buf + 5, (size_t) (nl - buf - 5), f) ||
             sscanf(nl + 1, "inode %" SCNu64 " allocated %" SCNu64 " len %" SCNu64 " asked %" SCNu32 " present %"
                    SCNu32 " exact %u nodes%n", &inode, &allocated, &smp->len, &smp->asked, &smp->present, &exact,
                    &off) != 6 || !off) {
