@@ -81,7 +81,7 @@ int ctl_render_segments(const struct ng_snapshot *s, bool json, FILE *f)
         int r = ng_segments_build(s, &v, &n);
         if (r < 0)
                 return r;
-        r = json ? ctl_print_json(ng_report_segments_json(v, n), f) : ng_report_segments_text(s, v, n, f);
+        r = json ? ctl_print_json(ng_report_segments_json(s, v, n), f) : ng_report_segments_text(s, v, n, f);
         ng_segments_free(v, n);
         return r;
 }

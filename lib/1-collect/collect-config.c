@@ -38,6 +38,7 @@ int ng_collect_for_config_opts(const struct ng_path *p, const struct ng_config *
         co.progress_data = base->progress_data;
         co.sample_pages = cfg->sample_pages;
         co.min_private_bytes = cfg->min_segment_size_bytes;
+        co.min_file_bytes = cfg->min_segment_size_bytes;
         /* The engines' private buffer pools (InnoDB), and whatever
          * configured instances run. */
         for (size_t e = 0; e < ng_n_engines; e++)

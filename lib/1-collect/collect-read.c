@@ -55,7 +55,9 @@ int ng_collect_read(struct collector *c, char **ret_buf, size_t *ret_len, const 
         return r;
 }
 
-void ng_collect_problem(struct collector *c, const char *path, const char *fmt, ...)
+static void vproblem(struct collector *c, const char *path, const char *advice, const char *fmt, va_list ap)
+        __attribute__((format(printf, 4, 0)));
+static void vproblem(struct collector *c, const char *path, const char *advice, const char *fmt, va_list ap)
 {
         struct ng_snapshot *s = c->s;
         /* A long root is cut from its start: the kernel path matters most. */
@@ -73,9 +75,23 @@ void ng_collect_problem(struct collector *c, const char *path, const char *fmt, 
                 return;
         struct ng_problem *pb = &s->problems[s->n_problems - 1];
         memcpy(pb->path, named, sizeof(named));
+        vsnprintf(pb->reason, sizeof(pb->reason), fmt, ap);
+        snprintf(pb->advice, sizeof(pb->advice), "%s", advice);
+}
+
+void ng_collect_problem(struct collector *c, const char *path, const char *fmt, ...)
+{
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(pb->reason, sizeof(pb->reason), fmt, ap);
+        vproblem(c, path, "", fmt, ap);
+        va_end(ap);
+}
+
+void ng_collect_problem_advice(struct collector *c, const char *path, const char *advice, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        vproblem(c, path, advice, fmt, ap);
         va_end(ap);
 }
 

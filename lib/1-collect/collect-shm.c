@@ -13,13 +13,12 @@
 #include "cleanup.h"
 #include "collect-internal.h"
 #include "parse.h"
-#include "text.h"
 #include "ng-snapshot.h"
 #include "units.h"
 #include "util.h"
 
-/* Bounds against hostile or absurd trees. */
-#define MAX_SHM_FILES 100000
+/* Bound against hostile or absurd trees (the entries looked at are
+ * bounded by NG_SHM_MAX_EXAMINED). */
 #define MAX_SHM_DIR_DEPTH 4
 
 static size_t buf_rows(const char *buf);
@@ -156,14 +155,15 @@ struct mount_scan {
         const char *prefix;
         uint64_t mnt_ns;
         pid_t ns_pid;
+        struct ng_shm_unlisted *unlisted;       /* the mount's entry */
+        struct shm_scan *scan;                  /* and the collector's */
+        int64_t now_ns;                         /* CLOCK_REALTIME when it began */
 };
 
 static int add_file(struct collector *c, const char *path, const struct ng_file_stat *fs, const struct mount_scan *ms)
 {
         const struct ng_mount *m = ms->m;
         struct ng_snapshot *s = c->s;
-        if (s->n_files >= MAX_SHM_FILES)
-                return -E2BIG;
         if (ng_grow(&s->files, NULL, s->n_files, sizeof(*s->files), 0) < 0)
                 return -ENOMEM;
         char *dup = strdup(path);
@@ -190,18 +190,59 @@ static bool on_mount(const struct collector *c, const struct ng_file_stat *fs, c
         return !ng_path_is_live(c->p) || (fs->dev_major == ms->m->major && fs->dev_minor == ms->m->minor);
 }
 
+/* A directory listed, for the picture's copy of the listing: stamped when
+ * it did not change in the last 100 ms before (a change in the same tick of
+ * the kernel's clock as the listing would leave its times as they were). */
+static int stamp_dir(const struct mount_scan *ms, const char *dir, const struct stat *st)
+{
+        struct shm_scan *sc = ms->scan;
+        int64_t mtime = (int64_t) st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec,
+                ctime = (int64_t) st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+        if (!sc->stamped || mtime > ms->now_ns - 100000000 || ctime > ms->now_ns - 100000000) {
+                sc->stamped = false;
+                return 0;
+        }
+        if (ng_grow(&sc->dirs, NULL, sc->n_dirs, sizeof(*sc->dirs), 0) < 0)
+                return -ENOMEM;
+        char *path = strdup(dir);
+        if (!path)
+                return -ENOMEM;
+        sc->dirs[sc->n_dirs++] = (struct shm_dir) {
+                .path = path, .dev = st->st_dev, .ino = st->st_ino, .size = (uint64_t) st->st_size,
+                .mtime_ns = mtime, .ctime_ns = ctime,
+        };
+        return 0;
+}
+
 /* Regular files are segments; directories are walked, on the mount only;
  * a link is never followed nor reported (anyone can plant one: to /, to
- * /etc, to a database's own file) and neither is anything else. */
+ * /etc, to a database's own file) and neither is anything else. Past
+ * NG_SHM_MAX_EXAMINED entries in all, the rest are only counted: no name
+ * kept, no stat(2), no directory walked. */
 static int scan_files(struct collector *c, const char *dir, const struct mount_scan *ms, int depth)
 {
         char **names;
-        size_t n;
-        int r = ng_path_list_nofollow(c->p, &names, &n, "%s%s", ms->prefix, dir);
-        if (r < 0)
+        size_t n, total;
+        struct stat st;
+        int r = ng_path_list_bounded(c->p, NG_SHM_MAX_EXAMINED - c->shm_examined, &names, &n, &total,
+                                     ms->scan->stamped ? &st : NULL, "%s%s", ms->prefix, dir);
+        if (r < 0) {
+                ms->scan->stamped = false;      /* listed next time: it may be by then */
                 return r == -ENOENT || r == -EACCES || r == -ELOOP || r == -ENOTDIR ? 0 : r;
+        }
+        if (ms->scan->stamped && (r = stamp_dir(ms, dir, &st)) < 0) {
+                ng_strv_free(names);
+                return r;
+        }
+        ms->unlisted->unexamined += total - n;
         for (size_t i = 0; i < n && r >= 0; i++) {
                 char path[4096], kind;
+                if (c->shm_examined >= NG_SHM_MAX_EXAMINED) {
+                        ms->unlisted->unexamined += n - i;
+                        break;
+                }
+                c->shm_examined++;
+                ms->scan->examined++;
                 if (snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "", names[i]) >= (int) sizeof(path))
                         continue;
                 struct ng_file_stat fs;
@@ -272,147 +313,70 @@ static int dedupe_inodes(struct ng_snapshot *s, size_t from)
         return 0;
 }
 
-/* ---- what a snapshot keeps of each file ----
- *
- * A tree holds each file of a mount as an empty file of its name; what
- * stat(2) said of it on the live host is kept as FILES_FMT, one
- * "UID SIZE ALLOCATED PATH" line a file the collection kept (one path an
- * inode), PATH as NG_TEXT_RECORD escapes it (a name is any bytes but NUL,
- * newlines too), and a --root collection takes the files' sizes, allocated
- * bytes and owners (shm_owner claims files by them) from there. A sparse
- * file of any size (2^63-1 bytes, more than an ext4 /tmp holds) costs the
- * snapshot one line. A file of the record that is not in the tree (its
- * name lost on the way) is a problem of the snapshot; a file of the tree
- * without a line is none of the live host's (another name of a file it
- * kept, which the live collection left out).
- *
- * Older snapshots have no such record: their copies are sparse files of
- * the sizes, and OWNERS_FMT, "UID PATH" lines, holds the owners (none:
- * unknown, 0). */
-#define FILES_FMT "/numaguard/shm-files-%u-%u"
-#define OWNERS_FMT "/numaguard/shm-owners-%u-%u"
-
-static int record_files(struct collector *c, const struct ng_mount *m, size_t from)
+/* The entry of s->unlisted (and of c->shm_scans) for m's files. */
+static struct ng_shm_unlisted *add_unlisted(struct collector *c, const struct ng_mount *m, uint64_t mnt_ns,
+                                            const char *prefix)
 {
-        const struct ng_snapshot *s = c->s;
-        _cleanup_free_ char *text = NULL;
-        size_t len = 0;
-        if (from == s->n_files)
+        struct ng_snapshot *s = c->s;
+        if (ng_grow(&s->unlisted, NULL, s->n_unlisted, sizeof(*s->unlisted), 0) < 0 ||
+            ng_grow(&c->shm_scans, NULL, s->n_unlisted, sizeof(*c->shm_scans), 0) < 0)
+                return NULL;
+        char *mp = strdup(m->mountpoint);
+        if (!mp)
+                return NULL;
+        struct shm_scan *sc = &c->shm_scans[s->n_unlisted];
+        *sc = (struct shm_scan) { .from = s->n_files, .to = s->n_files, .budget = c->shm_examined };
+        snprintf(sc->prefix, sizeof(sc->prefix), "%s", prefix);
+        s->unlisted[s->n_unlisted] = (struct ng_shm_unlisted) {
+                .mountpoint = mp, .mnt_ns = mnt_ns, .dev_major = m->major, .dev_minor = m->minor,
+        };
+        return &s->unlisted[s->n_unlisted++];
+}
+
+/* FNV-1a of the names of s->files[from..to), each with its NUL. */
+static uint64_t names_sig(const struct ng_snapshot *s, size_t from, size_t to)
+{
+        uint64_t h = UINT64_C(14695981039346656037);
+        for (size_t i = from; i < to; i++)
+                for (const unsigned char *q = (const unsigned char *) s->files[i].path;; q++) {
+                        h = (h ^ *q) * UINT64_C(1099511628211);
+                        if (!*q)
+                                break;
+                }
+        return h;
+}
+
+/* The files the picture's copy of the last listing names, stat()ed again:
+ * 1 served, 0 not (the mount is to be listed; nothing added), <0. */
+static int from_copy(struct collector *c, const struct mount_scan *ms)
+{
+        struct shm_scan *sc = ms->scan;
+        struct shm_cached *k = ng_shm_cache_find(c, ms->unlisted, sc);
+        if (!k)
                 return 0;
-        FILE *f = open_memstream(&text, &len);
-        if (!f)
-                return -ENOMEM;
-        bool fail = false;
-        for (size_t i = from; i < s->n_files && !fail; i++) {
-                const struct ng_shm_file *sf = &s->files[i];
-                _cleanup_free_ char *path = ng_text_dup(NG_TEXT_RECORD, sf->path);
-                fail = !path || fprintf(f, "%" PRIu32 " %" PRIu64 " %" PRIu64 " %s\n", sf->uid, sf->size_bytes,
-                                        sf->allocated_bytes, path) < 0;
-        }
-        fail |= ferror(f);
-        if (fclose(f) != 0 || fail)
-                return -ENOMEM;
-        char rel[64];
-        snprintf(rel, sizeof(rel), FILES_FMT, m->major, m->minor);
-        ng_path_record(c->p, rel, text, len);
-        return 0;
-}
-
-struct kept {
-        struct ng_shm_file_line l;
-        bool found;
-};
-
-static int cmp_kept(const void *a, const void *b)
-{
-        return strcmp(((const struct kept *) a)->l.path, ((const struct kept *) b)->l.path);
-}
-
-/* The record's lines, sorted by path, into *ret (buf holds their paths). */
-static int parse_kept(char *buf, struct kept **ret, size_t *ret_n)
-{
-        struct kept *v = NULL;
-        size_t n = 0;
-        for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
-                nl = strchr(line, '\n');
-                if (nl)
-                        *nl = '\0';
-                struct ng_shm_file_line l;
-                if (ng_parse_shm_file_line(line, &l) < 0)
-                        continue;       /* its file then has no line */
-                int r = ng_grow(&v, NULL, n, sizeof(*v), MAX_SHM_FILES);
-                if (r < 0) {
-                        free(v);
-                        return r;       /* -E2BIG: more files than a listing takes */
+        size_t from = c->s->n_files;
+        uint64_t allocated = 0;
+        bool same = true;
+        int r = 0;
+        for (size_t i = 0; i < ng_shm_cache_n_kept(k) && same && r >= 0; i++) {
+                uint64_t inode;
+                const char *path = ng_shm_cache_kept(k, i, &inode);
+                struct ng_file_stat fs;
+                char kind;
+                same = ng_path_entry_stat(c->p, &fs, &kind, "%s%s", ms->prefix, path) >= 0 && kind == 'f' &&
+                       on_mount(c, &fs, ms) && fs.inode == inode;
+                if (same) {
+                        allocated = ng_add_sat(allocated, fs.allocated_bytes);
+                        r = add_file(c, path, &fs, ms);
                 }
-                v[n++] = (struct kept) { .l = l };
         }
-        if (n)
-                qsort(v, n, sizeof(*v), cmp_kept);
-        *ret = v;
-        *ret_n = n;
-        return 0;
-}
-
-/* 1 when the tree has the record (the files of the mount, s->files[from..],
- * made what it says), 0 when it has none, or -ENOMEM, -E2BIG. */
-static int replay_files(struct collector *c, const struct mount_scan *ms, size_t from)
-{
-        struct ng_snapshot *s = c->s;
-        _cleanup_free_ char *buf = NULL;
-        char rel[64];
-        snprintf(rel, sizeof(rel), FILES_FMT, ms->m->major, ms->m->minor);
-        int r = ng_collect_read(c, &buf, NULL, "%s", rel);
-        if (r < 0)
-                return r == -ENOMEM ? r : 0;
-        _cleanup_free_ struct kept *v = NULL;
-        size_t n, n_kept = from;
-        if ((r = parse_kept(buf, &v, &n)) < 0)
-                return r;
-        for (size_t i = from; i < s->n_files; i++) {
-                struct ng_shm_file *f = &s->files[i];
-                struct kept key = { .l.path = f->path }, *k = n ? bsearch(&key, v, n, sizeof(*v), cmp_kept) : NULL;
-                if (!k || k->found) {
-                        free(f->path);
-                        continue;
-                }
-                k->found = true;
-                f->uid = k->l.uid;
-                f->size_bytes = k->l.size_bytes;
-                f->allocated_bytes = k->l.allocated_bytes;
-                s->files[n_kept++] = *f;
-        }
-        s->n_files = n_kept;
-        for (size_t i = 0; i < n; i++) {
-                _cleanup_free_ char *path = NULL;
-                if (v[i].found)
-                        continue;
-                if (asprintf(&path, "%s%s", ms->prefix, v[i].l.path) < 0)
-                        return -ENOMEM;
-                ng_collect_problem(c, path, "in the snapshot's record (%s), not in the tree (its name lost when "
-                                   "unpacked?): not audited", rel);
-        }
-        return 1;
-}
-
-static void replay_owners(struct collector *c, const struct ng_mount *m, size_t from)
-{
-        struct ng_snapshot *s = c->s;
-        _cleanup_free_ char *buf = NULL;
-        if (ng_path_read(c->p, &buf, NULL, OWNERS_FMT, m->major, m->minor) < 0)
-                return;
-        for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
-                nl = strchr(line, '\n');
-                if (nl)
-                        *nl = '\0';
-                uint32_t uid;
-                const char *path;
-                if (ng_parse_owner_line(line, &uid, &path) < 0)
-                        continue;
-                for (size_t i = from; i < s->n_files; i++)
-                        if (!strcmp(s->files[i].path, path))
-                                s->files[i].uid = uid;
-        }
+        if (r >= 0 && same && ng_shm_cache_use(c, k, ms->unlisted, sc, allocated))
+                return 1;
+        /* changed since: listed again, from nothing */
+        for (size_t i = from; i < c->s->n_files; i++)
+                free(c->s->files[i].path);
+        c->s->n_files = from;
+        return r < 0 ? r : 0;
 }
 
 int ng_collect_mount_files(struct collector *c, const struct ng_mount *m, const char *prefix, uint64_t mnt_ns,
@@ -423,23 +387,47 @@ int ng_collect_mount_files(struct collector *c, const struct ng_mount *m, const 
                 .m = m, .kind = huge ? NG_SHM_FILE_HUGETLBFS : NG_SHM_FILE_TMPFS,
                 .page_kib = huge ? hugetlbfs_page_kib(m, c->s) : 4,
                 .prefix = prefix, .mnt_ns = mnt_ns, .ns_pid = ns_pid,
+                .unlisted = add_unlisted(c, m, mnt_ns, prefix),
         };
+        if (!ms.unlisted)
+                return -ENOMEM;
+        ms.scan = &c->shm_scans[c->s->n_unlisted - 1];
+        ms.scan->kind = ms.kind;
+        ms.scan->page_kib = ms.page_kib;
+        ms.scan->ns_pid = ns_pid;
         size_t from = c->s->n_files;
-        int r = scan_files(c, m->mountpoint, &ms, 0);
+        int r = ng_shm_cache_usable(c) ? from_copy(c, &ms) : 0;
+        if (r != 0) {
+                ms.scan->to = c->s->n_files;
+                c->files_sig = (c->files_sig ^ ms.scan->sig) * UINT64_C(1099511628211);
+                return r < 0 ? r : ng_collect_unexamined(c, c->s->n_unlisted - 1);
+        }
+        /* the picture keeps a copy of what a live listing found where the
+         * file system says how many bytes its files hold */
+        if (ng_shm_cache_wanted(c)) {
+                ms.now_ns = (int64_t) now_usec(CLOCK_REALTIME) * 1000;
+                ms.scan->stamped = ng_shm_fs_used(c, prefix, m->mountpoint, &ms.scan->used_bytes) >= 0;
+        }
+        r = scan_files(c, m->mountpoint, &ms, 0);
         if (r < 0)
                 return r;
         /* a tree's copies have no inode of the host's (0): its record says
          * which files the live host kept */
         if (!ng_path_is_live(c->p)) {
-                r = replay_files(c, &ms, from);
+                r = ng_shm_replay_files(c, m, prefix, from);
                 if (r == 0)
-                        replay_owners(c, m, from);
+                        r = ng_shm_replay_owners(c, m, from);
         } else
                 r = dedupe_inodes(c->s, from);
         /* kept by a snapshot of the tree too: its copies are empty */
         if (r >= 0 && ng_path_recording(c->p))
-                r = record_files(c, m, from);
-        return r < 0 ? r : 0;
+                r = ng_shm_record_files(c, m, from);
+        if (r < 0)
+                return r;
+        ms.scan->to = c->s->n_files;
+        ms.scan->sig = names_sig(c->s, from, ms.scan->to);
+        c->files_sig = (c->files_sig ^ ms.scan->sig) * UINT64_C(1099511628211);
+        return ng_collect_unexamined(c, c->s->n_unlisted - 1);
 }
 
 /* Files in /dev/shm (Oracle AMM granules, PostgreSQL DSM) and on every

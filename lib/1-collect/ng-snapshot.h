@@ -182,6 +182,22 @@ struct ng_shm_file {
         uint32_t uid;
 };
 
+/* What a /dev/shm or hugetlbfs mount holds beyond its files listed in
+ * ng_snapshot.files, one entry a mount scanned. Anyone may fill /dev/shm:
+ * its files under the collection's min_file_bytes that no process maps are
+ * counted here, not listed; and one collection looks at no more than
+ * NG_SHM_MAX_EXAMINED entries in all, the rest only counted (a problem of
+ * the snapshot names the mount and the uid owning most of its files). */
+struct ng_shm_unlisted {
+        char *mountpoint;       /* as its mount namespace sees it */
+        uint64_t mnt_ns;        /* as ng_shm_file.mnt_ns */
+        unsigned dev_major, dev_minor;
+        uint64_t small_files;   /* under min_file_bytes, mapped by no process */
+        uint64_t small_bytes, small_allocated_bytes;    /* their sizes, their pages (st_blocks) */
+        uint64_t unexamined;    /* entries past the bound: not looked at */
+};
+#define NG_SHM_MAX_EXAMINED 100000
+
 /* A container a watched process runs in, from its cgroup path (runtime,
  * id, pod) and its runtime's own files (names). "" where unknown. */
 struct ng_container {
@@ -358,6 +374,10 @@ struct ng_collect_opts {
         enum ng_placement placement;
         unsigned sample_pages;          /* tier 1 K */
         uint64_t min_private_bytes;     /* private anon mappings kept from maps */
+        /* /dev/shm and hugetlbfs files under this size that no process
+         * maps are counted (ng_snapshot.unlisted), not listed; 0 lists
+         * every file. */
+        uint64_t min_file_bytes;
         /* fnmatch(3) globs of the processes whose large private mappings
          * count as segments (InnoDB's buffer pool); NULL: the processes of
          * the engines with a private_heap (engine.h). */
@@ -378,7 +398,8 @@ struct ng_collect_opts {
 };
 
 #define NG_COLLECT_OPTS_DEFAULT ((struct ng_collect_opts) { \
-        .placement = NG_PLACEMENT_AUTO, .sample_pages = 4096, .min_private_bytes = 64u << 20 })
+        .placement = NG_PLACEMENT_AUTO, .sample_pages = 4096, .min_private_bytes = 64u << 20, \
+        .min_file_bytes = 64u << 20 })
 
 /* A file numaguard read and could not use: what it holds cannot be true,
  * or it is missing where the rest of the tree says it must exist. What
@@ -386,6 +407,7 @@ struct ng_collect_opts {
 struct ng_problem {
         char path[256];         /* as read, root prefix included */
         char reason[256];
+        char advice[192];       /* what to do about it; "" when it is to check the file */
 };
 #define NG_MAX_PROBLEMS 16
 
@@ -409,6 +431,12 @@ struct ng_snapshot {
         size_t n_mounts;
         struct ng_shm_file *files;
         size_t n_files;
+        /* What the mounts of those files hold unlisted, and the size under
+         * which a file nobody maps is counted there (the collection's
+         * min_file_bytes). */
+        struct ng_shm_unlisted *unlisted;
+        size_t n_unlisted;
+        uint64_t min_file_bytes;
         /* User processes, pid order, one record each. In a snapshot made
          * through a picture (ng_collect_opts.picture), the record of a
          * process with no maps (n_maps 0: most of a host's processes) is
@@ -629,6 +657,11 @@ struct ng_picture_stats {
          * read at least once in cpu_read_every collections. */
         uint64_t cpu_holders, cpu_reads;
         unsigned cpu_read_every;
+        /* The /dev/shm and hugetlbfs mounts the last collection listed,
+         * and those it took from their last listing instead (live host:
+         * nothing changed there since, and the files it lists stat()ed
+         * again). */
+        unsigned shm_listed, shm_copied;
 };
 int ng_picture_new(unsigned full_scan_every, struct ng_picture **ret);
 void ng_picture_free(struct ng_picture *pic);

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "collect-internal.h"
 #include "ng-snapshot.h"
 #include "ns-internal.h"
+#include "whole-index.h"
 
 const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id)
 {
@@ -81,33 +83,81 @@ static const struct ng_map *same_map(const struct ng_proc *pr, uint64_t start, u
         return NULL;
 }
 
-/* Whether the segment a whole sample names is still in s: a SysV one
- * removed (IPC_RMID) while attached is no longer listed, but still
- * mapped; carried, it is not sampled again on every poll. */
-static bool whole_still_there(const struct ng_snapshot *s, const struct ng_sample *w)
+/* What a whole sample may name in s, sorted: the SysV rows (shmid,
+ * namespace), the shmids mapped (in any namespace), and the files and
+ * anonymous shared segments mapped (inode, device). */
+struct triple {
+        uint64_t a, b, c;
+};
+
+struct segments_there {
+        struct triple *rows, *sysv_maps, *others;
+        size_t n_rows, n_sysv_maps, n_others;
+};
+
+static int cmp_triple(const void *x, const void *y)
 {
-        if (w->sysv) {
-                for (size_t i = 0; i < s->n_shm; i++)
-                        if ((uint64_t) (uint32_t) s->shm[i].shmid == w->inode && s->shm[i].ipc_ns == w->ipc_ns)
-                                return true;
-                for (size_t i = 0; i < s->n_procs; i++)
-                        for (size_t j = 0; j < s->procs[i]->n_maps; j++)
-                                if (s->procs[i]->maps[j].kind == NG_MAP_SYSV && s->procs[i]->maps[j].inode == w->inode)
-                                        return true;
-                return false;
-        }
+        const struct triple *p = x, *q = y;
+        if (p->a != q->a)
+                return p->a < q->a ? -1 : 1;
+        if (p->b != q->b)
+                return p->b < q->b ? -1 : 1;
+        return (p->c > q->c) - (p->c < q->c);
+}
+
+static bool has_triple(const struct triple *v, size_t n, uint64_t a, uint64_t b, uint64_t c)
+{
+        struct triple key = { a, b, c };
+        return n && bsearch(&key, v, n, sizeof(key), cmp_triple);
+}
+
+static void there_free(struct segments_there *t)
+{
+        free(t->rows);
+        free(t->sysv_maps);
+        free(t->others);
+}
+
+static int there_build(const struct ng_snapshot *s, struct segments_there *t)
+{
+        size_t maps = 0;
+        for (size_t i = 0; i < s->n_procs; i++)
+                maps += s->procs[i]->n_maps;
+        *t = (struct segments_there) {
+                .rows = malloc((s->n_shm + 1) * sizeof(*t->rows)),
+                .sysv_maps = malloc((maps + 1) * sizeof(*t->sysv_maps)),
+                .others = malloc((s->n_files + maps + 1) * sizeof(*t->others)),
+        };
+        if (!t->rows || !t->sysv_maps || !t->others)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_shm; i++)
+                t->rows[t->n_rows++] = (struct triple) { (uint64_t) (uint32_t) s->shm[i].shmid, s->shm[i].ipc_ns, 0 };
         for (size_t i = 0; i < s->n_files; i++)
-                if (s->files[i].inode == w->inode && s->files[i].dev_major == w->dev_major &&
-                    s->files[i].dev_minor == w->dev_minor)
-                        return true;
+                t->others[t->n_others++] = (struct triple) { s->files[i].inode, s->files[i].dev_major,
+                                                             s->files[i].dev_minor };
         for (size_t i = 0; i < s->n_procs; i++)
                 for (size_t j = 0; j < s->procs[i]->n_maps; j++) {
                         const struct ng_map *m = &s->procs[i]->maps[j];
-                        if (m->kind == NG_MAP_ANON_SHARED && m->inode == w->inode && m->dev_major == w->dev_major &&
-                            m->dev_minor == w->dev_minor)
-                                return true;
+                        if (m->kind == NG_MAP_SYSV)
+                                t->sysv_maps[t->n_sysv_maps++] = (struct triple) { m->inode, 0, 0 };
+                        else if (m->kind == NG_MAP_ANON_SHARED)
+                                t->others[t->n_others++] = (struct triple) { m->inode, m->dev_major, m->dev_minor };
                 }
-        return false;
+        qsort(t->rows, t->n_rows, sizeof(*t->rows), cmp_triple);
+        qsort(t->sysv_maps, t->n_sysv_maps, sizeof(*t->sysv_maps), cmp_triple);
+        qsort(t->others, t->n_others, sizeof(*t->others), cmp_triple);
+        return 0;
+}
+
+/* Whether the segment a whole sample names is still in s: a SysV one
+ * removed (IPC_RMID) while attached is no longer listed, but still
+ * mapped; carried, it is not sampled again on every poll. */
+static bool whole_still_there(const struct segments_there *t, const struct ng_sample *w)
+{
+        if (w->sysv)
+                return has_triple(t->rows, t->n_rows, w->inode, w->ipc_ns, 0) ||
+                       has_triple(t->sysv_maps, t->n_sysv_maps, w->inode, 0, 0);
+        return has_triple(t->others, t->n_others, w->inode, w->dev_major, w->dev_minor);
 }
 
 static int copy_sample(struct ng_snapshot *s, const struct ng_sample *os)
@@ -126,20 +176,40 @@ static int copy_sample(struct ng_snapshot *s, const struct ng_sample *os)
 }
 
 /* The samples asked of segments themselves, by the segment's identity:
- * which processes map it does not matter. */
+ * which processes map it does not matter. The first of prev's of each
+ * identity, when s has none and the segment is still there. */
 static int carry_whole(struct ng_snapshot *s, const struct ng_snapshot *prev)
 {
-        int carried = 0;
-        for (size_t i = 0; i < prev->n_samples; i++) {
+        struct ng_whole_index in_s, in_prev;
+        struct segments_there there;
+        _cleanup_free_ bool *carry = calloc(prev->n_samples + 1, sizeof(*carry));
+        int r = carry ? 0 : -ENOMEM;
+        if (r >= 0)
+                r = ng_whole_index_build(s, &in_s);
+        if (r >= 0 && (r = ng_whole_index_build(prev, &in_prev)) < 0)
+                ng_whole_index_free(&in_s);
+        if (r < 0)
+                return r;
+        r = there_build(s, &there);
+        for (size_t i = 0; i < prev->n_samples && r >= 0; i++) {
                 const struct ng_sample *w = &prev->samples[i];
-                if (!w->whole || ng_snapshot_whole_sample_ns(s, w->sysv, w->ipc_ns, w->dev_major, w->dev_minor, w->inode) ||
-                    !whole_still_there(s, w))
+                carry[i] = w->whole &&
+                           ng_whole_index_find(&in_prev, w->sysv, w->ipc_ns, w->dev_major, w->dev_minor, w->inode) == w &&
+                           !ng_whole_index_find(&in_s, w->sysv, w->ipc_ns, w->dev_major, w->dev_minor, w->inode) &&
+                           whole_still_there(&there, w);
+        }
+        there_free(&there);
+        /* s's samples move as they grow: its index is done with first */
+        ng_whole_index_free(&in_s);
+        ng_whole_index_free(&in_prev);
+        int carried = 0;
+        for (size_t i = 0; i < prev->n_samples && r >= 0; i++) {
+                if (!carry[i])
                         continue;
-                if (copy_sample(s, w) < 0)
-                        return -ENOMEM;
+                r = copy_sample(s, &prev->samples[i]);
                 carried++;
         }
-        return carried;
+        return r < 0 ? r : carried;
 }
 
 int ng_snapshot_own_proc(struct ng_snapshot *s, size_t i)

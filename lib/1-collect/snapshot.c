@@ -100,6 +100,8 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                 if (r >= 0)
                         r = ng_collect_namespaces(&c);
                 if (r >= 0)
+                        r = ng_collect_files_fold(&c);
+                if (r >= 0)
                         r = ng_collect_containers(&c);
                 if (r >= 0) {
                         ng_collect_sysvipc_check(&c);
@@ -116,6 +118,7 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                 ng_collect_libnuma(&c);
         }
         free(c.whole);
+        ng_collect_scans_free(&c);
         if (r < 0)
                 return r;
         s->cost.files_read += c.cost.files_read;
@@ -138,6 +141,9 @@ void ng_snapshot_free(struct ng_snapshot *s)
         for (size_t i = 0; i < s->n_files; i++)
                 free(s->files[i].path);
         free(s->files);
+        for (size_t i = 0; i < s->n_unlisted; i++)
+                free(s->unlisted[i].mountpoint);
+        free(s->unlisted);
         /* A picture's snapshot shares the records of unchanged processes. */
         for (size_t i = 0; i < s->n_procs; i++) {
                 if (s->proc_gen && s->procs[i]->shared)

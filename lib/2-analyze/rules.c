@@ -233,6 +233,7 @@ static int rule_incomplete(struct audit_ctx *ctx)
         int r = 0;
         for (size_t i = 0; i < s->n_problems && i < NG_MAX_PROBLEMS && r >= 0; i++)
                 r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, NULL, NULL, 0,
+                        s->problems[i].advice[0] ? s->problems[i].advice :
                         "check the file (a broken kernel, a damaged or edited tree); what depends on it is not "
                         "audited", "%s: %s", s->problems[i].path, s->problems[i].reason);
         if (r >= 0 && s->n_problems > NG_MAX_PROBLEMS)

@@ -11,6 +11,7 @@
 #include "units.h"
 #include "segments-internal.h"
 #include "util.h"
+#include "whole-index.h"
 
 /* A file is its device and inode. A tree's copies keep no inode of the
  * host's (0): there, its device and path (one name in two namespaces'
@@ -237,14 +238,14 @@ static int scale_to_counter(struct ng_segment *seg, uint64_t counter)
 }
 
 /* The sample asked of the segment itself, if tier 1 or 2 reached it. */
-static const struct ng_sample *whole_sample(const struct ng_snapshot *s, const struct ng_segment *seg)
+static const struct ng_sample *whole_sample(const struct ng_whole_index *ix, const struct ng_segment *seg)
 {
         switch (seg->kind) {
         case NG_SEG_SYSV:
-                return ng_snapshot_whole_sample_ns(s, true, seg->ipc_ns, seg->dev_major, seg->dev_minor, seg->inode);
+                return ng_whole_index_find(ix, true, seg->ipc_ns, seg->dev_major, seg->dev_minor, seg->inode);
         case NG_SEG_FILE:
         case NG_SEG_ANON_SHARED:
-                return seg->huge ? NULL : ng_snapshot_whole_sample(s, false, seg->dev_major, seg->dev_minor, seg->inode);
+                return seg->huge ? NULL : ng_whole_index_find(ix, false, 0, seg->dev_major, seg->dev_minor, seg->inode);
         case NG_SEG_PRIVATE:
                 break;
         }
@@ -294,13 +295,16 @@ static int place_whole(struct ng_segment *seg, const struct ng_sample *smp, uint
 
 static int place_all(struct builder *b)
 {
+        _ng_cleanup_(ng_whole_index_free) struct ng_whole_index ix = { 0 };
+        if (ng_whole_index_build(b->s, &ix) < 0)
+                return -ENOMEM;
         for (size_t i = 0; i < b->n; i++) {
                 struct ng_segment *seg = &b->v[i];
                 fix_sysv_rss(seg);
                 uint64_t counter = seg->method == NG_METHOD_COUNTERS ? seg->resident_bytes : 0;
                 if (seg->method == NG_METHOD_COUNTERS)
                         seg->resident_source = NG_SOURCE_COUNTER;
-                const struct ng_sample *w = whole_sample(b->s, seg);
+                const struct ng_sample *w = whole_sample(&ix, seg);
                 if (w) {
                         snprintf(seg->policy, sizeof(seg->policy), "%s", w->policy);
                         if (place_whole(seg, w, counter) < 0)

@@ -154,18 +154,125 @@ static int add_files(struct builder *b)
         return 0;
 }
 
+/* The file segments, b->v[files_from..files_to), by device and inode (those
+ * with one) and by device and path: a shared file mapping finds its file
+ * by bisection, not by a walk of every file (a /dev/shm may hold a hundred
+ * thousand). */
+struct file_index {
+        size_t files_from, files_to;
+        size_t *by_inode, *by_name;
+        size_t n_inode, n_name;
+};
+
+static int cmp_dev(const struct ng_segment *x, const struct ng_segment *y)
+{
+        if (x->dev_major != y->dev_major)
+                return x->dev_major < y->dev_major ? -1 : 1;
+        return (x->dev_minor > y->dev_minor) - (x->dev_minor < y->dev_minor);
+}
+
+static int cmp_at_inode(const void *a, const void *b, void *base)
+{
+        const struct ng_segment *v = base, *x = &v[*(const size_t *) a], *y = &v[*(const size_t *) b];
+        int d = cmp_dev(x, y);
+        if (!d)
+                d = (x->inode > y->inode) - (x->inode < y->inode);
+        return d ? d : (*(const size_t *) a > *(const size_t *) b) - (*(const size_t *) a < *(const size_t *) b);
+}
+
+static int cmp_at_name(const void *a, const void *b, void *base)
+{
+        const struct ng_segment *v = base, *x = &v[*(const size_t *) a], *y = &v[*(const size_t *) b];
+        int d = cmp_dev(x, y);
+        if (!d)
+                d = strcmp(x->name, y->name);
+        return d ? d : (*(const size_t *) a > *(const size_t *) b) - (*(const size_t *) a < *(const size_t *) b);
+}
+
+static int index_files(const struct builder *b, struct file_index *ix)
+{
+        size_t n = ix->files_to - ix->files_from;
+        ix->by_inode = malloc((n + 1) * sizeof(*ix->by_inode));
+        ix->by_name = malloc((n + 1) * sizeof(*ix->by_name));
+        if (!ix->by_inode || !ix->by_name)
+                return -ENOMEM;
+        for (size_t i = ix->files_from; i < ix->files_to; i++) {
+                if (b->v[i].inode)
+                        ix->by_inode[ix->n_inode++] = i;
+                ix->by_name[ix->n_name++] = i;
+        }
+        qsort_r(ix->by_inode, ix->n_inode, sizeof(size_t), cmp_at_inode, b->v);
+        qsort_r(ix->by_name, ix->n_name, sizeof(size_t), cmp_at_name, b->v);
+        return 0;
+}
+
+/* The first of v[idx[0..n)] (sorted by cmp) not before key, as an index of idx. */
+static size_t lower(const struct ng_segment *v, const size_t *idx, size_t n, const struct ng_segment *key,
+                    int (*cmp)(const struct ng_segment *, const struct ng_segment *))
+{
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (cmp(&v[idx[mid]], key) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+static int cmp_inode_key(const struct ng_segment *x, const struct ng_segment *y)
+{
+        int d = cmp_dev(x, y);
+        return d ? d : (x->inode > y->inode) - (x->inode < y->inode);
+}
+
+static int cmp_name_key(const struct ng_segment *x, const struct ng_segment *y)
+{
+        int d = cmp_dev(x, y);
+        return d ? d : strcmp(x->name, y->name);
+}
+
+/* The first file segment that maps m is (ng_segment_maps()), or NULL. */
+static struct ng_segment *file_of(struct builder *b, const struct file_index *ix, const struct ng_map *m)
+{
+        struct ng_segment key = { .dev_major = m->dev_major, .dev_minor = m->dev_minor, .inode = m->inode };
+        size_t best = SIZE_MAX;
+        if (m->inode) {
+                size_t k = lower(b->v, ix->by_inode, ix->n_inode, &key, cmp_inode_key);
+                if (k < ix->n_inode && !cmp_inode_key(&b->v[ix->by_inode[k]], &key))
+                        best = ix->by_inode[k];
+        }
+        /* by path where either has no inode (a tree's copies) */
+        if (strlen(m->path) >= sizeof(key.name))
+                return best == SIZE_MAX ? NULL : &b->v[best];
+        snprintf(key.name, sizeof(key.name), "%s", m->path);
+        for (size_t k = lower(b->v, ix->by_name, ix->n_name, &key, cmp_name_key);
+             k < ix->n_name && !cmp_name_key(&b->v[ix->by_name[k]], &key); k++) {
+                size_t i = ix->by_name[k];
+                if ((!m->inode || !b->v[i].inode) && i < best)
+                        best = i;
+        }
+        return best == SIZE_MAX ? NULL : &b->v[best];
+}
+
 /* The segment a mapping belongs to, created on first sight for anonymous
  * shared memory (and SysV when /proc/sysvipc is unreadable). NULL when the
  * mapping is no segment of ours (a shared library, a data file). */
-static struct ng_segment *find_or_add(struct builder *b, const struct ng_proc *pr, const struct ng_map *m)
+static struct ng_segment *find_or_add(struct builder *b, const struct file_index *ix, const struct ng_proc *pr,
+                                      const struct ng_map *m)
 {
         if (m->kind == NG_MAP_OTHER)
                 return NULL;
-        for (size_t i = 0; i < b->n; i++)
-                if ((b->v[i].n_pids || b->v[i].kind != NG_SEG_PRIVATE) && ng_segment_maps(&b->v[i], pr, m))
-                        return &b->v[i];
         if (m->kind == NG_MAP_FILE_SHARED)
-                return NULL;
+                return file_of(b, ix, m);
+        /* no file segment maps anything else */
+        for (size_t i = 0; i < b->n; i++) {
+                if (i == ix->files_from)
+                        i = ix->files_to;
+                if (i < b->n && (b->v[i].n_pids || b->v[i].kind != NG_SEG_PRIVATE) && ng_segment_maps(&b->v[i], pr, m))
+                        return &b->v[i];
+        }
         struct ng_segment *seg = add(b);
         if (!seg)
                 return NULL;
@@ -227,8 +334,10 @@ static int add_pid(struct ng_segment *seg, const struct ng_proc *pr, const struc
         return 0;
 }
 
-static int collect_attachers(struct builder *b)
+static int collect_attachers(struct builder *b, struct file_index *ix)
 {
+        if (index_files(b, ix) < 0)
+                return -ENOMEM;
         for (size_t i = 0; i < b->s->n_procs; i++) {
                 const struct ng_proc *pr = b->s->procs[i];
                 for (size_t j = 0; j < pr->n_maps; j++) {
@@ -236,7 +345,7 @@ static int collect_attachers(struct builder *b)
                         if (m->kind == NG_MAP_OTHER)
                                 continue;
                         size_t before = b->n;
-                        struct ng_segment *seg = find_or_add(b, pr, m);
+                        struct ng_segment *seg = find_or_add(b, ix, pr, m);
                         if (!seg) {
                                 if (b->n != before || m->kind != NG_MAP_FILE_SHARED)
                                         return -ENOMEM;
@@ -255,11 +364,16 @@ int ng_segments_build(const struct ng_snapshot *s, struct ng_segment **ret, size
 {
         assert(s && ret && ret_n);
         struct builder b = { .s = s };
+        struct file_index ix = { 0 };
         int r = add_sysv_table(&b);
+        ix.files_from = b.n;
         if (r >= 0)
                 r = add_files(&b);
+        ix.files_to = b.n;
         if (r >= 0)
-                r = collect_attachers(&b);
+                r = collect_attachers(&b, &ix);
+        free(ix.by_inode);
+        free(ix.by_name);
         if (r >= 0)
                 r = ng_segments_place(&b);
         if (r < 0) {

@@ -47,7 +47,18 @@ struct json_object *ng_segment_json(const struct ng_segment *seg);
  * "exact from pid 812's page tables, which map 40% of it; resident by the
  * kernel's count". */
 const char *ng_report_placement_how(const struct ng_segment *seg, char *buf, size_t size);
-struct json_object *ng_report_segments_json(const struct ng_segment *v, size_t n);
+/* {"schema", "segments": [ng_segment_json() of each], "unlisted_files":
+ * ng_report_unlisted_json()} */
+struct json_object *ng_report_segments_json(const struct ng_snapshot *s, const struct ng_segment *v, size_t n);
+/* What the /dev/shm and hugetlbfs mounts hold that is not listed as
+ * segments (ng_snapshot.unlisted): the files under min_file_bytes that no
+ * process maps, counted, and the entries past the bound a collection
+ * examines; a line each, nothing for a mount with neither. */
+void ng_report_unlisted_text(const struct ng_snapshot *s, FILE *f);
+/* [{"mountpoint", "mnt_ns", "small_under_bytes", "small_files",
+ * "small_bytes", "small_allocated_bytes", "unexamined"}, ...], the mounts
+ * with either. */
+struct json_object *ng_report_unlisted_json(const struct ng_snapshot *s);
 
 struct ng_audit;
 struct ng_finding;

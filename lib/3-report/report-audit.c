@@ -370,6 +370,13 @@ int ng_report_audit_text_flags(const struct ng_snapshot *s, const struct ng_audi
                 print_instance(s, a, &a->instances[i], flags & NG_REPORT_VERBOSE, f);
         if (a->n_instances == 0)
                 fprintf(f, "\nno database instance found\n");
+        bool unlisted = false;
+        for (size_t i = 0; i < s->n_unlisted; i++)
+                unlisted |= s->unlisted[i].small_files || s->unlisted[i].unexamined;
+        if (unlisted) {
+                fputc('\n', f);
+                ng_report_unlisted_text(s, f);
+        }
         fprintf(f, "\n%s\n", a->n_findings ? "findings:" : "no findings");
         for (size_t i = 0; i < a->n_findings; i++)
                 print_finding(&a->findings[i], f);
@@ -561,6 +568,7 @@ struct json_object *ng_report_audit_json(const struct ng_snapshot *s, const stru
                 if (a->segments[i].kind != NG_SEG_PRIVATE)
                         json_object_array_add(segs, ng_segment_json(&a->segments[i]));
         json_object_object_add(o, "segments", segs);
+        json_object_object_add(o, "unlisted_files", ng_report_unlisted_json(s));
         for (size_t i = 0; i < a->n_findings; i++)
                 json_object_array_add(finds, ng_finding_json(&a->findings[i]));
         json_object_object_add(o, "findings", finds);

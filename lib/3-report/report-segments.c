@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "ng-report.h"
 #include "ng-segments.h"
 #include "text.h"
@@ -64,6 +65,61 @@ const char *ng_report_placement_how(const struct ng_segment *seg, char *buf, siz
         return buf;
 }
 
+/* "/dev/shm" or "/dev/shm in mount namespace N", escaped (a mountpoint is
+ * anyone's to choose in a namespace of their own). */
+static void print_mount(const struct ng_snapshot *s, const struct ng_shm_unlisted *u, FILE *f)
+{
+        _cleanup_free_ char *mp = ng_text_dup(NG_TEXT_TERM, u->mountpoint);
+        fputs(mp ? mp : "(out of memory)", f);
+        if (u->mnt_ns && u->mnt_ns != s->mnt_ns)
+                fprintf(f, " in mount namespace %" PRIu64, u->mnt_ns);
+}
+
+void ng_report_unlisted_text(const struct ng_snapshot *s, FILE *f)
+{
+        assert(s && f);
+        for (size_t i = 0; i < s->n_unlisted; i++) {
+                const struct ng_shm_unlisted *u = &s->unlisted[i];
+                if (u->small_files) {
+                        char min[24], sz[24], al[24];
+                        ng_format_kib(s->min_file_bytes / 1024, min, sizeof(min));
+                        ng_format_kib(u->small_bytes / 1024, sz, sizeof(sz));
+                        ng_format_kib(u->small_allocated_bytes / 1024, al, sizeof(al));
+                        print_mount(s, u, f);
+                        fprintf(f, ": %" PRIu64 " file%s under %s that no process maps, %s (%s in memory): counted, "
+                                "not listed\n", u->small_files, u->small_files == 1 ? "" : "s", min, sz, al);
+                }
+                if (u->unexamined) {
+                        print_mount(s, u, f);
+                        fprintf(f, ": %" PRIu64 " entr%s not looked at, past the %d one collection examines "
+                                "(see AUDIT_INCOMPLETE)\n", u->unexamined, u->unexamined == 1 ? "y" : "ies",
+                                NG_SHM_MAX_EXAMINED);
+                }
+        }
+}
+
+struct json_object *ng_report_unlisted_json(const struct ng_snapshot *s)
+{
+        assert(s);
+        struct json_object *a = json_object_new_array();
+        for (size_t i = 0; i < s->n_unlisted; i++) {
+                const struct ng_shm_unlisted *u = &s->unlisted[i];
+                if (!u->small_files && !u->unexamined)
+                        continue;
+                struct json_object *o = json_object_new_object();
+                json_object_object_add(o, "mountpoint", json_object_new_string(u->mountpoint));
+                if (u->mnt_ns)
+                        json_object_object_add(o, "mnt_ns", json_object_new_uint64(u->mnt_ns));
+                json_object_object_add(o, "small_under_bytes", json_object_new_uint64(s->min_file_bytes));
+                json_object_object_add(o, "small_files", json_object_new_uint64(u->small_files));
+                json_object_object_add(o, "small_bytes", json_object_new_uint64(u->small_bytes));
+                json_object_object_add(o, "small_allocated_bytes", json_object_new_uint64(u->small_allocated_bytes));
+                json_object_object_add(o, "unexamined", json_object_new_uint64(u->unexamined));
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
 int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment *v, size_t n, FILE *f)
 {
         assert(s && (v || n == 0) && f);
@@ -94,6 +150,13 @@ int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment
                 if (seg->method == NG_METHOD_NONE || seg->method == NG_METHOD_COUNTERS)
                         continue;
                 ng_report_node_bars(s, seg->nodes, seg->n_nodes, seg->resident_bytes, "  ", f);
+        }
+        bool any = false;
+        for (size_t i = 0; i < s->n_unlisted; i++)
+                any |= s->unlisted[i].small_files || s->unlisted[i].unexamined;
+        if (any) {
+                fputc('\n', f);
+                ng_report_unlisted_text(s, f);
         }
         return ferror(f) ? -EIO : 0;
 }
@@ -135,12 +198,13 @@ struct json_object *ng_segment_json(const struct ng_segment *seg)
         return ng_json_utf8(o);
 }
 
-struct json_object *ng_report_segments_json(const struct ng_segment *v, size_t n)
+struct json_object *ng_report_segments_json(const struct ng_snapshot *s, const struct ng_segment *v, size_t n)
 {
         struct json_object *o = json_object_new_object(), *a = json_object_new_array();
         json_object_object_add(o, "schema", json_object_new_int(NG_JSON_SCHEMA));
         for (size_t i = 0; i < n; i++)
                 json_object_array_add(a, ng_segment_json(&v[i]));
         json_object_object_add(o, "segments", a);
+        json_object_object_add(o, "unlisted_files", ng_report_unlisted_json(s));
         return ng_json_utf8(o);
 }

@@ -22,9 +22,13 @@ trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/in-ns.sh" <<EOS
 set -e
 mount -t tmpfs -o size=64m,mode=1777 tmpfs /dev/shm
+# above the 64 MiB under which a file nobody maps is only counted: sparse
+# past their data
 dd if=/dev/zero of=/dev/shm/real bs=1M count=8 status=none
+truncate -s 80M /dev/shm/real
 mkdir /dev/shm/sub
 dd if=/dev/zero of=/dev/shm/sub/f bs=1M count=4 status=none
+truncate -s 70M /dev/shm/sub/f
 # what an unprivileged user may do in /dev/shm
 as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups "\$@"; }
 as_user ln -s / /dev/shm/x

@@ -98,8 +98,10 @@ sleep 0.3
 
 # 7. contents never read, never written: a hole of 1 GiB
 truncate -s 1G "$sparse"
-# 8. written, then nobody maps it
+# 8. written, then nobody maps it (sparse past its data to 80 MiB: a file
+# under min_segment_size that nobody maps is counted, not listed)
 head -c $((4 << 20)) /dev/urandom > "$unmapped"
+truncate -s 80M "$unmapped"
 unmapped_alloc=$(($(stat -c '%b * %B' "$unmapped")))
 
 # the live topology just before the capture (step 5 also reads it after)
@@ -242,12 +244,15 @@ set -e
 CTL=$1 T=$2
 mount -t tmpfs -o size=16m,mode=1777 tmpfs /dev/shm
 cd /dev/shm
-touch $'caf\xc3\xa9' $'bad\xff\xfe' $'new\nline' $'back\\slash\ttab' "$(printf 'l%.0s' {1..250})"$'\xc3\xa9'
+# 65 MiB (sparse): a file under min_segment_size that nobody maps is
+# counted, not listed
+truncate -s 65M $'caf\xc3\xa9' $'bad\xff\xfe' $'new\nline' $'back\\slash\ttab' "$(printf 'l%.0s' {1..250})"$'\xc3\xa9'
 mkdir $'dir\xe9'
-touch $'dir\xe9/inner'
+truncate -s 65M $'dir\xe9/inner'
 truncate -s 9223372036854775807 max
 truncate -s 17T big
 head -c 1048576 /dev/urandom > $'written\nfile'
+truncate -s 65M $'written\nfile'
 stat -L -c %i /proc/self/ns/mnt > "$T/mnt_ns"
 "$CTL" segments --json > "$T/live.json"
 rc=0; TMPDIR=$T "$CTL" snapshot -o "$T/snap.tar.gz" > "$T/snap.out" 2> "$T/snap.err" || rc=$?
@@ -267,8 +272,9 @@ check_expr names-snapshot '[ "$rc" = 0 ]' "snapshot exited $rc: $(head -c 300 "$
 # The names as bytes (/dev/shm/ left out) and the regular files' sizes.
 cat > "$ns/names.py" << 'EOS'
 import json, os, sys, tarfile
-WANT = {b'caf\xc3\xa9': 0, b'bad\xff\xfe': 0, b'new\nline': 0, b'back\\slash\ttab': 0, b'l' * 250 + b'\xc3\xa9': 0,
-        b'dir\xe9': None, b'dir\xe9/inner': 0, b'max': 2**63 - 1, b'big': 17 << 40, b'written\nfile': 1 << 20}
+M = 65 << 20
+WANT = {b'caf\xc3\xa9': M, b'bad\xff\xfe': M, b'new\nline': M, b'back\\slash\ttab': M, b'l' * 250 + b'\xc3\xa9': M,
+        b'dir\xe9': None, b'dir\xe9/inner': M, b'max': 2**63 - 1, b'big': 17 << 40, b'written\nfile': M}
 def check(what, got, want):
     if got != want:
         print(f"{what}: {sorted(got)}; expected {sorted(want)}")

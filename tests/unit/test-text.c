@@ -254,7 +254,7 @@ START_TEST(test_audit_renderers)
         fclose(m);
         ck_assert(terminal_safe(t) && ng_utf8_valid(t));
         free(t);
-        j = ng_report_segments_json(seg, 1);
+        j = ng_report_segments_json(s, seg, 1);
         ck_assert(ng_utf8_valid(json_object_to_json_string(j)));
         json_object_put(j);
         ng_snapshot_free(s);

@@ -8,7 +8,9 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/vfs.h>
 
 #include "ng-path.h"
 #include "path-open.h"
@@ -37,6 +39,17 @@ int ng_path_read_fd(int fd, char **ret_buf, size_t *ret_len);
 int ng_path_vopen_dir(const struct ng_path *p, bool follow, char *rel, DIR **ret, const char *fmt, va_list ap)
         __attribute__((format(printf, 5, 0)));
 void ng_path_record_dir(const struct ng_path *p, const char *rel, size_t n);
+/* ng_path_list_nofollow() taking at most max names (0: none), those
+ * readdir(3) gives first, sorted; *ret_total counts every entry, the names
+ * taken and those past them (a directory anyone can fill: the names are
+ * bounded, the count is not). ret_st (or NULL): the directory's own stat,
+ * taken before its entries are read. */
+int ng_path_list_bounded(const struct ng_path *p, size_t max, char ***ret_names, size_t *ret_n, size_t *ret_total,
+                         struct stat *ret_st, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* A directory's own stat and (ret_sfs, or NULL) its file system's, never
+ * through a link. 0 or -errno. */
+int ng_path_dir_stat(const struct ng_path *p, struct stat *ret_st, struct statfs *ret_sfs, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
 /* Whether p has a recorder (a snapshot is being taken). */
 bool ng_path_recording(const struct ng_path *p);
 /* Tells p's recorder (and cost) that rel was read and held buf. */

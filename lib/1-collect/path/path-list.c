@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include "cleanup.h"
 #include "ng-path.h"
@@ -32,22 +34,31 @@ static int open_dir(const struct ng_path *p, bool follow, char *rel, DIR **ret, 
         return r;
 }
 
-static int vlist(const struct ng_path *p, bool follow, char ***ret_names, size_t *ret_n, const char *fmt, va_list ap)
-        __attribute__((format(printf, 5, 0)));
-static int vlist(const struct ng_path *p, bool follow, char ***ret_names, size_t *ret_n, const char *fmt, va_list ap)
+/* At most max names are taken; the entries past them are counted into
+ * *ret_total. ret_st: the directory's own stat, before its entries. */
+static int vlist(const struct ng_path *p, bool follow, size_t max, char ***ret_names, size_t *ret_n,
+                 size_t *ret_total, struct stat *ret_st, const char *fmt, va_list ap)
+        __attribute__((format(printf, 8, 0)));
+static int vlist(const struct ng_path *p, bool follow, size_t max, char ***ret_names, size_t *ret_n,
+                 size_t *ret_total, struct stat *ret_st, const char *fmt, va_list ap)
 {
         char rel[PATH_MAX];
         _cleanup_closedir_ DIR *d = NULL;
         int r = ng_path_vopen_dir(p, follow, rel, &d, fmt, ap);
         if (r < 0)
                 return r;
-        size_t n = 0, cap = 16;
+        if (ret_st && fstat(dirfd(d), ret_st) < 0)
+                return -errno;
+        size_t n = 0, cap = 16, total = 0;
         char **v = malloc(cap * sizeof(*v));
         if (!v)
                 return -ENOMEM;
         struct dirent *de;
         while ((de = readdir(d))) {
                 if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+                        continue;
+                total++;
+                if (n >= max)
                         continue;
                 if (ng_grow(&v, &cap, n + 1, sizeof(*v), 0) < 0)
                         goto oom;
@@ -61,6 +72,8 @@ static int vlist(const struct ng_path *p, bool follow, char ***ret_names, size_t
         *ret_names = v;
         if (ret_n)
                 *ret_n = n;
+        if (ret_total)
+                *ret_total = total;
         return 0;
 oom:
         v[n] = NULL;
@@ -72,7 +85,7 @@ int ng_path_list(const struct ng_path *p, char ***ret_names, size_t *ret_n, cons
 {
         va_list ap;
         va_start(ap, fmt);
-        int r = vlist(p, true, ret_names, ret_n, fmt, ap);
+        int r = vlist(p, true, SIZE_MAX, ret_names, ret_n, NULL, NULL, fmt, ap);
         va_end(ap);
         return r;
 }
@@ -81,9 +94,34 @@ int ng_path_list_nofollow(const struct ng_path *p, char ***ret_names, size_t *re
 {
         va_list ap;
         va_start(ap, fmt);
-        int r = vlist(p, false, ret_names, ret_n, fmt, ap);
+        int r = vlist(p, false, SIZE_MAX, ret_names, ret_n, NULL, NULL, fmt, ap);
         va_end(ap);
         return r;
+}
+
+int ng_path_list_bounded(const struct ng_path *p, size_t max, char ***ret_names, size_t *ret_n, size_t *ret_total,
+                         struct stat *ret_st, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vlist(p, false, max, ret_names, ret_n, ret_total, ret_st, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int ng_path_dir_stat(const struct ng_path *p, struct stat *ret_st, struct statfs *ret_sfs, const char *fmt, ...)
+{
+        char rel[PATH_MAX];
+        _cleanup_closedir_ DIR *d = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        int r = ng_path_vopen_dir(p, false, rel, &d, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return r;
+        if (fstat(dirfd(d), ret_st) < 0 || (ret_sfs && fstatfs(dirfd(d), ret_sfs) < 0))
+                return -errno;
+        return 0;
 }
 
 static int cmp_pid_ent(const void *a, const void *b)

@@ -24,19 +24,6 @@ static struct pic_seg *seg_find(struct pic_seg *v, size_t n, int32_t shmid)
         return v ? bsearch(&key, v, n, sizeof(*v), seg_cmp) : NULL;
 }
 
-/* FNV-1a over the names of the /dev/shm and hugetlbfs files. */
-uint64_t ng_picture_files_signature(const struct ng_snapshot *s)
-{
-        uint64_t h = UINT64_C(14695981039346656037);
-        for (size_t i = 0; i < s->n_files; i++)
-                for (const unsigned char *q = (const unsigned char *) s->files[i].path;; q++) {
-                        h = (h ^ *q) * UINT64_C(1099511628211);
-                        if (!*q)
-                                break;
-                }
-        return h;
-}
-
 /* RssShmem and VmPTE of small-page attachers move as they touch the
  * segment; a process whose shared memory is all hugetlb needs no reread,
  * nor one whose segments are all below the size that counts. */

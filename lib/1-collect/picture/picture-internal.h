@@ -112,6 +112,9 @@ struct ng_picture {
          * read by turn of each. */
         unsigned read_budget;
         pid_t cpu_cursor, counters_cursor;
+        /* What the last listing of each /dev/shm and hugetlbfs mount found
+         * (collect-shm-cache.c). */
+        struct shm_cache *shm_cache;
 };
 
 /* picture-gen.c: an entry let go of by the picture (freed once no
@@ -122,8 +125,6 @@ struct ng_proc_gen *ng_picture_next_gen(struct ng_picture *pic);
 /* e->pr changed in place: its handed copy no longer serves (retired). */
 void ng_picture_changed(struct ng_picture *pic, struct pic_ent *e);
 
-/* FNV-1a over the names of the /dev/shm and hugetlbfs files. */
-uint64_t ng_picture_files_signature(const struct ng_snapshot *s);
 bool ng_picture_counters_move(const struct ng_proc *pr, uint64_t min_bytes);
 bool ng_picture_pid_in(const pid_t *v, size_t n, pid_t pid);
 int ng_picture_diff_segments(struct ng_picture *pic, const struct ng_snapshot *s, bool full,

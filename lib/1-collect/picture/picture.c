@@ -35,6 +35,7 @@ void ng_picture_free(struct ng_picture *pic)
         free(pic->segs);
         ng_proc_events_free(pic->events);
         free(pic->touched.v);
+        ng_shm_cache_free(pic->shm_cache);
         free(pic);
 }
 
@@ -537,7 +538,7 @@ static int update(struct ng_picture *pic, struct collector *c, bool full)
         struct pic_ent **nv = NULL;
         events_start(pic, c);
         int r = merge(pic, c, full, &nv, &n_v);
-        uint64_t sig = ng_picture_files_signature(s);
+        uint64_t sig = c->files_sig;
         if (r >= 0)
                 r = ng_picture_diff_segments(pic, s, full, &segs, &want, &n_want);
         if (r >= 0 && !full)

@@ -38,18 +38,53 @@ int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp)
         return 0;
 }
 
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+        return (a > b) - (a < b);
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+        const struct ng_seg_key *x = a, *y = b;
+        int d = (int) x->sysv - (int) y->sysv;
+        if (!d)
+                d = cmp_u64(x->major, y->major);
+        if (!d)
+                d = cmp_u64(x->minor, y->minor);
+        if (!d)
+                d = cmp_u64(x->inode, y->inode);
+        return d ? d : cmp_u64(x->ipc_ns, y->ipc_ns);
+}
+
+/* c->whole sorted, for find() to bisect. */
+static void sort_whole(struct collector *c)
+{
+        if (c->n_whole)
+                qsort(c->whole, c->n_whole, sizeof(*c->whole), cmp_key);
+        c->n_whole_sorted = c->n_whole;
+}
+
 /* Every SysV segment of every IPC namespace sits on the kernel's one
- * internal mount, its inode the shmid: only the namespace tells two apart. */
+ * internal mount, its inode the shmid: only the namespace tells two apart.
+ * The sorted part of c->whole is bisected, what was marked since walked
+ * (tail false: the sorted part only). */
+static const struct ng_seg_key *find_in(const struct collector *c, bool sysv, uint64_t ipc_ns, unsigned major,
+                                        unsigned minor, uint64_t inode, bool tail)
+{
+        struct ng_seg_key key = { .sysv = sysv, .major = major, .minor = minor, .inode = inode,
+                                  .ipc_ns = sysv ? ipc_ns : 0 };
+        const struct ng_seg_key *k = c->n_whole_sorted ?
+                bsearch(&key, c->whole, c->n_whole_sorted, sizeof(key), cmp_key) : NULL;
+        for (size_t i = c->n_whole_sorted; !k && tail && i < c->n_whole; i++)
+                if (!cmp_key(&key, &c->whole[i]))
+                        k = &c->whole[i];
+        return k;
+}
+
 static const struct ng_seg_key *find(const struct collector *c, bool sysv, uint64_t ipc_ns, unsigned major,
                                      unsigned minor, uint64_t inode)
 {
-        for (size_t i = 0; i < c->n_whole; i++) {
-                const struct ng_seg_key *k = &c->whole[i];
-                if (k->sysv == sysv && k->inode == inode && k->major == major && k->minor == minor &&
-                    (!sysv || k->ipc_ns == ipc_ns))
-                        return k;
-        }
-        return NULL;
+        return find_in(c, sysv, ipc_ns, major, minor, inode, true);
 }
 
 bool ng_collect_whole_done(const struct collector *c, bool sysv, uint64_t ipc_ns, unsigned major, unsigned minor,
@@ -116,17 +151,70 @@ static unsigned file_budget(const struct collector *c, uint64_t allocated, uint6
         return share < MIN_FILE_SAMPLES ? MIN_FILE_SAMPLES : share > k ? k : (unsigned) share;
 }
 
-/* Whether a process maps the file (the live inode: the snapshot's case). */
-static bool mapped(const struct ng_snapshot *s, const struct ng_shm_file *f)
+static int cmp_file_at(const void *a, const void *b, void *base)
 {
+        const struct ng_shm_file *v = base, *x = &v[*(const size_t *) a], *y = &v[*(const size_t *) b];
+        int d = cmp_u64(x->dev_major, y->dev_major);
+        if (!d)
+                d = cmp_u64(x->dev_minor, y->dev_minor);
+        if (!d)
+                d = cmp_u64(x->inode, y->inode);
+        return d ? d : cmp_u64(*(const size_t *) a, *(const size_t *) b);
+}
+
+/* The files of s that are another's (the device and inode of an earlier
+ * one: a file system listed through two mounts), true in the result. */
+static bool *later_of_same(const struct ng_snapshot *s)
+{
+        bool *later = calloc(s->n_files + 1, sizeof(*later));
+        _cleanup_free_ size_t *idx = malloc((s->n_files + 1) * sizeof(*idx));
+        if (!later || !idx) {
+                free(later);
+                return NULL;
+        }
+        for (size_t i = 0; i < s->n_files; i++)
+                idx[i] = i;
+        qsort_r(idx, s->n_files, sizeof(*idx), cmp_file_at, s->files);
+        for (size_t i = 1; i < s->n_files; i++) {
+                const struct ng_shm_file *x = &s->files[idx[i - 1]], *y = &s->files[idx[i]];
+                later[idx[i]] = x->inode == y->inode && x->dev_major == y->dev_major && x->dev_minor == y->dev_minor;
+        }
+        return later;
+}
+
+/* The (device, inode) of every shared file mapping, sorted: whether a
+ * process maps a file (the live inode: the snapshot's case). */
+static int cmp_map_key(const void *a, const void *b)
+{
+        return cmp_key(a, b);
+}
+
+static struct ng_seg_key *mapped_files(const struct ng_snapshot *s, size_t *ret_n)
+{
+        size_t n = 0;
+        for (size_t i = 0; i < s->n_procs; i++)
+                n += s->procs[i]->n_maps;
+        struct ng_seg_key *v = malloc((n + 1) * sizeof(*v));
+        if (!v)
+                return NULL;
+        n = 0;
         for (size_t i = 0; i < s->n_procs; i++)
                 for (size_t j = 0; j < s->procs[i]->n_maps; j++) {
                         const struct ng_map *m = &s->procs[i]->maps[j];
-                        if (m->kind == NG_MAP_FILE_SHARED && m->inode == f->inode && m->dev_major == f->dev_major &&
-                            m->dev_minor == f->dev_minor)
-                                return true;
+                        if (m->kind == NG_MAP_FILE_SHARED)
+                                v[n++] = (struct ng_seg_key) { .major = m->dev_major, .minor = m->dev_minor,
+                                                               .inode = m->inode };
                 }
-        return false;
+        if (n)
+                qsort(v, n, sizeof(*v), cmp_map_key);
+        *ret_n = n;
+        return v;
+}
+
+static bool mapped(const struct ng_seg_key *v, size_t n, const struct ng_shm_file *f)
+{
+        struct ng_seg_key key = { .major = f->dev_major, .minor = f->dev_minor, .inode = f->inode };
+        return n && bsearch(&key, v, n, sizeof(key), cmp_map_key);
 }
 
 /* ---- what a snapshot keeps of a file's own answer ----
@@ -264,10 +352,17 @@ static int sample_files(struct collector *c, bool exact, bool kept)
         for (size_t i = 0; i < s->n_files; i++)
                 if (s->files[i].kind == NG_SHM_FILE_TMPFS)
                         total += s->files[i].allocated_bytes;
+        size_t n_maps = 0;
+        _cleanup_free_ bool *later = later_of_same(s);
+        _cleanup_free_ struct ng_seg_key *maps = kept ? mapped_files(s, &n_maps) : NULL;
+        if (!later || (kept && !maps))
+                return -ENOMEM;
+        sort_whole(c);
         for (size_t i = 0; i < s->n_files; i++) {
                 const struct ng_shm_file *f = &s->files[i];
-                if (f->kind != NG_SHM_FILE_TMPFS || find(c, false, 0, f->dev_major, f->dev_minor, f->inode) ||
-                    (kept && mapped(s, f)))
+                if (f->kind != NG_SHM_FILE_TMPFS || later[i] ||
+                    find_in(c, false, 0, f->dev_major, f->dev_minor, f->inode, false) ||
+                    (kept && mapped(maps, n_maps, f)))
                         continue;
                 /* a container's file through its root, checked below */
                 char root[48] = "";
@@ -295,6 +390,7 @@ static int sample_files(struct collector *c, bool exact, bool kept)
                 if (r > 0 && (r = mark(c, false, 0, f->dev_major, f->dev_minor, f->inode, true)) < 0)
                         return r;
         }
+        sort_whole(c);
         return 0;
 }
 

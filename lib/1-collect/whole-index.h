@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The samples a snapshot asked of segments themselves (ng_sample.whole),
+ * by identity: a lookup is a bisection rather than a walk of every
+ * sample, which a /dev/shm of a hundred thousand files would make a
+ * walk a file. Not installed; for the placement (2-analyze) and the
+ * carry-over of placement from one poll to the next (snapshot-query.c). */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ng-snapshot.h"
+
+/* Library-internal: not exported from libnumaguard.so. */
+#pragma GCC visibility push(hidden)
+
+struct ng_whole_index {
+        const struct ng_sample **v;
+        size_t n;
+};
+
+/* The whole samples of s as they are now. 0 or -ENOMEM. */
+int ng_whole_index_build(const struct ng_snapshot *s, struct ng_whole_index *ret);
+void ng_whole_index_free(struct ng_whole_index *ix);
+/* What ng_snapshot_whole_sample_ns() answers of the snapshot indexed: the
+ * first sample of the identity in the snapshot's order, or NULL. */
+const struct ng_sample *ng_whole_index_find(const struct ng_whole_index *ix, bool sysv, uint64_t ipc_ns,
+                                            unsigned major, unsigned minor, uint64_t inode);
+
+#pragma GCC visibility pop
