@@ -1,6 +1,7 @@
 # bench/axes.sh -- sourced by bench/run-bench (uses its helpers): the audit
-# of a sparse /dev/shm file, and numaguardd's steady poll against the number
-# of processes attached to one SGA. See bench/README.md.
+# of a sparse /dev/shm file, numaguardd's steady poll against the number
+# of processes attached to one SGA, and its poll with a /dev/shm filled by
+# anyone. See bench/README.md.
 
 SPARSE_FILE=/dev/shm/numaguard-bench-sparse
 DENSE_FILE=/dev/shm/numaguard-bench-dense
@@ -179,4 +180,55 @@ attachers_report() {
         echo "attacher_poll_growth_${lo}_to_${hi}: $g"
         echo "attacher_poll_growth_${lo}_to_${hi}_all: $ga"
         echo "cpu_share_diff_points: $(field run_diff_points "$ATT_SHARES")"
+}
+
+# ---- a /dev/shm filled by anyone ---------------------------------------------
+
+# numaguardd (audit mode, interval 300 ms, as the daemon-poll axis runs it)
+# with a /dev/shm of its own (bench/shm-flood: a private mount namespace, a
+# fresh tmpfs) holding BENCH_FLOOD empty files, against the same /dev/shm
+# empty: the steady poll (full_scan_every = 100000: the picture's copy of
+# each mount's last listing serves while nothing changed there) and the
+# listing poll (full_scan_every = 1: every poll lists every mount again, as
+# the full_scan_every-th poll does). Sets FLOOD_STEADY_0 FLOOD_STEADY_N
+# FLOOD_LIST_0 FLOOD_LIST_N (mean poll CPU seconds) and FLOOD_SKIP.
+FLOOD_STEADY_0=- FLOOD_STEADY_N=- FLOOD_LIST_0=- FLOOD_LIST_N=- FLOOD_SKIP=""
+flood_axis() {
+        if ! "$FLOOD" 0 true 2>"$TMP/flood.err"; then
+                FLOOD_SKIP="no /dev/shm of its own here: $(tail -1 "$TMP/flood.err")"
+                loud "SKIPPED: /dev/shm flood: $FLOOD_SKIP"
+                return 0
+        fi
+        DAEMON_CONF_EXTRA=""
+        daemon_polls 100000 "$FLOOD" 0
+        FLOOD_STEADY_0=$D_CPU
+        daemon_polls 100000 "$FLOOD" "$BENCH_FLOOD"
+        FLOOD_STEADY_N=$D_CPU
+        say "/dev/shm flood: steady poll ${FLOOD_STEADY_0}s with no file, ${FLOOD_STEADY_N}s with $BENCH_FLOOD small files"
+        daemon_polls 1 "$FLOOD" 0
+        FLOOD_LIST_0=$D_CPU
+        daemon_polls 1 "$FLOOD" "$BENCH_FLOOD"
+        FLOOD_LIST_N=$D_CPU
+        say "/dev/shm flood: listing poll ${FLOOD_LIST_0}s with no file, ${FLOOD_LIST_N}s with $BENCH_FLOOD small files"
+}
+
+flood_report() {
+        local r rl
+        echo
+        if [ -n "$FLOOD_SKIP" ]; then
+                echo "target (a steady poll with $BENCH_FLOOD small files in /dev/shm at most 2x one without): not measured (SKIPPED: $FLOOD_SKIP)"
+                echo "flood_poll_ratio: -"
+                return 0
+        fi
+        r=$(ratio "$FLOOD_STEADY_N" "$FLOOD_STEADY_0")
+        rl=$(ratio "$FLOOD_LIST_N" "$FLOOD_LIST_0")
+        echo "numaguardd poll CPU seconds (mean of $BENCH_POLLS polls after the first) with $BENCH_FLOOD empty files in a /dev/shm of its own"
+        echo "and with that /dev/shm empty: steady = full_scan_every 100000 (the copy of the last listing serves), listing ="
+        echo "full_scan_every 1 (every poll lists /dev/shm and reads every process again, as the full_scan_every-th poll does)"
+        printf '%10s %14s %14s %8s\n' poll no_file_cpu_s flood_cpu_s ratio
+        printf '%10s %14s %14s %8s\n' steady "$FLOOD_STEADY_0" "$FLOOD_STEADY_N" "$r"
+        printf '%10s %14s %14s %8s\n' listing "$FLOOD_LIST_0" "$FLOOD_LIST_N" "$rl"
+        target "a steady poll with $BENCH_FLOOD small files in /dev/shm costs at most 2x one without: ${r}x" "$r" 2.000001 "<"
+        echo "flood_poll_ratio: $r"
+        echo "flood_listing_poll_ratio: $rl"
 }
