@@ -110,7 +110,7 @@ DAEMON := $(BUILD)/numaguardd
 UNIT := $(BUILD)/numaguard.service
 MANPAGES := man/numaguardctl.1 man/numaguard.3 man/numaguard.conf.5 man/numaguardd.8
 
-.PHONY: all check check-unit check-e2e fuzz fuzz-smoke golden-update bench bench-config install uninstall clean deb rpm
+.PHONY: all check check-unit unit-bins check-e2e fuzz fuzz-smoke golden-update bench bench-config install uninstall clean deb rpm
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(CTL) $(BUILD)/numaguard.pc $(DAEMON) $(UNIT)
 
@@ -169,6 +169,9 @@ check: all $(UNIT_BINS) $(HELPER_BINS)
 	@if [ "$(NO_E2E)" = 1 ]; then tests/e2e/run-e2e --skip-stage "NO_E2E=1"; \
 	elif tests/e2e/run-e2e --can-boot; then $(MAKE) --no-print-directory check-e2e; \
 	else tests/e2e/run-e2e --skip-stage "this host cannot boot a guest (see tests/e2e/run-e2e --can-boot)"; fi
+
+# What check-unit runs, built on its own (make -j2 unit-bins, then check-unit).
+unit-bins: all $(UNIT_BINS) $(HELPER_BINS)
 
 check-unit: all $(UNIT_BINS) $(HELPER_BINS)
 	BUILD=$(BUILD) tests/run-suite $(UNIT_BINS) -- tests/shell/test-*.sh
