@@ -20,9 +20,11 @@
 #include "util.h"
 
 /* A file of a tree that is not what the kernel would show there (a FIFO,
- * a link that loops, a file where a directory must be) is a problem that
- * names it, and is otherwise taken as missing: the rest of the tree is
- * still audited, and what depends on it is said to be unknown. */
+ * a link that loops or leads nowhere in the tree, a file where a directory
+ * must be) is a problem that names it, and is otherwise taken as missing:
+ * the rest of the tree is still audited, and what depends on it is said to
+ * be unknown. A file simply missing is missing (a process that went away
+ * while the tree was taken), and said by whoever needs it. */
 static int tree_damage(struct collector *c, int r, const char *fmt, va_list ap)
 {
         char rel[PATH_MAX], path[PATH_MAX], why[160];
@@ -40,7 +42,7 @@ int ng_collect_vread(struct collector *c, char **ret_buf, size_t *ret_len, const
         va_list again;
         va_copy(again, ap);
         int r = ng_path_vread(c->reads, ret_buf, ret_len, fmt, ap);
-        if ((r == -EINVAL || r == -ELOOP || r == -ENOTDIR) && !ng_path_is_live(c->reads))
+        if ((r == -EINVAL || r == -ELOOP || r == -ENOTDIR || r == -ENOENT) && !ng_path_is_live(c->reads))
                 r = tree_damage(c, r, fmt, again);
         va_end(again);
         return r;

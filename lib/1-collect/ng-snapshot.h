@@ -304,6 +304,10 @@ struct ng_proc {
          * "" none or unknown). */
         int userns_other;
         char lsm_label[64];
+        /* Lines of its maps that do not parse (capped at UINT32_MAX) and
+         * the number of the first: what they held is unknown, and a
+         * segment it maps may be missing from maps. */
+        uint32_t maps_bad_lines, maps_bad_line;
 };
 
 /* numaguard's own credentials, from /proc/self/status on a live host,

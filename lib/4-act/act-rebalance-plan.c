@@ -205,6 +205,30 @@ static int plan_refuse(struct ng_rebalance_plan *p, enum ng_outcome verdict, con
         return 0;
 }
 
+/* Resident pages whose nodes nothing read (a numa_maps or maps that could
+ * not be used, an attacher that maps none of the kernel's count): planned
+ * from its nodes, such a segment would read as "nothing resident, nothing
+ * to move". */
+static bool placement_unknown(const struct ng_segment *seg)
+{
+        return seg->placement_source == NG_SOURCE_NONE &&
+               (seg->resident_bytes > 0 || seg->resident_source == NG_SOURCE_NONE);
+}
+
+static int refuse_unknown(struct ng_rebalance_plan *p, const struct ng_segment *seg)
+{
+        char sz[24];
+        ng_rebalance_format_size(seg->resident_bytes, sz, sizeof(sz));
+        p->verdict = NG_OUTCOME_REFUSED;
+        if (seg->resident_source == NG_SOURCE_NONE)
+                snprintf(p->reason, sizeof(p->reason), "its resident pages and their nodes are unknown (see "
+                         "AUDIT_INCOMPLETE): nothing is moved on a placement that was not read");
+        else
+                snprintf(p->reason, sizeof(p->reason), "its placement is unknown: the nodes of its %s resident were "
+                         "not read (see AUDIT_INCOMPLETE); nothing is moved on a placement that was not read", sz);
+        return 0;
+}
+
 static void plan_nodes(const struct ng_snapshot *s, const struct ng_config *cfg, const struct ng_segment *seg,
                        struct ng_rebalance_plan *p)
 {
@@ -240,6 +264,10 @@ int ng_rebalance_plan_segment(const struct ng_snapshot *s, const struct ng_confi
                 return plan_refuse(p, NG_OUTCOME_NOOP, "one NUMA node: nothing to rebalance");
         if (seg->kind == NG_SEG_PRIVATE)
                 return plan_refuse(p, NG_OUTCOME_NOOP, "private memory of one process: not a shared segment");
+        /* attached, and yet nothing read where its pages sit: that, not
+         * the way in, is why */
+        if (seg->n_pids > 0 && placement_unknown(seg))
+                return refuse_unknown(p, seg);
         const struct ng_proc *pr = seg->rep_pid ? ng_snapshot_proc(s, seg->rep_pid) : NULL;
         if (seg->huge && seg->page_kib == 0)
                 return plan_refuse(p, NG_OUTCOME_REFUSED, "hugetlb page size unknown");
@@ -263,6 +291,8 @@ int ng_rebalance_plan_segment(const struct ng_snapshot *s, const struct ng_confi
                          p->unreachable_why);
                 return plan_refuse(p, NG_OUTCOME_REFUSED, why);
         }
+        if (placement_unknown(seg))     /* a file nobody maps, nothing kept of it */
+                return refuse_unknown(p, seg);
         plan_nodes(s, cfg, seg, p);
         plan_dest(s, in, p);
         plan_policy(s, in, p);

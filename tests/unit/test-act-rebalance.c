@@ -489,6 +489,65 @@ START_TEST(plan_refused_without_an_attached_process)
 }
 END_TEST
 
+/* The kernel counts the segment's pages, but nothing read their nodes (the
+ * representative's numa_maps was unusable and dropped: #36). "Nothing
+ * resident, nothing would move" (exit 0) was a lie: refused, with why. */
+START_TEST(plan_refused_when_placement_unknown)
+{
+        struct fixture f;
+        build(&f, 4, 32 * MiB, 4, NULL, 0, NULL);
+        plan(&f);
+        const struct ng_instance *in = ng_audit_instance(f.a, "ORCL");
+        const struct ng_segment *seg = &f.a->segments[in->segs[0]];
+        ck_assert_int_eq(seg->placement_source, NG_SOURCE_NONE);
+        ck_assert_uint_eq(seg->resident_bytes, 32 * MiB);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_REFUSED);
+        ck_assert_msg(strstr(f.plan.reason, "its placement is unknown: the nodes of its 32 MiB resident were not read"),
+                      "%s", f.plan.reason);
+        ck_assert_uint_eq(f.plan.move_pages, 0);
+        done(&f);
+        /* the kernel counts nothing resident, the attacher maps none of it:
+         * that is known, nothing to move */
+        static const struct ng_node_pages none[] = { { 0, 0 } };
+        build(&f, 4, 32 * MiB, 4, none, 1, NULL);
+        f.s->shm[0].rss_bytes = 0;
+        plan(&f);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_NOOP);
+        ck_assert_msg(strstr(f.plan.reason, "no page of it is resident"), "%s", f.plan.reason);
+        done(&f);
+        /* its resident bytes unknown too (no count, no attacher's line) */
+        build(&f, 4, 32 * MiB, 4, NULL, 0, NULL);
+        f.s->shm[0].has_rss = false;
+        f.s->shm[0].rss_bytes = 0;
+        plan(&f);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_REFUSED);
+        ck_assert_msg(strstr(f.plan.reason, "its resident pages and their nodes are unknown"), "%s", f.plan.reason);
+        done(&f);
+        /* a /dev/shm file nobody maps, of which nothing was kept: reachable
+         * by its path, but not "no page of it is resident" */
+        cyclops_4k(&f);
+        const struct ng_instance *in4 = ng_audit_instance(f.a, "ORCL");
+        struct ng_segment file = f.a->segments[in4->segs[0]];
+        f.s->files = xcalloc(1, sizeof(*f.s->files));
+        f.s->files[0] = (struct ng_shm_file) { .path = strdup("/dev/shm/ora_ORCL_7"), .kind = NG_SHM_FILE_TMPFS,
+                                               .dev_major = 0, .dev_minor = 25, .inode = 4242, .ns_pid = 345 };
+        f.s->n_files = 1;
+        file.kind = NG_SEG_FILE;
+        file.dev_minor = 25;
+        file.inode = 4242;
+        file.rep_pid = 0;
+        file.n_pids = 0;
+        file.n_nodes = 0;
+        file.resident_bytes = 0;
+        file.method = NG_METHOD_NONE;
+        file.resident_source = file.placement_source = NG_SOURCE_NONE;
+        ck_assert_int_eq(ng_rebalance_plan_segment(f.s, f.cfg, in4, &file, &f.plan), 0);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_REFUSED);
+        ck_assert_msg(strstr(f.plan.reason, "its resident pages and their nodes are unknown"), "%s", f.plan.reason);
+        done(&f);
+}
+END_TEST
+
 /* ---- executor against a fake move_pages(2) ---- */
 
 #define FAKE_PAGES 8192
@@ -1191,6 +1250,7 @@ int main(void)
         tcase_add_test(tc, plan_1g_pages_only_from_the_pool);
         tcase_add_test(tc, plan_reaches_4k_shmem_through_its_own_file);
         tcase_add_test(tc, plan_refused_without_an_attached_process);
+        tcase_add_test(tc, plan_refused_when_placement_unknown);
         suite_add_tcase(s, tc);
         tc = tcase_create("run");
         tcase_add_loop_test(tc, run_moves_in_batches_with_rate_limit, 0, 2);

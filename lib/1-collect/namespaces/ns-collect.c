@@ -114,8 +114,13 @@ static int scan_ipc(struct collector *c, const struct ng_proc *pr)
         size_t n = 0;
         r = ng_parse_sysvipc_shm(buf, &v, &n);
         free(buf);
-        if (r >= 0)
+        if (r >= 0) {
+                char path[96];
+                snprintf(path, sizeof(path), NG_PATH_IPC_NS_DIR "/%" PRIu64 "/sysvipc/shm", pr->ipc_ns);
+                for (size_t i = 0; i < n; i++)
+                        ng_collect_shm_row_check(c, path, &v[i]);
                 r = add_table(c->s, v, n, pr->ipc_ns);
+        }
         free(v);
         if (r == -ENOMEM)
                 return r;
