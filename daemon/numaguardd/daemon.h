@@ -164,6 +164,10 @@ struct alert_sink {
 int sink_open(struct alert_sink *s, const char *path);
 void sink_close(struct alert_sink *s);
 const char *sink_name(const struct alert_sink *s);
+/* Where alerts go as sink_open() found the sinks, for the start-up line:
+ * the primary and its fallback, the one of them that is down, or standard
+ * error when both are ("file" for SINK_FILE). */
+const char *sink_route(const struct alert_sink *s);
 const char *sink_kind_name(enum sink_kind kind);
 /* The socket a sink writes to ("/dev/log"), "the file" for SINK_FILE. */
 const char *sink_kind_path(enum sink_kind kind);
