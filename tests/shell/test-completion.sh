@@ -9,7 +9,9 @@
 # mysql:/tmp/my/data, and a postgres whose data directory's name holds a
 # command substitution, which is neither offered nor run); with no daemon
 # answering, the configuration's names and not a word more. With
-# bash-completion loaded, a name is completed past its colon. zsh and
+# bash-completion loaded, a name is completed past its colon. (The same
+# daemon's status says the mariadbd's InnoDB buffer pool is private memory,
+# not shared: the line completion reads.) zsh and
 # bash-completion come with `tests/install-deps test`.
 set -u
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
@@ -97,7 +99,7 @@ cases=(
 zcases=(commands subcommands options-reserve instance-cpuset instance-rehearse node size probe-size audit-instance audit-second-instance
         instance-no-daemon instance-running-and-config instance-hostile-not-offered)
 needs_daemon=" instance-running instance-running-and-config instance-hostile-not-offered "
-echo "1..$((3 + ${#cases[@]} + 2 + 2 + ${#zcases[@]}))"
+echo "1..$((3 + ${#cases[@]} + 3 + 2 + ${#zcases[@]}))"
 
 # ---- make install puts both files where bash-completion and zsh look
 D=$tmp/inst
@@ -157,6 +159,16 @@ else
                 printf "%s\n" "${COMPREPLY[@]}"' sh "$BC" "$BASHFILE" "$line" "$SOCK" 2>&1)
         if [ "$got" = /tmp/my/data ]; then pass bash-instance-past-colon
         else fail bash-instance-past-colon "'$line<TAB>': bash was handed '$got', expected '/tmp/my/data'"; fi
+fi
+if [ "$daemon" != up ]; then
+        echo "skip completion-status-pool-private: $daemon"
+else
+        line=$("$CTL" status --socket "$SOCK" 2>&1 | grep "^  mysql:/tmp/my/data ")
+        if [[ $line =~ ^"  mysql:/tmp/my/data (mysql, pid 221): "[0-9.]+" MiB private, "[0-9.]+\ [KMG]iB\ resident$ ]]; then
+                pass status-pool-private
+        else
+                fail status-pool-private "status: '$line'"
+        fi
 fi
 if [ ! -e "$tmp/pwned" ]; then pass hostile-name-never-run
 else fail hostile-name-never-run "completing ran the command substitution in a discovered instance's name"; fi
