@@ -384,6 +384,8 @@ static int fill_instance(struct audit_ctx *ctx, struct ng_instance *in)
                 if (segs_add(in, i) < 0)
                         return -ENOMEM;
                 in->shared_bytes += seg->bytes;
+                if (seg->kind == NG_SEG_PRIVATE)
+                        in->private_bytes += seg->bytes;
                 in->shared_unknown |= seg->bytes_unknown;
                 in->resident_bytes += seg->resident_bytes;
                 for (size_t k = 0; k < seg->n_nodes; k++)
@@ -436,7 +438,7 @@ static int add_unclaimed(struct audit_ctx *ctx)
                 if (r < 0)
                         return r;
                 in->n_segs = 0;
-                in->shared_bytes = in->resident_bytes = 0;
+                in->shared_bytes = in->private_bytes = in->resident_bytes = 0;
                 free(in->nodes);
                 in->nodes = NULL;
                 in->n_nodes = 0;

@@ -69,6 +69,10 @@ struct ng_instance {
         /* Its resident memory is unknown: a process of it has maps nobody
          * could read (resident_bytes and nodes count only what is known). */
         bool resident_unknown;
+        /* Of shared_bytes, the size of its private segments: large private
+         * mappings of its processes (InnoDB's buffer pool), not shared
+         * memory at all. */
+        uint64_t private_bytes;
 };
 
 struct ng_audit {

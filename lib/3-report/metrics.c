@@ -140,7 +140,8 @@ static void instances(FILE *f, const struct ng_audit *a)
                                         "source=\"%s\"} %" PRIu64 "\n", name, ng_source_name(k), by[k]);
         }
         container_info(f, a);
-        family(f, "instance_shared_bytes", "gauge", "Size of the instance's shared segments.");
+        family(f, "instance_shared_bytes", "gauge", "Size of the instance's segments: its shared memory, and "
+               "its large private mappings where it keeps its buffer pool there (InnoDB).");
         for (size_t i = 0; i < a->n_instances; i++) {
                 /* an unknown size is no sample, never 0 */
                 if (a->instances[i].shared_unknown)

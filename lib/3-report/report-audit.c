@@ -137,7 +137,11 @@ static void print_segment(const struct ng_snapshot *s, const struct ng_segment *
         char sz[24], name[NG_TEXT_SIZE(sizeof(seg->name))];
         ng_format_bytes_or(seg->bytes, seg->bytes_unknown, "size unknown", sz, sizeof(sz));
         ng_text_escape(NG_TEXT_TERM, seg->name, name, sizeof(name));
-        fprintf(f, "  %s %s: %s", ng_seg_kind_name(seg->kind), name, sz);
+        if (seg->kind == NG_SEG_PRIVATE)
+                fprintf(f, "  private mapping %s at 0x%" PRIx64 " of pid %d: %s", name, seg->rep_start,
+                        seg->n_pids ? (int) seg->pids[0] : 0, sz);
+        else
+                fprintf(f, "  %s %s: %s", ng_seg_kind_name(seg->kind), name, sz);
         if (seg->page_kib) {
                 char pg[16];
                 ng_format_page_size(seg->page_kib, pg, sizeof(pg));
@@ -295,6 +299,24 @@ static struct json_object *container_json(const struct ng_container *ct)
         return o;
 }
 
+/* "shared memory 8 GiB, 7.2 GiB resident"; private segments (MariaDB's
+ * InnoDB buffer pool, a private mapping of the server) are no shared
+ * memory: "private memory 160 MiB (the InnoDB buffer pool and ...)" beside
+ * or instead of it. */
+static void print_sizes(const struct ng_instance *in, const char *sh, const char *res, FILE *f)
+{
+        char shared[24], priv[24];
+        const char *label = ng_engine_private_label(in->type);
+        if (in->private_bytes == 0)
+                return (void) fprintf(f, "  shared memory %s, %s resident", sh, res);
+        bool any = in->shared_unknown || in->shared_bytes > in->private_bytes;
+        ng_format_bytes_or(in->shared_bytes - in->private_bytes, in->shared_unknown, "of unknown size", shared,
+                           sizeof(shared));
+        ng_format_kib(in->private_bytes / 1024, priv, sizeof(priv));
+        fprintf(f, "  %s%s%sprivate memory %s (%s), %s resident", any ? "shared memory " : "", any ? shared : "",
+                any ? ", " : "", priv, label ? label : "large private mappings", res);
+}
+
 static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_instance *in,
                            bool verbose, FILE *f)
 {
@@ -319,7 +341,7 @@ static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a
                 print_container(in->container, f);
         if (in->owner)
                 print_owner(in->owner, f);
-        fprintf(f, "  shared memory %s, %s resident", sh, res);
+        print_sizes(in, sh, res, f);
         print_resident_sources(a, in, f);
         fprintf(f, "; page tables %s\n", pte);
         /* An unclaimed pseudo-instance is its one segment: never grouped. */
