@@ -141,6 +141,9 @@ static void text_topology(const struct ng_snapshot *s, FILE *f)
                 }
                 fputc('\n', f);
         }
+        char note[512];
+        if (ng_report_memory_note(s, note, sizeof(note)))
+                fprintf(f, "  %s\n", note);
 }
 
 static void text_instances(const struct ng_audit *a, FILE *f)

@@ -43,9 +43,11 @@ static int rule_pagetables(struct audit_ctx *ctx)
                 if (share < limit)
                         continue;
                 int r = ng_rules_add(ctx, NG_CODE_PAGETABLE_BLOAT, NG_SEV_WARNING, in, NULL, NULL, share, advice,
-                            "the instance's %zu processes hold %s of page tables (%" PRIu64 "%% of memory); with "
-                            "2M pages the shared part would need about %s",
-                            in->n_pids, ng_rules_bytes_h(ng_kib_bytes_sat(in->vm_pte_kib)).s, ng_rules_pct(share), ng_rules_bytes_h(ng_mul_sat(in->vm_pte_kib, 2)).s);
+                            "the instance's %zu processes hold %s of page tables (%" PRIu64 "%% of the host's "
+                            "%s, /proc/meminfo's MemTotal); with 2M pages the shared part would need about %s",
+                            in->n_pids, ng_rules_bytes_h(ng_kib_bytes_sat(in->vm_pte_kib)).s, ng_rules_pct(share),
+                            ng_rules_bytes_h(ng_kib_bytes_sat(total_kib)).s,
+                            ng_rules_bytes_h(ng_mul_sat(in->vm_pte_kib, 2)).s);
                 if (r < 0)
                         return r;
         }
@@ -53,7 +55,8 @@ static int rule_pagetables(struct audit_ctx *ctx)
         if (share < limit)
                 return 0;
         return ng_rules_add(ctx, NG_CODE_PAGETABLE_BLOAT, NG_SEV_WARNING, NULL, NULL, NULL, share, advice,
-                   "page tables take %s, %" PRIu64 "%% of %s memory (threshold %" PRIu64 "%%)",
+                   "page tables take %s (/proc/meminfo's PageTables), %" PRIu64 "%% of the host's %s (its "
+                   "MemTotal; threshold %" PRIu64 "%%)",
                    ng_rules_bytes_h(ng_kib_bytes_sat(pt_kib)).s, ng_rules_pct(share), ng_rules_bytes_h(ng_kib_bytes_sat(total_kib)).s, ng_rules_pct(limit));
 }
 
@@ -78,7 +81,8 @@ static int rule_pressure(struct audit_ctx *ctx)
                             NULL, &nodes, (double) free_b,
                             "find what filled the node (a cyclops segment, a bound instance) and spread it; "
                             "allocations there now fall back to remote nodes or reclaim",
-                            "node %d has %s free of %s, below its floor of %s (shmem %s, page tables %s)",
+                            "node %d has %s free of its %s (the node's MemTotal), below its floor of %s (shmem %s, "
+                            "page tables %s)",
                             nd->id, ng_rules_bytes_h(free_b).s, ng_rules_bytes_h(total).s, ng_rules_bytes_h(floor).s,
                             ng_rules_bytes_h(ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, "Shmem"))).s,
                             ng_rules_bytes_h(ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, "PageTables"))).s);

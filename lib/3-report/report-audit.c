@@ -366,6 +366,9 @@ int ng_report_audit_text_flags(const struct ng_snapshot *s, const struct ng_audi
                 c[NG_SEV_CRITICAL], c[NG_SEV_WARNING], c[NG_SEV_WARNING] == 1 ? "" : "s", c[NG_SEV_INFO]);
         if (s->latency_error[0])
                 fprintf(f, "latency matrix not usable, prices from the SLIT: %s\n", s->latency_error);
+        char note[512];
+        if (ng_report_memory_note(s, note, sizeof(note)))
+                fprintf(f, "%s\n", note);
         for (size_t i = 0; i < a->n_instances; i++)
                 print_instance(s, a, &a->instances[i], flags & NG_REPORT_VERBOSE, f);
         if (a->n_instances == 0)

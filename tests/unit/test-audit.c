@@ -1047,6 +1047,36 @@ START_TEST(codes_name_their_kernel_feature)
 }
 END_TEST
 
+/* Nodes whose MemTotal add up to a third of /proc/meminfo's (a balloon
+ * driver's guest): said to differ; within 2 % they agree. */
+START_TEST(memory_split)
+{
+        struct ng_snapshot *s = snap_new(2, 1, 2, 21, 4 * GiB / 1024);
+        struct ng_known_u64 nodes, hostmem;
+        ck_assert(!ng_host_memory_split(s, &nodes, &hostmem));
+        ck_assert(nodes.known && hostmem.known);
+        ck_assert_uint_eq(nodes.v, 8 * GiB);
+        mi_set(&s->meminfo, "MemTotal", 24 * GiB / 1024);
+        ck_assert(ng_host_memory_split(s, &nodes, &hostmem));
+        ck_assert_uint_eq(nodes.v, 8 * GiB);
+        ck_assert_uint_eq(hostmem.v, 24 * GiB);
+        /* 2 % apart of the larger: still one count; a page more differs */
+        uint64_t host_kib = 8 * GiB / 1024 * 100 / 98;
+        mi_set(&s->meminfo, "MemTotal", host_kib);
+        ck_assert(!ng_host_memory_split(s, &nodes, &hostmem));
+        mi_set(&s->meminfo, "MemTotal", host_kib + 8);
+        ck_assert(ng_host_memory_split(s, &nodes, &hostmem));
+        /* the nodes larger than the host: differ too */
+        mi_set(&s->meminfo, "MemTotal", 2 * GiB / 1024);
+        ck_assert(ng_host_memory_split(s, &nodes, &hostmem));
+        /* a node's MemTotal unknown: no sum, nothing said */
+        s->topo.nodes[1].has_meminfo = false;
+        ck_assert(!ng_host_memory_split(s, &nodes, &hostmem));
+        ck_assert(!nodes.known);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 START_TEST(codes_are_stable)
 {
         static const char *const names[] = { "CYCLOPS", "REMOTE_MEMORY", "HUGEPAGE_FALLBACK", "HUGEPAGE_SHORTFALL",
@@ -1108,6 +1138,7 @@ int main(void)
         tcase_add_test(tc, free_floor_fits_the_node);
         tcase_add_test(tc, node_supply_is_typed);
         tcase_add_test(tc, memfree_missing_is_no_pressure);
+        tcase_add_test(tc, memory_split);
         tcase_add_test(tc, codes_are_stable);
         tcase_add_test(tc, codes_name_their_kernel_feature);
         suite_add_tcase(s, tc);
