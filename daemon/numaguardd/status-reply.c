@@ -195,6 +195,10 @@ int status_render_text(const struct manager *m, FILE *f)
                 text_topology(m->snapshot, f);
         if (m->audit)
                 text_instances(m->audit, f);
+        if (m->audit && m->audit->n_acknowledged) {
+                fputc('\n', f);
+                ng_report_acknowledged_text(m->audit, f);
+        }
         text_alerts(m, f, now);
         return ferror(f) ? -EIO : 0;
 }

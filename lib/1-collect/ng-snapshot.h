@@ -386,6 +386,9 @@ struct ng_collect_opts {
 struct ng_problem {
         char path[256];         /* as read, root prefix included */
         char reason[256];
+        /* The process a /proc/PID file is of; 0 for a file of the host
+         * (what every instance's audit rests on). */
+        pid_t pid;
 };
 #define NG_MAX_PROBLEMS 16
 

@@ -229,6 +229,35 @@ static int outside_topology(struct audit_ctx *ctx, const struct ng_segment *seg)
         return 0;
 }
 
+/* A file that could not be used: a process's (/proc/PID) is the finding
+ * of each instance the process is of, or of no instance (other_processes);
+ * any other is the host's, which every instance's audit rests on. */
+static int problem_finding(struct audit_ctx *ctx, const struct ng_problem *pb)
+{
+        static const char advice[] = "check the file (a broken kernel, a damaged or edited tree); what depends on it "
+                                     "is not audited";
+        bool any = false;
+        int r = 0;
+        for (size_t i = 0; i < ctx->a->n_instances && pb->pid > 0 && r >= 0; i++) {
+                const struct ng_instance *in = &ctx->a->instances[i];
+                bool its = false;
+                for (size_t k = 0; k < in->n_pids && !its; k++)
+                        its = in->pids[k] == pb->pid;
+                if (its) {
+                        r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, in, NULL, NULL, 0, advice,
+                                         "%s: %s", pb->path, pb->reason);
+                        any = true;
+                }
+        }
+        if (r < 0 || any)
+                return r;
+        r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, NULL, NULL, 0, advice, "%s: %s",
+                         pb->path, pb->reason);
+        if (r >= 0)
+                ctx->a->findings[ctx->a->n_findings - 1].other_processes = pb->pid > 0;
+        return r;
+}
+
 /* Files that could not be used and pages outside the topology; the
  * processes whose maps were refused are refusal.c's. */
 static int rule_incomplete(struct audit_ctx *ctx)
@@ -236,9 +265,7 @@ static int rule_incomplete(struct audit_ctx *ctx)
         const struct ng_snapshot *s = ctx->s;
         int r = 0;
         for (size_t i = 0; i < s->n_problems && i < NG_MAX_PROBLEMS && r >= 0; i++)
-                r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, NULL, NULL, 0,
-                        "check the file (a broken kernel, a damaged or edited tree); what depends on it is not "
-                        "audited", "%s: %s", s->problems[i].path, s->problems[i].reason);
+                r = problem_finding(ctx, &s->problems[i]);
         if (r >= 0 && s->n_problems > NG_MAX_PROBLEMS)
                 r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, NULL, NULL,
                         (double) (s->n_problems - NG_MAX_PROBLEMS), "check the files named above",

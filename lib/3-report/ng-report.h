@@ -65,6 +65,13 @@ struct json_object *ng_finding_json(const struct ng_finding *fd);
  * segments, findings, summary, cost. */
 struct json_object *ng_report_audit_json(const struct ng_snapshot *s, const struct ng_audit *a);
 
+/* The processes unreadable_ok acknowledges (ng_audit.acknowledged): "N
+ * processes acknowledged unreadable (unreadable_ok): pid P (NAME, uid U,
+ * ENTRY), ..." on one line, nothing when none; and as an array of {"pid",
+ * "name", "uid", "by"}. */
+void ng_report_acknowledged_text(const struct ng_audit *a, FILE *f);
+struct json_object *ng_report_acknowledged_json(const struct ng_audit *a);
+
 struct ng_plan;
 void ng_plan_boot_line(const struct ng_plan *p, char *buf, size_t size);
 int ng_report_plan_text(const struct ng_plan *p, FILE *f);
