@@ -141,6 +141,9 @@ static void text_topology(const struct ng_snapshot *s, FILE *f)
                 }
                 fputc('\n', f);
         }
+        char note[512];
+        if (ng_report_memory_note(s, note, sizeof(note)))
+                fprintf(f, "  %s\n", note);
 }
 
 /* "8 GiB shared", "160 MiB private" (InnoDB's buffer pool, a private
@@ -207,6 +210,10 @@ int status_render_text(const struct manager *m, FILE *f)
                 text_topology(m->snapshot, f);
         if (m->audit)
                 text_instances(m->audit, f);
+        if (m->audit && m->audit->n_acknowledged) {
+                fputc('\n', f);
+                ng_report_acknowledged_text(m->audit, f);
+        }
         text_alerts(m, f, now);
         return ferror(f) ? -EIO : 0;
 }

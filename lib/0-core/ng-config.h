@@ -106,6 +106,12 @@ struct ng_config {
          * weighted-interleave writes the host's weights its bandwidth calls
          * for (host-global); no: reported only (INTERLEAVE_WEIGHTS). */
         bool write_interleave_weights;
+        /* unreadable_ok: the processes the DBA knows numaguard may not
+         * read, a comma list of "init" (process 1) and cgroup paths as
+         * /proc/PID/cgroup shows them (a process in one or below it), no
+         * blanks, no trailing '/'; never NULL, "" none. Their refused maps
+         * are counted and shown, not AUDIT_INCOMPLETE. */
+        char *unreadable_ok;
         struct ng_instance_config *instances;
         size_t n_instances;
 };

@@ -57,6 +57,20 @@ int ng_collect_read(struct collector *c, char **ret_buf, size_t *ret_len, const 
         return r;
 }
 
+/* The pid of a host path /proc/PID/..., 0 for any other. */
+static pid_t proc_pid_of(const char *path)
+{
+        const char *p = path + strlen(NG_PROC_DIR "/");
+        uint64_t pid = 0;
+
+        if (strncmp(path, NG_PROC_DIR "/", strlen(NG_PROC_DIR "/")) || *p < '1' || *p > '9')
+                return 0;
+        for (; *p >= '0' && *p <= '9'; p++)
+                if ((pid = pid * 10 + (uint64_t) (*p - '0')) > INT32_MAX)
+                        return 0;
+        return *p == '/' ? (pid_t) pid : 0;
+}
+
 void ng_collect_problem(struct collector *c, const char *path, const char *fmt, ...)
 {
         struct ng_snapshot *s = c->s;
@@ -75,6 +89,7 @@ void ng_collect_problem(struct collector *c, const char *path, const char *fmt, 
                 return;
         struct ng_problem *pb = &s->problems[s->n_problems - 1];
         memcpy(pb->path, named, sizeof(named));
+        pb->pid = proc_pid_of(path);
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(pb->reason, sizeof(pb->reason), fmt, ap);

@@ -390,6 +390,9 @@ struct ng_collect_opts {
 struct ng_problem {
         char path[256];         /* as read, root prefix included */
         char reason[256];
+        /* The process a /proc/PID file is of; 0 for a file of the host
+         * (what every instance's audit rests on). */
+        pid_t pid;
 };
 #define NG_MAX_PROBLEMS 16
 
@@ -490,6 +493,18 @@ void ng_node_supply(const struct ng_node *nd, uint64_t floor_bytes, uint64_t pag
 /* The host's memory (/proc/meminfo) as ng_node_supply() gives a node's:
  * MemTotal and MemFree in bytes, each known or not. */
 void ng_host_memory(const struct ng_snapshot *s, struct ng_known_u64 *ret_total, struct ng_known_u64 *ret_free);
+/* The sum of the nodes' MemTotal in bytes: unknown when a node's is, or
+ * without nodes. */
+struct ng_known_u64 ng_nodes_memory_total(const struct ng_snapshot *s);
+/* Both counts of the kernel's managed pages agree on a host whose nodes
+ * show all its memory; a virtual machine or a balloon driver can leave the
+ * nodes with a fraction of what /proc/meminfo counts. This much apart (of
+ * the larger) they are said to differ. */
+#define NG_MEMTOTAL_TOLERANCE_PCT 2
+/* Whether the nodes' MemTotal sum (*ret_nodes) and /proc/meminfo's
+ * (*ret_host) differ by more than NG_MEMTOTAL_TOLERANCE_PCT % of the
+ * larger; false when either is unknown. */
+bool ng_host_memory_split(const struct ng_snapshot *s, struct ng_known_u64 *ret_nodes, struct ng_known_u64 *ret_host);
 /* The same for a caller looking pids up in ascending order: *cursor (0 to
  * begin) is where the last one was, the search goes on from there (a
  * lookup of thousands of attachers costs a walk, not a bisection each). */

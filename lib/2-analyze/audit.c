@@ -524,6 +524,9 @@ void ng_audit_free(struct ng_audit *a)
         }
         free(a->instances);
         free(a->findings);
+        for (size_t i = 0; i < a->n_acknowledged; i++)
+                free(a->acknowledged[i].by);
+        free(a->acknowledged);
         free(a);
 }
 

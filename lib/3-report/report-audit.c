@@ -388,6 +388,9 @@ int ng_report_audit_text_flags(const struct ng_snapshot *s, const struct ng_audi
                 c[NG_SEV_CRITICAL], c[NG_SEV_WARNING], c[NG_SEV_WARNING] == 1 ? "" : "s", c[NG_SEV_INFO]);
         if (s->latency_error[0])
                 fprintf(f, "latency matrix not usable, prices from the SLIT: %s\n", s->latency_error);
+        char note[512];
+        if (ng_report_memory_note(s, note, sizeof(note)))
+                fprintf(f, "%s\n", note);
         for (size_t i = 0; i < a->n_instances; i++)
                 print_instance(s, a, &a->instances[i], flags & NG_REPORT_VERBOSE, f);
         if (a->n_instances == 0)
@@ -395,6 +398,9 @@ int ng_report_audit_text_flags(const struct ng_snapshot *s, const struct ng_audi
         fprintf(f, "\n%s\n", a->n_findings ? "findings:" : "no findings");
         for (size_t i = 0; i < a->n_findings; i++)
                 print_finding(&a->findings[i], f);
+        if (a->n_acknowledged)
+                fputc('\n', f);
+        ng_report_acknowledged_text(a, f);
         print_not_evaluated(s, f);
         return ferror(f) ? -EIO : 0;
 }
@@ -586,11 +592,13 @@ struct json_object *ng_report_audit_json(const struct ng_snapshot *s, const stru
         for (size_t i = 0; i < a->n_findings; i++)
                 json_object_array_add(finds, ng_finding_json(&a->findings[i]));
         json_object_object_add(o, "findings", finds);
+        json_object_object_add(o, "acknowledged_unreadable", ng_report_acknowledged_json(a));
         count_severities(a, c);
         json_object_object_add(summary, "critical", json_object_new_int((int) c[NG_SEV_CRITICAL]));
         json_object_object_add(summary, "warning", json_object_new_int((int) c[NG_SEV_WARNING]));
         json_object_object_add(summary, "info", json_object_new_int((int) c[NG_SEV_INFO]));
         json_object_object_add(summary, "exit_status", json_object_new_int(ng_audit_exit_status(a)));
+        json_object_object_add(summary, "acknowledged_unreadable", json_object_new_uint64(a->n_acknowledged));
         json_object_object_add(summary, "not_evaluated", not_evaluated_json(s));
         json_object_object_add(o, "summary", summary);
         json_object_object_add(o, "cost", cost_json(s));

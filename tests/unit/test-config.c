@@ -459,6 +459,58 @@ START_TEST(test_other_global_keys)
 }
 END_TEST
 
+/* unreadable_ok: init and cgroup paths only (a process name is its
+ * user's choice), never the root cgroup, kept without blanks or trailing
+ * slashes, and dumped as kept. */
+START_TEST(test_unreadable_ok)
+{
+        struct ng_config *c;
+        char *text;
+
+        ck_assert_int_eq(ng_config_new_default(&c), 0);
+        ck_assert_str_eq(c->unreadable_ok, "");
+        ng_config_free(c);
+        c = global_kv("unreadable_ok", "init", true);
+        ck_assert_str_eq(c->unreadable_ok, "init");
+        ng_config_free(c);
+        c = global_kv("unreadable_ok", "/system.slice/falcon-sensor.service/ ,  init,/machine.slice//", true);
+        ck_assert_str_eq(c->unreadable_ok, "/system.slice/falcon-sensor.service,init,/machine.slice");
+        text = dump_to_string(c);
+        ck_assert(strstr(text, "\nunreadable_ok = /system.slice/falcon-sensor.service,init,/machine.slice\n"));
+        free(text);
+        ng_config_free(c);
+        c = global_kv("unreadable_ok", "", true);
+        ck_assert_str_eq(c->unreadable_ok, "");
+        ng_config_free(c);
+        static const char *const bad[] = {
+                "falcon-sensor",        /* a comm: anyone can take it */
+                "/",                    /* every process on cgroup v1 */
+                "///",
+                "init,",                /* an empty entry */
+                "init,,/a",
+                "/a//b",
+                "/a/../b",
+                "/a/./b",
+                "INIT",
+                "system.slice/x.service",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                struct diags ds;
+                char conf_text[256];
+
+                snprintf(conf_text, sizeof(conf_text), "[global]\nunreadable_ok = %s\n", bad[i]);
+                ck_assert_ptr_null(load_str(conf_text, -EINVAL, &ds));
+                expect_diag(&ds, 0, LOG_ERR, 2, "invalid unreadable_ok");
+        }
+        /* the reason says why a name will not do, and what will */
+        struct diags ds;
+        load_str("[global]\nunreadable_ok = process_api\n", -EINVAL, &ds);
+        expect_diag(&ds, 0, LOG_ERR, 2, "neither init nor a cgroup path");
+        load_str("[global]\nunreadable_ok = /\n", -EINVAL, &ds);
+        expect_diag(&ds, 0, LOG_ERR, 2, "the root cgroup");
+}
+END_TEST
+
 /* ---- diagnostics ------------------------------------------------------ */
 
 START_TEST(test_unknown_key_warns)
@@ -1146,6 +1198,7 @@ static Suite *config_suite(void)
         tcase_add_test(tc, test_fractions);
         tcase_add_test(tc, test_sizes_in_config);
         tcase_add_test(tc, test_other_global_keys);
+        tcase_add_test(tc, test_unreadable_ok);
         tcase_add_test(tc, test_unknown_key_warns);
         tcase_add_test(tc, test_invalid_value_fails);
         tcase_add_test(tc, test_duplicate_instance);
