@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# suite: alongside
 # A host whose nodes show a fraction of the memory /proc/meminfo counts (a
 # virtual machine, a balloon driver) is said to be one, in topology, its
 # JSON and the audit, and every ratio names its base (numaguardctl(1),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# suite: alongside
 # A kernel file that a segment's placement or size depends on, and that
 # cannot be used, is unknown, never "no pages" (#36, item 6). Each case is
 # a copy of the captured tree tests/fixtures/trees/guest4-v2 with exactly
