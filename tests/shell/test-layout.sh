@@ -26,6 +26,8 @@ set -u
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
+# the sources and the objects' include arrows: the plain pass checks them
+case $BUILD in *san*) echo "1..0 # layout: checked by the plain (non-sanitizer) pass"; exit 0 ;; esac
 echo "1..19"
 command -v nm >/dev/null && command -v tsort >/dev/null || { echo "skip layout: nm or tsort missing"; exit 77; }
 
