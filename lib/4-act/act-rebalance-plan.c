@@ -91,15 +91,29 @@ static void plan_segment_file(const struct ng_snapshot *s, const struct ng_segme
         p->dev_major = seg->dev_major;
         p->dev_minor = seg->dev_minor;
         p->inode = seg->inode;
+        if (seg->kind == NG_SEG_SYSV && seg->dev_major == NG_SEG_DEV_CONFLICT) {
+                p->unreachable_pages = seg->resident_bytes / p->page_bytes;
+                snprintf(p->unreachable_why, sizeof(p->unreachable_why), "%s",
+                         "its attachers' maps lines name it on two devices (one a file named like it): which "
+                         "file is the segment is unknown");
+                return;
+        }
         if (pr && p->n_ranges) {
                 /* a SysV segment's device is the kernel's shm mount, which
                  * /proc/sysvipc/shm does not name: the maps line does */
-                for (size_t j = 0; j < pr->n_maps; j++)
-                        if (pr->maps[j].start == p->ranges[0].start) {
-                                p->dev_major = pr->maps[j].dev_major;
-                                p->dev_minor = pr->maps[j].dev_minor;
-                                p->inode = pr->maps[j].inode;
-                        }
+                for (size_t j = 0; j < pr->n_maps; j++) {
+                        const struct ng_map *m = &pr->maps[j];
+                        if (m->start != p->ranges[0].start)
+                                continue;
+                        p->dev_major = m->dev_major;
+                        p->dev_minor = m->dev_minor;
+                        p->inode = m->inode;
+                        /* a SysV segment's inode is its shmid: its name
+                         * tells it from a memfd given the same number */
+                        if (seg->kind == NG_SEG_SYSV)
+                                snprintf(p->seg_name, sizeof(p->seg_name), "%s%s", m->path,
+                                         m->deleted ? " (deleted)" : "");
+                }
                 snprintf(p->seg_path, sizeof(p->seg_path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int) pr->pid,
                          p->ranges[0].start, p->ranges[0].end);
                 p->seg_follow = true;
