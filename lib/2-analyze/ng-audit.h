@@ -69,6 +69,12 @@ struct ng_instance {
         /* Its resident memory is unknown: a process of it has maps nobody
          * could read (resident_bytes and nodes count only what is known). */
         bool resident_unknown;
+        /* The PID and IPC namespaces of its processes, one cluster of
+         * them: a configured instance whose matcher finds processes in
+         * several takes one (INSTANCE_AMBIGUOUS names them) unless
+         * span_namespaces = yes. 0 when unknown, when it has no process,
+         * or when it spans several. */
+        uint64_t pid_ns, ipc_ns;
 };
 
 struct ng_audit {
