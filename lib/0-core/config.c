@@ -110,6 +110,8 @@ const struct item ng_cfg_items[] = {
           .min = 1, .max = 127, .flags = ITEM_MATCHER },
         { I(shm_owner_uid), .key = "shm_owner", .parse = ng_cfg_parse_uid, .format = ng_cfg_fmt_uid,
           .min = 0, .max = (double)(UINT32_MAX - 1), .flags = ITEM_MATCHER },
+        { I(span_namespaces), .key = "span_namespaces", .parse = ng_cfg_parse_bool, .format = ng_cfg_fmt_bool,
+          .def = "no" },
         { I(policy), .key = "policy", CHOICE(policy_names), .def = "local" },
         { I(nodes), .key = "nodes", .parse = ng_cfg_parse_nodes, .format = ng_cfg_fmt_nodes,
           .min = 0, .max = NODE_ID_MAX },

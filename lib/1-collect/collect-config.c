@@ -49,6 +49,10 @@ int ng_collect_for_config_opts(const struct ng_path *p, const struct ng_config *
                 if (cfg->instances[i].match_comm)
                         comms[co.n_private_comms++] = cfg->instances[i].match_comm;
         }
+        /* A configured instance takes the processes of one cluster
+         * (PID and IPC namespace) unless it spans them: any process it may
+         * match is placed. */
+        co.all_namespaces = cfg->n_instances > 0;
         co.pidfiles = pidfiles;
         co.private_comms = comms;
         return ng_snapshot_collect(p, &co, ret);

@@ -318,12 +318,15 @@ int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
                 pr->maps_bad_line = bad.first_line > UINT32_MAX ? UINT32_MAX : (uint32_t) bad.first_line;
         }
         /* Only where it can matter: a process that maps a segment or runs
-         * a database. Every other one is taken to share numaguard's. */
-        if (ng_proc_maps_segment(pr) || ng_engine_of_process(pr->name)) {
+         * a database, or any one a configured instance may take (its
+         * processes are grouped by namespace). Every other one is taken to
+         * share numaguard's. */
+        if (c->o.all_namespaces || ng_proc_maps_segment(pr) || ng_engine_of_process(pr->name)) {
                 ng_collect_proc_ns(c, pr);
         } else {
                 pr->ipc_ns = c->s->ipc_ns;
                 pr->mnt_ns = c->s->mnt_ns;
+                pr->pid_ns = c->s->pid_ns;
         }
         if (ng_engine_main_locking(pr->name) && ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/%d/limits", pid) >= 0) {
                 uint64_t hard;

@@ -286,10 +286,12 @@ struct ng_proc {
          * while the process is unchanged: such a snapshot neither frees
          * the record nor changes it (it takes its own copy first). */
         bool shared;
-        /* Its IPC and mount namespaces (the inodes of /proc/PID/ns/ipc and
-         * ns/mnt), read for the processes that map a segment or run a
-         * database; else, and where unreadable, numaguard's own. 0 unknown. */
-        uint64_t ipc_ns, mnt_ns;
+        /* Its IPC, mount and PID namespaces (the inodes of
+         * /proc/PID/ns/ipc, ns/mnt and ns/pid), read for the processes that
+         * map a segment or run a database, and for every process when
+         * ng_collect_opts.all_namespaces; else, and where unreadable,
+         * numaguard's own. 0 unknown. */
+        uint64_t ipc_ns, mnt_ns, pid_ns;
         /* Its "Max locked memory" soft limit (/proc/PID/limits), in bytes,
          * UINT64_MAX unlimited; read only for the main processes of the
          * engines that lock their shared memory (ng-engine.h). */
@@ -370,6 +372,11 @@ struct ng_collect_opts {
         bool skip_procs;                /* topology only */
         const char *const *pidfiles;    /* read into ng_snapshot.pidfiles */
         size_t n_pidfiles;
+        /* Read the namespaces of every process, not only of those that map
+         * a segment or run a database: configured instances group their
+         * processes by namespace (ng_collect_for_config() sets it when the
+         * configuration has an [instance]). */
+        bool all_namespaces;
         /* The processes kept between collections (ng_picture_new): only
          * what may have changed is read. NULL reads every process. */
         struct ng_picture *picture;
@@ -449,9 +456,9 @@ struct ng_snapshot {
          * 0 outside a picture). ng_snapshot_cpu_since() weighs CPU time
          * over that many polls. */
         unsigned cpu_read_every;
-        /* numaguard's own IPC and mount namespaces (/proc/self/ns), 0
-         * unknown (a tree taken before they were read). */
-        uint64_t ipc_ns, mnt_ns;
+        /* numaguard's own IPC, mount and PID namespaces (/proc/self/ns),
+         * 0 unknown (a tree taken before they were read). */
+        uint64_t ipc_ns, mnt_ns, pid_ns;
         /* The containers of the processes whose namespaces were read. */
         struct ng_container *containers;
         size_t n_containers;

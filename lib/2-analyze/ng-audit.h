@@ -86,6 +86,12 @@ struct ng_instance {
          * mappings of its processes (InnoDB's buffer pool), not shared
          * memory at all. */
         uint64_t private_bytes;
+        /* The PID and IPC namespaces of its processes, one cluster of
+         * them: a configured instance whose matcher finds processes in
+         * several takes one (INSTANCE_AMBIGUOUS names them) unless
+         * span_namespaces = yes. 0 when unknown, when it has no process,
+         * or when it spans several. */
+        uint64_t pid_ns, ipc_ns;
 };
 
 struct ng_audit {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "audit-internal.h"
+#include "audit-ns.h"
 #include "engine.h"
 #include "ng-format.h"
 #include "units.h"
@@ -335,7 +336,7 @@ int ng_audit_rules(struct audit_ctx *ctx)
                 ng_rule_shortfall, ng_rule_idle, rule_pagetables, rule_pressure, rule_orphans, rule_host,
                 rule_incomplete, ng_rule_hugepage_not_persistent,
                 rule_hidden_hop, ng_rule_shmem_demotable, ng_rule_hugepage_overcommit, ng_rule_sigbus_risk,
-                ng_rule_tiers_ignore_hmat,
+                ng_rule_tiers_ignore_hmat, ng_rule_ambiguous,
         };
         int r = 0;
         for (size_t i = 0; i < ctx->a->n_instances && r >= 0; i++)

@@ -770,11 +770,14 @@ START_TEST(discovery)
         ng_audit_free(a);
         ng_config_free(c);
 
-        /* A configured instance turns discovery off. */
+        /* A configured instance holds its processes; the others are
+         * discovered beside it (test-ns-clusters.c). */
         c = conf("[instance pg]\nmatch_comm = postgres\n");
         a = run(s, c);
-        ck_assert_uint_eq(a->n_instances, 1);
-        ck_assert_uint_eq(a->instances[0].n_pids, 3);
+        ck_assert_uint_eq(a->n_instances, 4);
+        ck_assert_uint_eq(ng_audit_instance(a, "pg")->n_pids, 3);
+        ck_assert_ptr_null(ng_audit_instance(a, "postgresql:/var/lib/postgresql/15/main"));
+        ck_assert_ptr_nonnull(ng_audit_instance(a, "oracle:ORCL"));
         ng_audit_free(a);
         ng_config_free(c);
         ng_snapshot_free(s);
@@ -1100,8 +1103,8 @@ START_TEST(codes_are_stable)
                                              "THP_NOT_AS_VENDOR", "HUGEPAGE_NOT_PERMITTED",
                                              "HUGEPAGE_SIGBUS_RISK", "HUGEPAGE_NEXT_START", "TIERS_IGNORE_HMAT",
                                              "SEGMENT_POLICY_DRIFT", "POLICY_NOT_PERSISTENT",
-                                             "INTERLEAVE_WEIGHTS", "OUT_OF_REACH" };
-        ck_assert_int_eq(NG_CODE_MAX_, 31);
+                                             "INTERLEAVE_WEIGHTS", "OUT_OF_REACH", "INSTANCE_AMBIGUOUS" };
+        ck_assert_int_eq(NG_CODE_MAX_, 32);
         for (int i = 0; i < NG_CODE_MAX_; i++) {
                 enum ng_code c;
                 ck_assert_str_eq(ng_code_name((enum ng_code) i), names[i]);

@@ -751,6 +751,7 @@ START_TEST(test_full_file)
         ck_assert_int_eq(o->hugepages, NG_HUGEPAGES_REQUIRED);
         ck_assert_uint_eq(o->expected_size_bytes, UINT64_C(8) << 30);
         ck_assert_uint_eq(o->enforce, NG_ENFORCE_CPUSET | NG_ENFORCE_HUGEPAGES);
+        ck_assert(!o->span_namespaces);
 
         p = &c->instances[1];
         ck_assert_str_eq(p->name, "pg-main.16");
@@ -765,6 +766,7 @@ START_TEST(test_full_file)
         ck_assert_int_eq(p->hugepages, NG_HUGEPAGES_OFF);
         ck_assert_uint_eq(p->expected_size_bytes, 0);
         ck_assert_uint_eq(p->enforce, NG_ENFORCE_REBALANCE);
+        ck_assert(p->span_namespaces);
         ng_config_free(c);
 }
 END_TEST
@@ -782,7 +784,32 @@ START_TEST(test_instance_defaults)
         ck_assert_uint_eq(t->expected_size_bytes, 0);
         ck_assert_uint_eq(t->enforce, 0);
         ck_assert_uint_eq(t->shm_owner_uid, NG_UID_UNSET);
+        ck_assert(!t->span_namespaces);
         ng_config_free(c);
+}
+END_TEST
+
+/* span_namespaces: a boolean, no by default; not a matcher. */
+START_TEST(test_span_namespaces)
+{
+        struct ng_config *c = instance_kv("span_namespaces", "yes", true);
+        struct diags ds;
+        char *text;
+
+        ck_assert(c->instances[0].span_namespaces);
+        text = dump_to_string(c);
+        ck_assert(strstr(text, "\nspan_namespaces = yes\n"));
+        free(text);
+        ng_config_free(c);
+        c = instance_kv("span_namespaces", "no", true);
+        ck_assert(!c->instances[0].span_namespaces);
+        ng_config_free(c);
+        ck_assert_ptr_null(instance_kv("span_namespaces", "maybe", false));
+        ck_assert_ptr_null(instance_kv("span_namespaces", "", false));
+        /* alone it matches nothing: the section still needs a matcher */
+        c = load_str("[instance s]\nspan_namespaces = yes\n", -EINVAL, &ds);
+        ck_assert_ptr_null(c);
+        expect_diag(&ds, 0, LOG_ERR, 1, "has no matcher");
 }
 END_TEST
 
@@ -958,6 +985,7 @@ START_TEST(test_dump_round_trip)
         ck_assert(strstr(text, "\ncooldown = 1h\n"));
         ck_assert(strstr(text, "\nmin_segment_size = 128M\n"));
         ck_assert(strstr(text, "\nenforce = cpuset,hugepages\n"));
+        ck_assert(strstr(text, "\nspan_namespaces = yes\n"));
         ck_assert(strstr(text, "\nmetrics_file =\n"));
         free(text);
         ng_config_free(c);
@@ -1211,6 +1239,7 @@ static Suite *config_suite(void)
         tcase_add_test(tc, test_crlf_bom_inline_comment);
         tcase_add_test(tc, test_full_file);
         tcase_add_test(tc, test_instance_defaults);
+        tcase_add_test(tc, test_span_namespaces);
         tcase_add_test(tc, test_shm_owner);
         tcase_add_test(tc, test_enforce_lists);
         tcase_add_test(tc, test_nodes_lists);
