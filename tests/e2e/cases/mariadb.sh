@@ -24,7 +24,7 @@ if [ -z "$n" ]; then
     sync; echo 3 > /proc/sys/vm/drop_caches
     most=-1
     for id in "${NODE_IDS[@]}"; do
-        free=$(awk '$3 == "MemFree:" { print $4 }' "/sys/devices/system/node/node$id/meminfo")
+        free=$(node_free_kib "$id")
         ((free > most)) && { most=$free; n=$id; }
     done
     log "bound to node $n: $most kB free, the most of any node"
