@@ -173,7 +173,7 @@ check: all $(UNIT_BINS) $(HELPER_BINS)
 # What check-unit runs, built on its own (make -j2 unit-bins, then check-unit).
 unit-bins: all $(UNIT_BINS) $(HELPER_BINS)
 
-check-unit: all $(UNIT_BINS) $(HELPER_BINS)
+check-unit: unit-bins
 	BUILD=$(BUILD) tests/run-suite $(UNIT_BINS) -- tests/shell/test-*.sh
 
 # E2E_ARGS="-t 4node -t 2node-v1" limits the topologies.
