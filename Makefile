@@ -110,7 +110,7 @@ DAEMON := $(BUILD)/numaguardd
 UNIT := $(BUILD)/numaguard.service
 MANPAGES := man/numaguardctl.1 man/numaguard.3 man/numaguard.conf.5 man/numaguardd.8
 
-.PHONY: all check check-unit check-e2e fuzz fuzz-smoke golden-update bench bench-config install uninstall clean deb rpm
+.PHONY: all check check-unit unit-bins check-e2e fuzz fuzz-smoke golden-update bench bench-config install uninstall clean deb rpm
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(CTL) $(BUILD)/numaguard.pc $(DAEMON) $(UNIT)
 
@@ -170,7 +170,10 @@ check: all $(UNIT_BINS) $(HELPER_BINS)
 	elif tests/e2e/run-e2e --can-boot; then $(MAKE) --no-print-directory check-e2e; \
 	else tests/e2e/run-e2e --skip-stage "this host cannot boot a guest (see tests/e2e/run-e2e --can-boot)"; fi
 
-check-unit: all $(UNIT_BINS) $(HELPER_BINS)
+# What check-unit runs, built on its own (make -j2 unit-bins, then check-unit).
+unit-bins: all $(UNIT_BINS) $(HELPER_BINS)
+
+check-unit: unit-bins
 	BUILD=$(BUILD) tests/run-suite $(UNIT_BINS) -- tests/shell/test-*.sh
 
 # E2E_ARGS="-t 4node -t 2node-v1" limits the topologies.

@@ -4,23 +4,30 @@
 # Commands and each command's options come from numaguardctl itself
 # (`numaguardctl --help`, `numaguardctl help COMMAND`), so a new command or
 # option completes without changing this file. Instance names come from the
-# [instance NAME] sections of the configuration (--config, or the default);
-# --node from the host's (or --root tree's) NUMA nodes; --size from its
-# hugepage sizes, spelled as numaguardctl spells them (2M, 1G), or for
-# probe buffer sizes; audit --instance from the configuration's instances.
+# [instance NAME] sections of the configuration (--config, or the default)
+# and, for --instance, also from the running numaguardd (`numaguardctl
+# status`, which asks it and audits nothing): the instances it discovered
+# (postgresql:/var/lib/postgresql/15/main), silently none when it does not
+# answer. Names others chose are offered only when made of letters, digits
+# and _.:/@+=,- (nothing a shell would read otherwise); ':' is kept whole
+# where bash-completion is loaded. --node from the host's (or --root
+# tree's) NUMA nodes; --size from its hugepage sizes, spelled as
+# numaguardctl spells them (2M, 1G), or for probe buffer sizes.
 
 _numaguardctl_words() {         # the command words typed so far (no options)
         local i w skip=0
-        _ng_cmd=() _ng_conf=/etc/numaguard/numaguard.conf _ng_root=""
-        for ((i = 1; i < COMP_CWORD; i++)); do
-                w=${COMP_WORDS[i]}
+        _ng_cmd=() _ng_conf=/etc/numaguard/numaguard.conf _ng_root="" _ng_status=()
+        for ((i = 1; i < cword; i++)); do
+                w=${words[i]}
                 if ((skip)); then skip=0; continue; fi
                 case $w in
-                -c | --config) skip=1; _ng_conf=${COMP_WORDS[i + 1]} ;;
-                --config=*) _ng_conf=${w#--config=} ;;
-                -r | --root) skip=1; _ng_root=${COMP_WORDS[i + 1]} ;;
+                -c | --config) skip=1; _ng_conf=${words[i + 1]}; _ng_status+=(--config "$_ng_conf") ;;
+                --config=*) _ng_conf=${w#--config=}; _ng_status+=(--config "$_ng_conf") ;;
+                -r | --root) skip=1; _ng_root=${words[i + 1]} ;;
                 --root=*) _ng_root=${w#--root=} ;;
-                -o | --output | --instance | --size | --pages | --node | --nodes | --socket | --color) skip=1 ;;
+                --socket) skip=1; _ng_status+=(--socket "${words[i + 1]}") ;;
+                --socket=*) _ng_status+=("$w") ;;
+                -o | --output | --instance | --size | --pages | --node | --nodes | --color) skip=1 ;;
                 -*) ;;
                 *) _ng_cmd+=("$w") ;;
                 esac
@@ -32,6 +39,16 @@ _numaguardctl_instances() {     # the file and its drop-ins (numaguard.conf(5))
         for f in "$1" "$1".d/*.conf; do
                 [ -r "$f" ] && sed -nE 's/^[[:space:]]*\[instance[[:space:]]+([^]]+)\][[:space:]]*$/\1/p' "$f"
         done
+}
+
+_numaguardctl_running() {       # the running numaguardd's instances: ctl, status options
+        local ctl=$1 n
+        shift
+        "$ctl" status --color never "$@" 2> /dev/null |
+                sed -nE '/^Instances:/,/^$/ s/^  (.+) \([a-z?]+, pid -?[0-9]+\): .*/\1/p' |
+                while IFS= read -r n; do
+                        [[ $n =~ ^[A-Za-z0-9_.:/@+=,-]+$ ]] && printf '%s\n' "$n"
+                done
 }
 
 _numaguardctl_nodes() {
@@ -53,8 +70,15 @@ _numaguardctl_sizes() {
 }
 
 _numaguardctl() {
-        local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} ctl=${COMP_WORDS[0]}
-        local _ng_cmd _ng_conf _ng_root
+        local cur prev words cword ctl=${COMP_WORDS[0]}
+        # bash splits "postgresql:/data" at the colon; bash-completion joins it
+        if declare -F _get_comp_words_by_ref > /dev/null; then
+                _get_comp_words_by_ref -n : cur prev words cword
+        else
+                words=("${COMP_WORDS[@]}") cword=$COMP_CWORD
+                cur=${words[cword]} prev=${words[cword - 1]}
+        fi
+        local _ng_cmd _ng_conf _ng_root _ng_status
         _numaguardctl_words
         case $prev in
         -r | --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -67,8 +91,13 @@ _numaguardctl() {
                 else COMPREPLY=($(compgen -W "$(_numaguardctl_sizes "$_ng_root")" -- "$cur")); fi
                 return ;;
         --instance)
-                local IFS=$'\n'
-                COMPREPLY=($(compgen -W "$(_numaguardctl_instances "$_ng_conf")" -- "$cur"))
+                # no compgen -W: it would expand what others chose ($(...))
+                local n
+                COMPREPLY=()
+                while IFS= read -r n; do
+                        [[ $n == "$cur"* ]] && COMPREPLY+=("$n")
+                done < <({ _numaguardctl_instances "$_ng_conf"; _numaguardctl_running "$ctl" "${_ng_status[@]}"; } | sort -u)
+                declare -F __ltrim_colon_completions > /dev/null && __ltrim_colon_completions "$cur"
                 return ;;
         --pages) return ;;
         esac

@@ -37,7 +37,7 @@ static int still_mapped(void *userdata, const struct ng_rebalance_plan *p)
                 return r == -ENOENT ? -ESRCH : r;
         struct ng_map *m;
         size_t n;
-        r = ng_parse_maps(buf, 0, &m, &n);
+        r = ng_parse_maps(buf, 0, &m, &n, NULL);
         free(buf);
         if (r < 0)
                 return r;

@@ -89,9 +89,11 @@ static int view_segments(const struct ng_audit *a, struct ng_audit *v)
 
 /*
  * audit --instance: the audit as if only the named instances existed, as a
- * shallow copy (what it points to stays a's). Host-wide findings go but
- * AUDIT_INCOMPLETE: what could not be read may be what the instance needs,
- * and an audit of one instance is no all-clear either.
+ * shallow copy (what it points to stays a's): their segments, their
+ * findings and the host-wide ones that bear on one of them
+ * (ng_finding_bears_on(): what they use, the host files their audit rests
+ * on), never one about other processes, nor those unreadable_ok
+ * acknowledges.
  */
 static int audit_view(const struct ctl_opts *o, const struct ng_audit *a, struct ng_audit *v)
 {
@@ -100,17 +102,25 @@ static int audit_view(const struct ctl_opts *o, const struct ng_audit *a, struct
         v->findings = calloc(a->n_findings + 1, sizeof(*v->findings));
         v->segments = NULL;
         v->n_instances = v->n_findings = v->n_segments = 0;
+        v->acknowledged = NULL;
+        v->n_acknowledged = 0;
         if (!v->instances || !v->findings)
                 return -ENOMEM;
         for (size_t i = 0; i < a->n_instances; i++)
                 if (named(o, a->instances[i].name))
                         v->instances[v->n_instances++] = a->instances[i];
+        int r = view_segments(a, v);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < a->n_findings; i++) {
                 const struct ng_finding *fd = &a->findings[i];
-                if (fd->instance[0] ? named(o, fd->instance) : fd->code == NG_CODE_AUDIT_INCOMPLETE)
+                bool keep = fd->instance[0] && named(o, fd->instance);
+                for (size_t k = 0; k < v->n_instances && !keep && !fd->instance[0]; k++)
+                        keep = ng_finding_bears_on(v, fd, &v->instances[k]);
+                if (keep)
                         v->findings[v->n_findings++] = *fd;
         }
-        return view_segments(a, v);
+        return 0;
 }
 
 static int print_audit(const struct ctl_opts *o, const struct ng_snapshot *s, const struct ng_audit *a)

@@ -11,8 +11,8 @@
  *                    and whether each delivers
  *   syslog.c         /dev/log, written so that a failure is known
  *   server.c         the control socket (numaguardctl status/reload)
- *   listen.c         its place in the file system: the directory checked, the
- *                    socket bound and handed to status_group without a race
+ *   listen.c         its place in the file system: the directory and those
+ *                    above it checked, the socket bound and handed to status_group without a race
  *   status-reply.c   what `status` answers, text and JSON
  *   metrics-file.c   the Prometheus textfile, written atomically
  *   log.c            the daemon's own log lines
@@ -164,6 +164,10 @@ struct alert_sink {
 int sink_open(struct alert_sink *s, const char *path);
 void sink_close(struct alert_sink *s);
 const char *sink_name(const struct alert_sink *s);
+/* Where alerts go as sink_open() found the sinks, for the start-up line:
+ * the primary and its fallback, the one of them that is down, or standard
+ * error when both are ("file" for SINK_FILE). */
+const char *sink_route(const struct alert_sink *s);
 const char *sink_kind_name(enum sink_kind kind);
 /* The socket a sink writes to ("/dev/log"), "the file" for SINK_FILE. */
 const char *sink_kind_path(enum sink_kind kind);
@@ -241,10 +245,11 @@ struct socket_place {
 
 /* "a regular file", "a FIFO"...: what st_mode says is there. */
 const char *file_type_name(mode_t mode);
-/* Binds the unix socket fd at path, mode 0600, in a directory only root can
- * change (refused otherwise), after removing a stale socket of an earlier
- * run. Returns 0 or -errno with a one-line reason naming the path or its
- * directory in why (-EADDRINUSE: another numaguardd answers there, -EEXIST:
+/* Binds the unix socket fd at path, mode 0600, in a directory that only
+ * root can change, reached from / through directories only root can change
+ * and no symbolic link (refused otherwise, naming the directory), after
+ * removing a stale socket of an earlier run. Returns 0 or -errno with a
+ * one-line reason naming the path or the directory in why (-EADDRINUSE: another numaguardd answers there, -EEXIST:
  * something that is not a socket is there). */
 int socket_place_bind(struct socket_place *p, int fd, const char *path, char *why, size_t whylen);
 /* Gives the bound socket to group gid, mode 0660. 0 or -errno and why. */

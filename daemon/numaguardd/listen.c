@@ -11,10 +11,14 @@
  *   - the directory is opened once (O_PATH) and everything after happens
  *     relative to that descriptor: renaming it or a parent later changes
  *     nothing;
- *   - a directory that a user other than root can change is refused: owned
- *     by another user, or writable by group or others without the sticky
- *     bit (with the sticky bit others may add names, never rename or remove
- *     one of root's);
+ *   - it is reached from / one name at a time (openat(2), O_NOFOLLOW), and
+ *     it and every directory above it must be ones only root can change:
+ *     a directory owned by another user, or writable by group or others
+ *     without the sticky bit (with the sticky bit others may add names,
+ *     never rename or remove one of root's), or a symbolic link on the way
+ *     is refused. A user who could change any of them could point the path
+ *     at a directory of root's and have the stale socket removed and a new
+ *     one made there;
  *   - bind(2) goes through /proc/self/fd/N/NAME, into that directory;
  *   - owner and mode change with fchownat(2)/fchmodat(2), never following a
  *     link, after fstatat(2) says the name is a socket of root's: in such a
@@ -23,6 +27,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -30,6 +35,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "daemon.h"
 
 const char *file_type_name(mode_t mode)
@@ -46,32 +52,141 @@ const char *file_type_name(mode_t mode)
         }
 }
 
-/* Opens dir (its last component created 0755 when missing) and refuses a
- * directory that a user other than root could change. */
-static int open_dir(const char *dir, char *why, size_t whylen)
+/* The directory as an absolute path: relative to the working directory
+ * (--socket may be) when it does not start with '/'. */
+static int absolute(const char *dir, char *abs, size_t size, char *why, size_t whylen)
 {
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return snprintf(why, whylen, "creating directory %s: %s", dir, strerror(errno)), -errno;
-        int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return snprintf(why, whylen, "directory %s: %s", dir, strerror(errno)), -errno;
-        struct stat st;
-        if (fstat(fd, &st) < 0) {
-                int r = -errno;
-                close(fd);
-                return snprintf(why, whylen, "directory %s: %s", dir, strerror(-r)), r;
+        char cwd[PATH_MAX];
+        int k;
+        if (dir[0] == '/')
+                k = snprintf(abs, size, "%s", dir);
+        else if (!getcwd(cwd, sizeof(cwd)))
+                return snprintf(why, whylen, "directory %s: the working directory: %s", dir, strerror(errno)), -errno;
+        else
+                k = snprintf(abs, size, "%s/%s", strcmp(cwd, "/") ? cwd : "", dir);
+        if (k < 0 || (size_t) k >= size)
+                return snprintf(why, whylen, "directory %s: %s", dir, strerror(ENAMETOOLONG)), -ENAMETOOLONG;
+        return 0;
+}
+
+/* The next name of the path at *s, skipping empty names and ".": 1 and the
+ * name, 0 at the path's end, -EINVAL for "..", -ENAMETOOLONG. */
+static int next_name(const char **s, char *name, size_t size)
+{
+        for (;;) {
+                while (**s == '/')
+                        (*s)++;
+                size_t n = strcspn(*s, "/");
+                if (n == 1 && **s == '.') {
+                        (*s)++;
+                        continue;
+                }
+                if (n >= size)
+                        return -ENAMETOOLONG;
+                memcpy(name, *s, n);
+                name[n] = '\0';
+                *s += n;
+                if (!strcmp(name, ".."))
+                        return -EINVAL;
+                return n > 0;
         }
-        if (st.st_uid != 0)
+}
+
+/* Refuses the directory fd, reached as path, when a user other than root
+ * could change it. For the socket's own directory (sockdir NULL) that user
+ * could put a link where the socket goes; for a directory on the way to
+ * sockdir, a link or a directory of their own where the next one is, and
+ * numaguardd would make its socket wherever that leads. */
+static int judge_dir(int fd, const char *path, const char *sockdir, char *why, size_t whylen)
+{
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return snprintf(why, whylen, "directory %s: %s", path, strerror(errno)), -errno;
+        if (!S_ISDIR(st.st_mode)) {
+                snprintf(why, whylen, "%s is %s, not a directory", path, file_type_name(st.st_mode));
+                return -ENOTDIR;
+        }
+        bool writable = (st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX);
+        const char *by = st.st_mode & S_IWOTH ? "others" : "its group";
+        unsigned mode = (unsigned) (st.st_mode & 07777);
+        if (st.st_uid != 0 && !sockdir)
                 snprintf(why, whylen, "directory %s is owned by uid %u, not root: that user could put a link where "
-                         "the socket goes; use a directory of root's (chown root %s)", dir, (unsigned) st.st_uid, dir);
-        else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+                         "the socket goes; use a directory of root's (chown root %s)", path, (unsigned) st.st_uid, path);
+        else if (writable && !sockdir)
                 snprintf(why, whylen, "directory %s (mode %04o) is writable by %s without the sticky bit: a user "
                          "could put a link where the socket goes; use a directory only root writes (chmod go-w %s)",
-                         dir, (unsigned) (st.st_mode & 07777), st.st_mode & S_IWOTH ? "others" : "its group", dir);
+                         path, mode, by, path);
+        else if (st.st_uid != 0)
+                snprintf(why, whylen, "directory %s is owned by uid %u, not root: that user could put a link on the "
+                         "way to the socket directory %s and have the socket made wherever it leads; every directory "
+                         "up to the socket must be root's (chown root %s)", path, (unsigned) st.st_uid, sockdir, path);
+        else if (writable)
+                snprintf(why, whylen, "directory %s (mode %04o) is writable by %s without the sticky bit: a user "
+                         "could put a link on the way to the socket directory %s and have the socket made wherever "
+                         "it leads; every directory up to the socket must be one only root writes (chmod go-w %s)",
+                         path, mode, by, sockdir, path);
         else
-                return fd;
-        close(fd);
+                return 0;
         return -EPERM;
+}
+
+/* Why name in the directory fd (path, with name) could not be opened as a
+ * directory without following a link. */
+static int not_opened(int fd, const char *name, const char *path, int err, char *why, size_t whylen)
+{
+        struct stat st;
+        char target[PATH_MAX];
+        if ((err != ENOTDIR && err != ELOOP) || fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return snprintf(why, whylen, "directory %s: %s", path, strerror(err)), -err;
+        if (!S_ISLNK(st.st_mode)) {
+                snprintf(why, whylen, "%s is %s, not a directory", path, file_type_name(st.st_mode));
+                return -ENOTDIR;
+        }
+        ssize_t n = readlinkat(fd, name, target, sizeof(target) - 1);
+        target[n < 0 ? 0 : n] = '\0';
+        snprintf(why, whylen, "%s is a symbolic link (to %s): numaguardd follows no link on the way to its socket, "
+                 "since whoever can change the link, or a directory it leads through, decides where the socket goes; "
+                 "name the directory itself", path, n < 0 ? "?" : target);
+        return -ELOOP;
+}
+
+/* Opens dir (its last component created 0755 when missing) by walking down
+ * from /, one name at a time, never following a link, and refuses it when
+ * a user other than root could change it or any directory above it. */
+static int open_dir(const char *dir, char *why, size_t whylen)
+{
+        char abs[PATH_MAX], path[PATH_MAX] = "/", name[NAME_MAX + 1];
+        int r = absolute(dir, abs, sizeof(abs), why, whylen);
+        if (r < 0)
+                return r;
+        _cleanup_close_ int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return snprintf(why, whylen, "directory /: %s", strerror(errno)), -errno;
+        const char *s = abs;
+        for (;;) {
+                int more = next_name(&s, name, sizeof(name));
+                if (more < 0) {
+                        snprintf(why, whylen, "socket directory %s: %s", dir, more == -EINVAL ?
+                                 "a path with \"..\" is refused; name the directory directly" : strerror(-more));
+                        return more;
+                }
+                r = judge_dir(fd, path, more ? abs : NULL, why, whylen);
+                if (r < 0)
+                        return r;
+                if (!more)
+                        return ng_steal_fd(&fd);
+                size_t len = strlen(path);
+                snprintf(path + len, sizeof(path) - len, "%s%s", len > 1 ? "/" : "", name);
+                const char *peek = s;
+                char rest[NAME_MAX + 1];
+                if (next_name(&peek, rest, sizeof(rest)) == 0 && mkdirat(fd, name, 0755) < 0 && errno != EEXIST)
+                        return snprintf(why, whylen, "creating directory %s: %s", path, strerror(errno)), -errno;
+                int next = openat(fd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+                if (next < 0)
+                        return not_opened(fd, name, path, errno, why, whylen);
+                close(fd);
+                fd = next;
+        }
 }
 
 /* "/proc/self/fd/N/NAME": the path bind(2) and connect(2) take to reach

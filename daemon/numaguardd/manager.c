@@ -423,9 +423,9 @@ struct manager *manager_free(struct manager *m)
 int manager_run(struct manager *m)
 {
         sd_notifyf(0, "READY=1\nSTATUS=Started, interval %" PRIu64 " ms, alerts to %s",
-                   m->config->interval_usec / USEC_PER_MSEC, sink_name(&m->sink));
+                   m->config->interval_usec / USEC_PER_MSEC, sink_route(&m->sink));
         log_info("Started: root %s, config %s, socket %s, alerts to %s%s", m->opts.root ? m->opts.root : "/",
-                 m->config_path, m->server ? server_path(m->server) : "none", sink_name(&m->sink),
+                 m->config_path, m->server ? server_path(m->server) : "none", sink_route(&m->sink),
                  m->watchdog ? ", watchdog on" : "");
         int r = sd_event_loop(m->event);
         if (r < 0)

@@ -150,6 +150,20 @@ const char *sink_name(const struct alert_sink *s)
         return sink_kind_name(s->kind);
 }
 
+const char *sink_route(const struct alert_sink *s)
+{
+        if (s->kind == SINK_FILE)
+                return "file";
+        bool journal = s->health[SINK_JOURNAL].up, syslog = s->health[SINK_SYSLOG].up;
+        if (journal && syslog)
+                return "journal (syslog as fallback)";
+        if (journal)
+                return "journal (syslog down)";
+        if (syslog)
+                return "syslog (journal down)";
+        return "standard error (syslog and journal down)";
+}
+
 static void send_file(FILE *f, const struct fields *fl)
 {
         struct json_object *o = json_object_new_object();

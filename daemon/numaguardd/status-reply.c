@@ -141,17 +141,35 @@ static void text_topology(const struct ng_snapshot *s, FILE *f)
                 }
                 fputc('\n', f);
         }
+        char note[512];
+        if (ng_report_memory_note(s, note, sizeof(note)))
+                fprintf(f, "  %s\n", note);
+}
+
+/* "8 GiB shared", "160 MiB private" (InnoDB's buffer pool, a private
+ * mapping, is no shared memory), or both. */
+static void sizes_text(const struct ng_instance *in, char *buf, size_t size)
+{
+        char sh[32], pr[32];
+        ng_format_bytes_or(in->shared_bytes - in->private_bytes, in->shared_unknown, "unknown", sh, sizeof(sh));
+        ng_format_kib(in->private_bytes / 1024, pr, sizeof(pr));
+        if (!in->private_bytes)
+                snprintf(buf, size, "%s shared", sh);
+        else if (in->shared_unknown || in->shared_bytes > in->private_bytes)
+                snprintf(buf, size, "%s shared, %s private", sh, pr);
+        else
+                snprintf(buf, size, "%s private", pr);
 }
 
 static void text_instances(const struct ng_audit *a, FILE *f)
 {
-        char sz[32], res[32], bar[128], name[NG_TEXT_SIZE(NG_INSTANCE_NAME_MAX)];
+        char sz[80], res[32], bar[128], name[NG_TEXT_SIZE(NG_INSTANCE_NAME_MAX)];
         fprintf(f, "\nInstances: %zu\n", a->n_instances);
         for (size_t i = 0; i < a->n_instances; i++) {
                 const struct ng_instance *in = &a->instances[i];
-                ng_format_bytes_or(in->shared_bytes, in->shared_unknown, "unknown", sz, sizeof(sz));
+                sizes_text(in, sz, sizeof(sz));
                 ng_format_bytes_or(in->resident_bytes, in->resident_unknown, "unknown", res, sizeof(res));
-                fprintf(f, "  %s (%s, pid %d): %s shared, %s resident\n",
+                fprintf(f, "  %s (%s, pid %d): %s, %s resident\n",
                         ng_text_escape(NG_TEXT_TERM, in->name, name, sizeof(name)),
                         in->type ? in->type : "?", (int) in->main_pid, sz, res);
                 for (size_t j = 0; j < in->n_nodes; j++) {
@@ -192,6 +210,10 @@ int status_render_text(const struct manager *m, FILE *f)
                 text_topology(m->snapshot, f);
         if (m->audit)
                 text_instances(m->audit, f);
+        if (m->audit && m->audit->n_acknowledged) {
+                fputc('\n', f);
+                ng_report_acknowledged_text(m->audit, f);
+        }
         text_alerts(m, f, now);
         return ferror(f) ? -EIO : 0;
 }

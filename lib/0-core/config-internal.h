@@ -120,6 +120,8 @@ int ng_cfg_parse_glob(const struct item *it, const char *value, void *field, cha
                       size_t whylen);
 int ng_cfg_parse_comm_glob(const struct item *it, const char *value, void *field, char *why,
                            size_t whylen);
+int ng_cfg_parse_unreadable_ok(const struct item *it, const char *value, void *field, char *why,
+                               size_t whylen);
 bool ng_cfg_fmt_string(const struct item *it, const void *field, char *buf, size_t size);
 int ng_cfg_parse_group(const struct item *it, const char *value, void *field, char *why,
                        size_t whylen);

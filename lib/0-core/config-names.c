@@ -208,6 +208,87 @@ bool ng_cfg_fmt_string(const struct item *it, const void *field, char *buf, size
         return true;
 }
 
+/* One entry of unreadable_ok, p[0..len): "init", or a cgroup path as
+ * /proc/PID/cgroup shows it, without its trailing '/'. Appends it to out
+ * (comma separated); 0 or -EINVAL with the reason in why. */
+static int unreadable_entry(const char *p, size_t len, char *out, size_t size, char *why, size_t whylen)
+{
+        size_t used = strlen(out);
+
+        if (len == 0) {
+                snprintf(why, whylen, "an empty entry");
+                return -EINVAL;
+        }
+        if (len == 4 && strncmp(p, "init", 4) == 0)
+                goto add;
+        if (p[0] != '/') {
+                snprintf(why, whylen, "\"%.*s\" is neither init nor a cgroup path (\"/system.slice/NAME.service\"): "
+                         "a process name is whatever its user chose, a cgroup is not", (int)(len > 64 ? 64 : len), p);
+                return -EINVAL;
+        }
+        while (len > 1 && p[len - 1] == '/')
+                len--;
+        if (len == 1) {
+                snprintf(why, whylen, "\"/\" is the root cgroup, which holds every process on cgroup v1: name the "
+                         "cgroup of the service or container, or init for process 1");
+                return -EINVAL;
+        }
+        for (size_t i = 0; i < len; i++)
+                if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
+                        goto bad;
+        for (size_t i = 0; i < len;) {  /* p[i] is the '/' before a component */
+                size_t end = i + 1;
+
+                while (end < len && p[end] != '/')
+                        end++;
+                if (end == i + 1 || (end == i + 2 && p[i + 1] == '.') ||
+                    (end == i + 3 && p[i + 1] == '.' && p[i + 2] == '.'))
+                        goto bad;
+                i = end;
+        }
+add:
+        if (used + (used > 0) + len + 1 > size) {
+                snprintf(why, whylen, "longer than %zu characters", size - 1);
+                return -EINVAL;
+        }
+        snprintf(out + used, size - used, "%s%.*s", used ? "," : "", (int)len, p);
+        return 0;
+bad:
+        snprintf(why, whylen, "\"%.*s\" is not a cgroup path as /proc/PID/cgroup shows it", (int)(len > 64 ? 64 : len),
+                 p);
+        return -EINVAL;
+}
+
+/* unreadable_ok: a comma list of init and cgroup paths, kept as one
+ * string without blanks or trailing slashes ("" none). */
+int ng_cfg_parse_unreadable_ok(const struct item *it, const char *value, void *field, char *why,
+                               size_t whylen)
+{
+        size_t size = (size_t)it->max + 1;
+        char *out;
+
+        if (check_length(it, value, why, whylen) < 0)
+                return -EINVAL;
+        if (!(out = calloc(1, size)))
+                return -ENOMEM;
+        for (const char *p = value; *value;) {
+                size_t len = strcspn(p, ","), lead = strspn(p, " \t");
+
+                while (len > lead && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+                        len--;
+                if (unreadable_entry(p + lead, len > lead ? len - lead : 0, out, size, why, whylen) < 0) {
+                        free(out);
+                        return -EINVAL;
+                }
+                p += strcspn(p, ",");
+                if (*p++ == '\0')
+                        break;
+        }
+        free(*(char **)field);
+        *(char **)field = out;
+        return 0;
+}
+
 /* Group names as useradd(8) accepts them, or a number; resolved by the daemon
  * when it creates the socket (the group may be created after the config). */
 int ng_cfg_parse_group(const struct item *it, const char *value, void *field, char *why,

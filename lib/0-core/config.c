@@ -95,6 +95,8 @@ const struct item ng_cfg_items[] = {
           .min = 0, .max = 32, .def = "" },
         { G(write_interleave_weights), .key = "write_interleave_weights", .parse = ng_cfg_parse_bool,
           .format = ng_cfg_fmt_bool, .def = "no" },
+        { G(unreadable_ok), .key = "unreadable_ok", STRING(ng_cfg_parse_unreadable_ok),
+          .min = 0, .max = PATH_MAX - 1, .def = "" },
 
         { I(match_comm), .key = "match_comm", STRING(ng_cfg_parse_comm_glob),
           .min = 1, .max = 255, .flags = ITEM_MATCHER },
@@ -108,6 +110,8 @@ const struct item ng_cfg_items[] = {
           .min = 1, .max = 127, .flags = ITEM_MATCHER },
         { I(shm_owner_uid), .key = "shm_owner", .parse = ng_cfg_parse_uid, .format = ng_cfg_fmt_uid,
           .min = 0, .max = (double)(UINT32_MAX - 1), .flags = ITEM_MATCHER },
+        { I(span_namespaces), .key = "span_namespaces", .parse = ng_cfg_parse_bool, .format = ng_cfg_fmt_bool,
+          .def = "no" },
         { I(policy), .key = "policy", CHOICE(policy_names), .def = "local" },
         { I(nodes), .key = "nodes", .parse = ng_cfg_parse_nodes, .format = ng_cfg_fmt_nodes,
           .min = 0, .max = NODE_ID_MAX },
@@ -174,6 +178,7 @@ void ng_config_free(struct ng_config *c)
         free(c->socket_path);
         free(c->metrics_file);
         free(c->status_group);
+        free(c->unreadable_ok);
         free(c);
 }
 

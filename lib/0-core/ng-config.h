@@ -74,6 +74,10 @@ struct ng_instance_config {
         char *cgroup;        /* as /proc/<pid>/cgroup shows it, "/oracle" */
         char *container;     /* fnmatch(3) glob on the name of the process's container */
         uid_t shm_owner_uid; /* owner of its SysV segments and /dev/shm files, names resolved at load */
+        /* The matched processes may sit in several PID or IPC namespaces
+         * (the host's and containers'): one instance of all of them. No
+         * (default): the instance is one cluster of them (ng-audit.h). */
+        bool span_namespaces;
         /* Expectations and corrections. */
         enum ng_policy policy;
         struct ng_bitmap nodes; /* empty = unset */
@@ -96,6 +100,7 @@ struct ng_config {
         unsigned full_scan_every;       /* polls between reads of every process */
         unsigned attacher_read_budget;  /* segment holders a poll rereads by turns, 0 = all */
         uint64_t stuck_after_usec;      /* a poll reading nothing this long is reported */
+        /* Find the instances of the engines no [instance] section holds. */
         bool autodiscover;
         enum ng_mode mode;
         uint64_t cooldown_usec;
@@ -106,6 +111,12 @@ struct ng_config {
          * weighted-interleave writes the host's weights its bandwidth calls
          * for (host-global); no: reported only (INTERLEAVE_WEIGHTS). */
         bool write_interleave_weights;
+        /* unreadable_ok: the processes the DBA knows numaguard may not
+         * read, a comma list of "init" (process 1) and cgroup paths as
+         * /proc/PID/cgroup shows them (a process in one or below it), no
+         * blanks, no trailing '/'; never NULL, "" none. Their refused maps
+         * are counted and shown, not AUDIT_INCOMPLETE. */
+        char *unreadable_ok;
         struct ng_instance_config *instances;
         size_t n_instances;
 };

@@ -28,8 +28,9 @@ int ng_collect_for_config_opts(const struct ng_path *p, const struct ng_config *
         for (size_t e = 0; e < ng_n_engines; e++)
                 for (const char *const *f = ng_engines[e].family; f && *f && ng_engines[e].private_heap; f++)
                         n_heaps++;
+        _cleanup_free_ uint32_t *owners = calloc(cfg->n_instances + 1, sizeof(*owners));
         _cleanup_free_ const char **comms = calloc(cfg->n_instances + n_heaps + 1, sizeof(*comms));
-        if (!pidfiles || !comms)
+        if (!pidfiles || !comms || !owners)
                 return -ENOMEM;
         struct ng_collect_opts co = NG_COLLECT_OPTS_DEFAULT;
         co.placement = base->placement;
@@ -49,7 +50,15 @@ int ng_collect_for_config_opts(const struct ng_path *p, const struct ng_config *
                         pidfiles[co.n_pidfiles++] = cfg->instances[i].pidfile;
                 if (cfg->instances[i].match_comm)
                         comms[co.n_private_comms++] = cfg->instances[i].match_comm;
+                /* small files its shm_owner owns are the instance's: listed */
+                if (cfg->instances[i].shm_owner_uid != NG_UID_UNSET)
+                        owners[co.n_claimed_uids++] = (uint32_t) cfg->instances[i].shm_owner_uid;
         }
+        co.claimed_uids = owners;
+        /* A configured instance takes the processes of one cluster
+         * (PID and IPC namespace) unless it spans them: any process it may
+         * match is placed. */
+        co.all_namespaces = cfg->n_instances > 0;
         co.pidfiles = pidfiles;
         co.private_comms = comms;
         return ng_snapshot_collect(p, &co, ret);

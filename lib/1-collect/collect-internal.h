@@ -33,6 +33,7 @@ struct collector {
         pid_t current_pid;      /* whose files are being read, 0 for the host's */
         struct ng_seg_key *whole;       /* segments asked of themselves */
         size_t n_whole, n_whole_sorted; /* the first n_whole_sorted sorted (collect-whole.c) */
+        bool sysvipc_missing;   /* no /proc/sysvipc/shm (numaguard's own namespace) */
         /* The entries of /dev/shm and hugetlbfs mounts looked at, at most
          * NG_SHM_MAX_EXAMINED; each mount scanned (s->unlisted[i]); and
          * the signature of their files' names (ng_picture's files_sig). */
@@ -204,8 +205,16 @@ void ng_feature_add_word(char *buf, size_t size, const char *fmt, ...) __attribu
 void ng_collect_features_zoneinfo(struct ng_topology *t, const char *zoneinfo);
 /* collect-shm.c */
 int ng_collect_sysvipc(struct collector *c);
-/* After the processes: a SysV segment mapped without a row is a problem. */
+/* After the processes: a SysV segment mapped without a row, or without a
+ * table, is a problem. */
 void ng_collect_sysvipc_check(struct collector *c);
+/* A row of the SysV table at path (a tree's file of it) that is listed
+ * twice, cannot be true or did not parse in full: a problem naming it, and
+ * the row made unknown where its size cannot be. */
+void ng_collect_shm_row_check(struct collector *c, const char *path, struct ng_shm_seg *sh);
+/* After the processes: a process whose maps hold a line that does not
+ * parse is a problem (its segments are unknown). */
+void ng_collect_maps_check(struct collector *c);
 int ng_collect_mounts(struct collector *c);
 int ng_collect_files(struct collector *c);
 /* Whether mount i of v (a mountinfo) holds files that are segments: /dev/shm

@@ -5,6 +5,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,20 +307,26 @@ int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
                 ng_collect_refusal(c, pr);
         }
         if (r >= 0) {
-                r = ng_parse_maps(buf, c->o.min_private_bytes, &pr->maps, &pr->n_maps);
+                struct ng_parse_skipped bad = {};
+                r = ng_parse_maps(buf, c->o.min_private_bytes, &pr->maps, &pr->n_maps, &bad);
                 free(buf);
                 if (r == -ENOMEM)
                         goto fail;
                 if (r >= 0 && !keeps_private_heaps(c, pr->name))
                         drop_private_maps(pr);
+                pr->maps_bad_lines = bad.lines > UINT32_MAX ? UINT32_MAX : (uint32_t) bad.lines;
+                pr->maps_bad_line = bad.first_line > UINT32_MAX ? UINT32_MAX : (uint32_t) bad.first_line;
         }
         /* Only where it can matter: a process that maps a segment or runs
-         * a database. Every other one is taken to share numaguard's. */
-        if (ng_proc_maps_segment(pr) || ng_engine_of_process(pr->name)) {
+         * a database, or any one a configured instance may take (its
+         * processes are grouped by namespace). Every other one is taken to
+         * share numaguard's. */
+        if (c->o.all_namespaces || ng_proc_maps_segment(pr) || ng_engine_of_process(pr->name)) {
                 ng_collect_proc_ns(c, pr);
         } else {
                 pr->ipc_ns = c->s->ipc_ns;
                 pr->mnt_ns = c->s->mnt_ns;
+                pr->pid_ns = c->s->pid_ns;
         }
         if (ng_engine_main_locking(pr->name) && ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/%d/limits", pid) >= 0) {
                 uint64_t hard;
@@ -334,6 +341,21 @@ int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
 fail:
         ng_proc_done(pr);
         return -ENOMEM;
+}
+
+/* On the record, so that a picture's process read polls ago still says it. */
+void ng_collect_maps_check(struct collector *c)
+{
+        for (size_t i = 0; i < c->s->n_procs; i++) {
+                const struct ng_proc *pr = c->s->procs[i];
+                char path[64];
+                if (!pr->maps_bad_lines)
+                        continue;
+                snprintf(path, sizeof(path), NG_PROC_DIR "/%d/maps", (int) pr->pid);
+                ng_collect_problem(c, path, "line %" PRIu32 " is not a mapping the kernel prints (%" PRIu32 " such "
+                                   "line%s): the segments pid %d (%s) maps are unknown", pr->maps_bad_line,
+                                   pr->maps_bad_lines, pr->maps_bad_lines == 1 ? "" : "s", (int) pr->pid, pr->name);
+        }
 }
 
 int ng_collect_add_proc(struct ng_snapshot *s, size_t *cap, const struct ng_proc *pr)

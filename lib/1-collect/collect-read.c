@@ -20,9 +20,11 @@
 #include "util.h"
 
 /* A file of a tree that is not what the kernel would show there (a FIFO,
- * a link that loops, a file where a directory must be) is a problem that
- * names it, and is otherwise taken as missing: the rest of the tree is
- * still audited, and what depends on it is said to be unknown. */
+ * a link that loops or leads nowhere in the tree, a file where a directory
+ * must be) is a problem that names it, and is otherwise taken as missing:
+ * the rest of the tree is still audited, and what depends on it is said to
+ * be unknown. A file simply missing is missing (a process that went away
+ * while the tree was taken), and said by whoever needs it. */
 static int tree_damage(struct collector *c, int r, const char *fmt, va_list ap)
 {
         char rel[PATH_MAX], path[PATH_MAX], why[160];
@@ -40,7 +42,7 @@ int ng_collect_vread(struct collector *c, char **ret_buf, size_t *ret_len, const
         va_list again;
         va_copy(again, ap);
         int r = ng_path_vread(c->reads, ret_buf, ret_len, fmt, ap);
-        if ((r == -EINVAL || r == -ELOOP || r == -ENOTDIR) && !ng_path_is_live(c->reads))
+        if ((r == -EINVAL || r == -ELOOP || r == -ENOTDIR || r == -ENOENT) && !ng_path_is_live(c->reads))
                 r = tree_damage(c, r, fmt, again);
         va_end(again);
         return r;
@@ -53,6 +55,20 @@ int ng_collect_read(struct collector *c, char **ret_buf, size_t *ret_len, const 
         int r = ng_collect_vread(c, ret_buf, ret_len, fmt, ap);
         va_end(ap);
         return r;
+}
+
+/* The pid of a host path /proc/PID/..., 0 for any other. */
+static pid_t proc_pid_of(const char *path)
+{
+        const char *p = path + strlen(NG_PROC_DIR "/");
+        uint64_t pid = 0;
+
+        if (strncmp(path, NG_PROC_DIR "/", strlen(NG_PROC_DIR "/")) || *p < '1' || *p > '9')
+                return 0;
+        for (; *p >= '0' && *p <= '9'; p++)
+                if ((pid = pid * 10 + (uint64_t) (*p - '0')) > INT32_MAX)
+                        return 0;
+        return *p == '/' ? (pid_t) pid : 0;
 }
 
 static void vproblem(struct collector *c, const char *path, const char *advice, const char *fmt, va_list ap)
@@ -75,6 +91,7 @@ static void vproblem(struct collector *c, const char *path, const char *advice, 
                 return;
         struct ng_problem *pb = &s->problems[s->n_problems - 1];
         memcpy(pb->path, named, sizeof(named));
+        pb->pid = proc_pid_of(path);
         vsnprintf(pb->reason, sizeof(pb->reason), fmt, ap);
         snprintf(pb->advice, sizeof(pb->advice), "%s", advice);
 }

@@ -55,6 +55,7 @@ struct shm_cached {
         size_t n_small;
         struct ng_shm_unlisted counts;  /* mountpoint NULL */
         uint64_t sig;
+        uint64_t opts_sig;      /* of the options it was listed under */
         uint32_t top_uid;
         size_t top_owned, n_examined_files;
 };
@@ -109,6 +110,17 @@ bool ng_shm_cache_usable(const struct collector *c)
         return ng_shm_cache_wanted(c) && c->o.picture->shm_cache;
 }
 
+/* What decides which files are counted, not listed: a copy listed under
+ * other options (a reloaded configuration) serves no collection. */
+static uint64_t opts_sig(const struct collector *c)
+{
+        uint64_t h = UINT64_C(14695981039346656037);
+        h = (h ^ c->o.min_file_bytes) * UINT64_C(1099511628211);
+        for (size_t i = 0; i < c->o.n_claimed_uids; i++)
+                h = (h ^ c->o.claimed_uids[i]) * UINT64_C(1099511628211);
+        return h;
+}
+
 static int fs_used(const struct statfs *sfs, uint64_t *ret)
 {
         /* no size limit: tmpfs says 0 blocks, hugetlbfs -1 */
@@ -156,7 +168,7 @@ struct shm_cached *ng_shm_cache_find(struct collector *c, const struct ng_shm_un
                 return NULL;
         k->used = true;
         /* every full_scan_every-th collection lists the mount again */
-        if (!k->valid || k->budget != sc->budget || !k->n_dirs || k->served + 1 >= c->o.picture->full_scan_every)
+        if (!k->valid || k->opts_sig != opts_sig(c) || k->budget != sc->budget || !k->n_dirs || k->served + 1 >= c->o.picture->full_scan_every)
                 return NULL;
         struct statfs sfs;
         /* the first directory is the mount's own */
@@ -260,7 +272,7 @@ static int store(struct collector *c, struct shm_cache *cache, size_t i)
                 .used = true, .valid = true, .budget = sc->budget, .examined = sc->examined,
                 .dirs = sc->dirs, .n_dirs = sc->n_dirs, .other_bytes = sc->used_bytes - kept_allocated,
                 .kept = kept, .n_kept = sc->to - sc->from, .small = sc->small, .n_small = sc->n_small,
-                .counts = *u, .sig = sc->sig, .top_uid = sc->top_uid, .top_owned = sc->top_owned,
+                .counts = *u, .sig = sc->sig, .opts_sig = opts_sig(c), .top_uid = sc->top_uid, .top_owned = sc->top_owned,
                 .n_examined_files = sc->n_examined_files,
         };
         k->counts.mountpoint = NULL;

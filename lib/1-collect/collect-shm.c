@@ -22,7 +22,6 @@
 #define MAX_SHM_DIR_DEPTH 4
 
 static size_t buf_rows(const char *buf);
-static void check_row(struct collector *c, struct ng_shm_seg *sh);
 
 /* A row for shmid in the table of IPC namespace ns (numaguard's own table
  * holds rows whose namespace is 0 or its own), or no table of ns was read:
@@ -44,24 +43,29 @@ int ng_collect_sysvipc(struct collector *c)
 {
         char *buf;
         int r = ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/sysvipc/shm");
+        /* A kernel without System V IPC, unless a process maps a segment
+         * (ng_collect_sysvipc_check) */
+        c->sysvipc_missing = r == -ENOENT;
         if (r == -ENOENT)
                 return 0;
         if (r < 0)
                 return r;
         r = ng_parse_sysvipc_shm(buf, &c->s->shm, &c->s->n_shm);
-        size_t rows = buf_rows(buf);
+        size_t rows = buf_rows(buf), kept = c->s->n_shm;
         free(buf);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < c->s->n_shm; i++)
+        for (size_t i = 0; i < c->s->n_shm; i++) {
                 c->s->shm[i].ipc_ns = c->s->ipc_ns;
+                kept += c->s->shm[i].duplicates;
+        }
         c->s->has_sysvipc = true;
-        if (rows > c->s->n_shm)
+        if (rows > kept)
                 ng_collect_problem(c, NG_PROC_DIR "/sysvipc/shm", "%zu row%s without a key, shmid and mode the "
-                                   "kernel would print: the segments there are unknown", rows - c->s->n_shm,
-                                   rows - c->s->n_shm == 1 ? "" : "s");
+                                   "kernel would print: the segments there are unknown", rows - kept,
+                                   rows - kept == 1 ? "" : "s");
         for (size_t i = 0; i < c->s->n_shm; i++)
-                check_row(c, &c->s->shm[i]);
+                ng_collect_shm_row_check(c, NG_PROC_DIR "/sysvipc/shm", &c->s->shm[i]);
         return 0;
 }
 
@@ -80,16 +84,20 @@ static size_t buf_rows(const char *buf)
 
 /* A size past any machine is no size (2^64-1 planned 16383 PiB of
  * hugepages): the row is unknown, and said so. */
-static void check_row(struct collector *c, struct ng_shm_seg *sh)
+void ng_collect_shm_row_check(struct collector *c, const char *path, struct ng_shm_seg *sh)
 {
-        if (!sh->unknown && sh->size_bytes > NG_PLAUSIBLE_MAX_BYTES) {
-                ng_collect_problem(c, NG_PROC_DIR "/sysvipc/shm", "shmid %" PRId32 ": size %" PRIu64 " bytes is more "
-                                   "than any machine holds (4 PiB): its size is unknown", sh->shmid, sh->size_bytes);
-                *sh = (struct ng_shm_seg) { .key = sh->key, .shmid = sh->shmid, .perms = sh->perms, .unknown = true };
+        if (sh->duplicates)
+                ng_collect_problem(c, path, "shmid %" PRId32 " is listed in %u rows, where the kernel lists a "
+                                   "segment once: one segment, its size and attach count unknown", sh->shmid,
+                                   sh->duplicates + 1);
+        else if (!sh->unknown && sh->size_bytes > NG_PLAUSIBLE_MAX_BYTES) {
+                ng_collect_problem(c, path, "shmid %" PRId32 ": size %" PRIu64 " bytes is more than any machine "
+                                   "holds (4 PiB): its size is unknown", sh->shmid, sh->size_bytes);
+                *sh = (struct ng_shm_seg) { .key = sh->key, .shmid = sh->shmid, .perms = sh->perms, .unknown = true,
+                                            .ipc_ns = sh->ipc_ns };
         } else if (sh->unknown)
-                ng_collect_problem(c, NG_PROC_DIR "/sysvipc/shm", "shmid %" PRId32 ": a number of its row is not "
-                                   "one the kernel prints (a negative size or count): its size and attach count "
-                                   "are unknown", sh->shmid);
+                ng_collect_problem(c, path, "shmid %" PRId32 ": a number of its row is not one the kernel prints (a "
+                                   "negative size or count): its size and attach count are unknown", sh->shmid);
 }
 
 /* A SysV segment a process maps without a row of the table: removed while
@@ -97,6 +105,20 @@ static void check_row(struct collector *c, struct ng_shm_seg *sh)
 void ng_collect_sysvipc_check(struct collector *c)
 {
         const struct ng_snapshot *s = c->s;
+        /* No table of numaguard's own namespace, yet a process there maps
+         * a segment: the kernel has one, and every size in it is unknown. */
+        for (size_t i = 0; i < s->n_procs && c->sysvipc_missing; i++) {
+                const struct ng_proc *pr = s->procs[i];
+                if (pr->ipc_ns && pr->ipc_ns != s->ipc_ns)
+                        continue;
+                for (size_t j = 0; j < pr->n_maps; j++)
+                        if (pr->maps[j].kind == NG_MAP_SYSV) {
+                                ng_collect_problem(c, NG_PROC_DIR "/sysvipc/shm", "missing, though pid %d maps "
+                                                   "shmid %" PRId32 ": the size of every System V segment is "
+                                                   "unknown", (int) pr->pid, (int32_t) pr->maps[j].inode);
+                                return;
+                        }
+        }
         if (!s->has_sysvipc)
                 return;
         for (size_t i = 0; i < s->n_procs; i++)

@@ -214,6 +214,14 @@ static bool mapped(const struct maps_index *ix, const struct ng_shm_file *f)
         return false;
 }
 
+static bool claimed(const struct ng_collect_opts *o, uint32_t uid)
+{
+        for (size_t i = 0; i < o->n_claimed_uids; i++)
+                if (o->claimed_uids[i] == uid)
+                        return true;
+        return false;
+}
+
 /* f, counted: kept for the picture's copy of a listing it will make
  * (sc stamped), else let go. */
 static int count_small(struct shm_scan *sc, struct ng_shm_unlisted *u, struct ng_shm_file *f)
@@ -294,7 +302,7 @@ int ng_collect_files_fold(struct collector *c)
                 sc->from = w;
                 for (size_t j = from; j < to; j++) {
                         struct ng_shm_file *f = &s->files[j];
-                        if (r >= 0 && (f->size_bytes >= min || mapped(&ix, f))) {
+                        if (r >= 0 && (f->size_bytes >= min || claimed(&c->o, f->uid) || mapped(&ix, f))) {
                                 s->files[w++] = *f;
                                 continue;
                         }

@@ -46,6 +46,7 @@ const struct ng_engine ng_engines[] = {
         { .name = "mysql", .type = "mysql",
           .family = mysql, .nested = true, .dir_shortopt = "--datadir", .dir_longopt = "--datadir",
           .private_heap = true,
+          .private_label = "the InnoDB buffer pool and the server's other large private mappings",
           .hugetlb_shm_fix = "set vm.hugetlb_shm_group to the gid of the mysql group (sysctl.d), as the server's "
                              "large-page support asks, and memlock for the mysql user; then restart" },
         /* Every index server is an instance of its own. */
@@ -134,6 +135,12 @@ static const struct ng_engine *of_type(const char *type)
                 if (!strcmp(ng_engines[i].type, type))
                         return &ng_engines[i];
         return NULL;
+}
+
+const char *ng_engine_private_label(const char *type)
+{
+        const struct ng_engine *e = of_type(type);
+        return e ? e->private_label : NULL;
 }
 
 const char *ng_engine_hugetlb_shm_fix(const char *type)

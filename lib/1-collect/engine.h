@@ -42,8 +42,10 @@ struct ng_engine {
         bool nested;
         const char *dir_shortopt, *dir_longopt;
         /* Its buffer pool is private anonymous memory: the collector keeps
-         * the large private mappings of the family's processes as segments. */
+         * the large private mappings of the family's processes as segments,
+         * and private_label says what they hold. */
         bool private_heap;
+        const char *private_label;
         /* It dlopen()s the unversioned libnuma.so for its NUMA support and
          * turns that off without a word when it is missing. */
         bool needs_libnuma;
@@ -84,6 +86,9 @@ const struct ng_engine *ng_engine_needing_libnuma(const char *type);
 /* The THP setting the vendor of the engine of instances of this type asks
  * for, or NULL. */
 const char *ng_engine_thp_wanted(const char *type);
+/* What the large private mappings of instances of this type hold ("the
+ * InnoDB buffer pool and ..."), or NULL. */
+const char *ng_engine_private_label(const char *type);
 /* The hugetlb_shm_fix of the engine of instances of this type, or NULL. */
 const char *ng_engine_hugetlb_shm_fix(const char *type);
 /* Whether the engine of instances of this type locks its SysV shared

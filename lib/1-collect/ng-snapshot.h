@@ -302,10 +302,12 @@ struct ng_proc {
          * while the process is unchanged: such a snapshot neither frees
          * the record nor changes it (it takes its own copy first). */
         bool shared;
-        /* Its IPC and mount namespaces (the inodes of /proc/PID/ns/ipc and
-         * ns/mnt), read for the processes that map a segment or run a
-         * database; else, and where unreadable, numaguard's own. 0 unknown. */
-        uint64_t ipc_ns, mnt_ns;
+        /* Its IPC, mount and PID namespaces (the inodes of
+         * /proc/PID/ns/ipc, ns/mnt and ns/pid), read for the processes that
+         * map a segment or run a database, and for every process when
+         * ng_collect_opts.all_namespaces; else, and where unreadable,
+         * numaguard's own. 0 unknown. */
+        uint64_t ipc_ns, mnt_ns, pid_ns;
         /* Its "Max locked memory" soft limit (/proc/PID/limits), in bytes,
          * UINT64_MAX unlimited; read only for the main processes of the
          * engines that lock their shared memory (ng-engine.h). */
@@ -320,6 +322,10 @@ struct ng_proc {
          * "" none or unknown). */
         int userns_other;
         char lsm_label[64];
+        /* Lines of its maps that do not parse (capped at UINT32_MAX) and
+         * the number of the first: what they held is unknown, and a
+         * segment it maps may be missing from maps. */
+        uint32_t maps_bad_lines, maps_bad_line;
 };
 
 /* numaguard's own credentials, from /proc/self/status on a live host,
@@ -378,6 +384,10 @@ struct ng_collect_opts {
          * maps are counted (ng_snapshot.unlisted), not listed; 0 lists
          * every file. */
         uint64_t min_file_bytes;
+        /* Owners whose files are listed whatever their size: a configured
+         * instance's shm_owner claims them (ng_collect_for_config()). */
+        const uint32_t *claimed_uids;
+        size_t n_claimed_uids;
         /* fnmatch(3) globs of the processes whose large private mappings
          * count as segments (InnoDB's buffer pool); NULL: the processes of
          * the engines with a private_heap (engine.h). */
@@ -386,6 +396,11 @@ struct ng_collect_opts {
         bool skip_procs;                /* topology only */
         const char *const *pidfiles;    /* read into ng_snapshot.pidfiles */
         size_t n_pidfiles;
+        /* Read the namespaces of every process, not only of those that map
+         * a segment or run a database: configured instances group their
+         * processes by namespace (ng_collect_for_config() sets it when the
+         * configuration has an [instance]). */
+        bool all_namespaces;
         /* The processes kept between collections (ng_picture_new): only
          * what may have changed is read. NULL reads every process. */
         struct ng_picture *picture;
@@ -408,6 +423,9 @@ struct ng_problem {
         char path[256];         /* as read, root prefix included */
         char reason[256];
         char advice[192];       /* what to do about it; "" when it is to check the file */
+        /* The process a /proc/PID file is of; 0 for a file of the host
+         * (what every instance's audit rests on). */
+        pid_t pid;
 };
 #define NG_MAX_PROBLEMS 16
 
@@ -470,9 +488,9 @@ struct ng_snapshot {
          * 0 outside a picture). ng_snapshot_cpu_since() weighs CPU time
          * over that many polls. */
         unsigned cpu_read_every;
-        /* numaguard's own IPC and mount namespaces (/proc/self/ns), 0
-         * unknown (a tree taken before they were read). */
-        uint64_t ipc_ns, mnt_ns;
+        /* numaguard's own IPC, mount and PID namespaces (/proc/self/ns),
+         * 0 unknown (a tree taken before they were read). */
+        uint64_t ipc_ns, mnt_ns, pid_ns;
         /* The containers of the processes whose namespaces were read. */
         struct ng_container *containers;
         size_t n_containers;
@@ -514,6 +532,18 @@ void ng_node_supply(const struct ng_node *nd, uint64_t floor_bytes, uint64_t pag
 /* The host's memory (/proc/meminfo) as ng_node_supply() gives a node's:
  * MemTotal and MemFree in bytes, each known or not. */
 void ng_host_memory(const struct ng_snapshot *s, struct ng_known_u64 *ret_total, struct ng_known_u64 *ret_free);
+/* The sum of the nodes' MemTotal in bytes: unknown when a node's is, or
+ * without nodes. */
+struct ng_known_u64 ng_nodes_memory_total(const struct ng_snapshot *s);
+/* Both counts of the kernel's managed pages agree on a host whose nodes
+ * show all its memory; a virtual machine or a balloon driver can leave the
+ * nodes with a fraction of what /proc/meminfo counts. This much apart (of
+ * the larger) they are said to differ. */
+#define NG_MEMTOTAL_TOLERANCE_PCT 2
+/* Whether the nodes' MemTotal sum (*ret_nodes) and /proc/meminfo's
+ * (*ret_host) differ by more than NG_MEMTOTAL_TOLERANCE_PCT % of the
+ * larger; false when either is unknown. */
+bool ng_host_memory_split(const struct ng_snapshot *s, struct ng_known_u64 *ret_nodes, struct ng_known_u64 *ret_host);
 /* The same for a caller looking pids up in ascending order: *cursor (0 to
  * begin) is where the last one was, the search goes on from there (a
  * lookup of thousands of attachers costs a walk, not a bisection each). */

@@ -55,6 +55,32 @@ void ng_host_memory(const struct ng_snapshot *s, struct ng_known_u64 *ret_total,
         *ret_free = meminfo_field(s->has_meminfo, &s->meminfo, "MemFree");
 }
 
+struct ng_known_u64 ng_nodes_memory_total(const struct ng_snapshot *s)
+{
+        assert(s);
+        struct ng_known_u64 sum = known(0);
+        for (size_t i = 0; i < s->topo.n_nodes && sum.known; i++) {
+                struct ng_known_u64 t = mem_field(&s->topo.nodes[i], "MemTotal");
+                if (!t.known || !ng_add_u64(sum.v, t.v, &sum.v))
+                        sum = (struct ng_known_u64) {0};
+        }
+        return s->topo.n_nodes ? sum : (struct ng_known_u64) {0};
+}
+
+bool ng_host_memory_split(const struct ng_snapshot *s, struct ng_known_u64 *ret_nodes, struct ng_known_u64 *ret_host)
+{
+        assert(s && ret_nodes && ret_host);
+        struct ng_known_u64 free_b;
+        *ret_nodes = ng_nodes_memory_total(s);
+        ng_host_memory(s, ret_host, &free_b);
+        if (!ret_nodes->known || !ret_host->known)
+                return false;
+        uint64_t a = ret_nodes->v, b = ret_host->v, hi = a > b ? a : b, diff = a > b ? a - b : b - a;
+        /* diff / hi > NG_MEMTOTAL_TOLERANCE_PCT %, in integers that cannot
+         * wrap whatever hi is */
+        return diff > hi / 100 * NG_MEMTOTAL_TOLERANCE_PCT + hi % 100 * NG_MEMTOTAL_TOLERANCE_PCT / 100;
+}
+
 const struct ng_hugepool *ng_node_pool(const struct ng_node *nd, uint64_t page_kib)
 {
         assert(nd);

@@ -104,6 +104,7 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                 if (r >= 0)
                         r = ng_collect_containers(&c);
                 if (r >= 0) {
+                        ng_collect_maps_check(&c);
                         ng_collect_sysvipc_check(&c);
                         r = ng_collect_cgroups(&c);
                 }

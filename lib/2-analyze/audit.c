@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "audit-internal.h"
+#include "audit-ns.h"
 #include "engine.h"
 #include "util.h"
 
@@ -141,6 +142,8 @@ static bool proc_matches(const struct ng_snapshot *s, const struct ng_instance_c
         return true;
 }
 
+/* The processes its matchers find, of one cluster (PID and IPC
+ * namespace) unless span_namespaces = yes (audit-ns.h). */
 static int add_configured(struct audit_ctx *ctx)
 {
         const struct ng_snapshot *s = ctx->s;
@@ -154,10 +157,23 @@ static int add_configured(struct audit_ctx *ctx)
                 for (size_t k = 0; k < s->n_procs && has_process_matcher(ic); k++)
                         if (proc_matches(s, ic, s->procs[k]) && pids_add(in, s->procs[k]->pid) < 0)
                                 return -ENOMEM;
+                int r = ng_ns_take_cluster(ctx, in, in->main_pid);
+                if (r < 0)
+                        return r;
                 if (!in->main_pid && in->n_pids)
                         in->main_pid = in->pids[0];
         }
         return 0;
+}
+
+/* Whether a configured instance holds the process: then no discovered
+ * instance does (configured ones come first). */
+static bool held(const struct audit_ctx *ctx, pid_t pid)
+{
+        for (size_t i = 0; i < ctx->a->n_instances && ctx->a->instances[i].origin == NG_INST_CONFIGURED; i++)
+                if (has_pid(&ctx->a->instances[i], pid))
+                        return true;
+        return false;
 }
 
 /* ---- discovery ---- */
@@ -249,7 +265,7 @@ static int discover_by_sid(struct audit_ctx *ctx, const struct ng_engine *e, con
                 bool mine = (psid && !strcmp(psid, sid)) ||
                             (e->dedicated_prefix && is_dedicated_server(pr, e->dedicated_prefix, sid));
                 if (mine && pr->status.uid == main->status.uid && ng_snapshot_container(s, pr) == ct &&
-                    pids_add(in, pr->pid) < 0)
+                    !held(ctx, pr->pid) && pids_add(in, pr->pid) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -274,7 +290,7 @@ static int discover_by_family(struct audit_ctx *ctx, const struct ng_engine *e, 
         for (size_t k = 0; k < s->n_procs; k++) {
                 const struct ng_proc *pr = s->procs[k];
                 if ((pr->pid == main->pid || (pr->stat.ppid == main->pid && ng_engine_in_family(e, pr->name))) &&
-                    pids_add(in, pr->pid) < 0)
+                    !held(ctx, pr->pid) && pids_add(in, pr->pid) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -297,11 +313,13 @@ static int discover(struct audit_ctx *ctx)
         const struct ng_snapshot *s = ctx->s;
 
         /* A main process is one of its engine's processes: the engines'
-         * names do not overlap, so only that engine is asked. */
+         * names do not overlap, so only that engine is asked. One a
+         * configured instance holds makes no discovered instance, and
+         * those it holds are in none. */
         for (size_t k = 0; k < s->n_procs; k++) {
                 const struct ng_proc *pr = s->procs[k];
                 const struct ng_engine *e = ng_engine_of_process(pr->name);
-                if (!e || !is_main_process(e, pr, ng_snapshot_proc(s, pr->stat.ppid)))
+                if (!e || !is_main_process(e, pr, ng_snapshot_proc(s, pr->stat.ppid)) || held(ctx, pr->pid))
                         continue;
                 int r = e->main_prefix ? discover_by_sid(ctx, e, pr) : discover_by_family(ctx, e, pr);
                 if (r < 0)
@@ -323,11 +341,12 @@ static int segs_add(struct ng_instance *in, size_t idx)
         return 0;
 }
 
-static bool seg_belongs(const struct ng_instance *in, const struct ng_segment *seg)
+static bool seg_belongs(const struct ng_snapshot *s, const struct ng_instance *in, const struct ng_segment *seg)
 {
-        /* its owner's SysV segments and /dev/shm (or hugetlbfs) files, attached or not */
+        /* its owner's SysV segments and /dev/shm (or hugetlbfs) files,
+         * attached or not, in its namespaces */
         if ((seg->kind == NG_SEG_SYSV || seg->kind == NG_SEG_FILE) && in->cfg->shm_owner_uid != NG_UID_UNSET &&
-            seg->uid == in->cfg->shm_owner_uid)
+            seg->uid == in->cfg->shm_owner_uid && ng_ns_segment_in(s, in, seg))
                 return true;
         for (size_t k = 0; k < seg->n_pids; k++)
                 if (has_pid(in, seg->pids[k]))
@@ -344,6 +363,20 @@ static const char *cpuset_cgroup_of(const struct ng_snapshot *s, const struct ng
                         return cg->path;
         }
         return NULL;
+}
+
+/* Whether an instance (with configured_only, a configured one: they come
+ * first) holds the segment. */
+static bool claimed(const struct ng_audit *a, size_t seg_idx, bool configured_only)
+{
+        for (size_t i = 0; i < a->n_instances; i++) {
+                if (configured_only && a->instances[i].origin != NG_INST_CONFIGURED)
+                        break;
+                for (size_t k = 0; k < a->instances[i].n_segs; k++)
+                        if (a->instances[i].segs[k] == seg_idx)
+                                return true;
+        }
+        return false;
 }
 
 static int fill_instance(struct audit_ctx *ctx, struct ng_instance *in)
@@ -379,11 +412,14 @@ static int fill_instance(struct audit_ctx *ctx, struct ng_instance *in)
 
         for (size_t i = 0; i < ctx->a->n_segments; i++) {
                 const struct ng_segment *seg = &ctx->a->segments[i];
-                if (!seg_belongs(in, seg))
+                /* a segment a configured instance holds is in no discovered one */
+                if (!seg_belongs(s, in, seg) || (in->origin == NG_INST_DISCOVERED && claimed(ctx->a, i, true)))
                         continue;
                 if (segs_add(in, i) < 0)
                         return -ENOMEM;
                 in->shared_bytes += seg->bytes;
+                if (seg->kind == NG_SEG_PRIVATE)
+                        in->private_bytes += seg->bytes;
                 in->shared_unknown |= seg->bytes_unknown;
                 in->resident_bytes += seg->resident_bytes;
                 for (size_t k = 0; k < seg->n_nodes; k++)
@@ -391,15 +427,6 @@ static int fill_instance(struct audit_ctx *ctx, struct ng_instance *in)
                                 return -ENOMEM;
         }
         return 0;
-}
-
-static bool claimed(const struct ng_audit *a, size_t seg_idx)
-{
-        for (size_t i = 0; i < a->n_instances; i++)
-                for (size_t k = 0; k < a->instances[i].n_segs; k++)
-                        if (a->instances[i].segs[k] == seg_idx)
-                                return true;
-        return false;
 }
 
 /* Large segments nobody claims are audited as pseudo-instances of their own
@@ -411,7 +438,7 @@ static int add_unclaimed(struct audit_ctx *ctx)
         for (size_t i = 0; i < a->n_segments; i++) {
                 const struct ng_segment *seg = &a->segments[i];
                 if (seg->n_pids == 0 || seg->kind == NG_SEG_PRIVATE ||
-                    (seg->bytes < ctx->cfg->min_segment_size_bytes && !seg->bytes_unknown) || claimed(a, i))
+                    (seg->bytes < ctx->cfg->min_segment_size_bytes && !seg->bytes_unknown) || claimed(a, i, false))
                         continue;
                 char name[NG_INSTANCE_NAME_MAX + 1];
                 /* another namespace's shmid or name may be the host's too */
@@ -436,7 +463,7 @@ static int add_unclaimed(struct audit_ctx *ctx)
                 if (r < 0)
                         return r;
                 in->n_segs = 0;
-                in->shared_bytes = in->resident_bytes = 0;
+                in->shared_bytes = in->private_bytes = in->resident_bytes = 0;
                 free(in->nodes);
                 in->nodes = NULL;
                 in->n_nodes = 0;
@@ -491,7 +518,8 @@ int ng_audit_run(const struct ng_snapshot *s, const struct ng_config *cfg, struc
         int r = ng_segments_build(s, &a->segments, &a->n_segments);
         if (r >= 0)
                 r = add_configured(&ctx);
-        if (r >= 0 && cfg->n_instances == 0 && cfg->autodiscover)
+        /* the engines' instances no configured one holds */
+        if (r >= 0 && cfg->autodiscover)
                 r = discover(&ctx);
         for (size_t i = 0; i < a->n_instances && r >= 0; i++)
                 r = fill_instance(&ctx, &a->instances[i]);
@@ -501,6 +529,7 @@ int ng_audit_run(const struct ng_snapshot *s, const struct ng_config *cfg, struc
                 r = price_instance(&ctx, &a->instances[i]);
         if (r >= 0)
                 r = ng_audit_rules(&ctx);
+        ng_ns_splits_free(&ctx);
         if (r < 0) {
                 ng_audit_free(a);
                 return r;
@@ -522,6 +551,9 @@ void ng_audit_free(struct ng_audit *a)
         }
         free(a->instances);
         free(a->findings);
+        for (size_t i = 0; i < a->n_acknowledged; i++)
+                free(a->acknowledged[i].by);
+        free(a->acknowledged);
         free(a);
 }
 

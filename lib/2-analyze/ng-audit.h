@@ -31,6 +31,19 @@ struct ng_finding {
         double value;           /* the measured number (fraction, bytes, pages) */
         /* The container of the instance it is about; all "" when none. */
         struct ng_container container;
+        /* Host-wide and about processes of no instance only (their maps or
+         * a file of theirs could not be read): it bears on no instance
+         * (ng_finding_bears_on()). */
+        bool other_processes;
+};
+
+/* A process whose maps numaguard could not read and that unreadable_ok
+ * (numaguard.conf(5)) names: counted and shown, not AUDIT_INCOMPLETE. */
+struct ng_acknowledged {
+        pid_t pid;
+        uint32_t uid;
+        char name[128];         /* as ng_proc.name */
+        char *by;               /* the entry that names it: "init" or a cgroup path */
 };
 
 enum ng_instance_origin {
@@ -69,6 +82,16 @@ struct ng_instance {
         /* Its resident memory is unknown: a process of it has maps nobody
          * could read (resident_bytes and nodes count only what is known). */
         bool resident_unknown;
+        /* Of shared_bytes, the size of its private segments: large private
+         * mappings of its processes (InnoDB's buffer pool), not shared
+         * memory at all. */
+        uint64_t private_bytes;
+        /* The PID and IPC namespaces of its processes, one cluster of
+         * them: a configured instance whose matcher finds processes in
+         * several takes one (INSTANCE_AMBIGUOUS names them) unless
+         * span_namespaces = yes. 0 when unknown, when it has no process,
+         * or when it spans several. */
+        uint64_t pid_ns, ipc_ns;
 };
 
 struct ng_audit {
@@ -78,6 +101,10 @@ struct ng_audit {
         size_t n_instances;
         struct ng_finding *findings;    /* most severe first */
         size_t n_findings;
+        /* The refused processes unreadable_ok names (never a process of an
+         * instance), pid order. */
+        struct ng_acknowledged *acknowledged;
+        size_t n_acknowledged;
         struct ng_instance_config default_cfg;  /* settings of discovered instances */
         uint64_t min_segment_bytes;     /* min_segment_size: smaller segments of an instance are summed up */
 };
@@ -88,6 +115,18 @@ void ng_audit_free(struct ng_audit *a);
 /* 0 none above info, 1 warning, 2 critical (numaguardctl audit's exit status). */
 int ng_audit_exit_status(const struct ng_audit *a);
 const struct ng_instance *ng_audit_instance(const struct ng_audit *a, const char *name);
+
+/* Whether finding f bears on instance in of audit a (numaguardctl audit
+ * --instance; in's segments index a->segments): a finding of in itself;
+ * a host-wide one about one of in's segments; about a node in uses (its
+ * shared memory is there, its CPUs, or its nodes=), for HUGEPAGE_OVERCOMMIT
+ * and HUGEPAGE_NOT_PERSISTENT only where it has hugetlb memory;
+ * AUTONUMA_ON where it has a segment in 4 KiB pages; ZONE_RECLAIM_ON and
+ * NUMAD_RUNNING always; AUDIT_INCOMPLETE about a host file (not about
+ * processes of no instance, other_processes). Never another instance's,
+ * nor the host's page tables (PAGETABLE_BLOAT) or an idle pool
+ * (HUGEPAGE_IDLE). */
+bool ng_finding_bears_on(const struct ng_audit *a, const struct ng_finding *f, const struct ng_instance *in);
 
 /* The nodes a correction spreads the instance's shared memory over:
  * nodes= when set, else its CPUs' nodes (policy local) or every node; only

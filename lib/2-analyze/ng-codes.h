@@ -60,7 +60,8 @@ enum ng_severity {
         X(SEGMENT_POLICY_DRIFT, "6b1f0c4e9d2a47e3a58c0e7d3f91b264", WARNING, REBALANCE) \
         X(POLICY_NOT_PERSISTENT, "ce177948adbf4c4484f7bd61dc2fda39", WARNING, NONE)      \
         X(INTERLEAVE_WEIGHTS, "9e548d39fd4c4386aa4fbd07d68aadc1", WARNING, NONE)        \
-        X(OUT_OF_REACH, "aa8c0e9baea94c9abaf9c70b54b72fe4", INFO, NONE)
+        X(OUT_OF_REACH, "aa8c0e9baea94c9abaf9c70b54b72fe4", INFO, NONE)                   \
+        X(INSTANCE_AMBIGUOUS, "3c1803ff717ddf126522d7535023fa88", WARNING, NONE)
 
 enum ng_code {
 #define NG_CODE_ENUM_(name, msgid, sev, corr) NG_CODE_##name,

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* analyze: why numaguard could not read a process's maps (refusal.h),
  * and the AUDIT_INCOMPLETE findings that name those processes, one per
- * reason, with the advice that fits it. */
+ * reason for each instance's and one per reason for the rest, with the
+ * advice that fits it; the rest unreadable_ok names are acknowledged
+ * instead (counted and shown, ng_audit.acknowledged). */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <sys/types.h>
 #include <stdbool.h>
@@ -189,54 +192,94 @@ static int cmp_pid(const void *x, const void *y)
         return a < b ? -1 : a > b;
 }
 
-/* Whether pid is a process of an instance (whose pids are in pid order). */
-static bool of_instance(const struct ng_audit *a, pid_t pid)
+/* The pids of every instance, sorted: whether a process is one of an
+ * instance's is a bisection, not a walk over thousands of instances. */
+struct claimed {
+        pid_t *pids;
+        size_t n;
+};
+
+static bool claimed_has(const struct claimed *c, pid_t pid)
 {
-        for (size_t i = 0; i < a->n_instances; i++)
-                if (a->instances[i].n_pids &&
-                    bsearch(&pid, a->instances[i].pids, a->instances[i].n_pids, sizeof(pid), cmp_pid))
-                        return true;
-        return false;
+        return c->n && bsearch(&pid, c->pids, c->n, sizeof(pid), cmp_pid);
 }
 
-/* One finding for the processes refused for one reason: how many, of which
- * users, the first few by pid and name (an instance's first: those are
- * the ones whose sizes went unknown), and why. */
-static int refused_finding(struct audit_ctx *ctx, enum ng_refusal kind)
+static int claimed_build(const struct ng_audit *a, struct claimed *ret)
+{
+        size_t n = 0;
+        for (size_t i = 0; i < a->n_instances; i++)
+                n += a->instances[i].n_pids;
+        *ret = (struct claimed) { .pids = malloc((n ? n : 1) * sizeof(pid_t)) };
+        if (!ret->pids)
+                return -ENOMEM;
+        for (size_t i = 0; i < a->n_instances; i++)
+                for (size_t k = 0; k < a->instances[i].n_pids; k++)
+                        ret->pids[ret->n++] = a->instances[i].pids[k];
+        qsort(ret->pids, ret->n, sizeof(pid_t), cmp_pid);
+        return 0;
+}
+
+static int cmp_acknowledged(const void *x, const void *y)
+{
+        const struct ng_acknowledged *a = x, *b = y;
+        return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+static bool acknowledged(const struct ng_audit *a, pid_t pid)
+{
+        struct ng_acknowledged key = { .pid = pid };
+        return a->n_acknowledged &&
+               bsearch(&key, a->acknowledged, a->n_acknowledged, sizeof(key), cmp_acknowledged);
+}
+
+/* The next refused process a finding of in is about, from *at on: in's
+ * (its pids, in pid order), or with in NULL one of no instance that
+ * unreadable_ok does not name; NULL after the last. */
+static const struct ng_proc *next_refused(const struct audit_ctx *ctx, const struct ng_instance *in,
+                                          const struct claimed *c, size_t *at, size_t *cursor)
+{
+        const struct ng_snapshot *s = ctx->s;
+        while (in ? *at < in->n_pids : *at < s->n_procs) {
+                const struct ng_proc *pr = in ? ng_snapshot_proc_next(s, in->pids[*at], cursor) : s->procs[*at];
+                (*at)++;
+                if (pr && pr->maps_errno &&
+                    (in || (!claimed_has(c, pr->pid) && !acknowledged(ctx->a, pr->pid))))
+                        return pr;
+        }
+        return NULL;
+}
+
+/* One finding for the processes refused for one reason, those of instance
+ * in (NULL: of no instance): how many, of which users, the first few by
+ * pid and name, and why. */
+static int refused_finding(struct audit_ctx *ctx, enum ng_refusal kind, const struct ng_instance *in,
+                           const struct claimed *cl)
 {
         const struct ng_snapshot *s = ctx->s;
         uint32_t uids[8];
-        size_t n = 0, shown = 0, n_uids = 0, more_uids = 0, w = 0;
+        size_t n = 0, n_uids = 0, more_uids = 0, w = 0, at = 0, cursor = 0;
         uint64_t missing = 0;
         const char *label = "";
         char procs[SHOWN_PROCS * (NAME_MAX_SHOWN + 32)] = "";
-        for (int pass = 0; pass < 2; pass++)
-                for (size_t i = 0; i < s->n_procs; i++) {
-                        const struct ng_proc *pr = s->procs[i];
-                        if (!pr->maps_errno)
-                                continue;
-                        struct ng_refusal_why why = ng_refusal_decide(&s->self, pr);
-                        if (why.kind != kind)
-                                continue;
-                        if (shown < SHOWN_PROCS && of_instance(ctx->a, pr->pid) == !pass) {
-                                w += (size_t) snprintf(procs + w, sizeof(procs) - w, "%s%d (%.*s)", shown ? ", " : "",
-                                                       (int) pr->pid, name_cut(pr->name, NAME_MAX_SHOWN), pr->name);
-                                shown++;
-                        }
-                        if (pass)
-                                continue;
-                        n++;
-                        missing |= why.missing_caps;
-                        if (!label[0] && confining_label(pr->lsm_label))
-                                label = pr->lsm_label;
-                        bool seen = false;
-                        for (size_t k = 0; k < n_uids; k++)
-                                seen |= uids[k] == pr->status.uid;
-                        if (!seen && n_uids < ELEMENTSOF(uids))
-                                uids[n_uids++] = pr->status.uid;
-                        else if (!seen)
-                                more_uids++;
-                }
+        for (const struct ng_proc *pr; (pr = next_refused(ctx, in, cl, &at, &cursor));) {
+                struct ng_refusal_why why = ng_refusal_decide(&s->self, pr);
+                if (why.kind != kind)
+                        continue;
+                if (n < SHOWN_PROCS)
+                        w += (size_t) snprintf(procs + w, sizeof(procs) - w, "%s%d (%.*s)", n ? ", " : "",
+                                               (int) pr->pid, name_cut(pr->name, NAME_MAX_SHOWN), pr->name);
+                n++;
+                missing |= why.missing_caps;
+                if (!label[0] && confining_label(pr->lsm_label))
+                        label = pr->lsm_label;
+                bool seen = false;
+                for (size_t k = 0; k < n_uids; k++)
+                        seen |= uids[k] == pr->status.uid;
+                if (!seen && n_uids < ELEMENTSOF(uids))
+                        uids[n_uids++] = pr->status.uid;
+                else if (!seen)
+                        more_uids++;
+        }
         if (!n)
                 return 0;
         if (n > SHOWN_PROCS)
@@ -250,16 +293,89 @@ static int refused_finding(struct audit_ctx *ctx, enum ng_refusal kind)
                 snprintf(who + u, sizeof(who) - u, " and %zu more", more_uids);
         char reason[320], advice[sizeof(ctx->a->findings[0].advice)];
         ng_refusal_explain(kind, &s->self, missing, label, reason, sizeof(reason), advice, sizeof(advice));
-        return ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, NULL, NULL, (double) n, advice,
-                            "could not read the memory maps of %zu process%s of uid %s (permission denied: the "
-                            "segments they attach and their placement are unknown), pid%s %s: %s", n,
-                            n == 1 ? "" : "es", who, n == 1 ? "" : "s", procs, reason);
+        int r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, in, NULL, NULL, (double) n, advice,
+                             "could not read the memory maps of %zu process%s %sof uid %s (permission denied: the "
+                             "segments they attach and their placement are unknown), pid%s %s: %s", n,
+                             n == 1 ? "" : "es", in ? "of the instance, " : "", who, n == 1 ? "" : "s", procs,
+                             reason);
+        if (r >= 0 && !in)
+                ctx->a->findings[ctx->a->n_findings - 1].other_processes = true;
+        return r;
+}
+
+/* The entry of list (unreadable_ok) that names pr, as *ret and *ret_len:
+ * "init" for process 1, or a cgroup path pr's cgroup is or is under in any
+ * hierarchy (only root moves a process into a cgroup, unless it delegated
+ * it; a process's name is its user's choice, and /proc/PID/exe is refused
+ * wherever the maps are). */
+static bool named_by(const char *list, const struct ng_proc *pr, const char **ret, size_t *ret_len)
+{
+        for (const char *p = list; *p; p += *p == ',') {
+                size_t len = strcspn(p, ",");
+                bool match = len == 4 && !strncmp(p, "init", 4) && pr->pid == 1;
+                for (size_t i = 0; i < pr->cgroup.n && !match && p[0] == '/'; i++) {
+                        const char *cg = pr->cgroup.e[i].path;
+                        match = cg && !strncmp(cg, p, len) && (cg[len] == '/' || cg[len] == '\0');
+                }
+                if (match) {
+                        *ret = p;
+                        *ret_len = len;
+                        return true;
+                }
+                p += len;
+        }
+        return false;
+}
+
+/* The refused processes of no instance unreadable_ok names, into
+ * a->acknowledged: counted and shown, no finding. */
+static int acknowledge(struct audit_ctx *ctx, const struct claimed *cl)
+{
+        const struct ng_snapshot *s = ctx->s;
+        struct ng_audit *a = ctx->a;
+        const char *list = ctx->cfg->unreadable_ok ? ctx->cfg->unreadable_ok : "";
+        for (size_t i = 0; i < s->n_procs && list[0]; i++) {
+                const struct ng_proc *pr = s->procs[i];
+                const char *by;
+                size_t len;
+                if (!pr->maps_errno || claimed_has(cl, pr->pid) || !named_by(list, pr, &by, &len))
+                        continue;
+                if (ng_grow(&a->acknowledged, NULL, a->n_acknowledged, sizeof(*a->acknowledged), 0) < 0)
+                        return -ENOMEM;
+                struct ng_acknowledged *k = &a->acknowledged[a->n_acknowledged];
+                *k = (struct ng_acknowledged) { .pid = pr->pid, .uid = pr->status.uid, .by = strndup(by, len) };
+                if (!k->by)
+                        return -ENOMEM;
+                snprintf(k->name, sizeof(k->name), "%s", pr->name);
+                a->n_acknowledged++;
+        }
+        if (a->n_acknowledged > 1)
+                qsort(a->acknowledged, a->n_acknowledged, sizeof(*a->acknowledged), cmp_acknowledged);
+        return 0;
 }
 
 int ng_rule_refused(struct audit_ctx *ctx)
 {
-        int r = 0;
+        const struct ng_snapshot *s = ctx->s;
+        bool any = false;
+        for (size_t i = 0; i < s->n_procs && !any; i++)
+                any = s->procs[i]->maps_errno != 0;
+        if (!any)
+                return 0;
+        struct claimed cl;
+        int r = claimed_build(ctx->a, &cl);
+        if (r >= 0)
+                r = acknowledge(ctx, &cl);
+        for (size_t i = 0; i < ctx->a->n_instances && r >= 0; i++) {
+                const struct ng_instance *in = &ctx->a->instances[i];
+                size_t at = 0, cursor = 0;
+                if (!next_refused(ctx, in, &cl, &at, &cursor))
+                        continue;       /* none of its processes refused */
+                for (enum ng_refusal k = 0; k < NG_REFUSAL_COUNT_ && r >= 0; k++)
+                        r = refused_finding(ctx, k, in, &cl);
+        }
         for (enum ng_refusal k = 0; k < NG_REFUSAL_COUNT_ && r >= 0; k++)
-                r = refused_finding(ctx, k);
+                r = refused_finding(ctx, k, NULL, &cl);
+        free(cl.pids);
         return r;
 }

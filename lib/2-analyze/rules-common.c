@@ -50,6 +50,14 @@ struct sz ng_rules_bytes_h(uint64_t bytes)
         return r;
 }
 
+const char *ng_rules_memory_noun(const struct ng_instance *in)
+{
+        if (in->private_bytes == 0)
+                return "shared memory";
+        return in->private_bytes < in->shared_bytes || in->shared_unknown ? "shared and private memory"
+                                                                           : "private memory";
+}
+
 struct lst ng_rules_list_h(const struct ng_bitmap *b)
 {
         struct lst r;

@@ -33,6 +33,10 @@ struct price_txt {
 };
 
 struct sz ng_rules_bytes_h(uint64_t bytes);
+/* What the instance's segments are: "shared memory", "private memory"
+ * (MariaDB's InnoDB buffer pool, a private mapping of the server) or
+ * "shared and private memory". */
+const char *ng_rules_memory_noun(const struct ng_instance *in);
 struct lst ng_rules_list_h(const struct ng_bitmap *b);
 /* A share as a rounded percentage. */
 uint64_t ng_rules_pct(double f);

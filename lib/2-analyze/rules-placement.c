@@ -40,12 +40,14 @@ int ng_rule_cyclops(struct audit_ctx *ctx, const struct ng_instance *in)
                 return 0;
         struct ng_bitmap nodes = {0};
         ng_bitmap_set(&nodes, (unsigned) top);
-        return ng_rules_add(ctx, NG_CODE_CYCLOPS, NG_SEV_WARNING, in, NULL, &nodes, share,
-                   "interleave the shared memory over the instance's nodes (start it under numactl "
-                   "--interleave, enable the database's NUMA support, or numaguardctl rebalance)",
-                   "%" PRIu64 "%% of %s resident shared memory sits on node %d (%s) while the instance's "
+        const char *what = ng_rules_memory_noun(in);
+        char advice[256];
+        snprintf(advice, sizeof(advice), "interleave the %s over the instance's nodes (start it under numactl "
+                 "--interleave, enable the database's NUMA support, or numaguardctl rebalance)", what);
+        return ng_rules_add(ctx, NG_CODE_CYCLOPS, NG_SEV_WARNING, in, NULL, &nodes, share, advice,
+                   "%" PRIu64 "%% of %s resident %s sits on node %d (%s) while the instance's "
                    "CPUs %s span nodes %s%s%s",
-                   ng_rules_pct(share), ng_rules_bytes_h(in->resident_bytes).s, top, ng_rules_bytes_h(top_bytes).s, ng_rules_list_h(&in->cpus).s,
+                   ng_rules_pct(share), ng_rules_bytes_h(in->resident_bytes).s, what, top, ng_rules_bytes_h(top_bytes).s, ng_rules_list_h(&in->cpus).s,
                    ng_rules_list_h(&in->cpu_nodes).s, ng_rules_bandwidth_h(&in->price).s,
                    ng_rules_socket_h(ctx->s, &nodes, &in->cpu_nodes).s);
 }
@@ -207,9 +209,10 @@ int ng_rule_remote(struct audit_ctx *ctx, const struct ng_instance *in)
         }
         if (share >= REMOTE_SHARE_WARN && !ng_rules_intended(in, &sits_remote))
                 return ng_rules_add(ctx, NG_CODE_REMOTE_MEMORY, NG_SEV_WARNING, in, NULL, &sits_remote, share, advice,
-                           "%" PRIu64 "%% of %s resident shared memory (%s) sits on node%s %s, which hold%s none "
+                           "%" PRIu64 "%% of %s resident %s (%s) sits on node%s %s, which hold%s none "
                            "of the instance's CPUs %s (nodes %s)%s%s",
-                           ng_rules_pct(share), ng_rules_bytes_h(in->resident_bytes).s, ng_rules_bytes_h(remote_bytes).s,
+                           ng_rules_pct(share), ng_rules_bytes_h(in->resident_bytes).s, ng_rules_memory_noun(in),
+                           ng_rules_bytes_h(remote_bytes).s,
                            ng_bitmap_count(&sits_remote) == 1 ? "" : "s", ng_rules_list_h(&sits_remote).s,
                            ng_bitmap_count(&sits_remote) == 1 ? "s" : "", ng_rules_list_h(&in->cpus).s,
                            ng_rules_list_h(&in->cpu_nodes).s, ng_rules_latency_h(&in->price).s,

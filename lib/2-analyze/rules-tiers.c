@@ -52,12 +52,15 @@ int ng_rule_slow_tier(struct audit_ctx *ctx, const struct ng_instance *in)
         if (share < SLOW_TIER_SHARE || ng_rules_intended(in, &slow))
                 return 0;
         bool one = ng_bitmap_count(&slow) == 1;
-        return ng_rules_add(ctx, NG_CODE_SLOW_TIER, NG_SEV_WARNING, in, NULL, &slow, share,
-                   "put the shared memory on the tier of the instance's CPUs: bind or interleave it over their nodes "
-                   "(numaguardctl rebalance), and back it by hugepages, which the kernel never demotes",
-                   "%" PRIu64 "%% of %s resident shared memory (%s) sits on node%s %s in memory tier %d, slower than "
+        const char *what = ng_rules_memory_noun(in);
+        char advice[256];
+        snprintf(advice, sizeof(advice), "put the %s on the tier of the instance's CPUs: bind or interleave it over "
+                 "their nodes (numaguardctl rebalance), and back it by hugepages, which the kernel never demotes",
+                 what);
+        return ng_rules_add(ctx, NG_CODE_SLOW_TIER, NG_SEV_WARNING, in, NULL, &slow, share, advice,
+                   "%" PRIu64 "%% of %s resident %s (%s) sits on node%s %s in memory tier %d, slower than "
                    "tier %d of the instance's CPU nodes %s%s",
-                   ng_rules_pct(share), ng_rules_bytes_h(in->resident_bytes).s, ng_rules_bytes_h(slow_bytes).s,
+                   ng_rules_pct(share), ng_rules_bytes_h(in->resident_bytes).s, what, ng_rules_bytes_h(slow_bytes).s,
                    one ? "" : "s", ng_rules_list_h(&slow).s, slowest, local, ng_rules_list_h(&in->cpu_nodes).s,
                    ng_rules_latency_h(&in->price).s);
 }
@@ -86,12 +89,14 @@ static int demotable(struct audit_ctx *ctx, const struct ng_instance *in)
                 return 0;
         bool one = ng_bitmap_count(&below) == 1;
         int nb = s->knobs.numa_balancing;
-        return ng_rules_add(ctx, NG_CODE_SHMEM_DEMOTABLE, NG_SEV_WARNING, in, NULL, &below, (double) bytes,
-                   "back the shared memory by hugepages (hugetlb pages are never demoted), or turn demotion off: "
-                   "echo false > /sys/kernel/mm/numa/demotion_enabled",
-                   "demotion is on and %s of the instance's resident shared memory is not in hugepages: under "
+        const char *what = ng_rules_memory_noun(in);
+        char advice[256];
+        snprintf(advice, sizeof(advice), "back the %s by hugepages (hugetlb pages are never demoted), or turn "
+                 "demotion off: echo false > /sys/kernel/mm/numa/demotion_enabled", what);
+        return ng_rules_add(ctx, NG_CODE_SHMEM_DEMOTABLE, NG_SEV_WARNING, in, NULL, &below, (double) bytes, advice,
+                   "demotion is on and %s of the instance's resident %s is not in hugepages: under "
                    "memory pressure on node%s %s the kernel may move it to the slower tier on node%s %s%s",
-                   ng_rules_bytes_h(bytes).s, ng_bitmap_count(&in->cpu_nodes) == 1 ? "" : "s",
+                   ng_rules_bytes_h(bytes).s, what, ng_bitmap_count(&in->cpu_nodes) == 1 ? "" : "s",
                    ng_rules_list_h(&in->cpu_nodes).s, one ? "" : "s",
                    ng_rules_list_h(&below).s,
                    nb == 2 || nb == 3 ? " (NUMA balancing in tiering mode promotes a page back only once it is "

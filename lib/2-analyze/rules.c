@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "audit-internal.h"
+#include "audit-ns.h"
 #include "engine.h"
 #include "ng-format.h"
 #include "units.h"
@@ -43,9 +44,11 @@ static int rule_pagetables(struct audit_ctx *ctx)
                 if (share < limit)
                         continue;
                 int r = ng_rules_add(ctx, NG_CODE_PAGETABLE_BLOAT, NG_SEV_WARNING, in, NULL, NULL, share, advice,
-                            "the instance's %zu processes hold %s of page tables (%" PRIu64 "%% of memory); with "
-                            "2M pages the shared part would need about %s",
-                            in->n_pids, ng_rules_bytes_h(ng_kib_bytes_sat(in->vm_pte_kib)).s, ng_rules_pct(share), ng_rules_bytes_h(ng_mul_sat(in->vm_pte_kib, 2)).s);
+                            "the instance's %zu processes hold %s of page tables (%" PRIu64 "%% of the host's "
+                            "%s, /proc/meminfo's MemTotal); with 2M pages the shared part would need about %s",
+                            in->n_pids, ng_rules_bytes_h(ng_kib_bytes_sat(in->vm_pte_kib)).s, ng_rules_pct(share),
+                            ng_rules_bytes_h(ng_kib_bytes_sat(total_kib)).s,
+                            ng_rules_bytes_h(ng_mul_sat(in->vm_pte_kib, 2)).s);
                 if (r < 0)
                         return r;
         }
@@ -53,7 +56,8 @@ static int rule_pagetables(struct audit_ctx *ctx)
         if (share < limit)
                 return 0;
         return ng_rules_add(ctx, NG_CODE_PAGETABLE_BLOAT, NG_SEV_WARNING, NULL, NULL, NULL, share, advice,
-                   "page tables take %s, %" PRIu64 "%% of %s memory (threshold %" PRIu64 "%%)",
+                   "page tables take %s (/proc/meminfo's PageTables), %" PRIu64 "%% of the host's %s (its "
+                   "MemTotal; threshold %" PRIu64 "%%)",
                    ng_rules_bytes_h(ng_kib_bytes_sat(pt_kib)).s, ng_rules_pct(share), ng_rules_bytes_h(ng_kib_bytes_sat(total_kib)).s, ng_rules_pct(limit));
 }
 
@@ -78,7 +82,8 @@ static int rule_pressure(struct audit_ctx *ctx)
                             NULL, &nodes, (double) free_b,
                             "find what filled the node (a cyclops segment, a bound instance) and spread it; "
                             "allocations there now fall back to remote nodes or reclaim",
-                            "node %d has %s free of %s, below its floor of %s (shmem %s, page tables %s)",
+                            "node %d has %s free of its %s (the node's MemTotal), below its floor of %s (shmem %s, "
+                            "page tables %s)",
                             nd->id, ng_rules_bytes_h(free_b).s, ng_rules_bytes_h(total).s, ng_rules_bytes_h(floor).s,
                             ng_rules_bytes_h(ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, "Shmem"))).s,
                             ng_rules_bytes_h(ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, "PageTables"))).s);
@@ -225,6 +230,36 @@ static int outside_topology(struct audit_ctx *ctx, const struct ng_segment *seg)
         return 0;
 }
 
+/* A file that could not be used: a process's (/proc/PID) is the finding
+ * of each instance the process is of, or of no instance (other_processes);
+ * any other is the host's, which every instance's audit rests on. */
+static int problem_finding(struct audit_ctx *ctx, const struct ng_problem *pb)
+{
+        static const char check[] = "check the file (a broken kernel, a damaged or edited tree); what depends on it "
+                                    "is not audited";
+        const char *advice = pb->advice[0] ? pb->advice : check;
+        bool any = false;
+        int r = 0;
+        for (size_t i = 0; i < ctx->a->n_instances && pb->pid > 0 && r >= 0; i++) {
+                const struct ng_instance *in = &ctx->a->instances[i];
+                bool its = false;
+                for (size_t k = 0; k < in->n_pids && !its; k++)
+                        its = in->pids[k] == pb->pid;
+                if (its) {
+                        r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, in, NULL, NULL, 0, advice,
+                                         "%s: %s", pb->path, pb->reason);
+                        any = true;
+                }
+        }
+        if (r < 0 || any)
+                return r;
+        r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, NULL, NULL, 0, advice, "%s: %s",
+                         pb->path, pb->reason);
+        if (r >= 0)
+                ctx->a->findings[ctx->a->n_findings - 1].other_processes = pb->pid > 0;
+        return r;
+}
+
 /* Files that could not be used and pages outside the topology; the
  * processes whose maps were refused are refusal.c's. */
 static int rule_incomplete(struct audit_ctx *ctx)
@@ -232,10 +267,7 @@ static int rule_incomplete(struct audit_ctx *ctx)
         const struct ng_snapshot *s = ctx->s;
         int r = 0;
         for (size_t i = 0; i < s->n_problems && i < NG_MAX_PROBLEMS && r >= 0; i++)
-                r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, NULL, NULL, 0,
-                        s->problems[i].advice[0] ? s->problems[i].advice :
-                        "check the file (a broken kernel, a damaged or edited tree); what depends on it is not "
-                        "audited", "%s: %s", s->problems[i].path, s->problems[i].reason);
+                r = problem_finding(ctx, &s->problems[i]);
         if (r >= 0 && s->n_problems > NG_MAX_PROBLEMS)
                 r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, NULL, NULL,
                         (double) (s->n_problems - NG_MAX_PROBLEMS), "check the files named above",
@@ -305,7 +337,7 @@ int ng_audit_rules(struct audit_ctx *ctx)
                 ng_rule_shortfall, ng_rule_idle, rule_pagetables, rule_pressure, rule_orphans, rule_host,
                 rule_incomplete, ng_rule_hugepage_not_persistent,
                 rule_hidden_hop, ng_rule_shmem_demotable, ng_rule_hugepage_overcommit, ng_rule_sigbus_risk,
-                ng_rule_tiers_ignore_hmat,
+                ng_rule_tiers_ignore_hmat, ng_rule_ambiguous,
         };
         int r = 0;
         for (size_t i = 0; i < ctx->a->n_instances && r >= 0; i++)

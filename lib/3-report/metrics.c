@@ -140,7 +140,8 @@ static void instances(FILE *f, const struct ng_audit *a)
                                         "source=\"%s\"} %" PRIu64 "\n", name, ng_source_name(k), by[k]);
         }
         container_info(f, a);
-        family(f, "instance_shared_bytes", "gauge", "Size of the instance's shared segments.");
+        family(f, "instance_shared_bytes", "gauge", "Size of the instance's segments: its shared memory, and "
+               "its large private mappings where it keeps its buffer pool there (InnoDB).");
         for (size_t i = 0; i < a->n_instances; i++) {
                 /* an unknown size is no sample, never 0 */
                 if (a->instances[i].shared_unknown)
@@ -244,10 +245,31 @@ static int cmp_u32(const void *x, const void *y)
         return (a > b) - (a < b);
 }
 
-/* What AUDIT_INCOMPLETE says in words, as numbers a fleet can alert on:
- * the processes whose maps the poll could not read, per owner. */
-static int unreadable(FILE *f, const struct ng_snapshot *s)
+static int cmp_acknowledged(const void *x, const void *y)
 {
+        const struct ng_acknowledged *a = x, *b = y;
+        return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+/* Whether a acknowledges pid (its list is in pid order). */
+static bool acknowledged(const struct ng_audit *a, pid_t pid)
+{
+        struct ng_acknowledged key = { .pid = pid };
+        return a && a->n_acknowledged &&
+               bsearch(&key, a->acknowledged, a->n_acknowledged, sizeof(key), cmp_acknowledged);
+}
+
+/* What AUDIT_INCOMPLETE says in words, as numbers a fleet can alert on:
+ * the processes whose maps the poll could not read, per owner, but those
+ * unreadable_ok acknowledges, which are counted on their own. */
+static int unreadable(FILE *f, const struct ng_snapshot *s, const struct ng_audit *a)
+{
+        if (a) {
+                family(f, "audit_acknowledged_unreadable_processes", "gauge",
+                       "Processes whose memory maps the last poll could not read and unreadable_ok acknowledges: "
+                       "not AUDIT_INCOMPLETE.");
+                fprintf(f, "numaguard_audit_acknowledged_unreadable_processes %zu\n", a->n_acknowledged);
+        }
         family(f, "audit_unreadable_processes", "gauge",
                "Processes whose memory maps the last poll could not read, per uid: what they attach is unknown.");
         size_t n = 0;
@@ -260,7 +282,7 @@ static int unreadable(FILE *f, const struct ng_snapshot *s)
                 return -ENOMEM;
         n = 0;
         for (size_t i = 0; i < s->n_procs; i++)
-                if (s->procs[i]->maps_errno)
+                if (s->procs[i]->maps_errno && !acknowledged(a, s->procs[i]->pid))
                         uids[n++] = s->procs[i]->status.uid;
         qsort(uids, n, sizeof(*uids), cmp_u32);
         for (size_t i = 0, j; i < n; i = j) {
@@ -346,7 +368,7 @@ int ng_metrics_render(const struct ng_snapshot *s, const struct ng_audit *a,
                 prices(f, a);
                 findings(f, a);
         }
-        int r = unreadable(f, s);
+        int r = unreadable(f, s, a);
         if (r < 0)
                 return r;
         poll_cost(f, s, p);

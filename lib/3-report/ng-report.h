@@ -28,6 +28,10 @@ enum ng_distance_class ng_distance_class(const struct ng_snapshot *s, int from, 
 const char *ng_distance_class_name(enum ng_distance_class c);
 
 int ng_report_topology_text(const struct ng_snapshot *s, FILE *f);
+/* When the nodes' MemTotal sum and /proc/meminfo's differ
+ * (ng_host_memory_split()): one line saying so, with both and which figures
+ * rest on which, into buf; NULL when they agree or either is unknown. */
+const char *ng_report_memory_note(const struct ng_snapshot *s, char *buf, size_t size);
 /* Returns a new JSON object or NULL on allocation failure. */
 struct json_object *ng_report_topology_json(const struct ng_snapshot *s);
 /* The measured latency and bandwidth matrices beside the SLIT. */
@@ -71,6 +75,13 @@ struct json_object *ng_finding_json(const struct ng_finding *fd);
 /* The audit document: schema, topology, instances (with their segments),
  * segments, findings, summary, cost. */
 struct json_object *ng_report_audit_json(const struct ng_snapshot *s, const struct ng_audit *a);
+
+/* The processes unreadable_ok acknowledges (ng_audit.acknowledged): "N
+ * processes acknowledged unreadable (unreadable_ok): pid P (NAME, uid U,
+ * ENTRY), ..." on one line, nothing when none; and as an array of {"pid",
+ * "name", "uid", "by"}. */
+void ng_report_acknowledged_text(const struct ng_audit *a, FILE *f);
+struct json_object *ng_report_acknowledged_json(const struct ng_audit *a);
 
 struct ng_plan;
 void ng_plan_boot_line(const struct ng_plan *p, char *buf, size_t size);

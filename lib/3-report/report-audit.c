@@ -16,6 +16,7 @@
 #include "units.h"
 #include "util.h"
 #include "bitmap-json.h"
+#include "report-internal.h"
 
 static const char *origin_name(enum ng_instance_origin o)
 {
@@ -137,7 +138,11 @@ static void print_segment(const struct ng_snapshot *s, const struct ng_segment *
         char sz[24], name[NG_TEXT_SIZE(sizeof(seg->name))];
         ng_format_bytes_or(seg->bytes, seg->bytes_unknown, "size unknown", sz, sizeof(sz));
         ng_text_escape(NG_TEXT_TERM, seg->name, name, sizeof(name));
-        fprintf(f, "  %s %s: %s", ng_seg_kind_name(seg->kind), name, sz);
+        if (seg->kind == NG_SEG_PRIVATE)
+                fprintf(f, "  private mapping %s at 0x%" PRIx64 " of pid %d: %s", name, seg->rep_start,
+                        seg->n_pids ? (int) seg->pids[0] : 0, sz);
+        else
+                fprintf(f, "  %s %s: %s", ng_seg_kind_name(seg->kind), name, sz);
         if (seg->page_kib) {
                 char pg[16];
                 ng_format_page_size(seg->page_kib, pg, sizeof(pg));
@@ -178,64 +183,6 @@ static int print_groups(const struct ng_snapshot *s, const struct ng_audit *a, c
         return r;
 }
 
-/* "AllowedMemoryNodes=6" / "cpuset.mems 6" / "" when the owner leaves it. */
-static void owner_value(const struct ng_owner *ow, bool mems, char *buf, size_t size)
-{
-        bool has = mems ? ow->has_mems : ow->has_cpus;
-        char l[128];
-        ng_bitmap_format_list(mems ? &ow->mems : &ow->cpus, l, sizeof(l));
-        if (ow->kind == NG_OWNER_SYSTEMD)
-                snprintf(buf, size, "%s=%s", mems ? "AllowedMemoryNodes" : "AllowedCPUs", has ? l : "");
-        else if (ow->kind == NG_OWNER_DOCKER || ow->kind == NG_OWNER_PODMAN)
-                snprintf(buf, size, "%s=%s", mems ? "cpuset-mems" : "cpuset-cpus", has ? l : "");
-        else if (has)
-                snprintf(buf, size, "%s %s", mems ? "cpuset.mems" : "cpuset.cpus", l);
-        else
-                buf[0] = '\0';
-}
-
-/* The owner's name, file and error are text others may choose (a user's
- * unit, a delegated cgroup): escaped like every name (text.h). */
-static void print_owner(const struct ng_owner *ow, FILE *f)
-{
-        char c[160], m[160];
-        _cleanup_free_ char *name = ng_text_dup(NG_TEXT_TERM, ow->name),
-                            *source = ng_text_dup(NG_TEXT_TERM, ow->source),
-                            *error = ng_text_dup(NG_TEXT_TERM, ow->error);
-        if (!name || !source || !error) {
-                fprintf(f, "  cpuset owner: (out of memory)\n");
-                return;
-        }
-        switch (ow->kind) {
-        case NG_OWNER_NONE:
-                fprintf(f, "  cpuset owner: none (a live change lasts until the cgroup goes or the host reboots)\n");
-                return;
-        case NG_OWNER_UNKNOWN:
-                fprintf(f, "  cpuset owner: unknown (%s)\n", error);
-                return;
-        case NG_OWNER_KUBELET:
-                fprintf(f, "  cpuset owner: kubelet, pod %s (%s QoS: its CPU and Memory Managers decide)\n", name,
-                        source[0] ? source : "unknown");
-                return;
-        case NG_OWNER_SYSTEMD:
-        case NG_OWNER_CGCONFIG:
-        case NG_OWNER_DOCKER:
-        case NG_OWNER_PODMAN:
-                break;
-        }
-        fprintf(f, "  cpuset owner: %s %s", ow->kind == NG_OWNER_SYSTEMD ? "systemd unit" :
-                ow->kind == NG_OWNER_CGCONFIG ? "cgconfig group" : ow->kind == NG_OWNER_DOCKER ? "docker container" :
-                "podman container", name);
-        if (!ow->known) {
-                fprintf(f, " (what it restores is unknown: %s)\n", source);
-                return;
-        }
-        owner_value(ow, false, c, sizeof(c));
-        owner_value(ow, true, m, sizeof(m));
-        fprintf(f, " (%s%s%s%s, from %s)\n", c, c[0] && m[0] ? ", " : "", m, !c[0] && !m[0] ? "no cpuset values" : "",
-                source);
-}
-
 /* Where the placement of the resident bytes came from: the segments' own
  * pages (every resident page counts), or what attachers happen to map. */
 static void print_resident_sources(const struct ng_audit *a, const struct ng_instance *in, FILE *f)
@@ -261,38 +208,22 @@ static void print_resident_sources(const struct ng_audit *a, const struct ng_ins
                 fputc(')', f);
 }
 
-/* "  container docker pg-main (id 3f2a0c1d9b7e), pod shop/pg-0 (uid ..., burstable)":
- * the names are the runtime's, anyone's to choose, so escaped. */
-static void print_container(const struct ng_container *ct, FILE *f)
+/* "shared memory 8 GiB, 7.2 GiB resident"; private segments (MariaDB's
+ * InnoDB buffer pool, a private mapping of the server) are no shared
+ * memory: "private memory 160 MiB (the InnoDB buffer pool and ...)" beside
+ * or instead of it. */
+static void print_sizes(const struct ng_instance *in, const char *sh, const char *res, FILE *f)
 {
-        char name[NG_TEXT_SIZE(sizeof(ct->name))], pod[NG_TEXT_SIZE(sizeof(ct->pod))],
-                ns[NG_TEXT_SIZE(sizeof(ct->pod_namespace))];
-        fprintf(f, "  container %s%s%s (id %.12s)", ct->runtime[0] ? ct->runtime : "of unknown runtime",
-                ct->name[0] ? " " : "", ng_text_escape(NG_TEXT_TERM, ct->name, name, sizeof(name)), ct->id);
-        if (ct->pod_uid[0])
-                fprintf(f, ", pod %s%s%s (uid %s, %s)", ng_text_escape(NG_TEXT_TERM, ct->pod_namespace, ns, sizeof(ns)),
-                        ct->pod_namespace[0] ? "/" : "", ct->pod[0] ? ng_text_escape(NG_TEXT_TERM, ct->pod, pod, sizeof(pod)) :
-                        "(name unknown)", ct->pod_uid, ct->qos);
-        fputc('\n', f);
-}
-
-/* Empty strings are unknown: null. */
-static struct json_object *str_or_null(const char *v)
-{
-        return v[0] ? json_object_new_string(v) : NULL;
-}
-
-static struct json_object *container_json(const struct ng_container *ct)
-{
-        struct json_object *o = json_object_new_object();
-        json_object_object_add(o, "runtime", str_or_null(ct->runtime));
-        json_object_object_add(o, "id", json_object_new_string(ct->id));
-        json_object_object_add(o, "name", str_or_null(ct->name));
-        json_object_object_add(o, "pod", str_or_null(ct->pod));
-        json_object_object_add(o, "pod_namespace", str_or_null(ct->pod_namespace));
-        json_object_object_add(o, "pod_uid", str_or_null(ct->pod_uid));
-        json_object_object_add(o, "qos", str_or_null(ct->qos));
-        return o;
+        char shared[24], priv[24];
+        const char *label = ng_engine_private_label(in->type);
+        if (in->private_bytes == 0)
+                return (void) fprintf(f, "  shared memory %s, %s resident", sh, res);
+        bool any = in->shared_unknown || in->shared_bytes > in->private_bytes;
+        ng_format_bytes_or(in->shared_bytes - in->private_bytes, in->shared_unknown, "of unknown size", shared,
+                           sizeof(shared));
+        ng_format_kib(in->private_bytes / 1024, priv, sizeof(priv));
+        fprintf(f, "  %s%s%sprivate memory %s (%s), %s resident", any ? "shared memory " : "", any ? shared : "",
+                any ? ", " : "", priv, label ? label : "large private mappings", res);
 }
 
 static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_instance *in,
@@ -316,10 +247,10 @@ static void print_instance(const struct ng_snapshot *s, const struct ng_audit *a
                 ng_bitmap_count(&in->mems) == 1 ? "" : "s", mems[0] ? mems : "-", in->cgroup ? ", cpuset " : "",
                 !in->cgroup ? "" : cgroup ? cgroup : "(out of memory)");
         if (in->container)
-                print_container(in->container, f);
+                ng_report_container_text(in->container, f);
         if (in->owner)
-                print_owner(in->owner, f);
-        fprintf(f, "  shared memory %s, %s resident", sh, res);
+                ng_report_owner_text(in->owner, f);
+        print_sizes(in, sh, res, f);
         print_resident_sources(a, in, f);
         fprintf(f, "; page tables %s\n", pte);
         /* An unclaimed pseudo-instance is its one segment: never grouped. */
@@ -366,6 +297,9 @@ int ng_report_audit_text_flags(const struct ng_snapshot *s, const struct ng_audi
                 c[NG_SEV_CRITICAL], c[NG_SEV_WARNING], c[NG_SEV_WARNING] == 1 ? "" : "s", c[NG_SEV_INFO]);
         if (s->latency_error[0])
                 fprintf(f, "latency matrix not usable, prices from the SLIT: %s\n", s->latency_error);
+        char note[512];
+        if (ng_report_memory_note(s, note, sizeof(note)))
+                fprintf(f, "%s\n", note);
         for (size_t i = 0; i < a->n_instances; i++)
                 print_instance(s, a, &a->instances[i], flags & NG_REPORT_VERBOSE, f);
         if (a->n_instances == 0)
@@ -380,6 +314,9 @@ int ng_report_audit_text_flags(const struct ng_snapshot *s, const struct ng_audi
         fprintf(f, "\n%s\n", a->n_findings ? "findings:" : "no findings");
         for (size_t i = 0; i < a->n_findings; i++)
                 print_finding(&a->findings[i], f);
+        if (a->n_acknowledged)
+                fputc('\n', f);
+        ng_report_acknowledged_text(a, f);
         print_not_evaluated(s, f);
         return ferror(f) ? -EIO : 0;
 }
@@ -455,7 +392,7 @@ static struct json_object *instance_json(const struct ng_audit *a, const struct 
         json_object_object_add(o, "mems", ng_bitmap_json_list(&in->mems));
         json_object_object_add(o, "cgroup", in->cgroup ? json_object_new_string(in->cgroup) : NULL);
         if (in->container)
-                json_object_object_add(o, "container", container_json(in->container));
+                json_object_object_add(o, "container", ng_report_container_json(in->container));
         json_object_object_add(o, "cpuset_owner",
                                json_object_new_string(ng_owner_kind_name(in->owner ? in->owner->kind : NG_OWNER_NONE)));
         json_object_object_add(o, "cpuset_owner_name", in->owner && in->owner->name[0] ?
@@ -572,11 +509,13 @@ struct json_object *ng_report_audit_json(const struct ng_snapshot *s, const stru
         for (size_t i = 0; i < a->n_findings; i++)
                 json_object_array_add(finds, ng_finding_json(&a->findings[i]));
         json_object_object_add(o, "findings", finds);
+        json_object_object_add(o, "acknowledged_unreadable", ng_report_acknowledged_json(a));
         count_severities(a, c);
         json_object_object_add(summary, "critical", json_object_new_int((int) c[NG_SEV_CRITICAL]));
         json_object_object_add(summary, "warning", json_object_new_int((int) c[NG_SEV_WARNING]));
         json_object_object_add(summary, "info", json_object_new_int((int) c[NG_SEV_INFO]));
         json_object_object_add(summary, "exit_status", json_object_new_int(ng_audit_exit_status(a)));
+        json_object_object_add(summary, "acknowledged_unreadable", json_object_new_uint64(a->n_acknowledged));
         json_object_object_add(summary, "not_evaluated", not_evaluated_json(s));
         json_object_object_add(o, "summary", summary);
         json_object_object_add(o, "cost", cost_json(s));

@@ -130,8 +130,10 @@ int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment
                 char sz[24], res[24], name[NG_TEXT_SIZE(sizeof(seg->name))];
                 ng_format_bytes_or(seg->bytes, seg->bytes_unknown, "size unknown", sz, sizeof(sz));
                 ng_format_kib(seg->resident_bytes / 1024, res, sizeof(res));
-                fprintf(f, "%s%s %s", i ? "\n" : "", ng_seg_kind_name(seg->kind),
-                        ng_text_escape(NG_TEXT_TERM, seg->name, name, sizeof(name)));
+                fprintf(f, "%s%s %s", i ? "\n" : "", seg->kind == NG_SEG_PRIVATE ? "private mapping" :
+                        ng_seg_kind_name(seg->kind), ng_text_escape(NG_TEXT_TERM, seg->name, name, sizeof(name)));
+                if (seg->kind == NG_SEG_PRIVATE)
+                        fprintf(f, " at 0x%" PRIx64 " of pid %d", seg->rep_start, seg->n_pids ? (int) seg->pids[0] : 0);
                 if (seg->kind == NG_SEG_SYSV)
                         fprintf(f, " shmid %" PRId32, seg->shmid);
                 if (seg->other_ns)

@@ -316,6 +316,22 @@ static void print_features(const struct ng_snapshot *s, FILE *f)
         }
 }
 
+const char *ng_report_memory_note(const struct ng_snapshot *s, char *buf, size_t size)
+{
+        assert(s && buf);
+        struct ng_known_u64 nodes, host;
+        if (!ng_host_memory_split(s, &nodes, &host))
+                return NULL;
+        char n[24], h[24];
+        ng_format_kib(nodes.v / 1024, n, sizeof(n));
+        ng_format_kib(host.v / 1024, h, sizeof(h));
+        snprintf(buf, size, "memory: the nodes' MemTotal add up to %s, %.0f%% of /proc/meminfo's MemTotal of %s: "
+                 "the nodes do not show the host's memory as it counts it (a virtual machine, a balloon driver); a "
+                 "node's figures are of its own MemTotal, the host's of /proc/meminfo's", n,
+                 (double) nodes.v * 100 / (double) host.v, h);
+        return buf;
+}
+
 int ng_report_topology_text(const struct ng_snapshot *s, FILE *f)
 {
         assert(s && f);
@@ -330,6 +346,9 @@ int ng_report_topology_text(const struct ng_snapshot *s, FILE *f)
                 ng_bitmap_count(&s->topo.cpus_online) == 1 ? "" : "s", cpus,
                 s->topo.numa_sysfs ? "" : " [kernel without NUMA sysfs]");
         print_node_rows(s, f, sizes, n_sizes);
+        char note[512];
+        if (ng_report_memory_note(s, note, sizeof(note)))
+                fprintf(f, "%s\n", note);
         print_distances(s, f);
         print_sockets(s, f);
         print_tiers(s, f);
@@ -490,6 +509,11 @@ struct json_object *ng_report_topology_json(const struct ng_snapshot *s)
         ng_host_memory(s, &total, &free_b);
         json_object_object_add(o, "mem_total_kib", total.known ? json_u64(total.v / 1024) : NULL);
         json_object_object_add(o, "mem_free_kib", free_b.known ? json_u64(free_b.v / 1024) : NULL);
+        struct ng_known_u64 nodes_total, host_total;
+        bool split = ng_host_memory_split(s, &nodes_total, &host_total);
+        json_object_object_add(o, "nodes_mem_total_kib", nodes_total.known ? json_u64(nodes_total.v / 1024) : NULL);
+        json_object_object_add(o, "mem_totals_differ", nodes_total.known && host_total.known ?
+                               json_object_new_boolean(split) : NULL);
         for (size_t i = 0; i < s->topo.n_nodes; i++)
                 json_object_array_add(nodes, node_json(s, &s->topo.nodes[i]));
         json_object_object_add(o, "nodes", nodes);

@@ -91,15 +91,29 @@ static void plan_segment_file(const struct ng_snapshot *s, const struct ng_segme
         p->dev_major = seg->dev_major;
         p->dev_minor = seg->dev_minor;
         p->inode = seg->inode;
+        if (seg->kind == NG_SEG_SYSV && seg->dev_major == NG_SEG_DEV_CONFLICT) {
+                p->unreachable_pages = seg->resident_bytes / p->page_bytes;
+                snprintf(p->unreachable_why, sizeof(p->unreachable_why), "%s",
+                         "its attachers' maps lines name it on two devices (one a file named like it): which "
+                         "file is the segment is unknown");
+                return;
+        }
         if (pr && p->n_ranges) {
                 /* a SysV segment's device is the kernel's shm mount, which
                  * /proc/sysvipc/shm does not name: the maps line does */
-                for (size_t j = 0; j < pr->n_maps; j++)
-                        if (pr->maps[j].start == p->ranges[0].start) {
-                                p->dev_major = pr->maps[j].dev_major;
-                                p->dev_minor = pr->maps[j].dev_minor;
-                                p->inode = pr->maps[j].inode;
-                        }
+                for (size_t j = 0; j < pr->n_maps; j++) {
+                        const struct ng_map *m = &pr->maps[j];
+                        if (m->start != p->ranges[0].start)
+                                continue;
+                        p->dev_major = m->dev_major;
+                        p->dev_minor = m->dev_minor;
+                        p->inode = m->inode;
+                        /* a SysV segment's inode is its shmid: its name
+                         * tells it from a memfd given the same number */
+                        if (seg->kind == NG_SEG_SYSV)
+                                snprintf(p->seg_name, sizeof(p->seg_name), "%s%s", m->path,
+                                         m->deleted ? " (deleted)" : "");
+                }
                 snprintf(p->seg_path, sizeof(p->seg_path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int) pr->pid,
                          p->ranges[0].start, p->ranges[0].end);
                 p->seg_follow = true;
@@ -205,6 +219,30 @@ static int plan_refuse(struct ng_rebalance_plan *p, enum ng_outcome verdict, con
         return 0;
 }
 
+/* Resident pages whose nodes nothing read (a numa_maps or maps that could
+ * not be used, an attacher that maps none of the kernel's count): planned
+ * from its nodes, such a segment would read as "nothing resident, nothing
+ * to move". */
+static bool placement_unknown(const struct ng_segment *seg)
+{
+        return seg->placement_source == NG_SOURCE_NONE &&
+               (seg->resident_bytes > 0 || seg->resident_source == NG_SOURCE_NONE);
+}
+
+static int refuse_unknown(struct ng_rebalance_plan *p, const struct ng_segment *seg)
+{
+        char sz[24];
+        ng_rebalance_format_size(seg->resident_bytes, sz, sizeof(sz));
+        p->verdict = NG_OUTCOME_REFUSED;
+        if (seg->resident_source == NG_SOURCE_NONE)
+                snprintf(p->reason, sizeof(p->reason), "its resident pages and their nodes are unknown (see "
+                         "AUDIT_INCOMPLETE): nothing is moved on a placement that was not read");
+        else
+                snprintf(p->reason, sizeof(p->reason), "its placement is unknown: the nodes of its %s resident were "
+                         "not read (see AUDIT_INCOMPLETE); nothing is moved on a placement that was not read", sz);
+        return 0;
+}
+
 static void plan_nodes(const struct ng_snapshot *s, const struct ng_config *cfg, const struct ng_segment *seg,
                        struct ng_rebalance_plan *p)
 {
@@ -240,6 +278,10 @@ int ng_rebalance_plan_segment(const struct ng_snapshot *s, const struct ng_confi
                 return plan_refuse(p, NG_OUTCOME_NOOP, "one NUMA node: nothing to rebalance");
         if (seg->kind == NG_SEG_PRIVATE)
                 return plan_refuse(p, NG_OUTCOME_NOOP, "private memory of one process: not a shared segment");
+        /* attached, and yet nothing read where its pages sit: that, not
+         * the way in, is why */
+        if (seg->n_pids > 0 && placement_unknown(seg))
+                return refuse_unknown(p, seg);
         const struct ng_proc *pr = seg->rep_pid ? ng_snapshot_proc(s, seg->rep_pid) : NULL;
         if (seg->huge && seg->page_kib == 0)
                 return plan_refuse(p, NG_OUTCOME_REFUSED, "hugetlb page size unknown");
@@ -263,6 +305,8 @@ int ng_rebalance_plan_segment(const struct ng_snapshot *s, const struct ng_confi
                          p->unreachable_why);
                 return plan_refuse(p, NG_OUTCOME_REFUSED, why);
         }
+        if (placement_unknown(seg))     /* a file nobody maps, nothing kept of it */
+                return refuse_unknown(p, seg);
         plan_nodes(s, cfg, seg, p);
         plan_dest(s, in, p);
         plan_policy(s, in, p);

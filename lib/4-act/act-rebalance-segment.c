@@ -80,7 +80,8 @@ static int default_open(const struct ng_rebalance_plan *p)
 }
 
 /* The descriptor is the segment planned: a regular file of 4 KiB pages
- * with its device and inode. -ESTALE when it is another file. */
+ * with its device and inode (and name, for SysV). -ESTALE when it is
+ * another file. */
 static int check_identity(int fd, const struct ng_rebalance_plan *p)
 {
         struct stat st;
@@ -90,6 +91,8 @@ static int check_identity(int fd, const struct ng_rebalance_plan *p)
                 return r == -EINVAL ? -ESTALE : r;
         if (p->inode && ((uint64_t) st.st_ino != p->inode || major(st.st_dev) != p->dev_major ||
                          minor(st.st_dev) != p->dev_minor))
+                return -ESTALE;
+        if (p->seg_name[0] && !ng_segment_named(fd, p->seg_name))
                 return -ESTALE;
         return 0;
 }

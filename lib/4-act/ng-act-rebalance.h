@@ -100,6 +100,10 @@ struct ng_rebalance_plan {
          * of seg_root_pid (0: numaguard's own). */
         char seg_path[256];
         bool seg_follow;
+        /* SysV through map_files: the name its maps line gives the file
+         * ("/SYSV0052e2c1 (deleted)"), checked too (ng_segment_named: a
+         * memfd may have the same device and inode); "" not checked. */
+        char seg_name[64];
         pid_t seg_root_pid;
         unsigned dev_major, dev_minor;
         uint64_t inode;

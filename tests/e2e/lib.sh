@@ -97,6 +97,9 @@ for _n in /sys/devices/system/node/node[0-9]*; do _ids[${_n##*node}]=1; done
 NODE_IDS=("${!_ids[@]}")            # indexed array keys: numeric order
 node_cpus() { local l; read -r l < "/sys/devices/system/node/node$1/cpulist"; echo "$l"; }
 hp_file()   { echo "/sys/devices/system/node/node$1/hugepages/hugepages-${2:-2048}kB/nr_hugepages"; }
+node_free_kib() {           # node_free_kib N: node N's MemFree in kB
+    local k v; while read -r _ _ k v _; do [ "$k" = MemFree: ] && echo "$v"; done < "/sys/devices/system/node/node$1/meminfo"
+}
 
 # set_hugepages NODE COUNT [KIB]: size a node's pool; reset to 0 at exit.
 set_hugepages() {

@@ -66,8 +66,8 @@ else
 fi
 if jq -e '[.instances[] | select(.name == "REF" and .shared_bytes == null and .resident_bytes == null)] | length == 1' \
         "$T/nobody.json" > /dev/null &&
-   grep -q "^  shared memory of unknown size, unknown resident" "$T/nobody.txt" &&
-   ! grep -q "shared memory 0 KiB" "$T/nobody.txt"; then
+   grep -A3 "^instance REF " "$T/nobody.txt" | grep -q "^  shared memory of unknown size, unknown resident" &&
+   ! grep -A3 "^instance REF " "$T/nobody.txt" | grep -q "shared memory 0 KiB"; then
         pass nonroot-sizes-unknown
 else
         fail nonroot-sizes-unknown "instance REF's sizes not unknown"

@@ -76,7 +76,8 @@ cases+=(
         "rebalance-instance-not-found%rebalance GHOST --dry-run --root $tree -c $tmp/ghost.conf%2%*%^rebalance GHOST: refused: instance GHOST was not found: no process matches it"
         "cpuset-instance-not-found%cpuset apply GHOST --dry-run --root $tree -c $tmp/ghost.conf%2%%^cpuset GHOST: refused: instance GHOST was not found: no process matches it"
         "cpuset-missing-cgroup%cpuset apply GHOST --dry-run --root $tree -c $tmp/ghost-cg.conf%2%%^cpuset GHOST: refused: cgroup /ghost of instance GHOST was not found"
-        "audit-instance%audit --root $tree -c $tmp/ng.conf --instance unclaimed:shmid-1 --instance unclaimed:shmid-2%1%^numaguard audit of .*: 4 nodes, 2 instances, 2 segments; 0 critical, 3 warnings, 0 info$%"
+        # the info: AUTONUMA_ON, which bears on shmid-1's 4 KiB pages
+        "audit-instance%audit --root $tree -c $tmp/ng.conf --instance unclaimed:shmid-1 --instance unclaimed:shmid-2%1%^numaguard audit of .*: 4 nodes, 2 instances, 2 segments; 0 critical, 3 warnings, 1 info$%"
         "audit-instance-only-its-findings%audit --root $tree -c $tmp/ng.conf --instance unclaimed:shmid-1%1%^warning  HUGEPAGE_SHORTFALL \[unclaimed:shmid-1\]%"
         "audit-instance-configured-down%audit --root $tree -c $tmp/ghost.conf --instance GHOST%1%^warning  INSTANCE_NOT_FOUND \[GHOST\]%"
         "audit-nodes-beyond-tree%audit --root $tree -c $tmp/wide.conf%1%*%^numaguardctl: $tmp/wide.conf:3: warning: \[instance WIDE\] nodes 4-7 do not exist on this host \(its nodes: 0-3\)$"
@@ -115,7 +116,7 @@ printf '[global]\nmin_segment_size = 1M\nnode_free_floor = 0\n' > "$tmp/ng.conf"
 R="--root $tmp/tree -c $tmp/ng.conf"
 jsons=(
         "audit%audit --json $R%2%audit \\-\\-json%.schema == 1 and (.instances | length) == 6 and .summary.exit_status == 2"
-        "audit-instance%audit --json $R --instance unclaimed:shmid-3%2%audit \\-\\-json%(.instances | map(.name)) == [\"unclaimed:shmid-3\"] and (.segments | length) == 1 and ([.findings[].instance] | unique) == [\"unclaimed:shmid-3\"] and .summary.exit_status == 2"
+        "audit-instance%audit --json $R --instance unclaimed:shmid-3%2%audit \\-\\-json%(.instances | map(.name)) == [\"unclaimed:shmid-3\"] and (.segments | length) == 1 and ([.findings[] | select(.instance != \"\") | .instance] | unique) == [\"unclaimed:shmid-3\"] and ([.findings[] | select(.instance == \"\") | .code] == [\"AUTONUMA_ON\"]) and .summary.exit_status == 2"
         "topology%topology --json --root $tmp/tree%0%audit \\-\\-json%.schema == 1 and (.nodes | length) == 4"
         "segments%segments --json --root $tmp/tree%0%segments \\-\\-json%.schema == 1 and (.segments | map(select(.kind == \"sysv\")) | length) == 4"
         "hugepages-plan%hugepages plan --json $R%1%hugepages plan \\-\\-json%.schema == 1 and .page_kib == 2048 and .changes and (.instances | length) == 6 and ([.writes[].value] == [9, 5, 10]) and .sysctl_nr_hugepages == 32"

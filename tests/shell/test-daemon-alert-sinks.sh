@@ -4,11 +4,13 @@
 # once that alerts reach neither syslog nor the journal, writes each alert
 # to standard error instead of dropping it, and shows both sinks down in
 # `status` (text and JSON: daemon.alert_sinks[], daemon.alerts_lost) and in
-# the metrics (numaguard_alert_sink_up{sink="syslog"} 0). With a logger
-# listening on /dev/log, the alerts reach it and the sink is up.
+# the metrics (numaguard_alert_sink_up{sink="syslog"} 0); its start-up line
+# says the same (alerts to standard error, not to syslog). With a logger
+# listening on /dev/log, the alerts reach it, the sink is up and the
+# start-up line names syslog, the journal down.
 # Root: unshare -m, mount. BUILD: build directory (default build).
 set -u
-echo 1..8
+echo 1..10
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
@@ -57,6 +59,8 @@ run_hidden
 stop
 check_expr said-once '[ "$(grep -c "Alerts cannot reach syslog (/dev/log: No such file or directory) nor the journal" "$tmp/stderr")" = 1 ]' \
         "$(grep -v "alert:" "$tmp/stderr" | head -5)"
+check_expr started-says-stderr 'grep -q "Started: .*, alerts to standard error (syslog and journal down)" "$tmp/stderr" &&
+        ! grep -q "alerts to syslog" "$tmp/stderr"' "$(grep -v "alert:" "$tmp/stderr" | head -5)"
 check_expr alerts-on-stderr 'grep -qE "^numaguardd: alert: [A-Z_]+ raised" "$tmp/stderr"' "$(head -5 "$tmp/stderr")"
 check_expr status-text 'grep -q "^Alerts to: syslog (primary) down (/dev/log: No such file or directory), [0-9]* failed; journal down" "$tmp/status"' \
         "$(head -3 "$tmp/status")"
@@ -87,6 +91,7 @@ stop
 check_expr logger-gets-alerts 'grep -qE "^<[0-9]+>[A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} numaguardd\[[0-9]+\]: [A-Z_]+ raised" "$tmp/syslog.out" &&
         ! grep -q "alert:" "$tmp/stderr" && ! grep -q "cannot reach" "$tmp/stderr"' \
         "syslog got: $(head -2 "$tmp/syslog.out"); stderr: $(head -3 "$tmp/stderr")"
+check_expr started-says-syslog 'grep -q "Started: .*, alerts to syslog (journal down)" "$tmp/stderr"' "$(head -3 "$tmp/stderr")"
 check_expr status-up 'grep -q "^Alerts to: syslog (primary) up; journal down" "$tmp/status"' "$(head -3 "$tmp/status")"
 check_expr metric-up 'grep -qx "numaguard_alert_sink_up{sink=\"syslog\"} 1" "$tmp/running.prom" && grep -qx "numaguard_alerts_lost_total 0" "$tmp/running.prom"' \
         "$(grep alert "$tmp/running.prom" | grep -v "^#" | head -6)"

@@ -8,9 +8,16 @@
 # bound, again and again while numaguardd starts 60 times in nobody's
 # directory; the file's owner, group and mode must never change. Something
 # at the socket path that is not a socket is named for what it is and left
-# alone; a live socket is kept. Root: setpriv to nobody.
+# alone; a live socket is kept. Every directory above the socket's is held
+# to the same rule, reached without following a link: a directory of
+# nobody's on the way (nobody's link under it to a root-only directory with
+# a stale socket: that socket stays, none is made), a symbolic link on the
+# way, a group-writable directory, nobody's directory in a sticky one, and
+# a relative --socket below nobody's working directory are refused; a chain
+# of root's directories below a sticky one is accepted, its last directory
+# made. Root: setpriv to nobody.
 set -u
-echo 1..6
+echo 1..12
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
 D=$B/numaguardd CTL=$B/numaguardctl
@@ -34,6 +41,17 @@ cleanup() {
 }
 trap cleanup EXIT
 TAP_PREFIX=socket-dir; . tests/shell/lib.sh
+
+# The test directory's own ancestors must pass what is tested here.
+p=$tmp
+while [ "$p" != / ]; do
+        p=$(dirname "$p")
+        read -r u m < <(stat -c '%u %a' "$p")
+        m=$((8#$m))
+        if [ -L "$p" ] || [ "$u" != 0 ] || { [ $((m & 8#022)) != 0 ] && [ $((m & 8#1000)) = 0 ]; }; then
+                skip_all "the test directory $tmp is below $p (uid $u, mode $(stat -c %a "$p")), which numaguardd refuses; set TMPDIR to a directory only root changes"
+        fi
+done
 
 # start DIR: numaguardd with its socket DIR/ctl.sock in the background ($dpid).
 start() {
@@ -82,6 +100,58 @@ refused "$tmp/sticky"
 check_expr stale-regular-file '[ "$rc" = 1 ] && grep -q "$tmp/sticky/ctl.sock is a regular file, not a socket" "$tmp/stderr" &&
         [ "$(cat "$tmp/sticky/ctl.sock")" = keep ] && ! grep -q "in use by a running" "$tmp/stderr"' \
         "exit $rc: $(tail -2 "$tmp/stderr")"
+
+# Directories above the socket's. nobody owns np and links np/sock to a
+# directory only root reads, where an earlier run left its socket.
+mkdir -m 0700 "$tmp/rootonly"
+"$PY" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$tmp/rootonly/ctl.sock"
+stale=$(stat -c '%i %u:%g %a %F' "$tmp/rootonly/ctl.sock")
+mkdir "$tmp/np"
+chown "$nobody" "$tmp/np"
+setpriv --reuid="$nobody" --regid="$gid" --clear-groups ln -s "$tmp/rootonly" "$tmp/np/sock"
+refused "$tmp/np/sock"
+check_expr refuse-ancestor-foreign-owner '[ "$rc" = 1 ] &&
+        grep -q "directory $tmp/np is owned by uid $nobody, not root: that user could put a link on the way to the socket directory $tmp/np/sock" "$tmp/stderr" &&
+        [ "$(stat -c "%i %u:%g %a %F" "$tmp/rootonly/ctl.sock")" = "$stale" ]' \
+        "exit $rc, stale socket $stale now $(stat -c '%i %u:%g %a %F' "$tmp/rootonly/ctl.sock" 2>&1): $(tail -2 "$tmp/stderr")"
+
+mkdir -p "$tmp/real/sock"
+ln -s real "$tmp/via"
+refused "$tmp/via/sock"
+check_expr refuse-ancestor-link '[ "$rc" = 1 ] && grep -q "$tmp/via is a symbolic link (to real)" "$tmp/stderr" &&
+        [ ! -e "$tmp/real/sock/ctl.sock" ]' "exit $rc: $(tail -2 "$tmp/stderr")"
+
+mkdir -p "$tmp/gw/sock"
+chgrp nogroup "$tmp/gw"
+chmod 0775 "$tmp/gw"
+refused "$tmp/gw/sock"
+check_expr refuse-ancestor-group-writable '[ "$rc" = 1 ] &&
+        grep -q "directory $tmp/gw (mode 0775) is writable by its group without the sticky bit: a user could put a link on the way" "$tmp/stderr" &&
+        [ ! -e "$tmp/gw/sock/ctl.sock" ]' "exit $rc: $(tail -2 "$tmp/stderr")"
+
+mkdir -p "$tmp/sticky/np/sock"
+chown "$nobody" "$tmp/sticky/np"
+refused "$tmp/sticky/np/sock"
+check_expr refuse-foreign-below-sticky '[ "$rc" = 1 ] &&
+        grep -q "directory $tmp/sticky/np is owned by uid $nobody, not root" "$tmp/stderr" &&
+        [ ! -e "$tmp/sticky/np/sock/ctl.sock" ]' "exit $rc: $(tail -2 "$tmp/stderr")"
+
+# --socket relative to a working directory of nobody's: rel is not made.
+printf '[global]\nmetrics_file =\n' > "$tmp/rel.conf"
+Dabs=$(realpath "$D") Tabs=$(realpath "$TREE")
+(cd "$tmp/np" && exec timeout 5 "$Dabs" --foreground --root "$Tabs" --config "$tmp/rel.conf" \
+        --alert-log "$tmp/alerts" --socket rel/ctl.sock) 2> "$tmp/stderr"; rc=$?
+check_expr relative-socket-checked '[ "$rc" = 1 ] && grep -q "directory $tmp/np is owned by uid $nobody, not root" "$tmp/stderr" &&
+        [ ! -e "$tmp/np/rel" ]' "exit $rc: $(tail -2 "$tmp/stderr")"
+
+mkdir -p "$tmp/sticky/deep/er"
+start "$tmp/sticky/deep/er/new"
+for _ in $(seq 50); do "$CTL" status --socket "$tmp/sticky/deep/er/new/ctl.sock" > /dev/null 2>&1; [ $? -le 2 ] && break; sleep 0.1; done
+"$CTL" status --socket "$tmp/sticky/deep/er/new/ctl.sock" > /dev/null 2>&1; st=$?
+check_expr root-chain-accepted '[ "$st" -le 2 ] && [ "$(stat -c "%u %a" "$tmp/sticky/deep/er/new")" = "0 755" ] &&
+        [ "$(stat -c "%u:%g %a %F" "$tmp/sticky/deep/er/new/ctl.sock")" = "0:$gid 660 socket" ]' \
+        "status exit $st; $(stat -c "%u:%g %a %F" "$tmp/sticky/deep/er/new/ctl.sock" 2>&1); $(tail -2 "$tmp/stderr")"
+kill "$dpid"; wait "$dpid"; dpid=""
 
 # The race: nobody's directory, nobody's loop.
 printf 'root only\n' > "$tmp/secret"

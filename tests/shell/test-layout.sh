@@ -16,13 +16,19 @@
 #  - the core kit (lib/0-core/util.h) is the one definition of ELEMENTSOF
 #    and the time units, and is used: no array length spelled out as
 #    sizeof / sizeof, no bare realloc() growth, no clock read by hand
-#    into microseconds.
+#    into microseconds;
+#  - README.md opens with the two set-up commands, each in a block of its
+#    own: installing, building and auditing this host first, alone; then a
+#    one-line warning that the suite is for a test machine, never a
+#    database host; then the suite's command, the one .ci/run runs.
 # BUILD: build directory (default build).
 set -u
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
-echo "1..18"
+# the sources and the objects' include arrows: the plain pass checks them
+case $BUILD in *san*) echo "1..0 # layout: checked by the plain (non-sanitizer) pass"; exit 0 ;; esac
+echo "1..19"
 command -v nm >/dev/null && command -v tsort >/dev/null || { echo "skip layout: nm or tsort missing"; exit 77; }
 
 stages=()
@@ -173,6 +179,30 @@ else fail "core-kit-used" "use ELEMENTSOF, ng_grow() or now_usec() (util.h) at: 
 printf '#define ELEMENTSOF(a) 1\nn = sizeof(v) / sizeof(v[0]);\np = realloc(p, 2 * n);\nu = ts.tv_nsec / 1000;\n' > "$tmp"
 if [ "$(kit_defs "$tmp" | wc -w)" = 1 ] && [ "$(kit_bypassed "$tmp" | wc -w)" = 3 ]; then pass "core-kit-checks-report"
 else fail "core-kit-checks-report" "a second ELEMENTSOF, a spelled-out length, realloc or clock went unseen"; fi
+
+# README.md's opening, up to its first section: two code blocks of one
+# command each, the warning on the line right before the second.
+readme_opening() {      # FILE: "" when right, else what is wrong
+        awk -v ci="$2" '
+                /^## / { exit }
+                /^```/ { if (inblock) { inblock = 0; nb++ } else { inblock = 1; n[nb + 1] = 0; before[nb + 1] = last } next }
+                inblock && NF { n[nb + 1]++; cmd[nb + 1] = $0; next }
+                NF { last = $0 }
+                END {
+                        if (nb != 2) { print "code blocks before the first section: " nb ", not 2"; exit }
+                        if (n[1] != 1 || cmd[1] !~ /make/ || cmd[1] !~ /numaguardctl audit/ || cmd[1] ~ /run-all/)
+                                print "first block: not the one install, build and audit command"
+                        if (n[2] != 1 || cmd[2] != ci) print "second block: not .ci/run'"'"'s command (" ci ")"
+                        if (before[2] !~ /test machine/ || before[2] !~ /never on a database host/ ||
+                            before[2] !~ /hugepage pools/ || before[2] !~ /cgroups/ || before[2] !~ /SysV segments/)
+                                print "no warning right before the second block: \"" before[2] "\""
+                }' "$1"
+}
+ci=$(sed -n 's/^exec //p' "$SRC/.ci/run")
+bad=$(readme_opening "$SRC/README.md" "$ci")
+printf '# t\n\n```sh\nmake && numaguardctl audit\n%s\n```\n\n## Install\n' "$ci" > "$tmp"
+if [ -z "$bad" ] && [ -n "$ci" ] && [ -n "$(readme_opening "$tmp" "$ci")" ]; then pass "readme-opening"
+else fail "readme-opening" "README.md: ${bad:-the check took both commands in one block (.ci/run: '$ci')}"; fi
 
 # The checks above can fail: a circle is reported.
 fake=$(printf 'a b f\nb a g\n')

@@ -6,7 +6,9 @@
 # packages tests/install-deps installs) and rpm/macros.systemd-fallback
 # (Debian's rpm has no systemd-rpm-macros). Checked: each file lands in its
 # package (numaguard, libnumaguard, libnumaguard-devel), the configuration is
-# %config(noreplace), the scriptlets (preset, tmpfiles, the journal catalog,
+# %config(noreplace), the licence texts are %license files (numaguard: both,
+# as it links the LGPL library statically; libnumaguard: the LGPL; the
+# -devel package requires libnumaguard, which carries them), the scriptlets (preset, tmpfiles, the journal catalog,
 # disable on erase, try-restart on upgrade, the erase clean-up) parse, the
 # requires and provides (libnumaguard-devel requires pkgconfig() of every
 # module numaguard.pc names and numactl-devel for its -lnuma), the .pc and
@@ -20,7 +22,7 @@ set -u
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in *san*) echo "1..0 # rpm: built and checked by the plain (non-sanitizer) pass"; exit 0 ;; esac
-echo 1..11
+echo 1..12
 TAP_PREFIX=rpm; . "$SRC/tests/shell/lib.sh"
 for t in rpmbuild rpmlint rpm2cpio cpio; do
         command -v $t > /dev/null || skip_all "$t not installed (tests/install-deps test installs rpm, rpmlint, cpio)"
@@ -57,7 +59,8 @@ m=$(has "$tmp/main" /usr/sbin/numaguardd /usr/bin/numaguardctl /usr/lib/systemd/
 stray=$(grep -E 'libnumaguard|/include/' "$tmp/main" | tr '\n' ' ')
 check files-numaguard "missing:$m; not its own: $stray" eval '[ -z "$m" ] && [ -z "$stray" ]'
 m=$(has "$tmp/lib" /usr/lib64/libnumaguard.so.0 "/usr/lib64/libnumaguard.so.$V")
-stray=$(grep -vE "^/usr/lib64/libnumaguard\.so\.(0|$V)$|^/usr/lib/\.build-id" "$tmp/lib" | tr '\n' ' ')
+stray=$(grep -vE "^/usr/lib64/libnumaguard\.so\.(0|$V)$|^/usr/lib/\.build-id|^/usr/share/licenses/libnumaguard" "$tmp/lib" |
+        tr '\n' ' ')
 check files-libnumaguard "missing:$m; not its own: $stray" eval '[ -z "$m" ] && [ -z "$stray" ]'
 m=$(has "$tmp/dev" /usr/include/numaguard/numaguard.h /usr/include/numaguard/ng-kernel.h /usr/lib64/libnumaguard.so \
         /usr/lib64/libnumaguard.a /usr/lib64/pkgconfig/numaguard.pc '/usr/share/man/man3/numaguard\.3(\.gz)?')
@@ -65,6 +68,27 @@ stray=$(grep -E 'ng-parse\.h|-internal\.h|\.so\.' "$tmp/dev" | tr '\n' ' ')
 check files-devel "missing:$m; private or not its own: $stray" eval '[ -z "$m" ] && [ -z "$stray" ]'
 flags=$(rpm -qp --qf '[%{FILENAMES} %{FILEFLAGS:fflags}\n]' "$main" | awk '$1 == "/etc/numaguard/numaguard.conf" { print $2 }')
 check config-noreplace "flags of /etc/numaguard/numaguard.conf: '$flags'" test "$flags" = cn
+# the licence texts, each as the tree has it, flagged %license, in the
+# package's licence directory (RHEL: NAME; Debian's rpm: NAME-VERSION)
+lic() {         # PACKAGE: "FILE FLAGS" of its files under /usr/share/licenses
+        rpm -qp --qf '[%{FILENAMES} %{FILEFLAGS:fflags}\n]' "$1" | awk '$1 ~ "^/usr/share/licenses/" { print }'
+}
+bad=""
+for want in "$main numaguard COPYING GPL-2.0-or-later.txt LGPL-2.1-or-later.txt" "$lib libnumaguard COPYING LGPL-2.1-or-later.txt"; do
+        read -r pkg name files <<<"$want"
+        got=$(lic "$pkg")
+        for f in $files; do
+                grep -qxE "/usr/share/licenses/$name(-$V)?/$f l" <<<"$got" || bad+=" $name:$f(got: $(echo $got))"
+        done
+        (cd "$tmp" && rm -rf lic && mkdir lic && cd lic && rpm2cpio "$pkg" | cpio -idm --quiet "./usr/share/licenses/*") 2> /dev/null
+        for f in $files; do
+                src=$SRC/$f; [ "$f" = COPYING ] || src=$SRC/LICENSES/$f
+                inst=$(ls "$tmp"/lic/usr/share/licenses/*/"$f" 2> /dev/null | head -1)
+                cmp -s "$src" "${inst:-/nonexistent}" || bad+=" $name:$f(not the tree's)"
+        done
+done
+[ -n "$(lic "$dev")" ] && bad+=" libnumaguard-devel:own licence files (it requires libnumaguard)"
+check license "$bad" test -z "$bad"
 
 # ---- scriptlets: what they run, and each parses (RHEL's /bin/sh is bash)
 rpm -qp --scripts "$main" > "$tmp/scripts"

@@ -440,6 +440,8 @@ START_TEST(plan_reaches_4k_shmem_through_its_own_file)
         ck_assert_str_eq(p->seg_path, "/proc/100/map_files/7f0000000000-7f0002000000");
         ck_assert(p->seg_follow);
         ck_assert_uint_eq(p->inode, 7);
+        /* and its name: a memfd may have the shmid for inode on its device */
+        ck_assert_str_eq(p->seg_name, "/SYSV00000000 (deleted)");
         ck_assert_uint_eq(p->unreachable_pages, 0);
         done(&f);
         /* hugetlb: through the attacher's page tables */
@@ -447,6 +449,26 @@ START_TEST(plan_reaches_4k_shmem_through_its_own_file)
         ck_assert_int_eq(f.plan.via, NG_REBALANCE_VIA_ATTACHER);
         ck_assert_str_eq(ng_rebalance_via_name(f.plan.via), "attacher");
         ck_assert_str_eq(f.plan.seg_path, "");
+        done(&f);
+}
+END_TEST
+
+START_TEST(plan_refused_where_attachers_name_two_devices)
+{
+        /* One attacher's maps line names shmid 7 on another device (a
+         * user's file named SYSV<key>): which file is the segment is
+         * unknown, and no map_files link is opened for it. */
+        struct fixture f;
+        cyclops_4k(&f);
+        const struct ng_instance *in = ng_audit_instance(f.a, "ORCL");
+        struct ng_segment seg = f.a->segments[in->segs[0]];
+        ck_assert_uint_eq(seg.dev_minor, 1);    /* both lines agree: the shm mount's */
+        seg.dev_major = seg.dev_minor = NG_SEG_DEV_CONFLICT;
+        ck_assert_int_eq(ng_rebalance_plan_segment(f.s, f.cfg, in, &seg, &f.plan), 0);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_REFUSED);
+        ck_assert_str_eq(f.plan.seg_path, "");
+        ck_assert_msg(strstr(f.plan.reason, "8192 resident pages out of reach: its attachers' maps lines name it "
+                             "on two devices"), "%s", f.plan.reason);
         done(&f);
 }
 END_TEST
@@ -485,6 +507,65 @@ START_TEST(plan_refused_without_an_attached_process)
         ck_assert_int_eq(ng_rebalance_plan_segment(f.s, f.cfg, in, &seg, &f.plan), 0);
         ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_REFUSED);
         ck_assert_ptr_nonnull(strstr(f.plan.reason, "no attached process"));
+        done(&f);
+}
+END_TEST
+
+/* The kernel counts the segment's pages, but nothing read their nodes (the
+ * representative's numa_maps was unusable and dropped: #36). "Nothing
+ * resident, nothing would move" (exit 0) was a lie: refused, with why. */
+START_TEST(plan_refused_when_placement_unknown)
+{
+        struct fixture f;
+        build(&f, 4, 32 * MiB, 4, NULL, 0, NULL);
+        plan(&f);
+        const struct ng_instance *in = ng_audit_instance(f.a, "ORCL");
+        const struct ng_segment *seg = &f.a->segments[in->segs[0]];
+        ck_assert_int_eq(seg->placement_source, NG_SOURCE_NONE);
+        ck_assert_uint_eq(seg->resident_bytes, 32 * MiB);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_REFUSED);
+        ck_assert_msg(strstr(f.plan.reason, "its placement is unknown: the nodes of its 32 MiB resident were not read"),
+                      "%s", f.plan.reason);
+        ck_assert_uint_eq(f.plan.move_pages, 0);
+        done(&f);
+        /* the kernel counts nothing resident, the attacher maps none of it:
+         * that is known, nothing to move */
+        static const struct ng_node_pages none[] = { { 0, 0 } };
+        build(&f, 4, 32 * MiB, 4, none, 1, NULL);
+        f.s->shm[0].rss_bytes = 0;
+        plan(&f);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_NOOP);
+        ck_assert_msg(strstr(f.plan.reason, "no page of it is resident"), "%s", f.plan.reason);
+        done(&f);
+        /* its resident bytes unknown too (no count, no attacher's line) */
+        build(&f, 4, 32 * MiB, 4, NULL, 0, NULL);
+        f.s->shm[0].has_rss = false;
+        f.s->shm[0].rss_bytes = 0;
+        plan(&f);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_REFUSED);
+        ck_assert_msg(strstr(f.plan.reason, "its resident pages and their nodes are unknown"), "%s", f.plan.reason);
+        done(&f);
+        /* a /dev/shm file nobody maps, of which nothing was kept: reachable
+         * by its path, but not "no page of it is resident" */
+        cyclops_4k(&f);
+        const struct ng_instance *in4 = ng_audit_instance(f.a, "ORCL");
+        struct ng_segment file = f.a->segments[in4->segs[0]];
+        f.s->files = xcalloc(1, sizeof(*f.s->files));
+        f.s->files[0] = (struct ng_shm_file) { .path = strdup("/dev/shm/ora_ORCL_7"), .kind = NG_SHM_FILE_TMPFS,
+                                               .dev_major = 0, .dev_minor = 25, .inode = 4242, .ns_pid = 345 };
+        f.s->n_files = 1;
+        file.kind = NG_SEG_FILE;
+        file.dev_minor = 25;
+        file.inode = 4242;
+        file.rep_pid = 0;
+        file.n_pids = 0;
+        file.n_nodes = 0;
+        file.resident_bytes = 0;
+        file.method = NG_METHOD_NONE;
+        file.resident_source = file.placement_source = NG_SOURCE_NONE;
+        ck_assert_int_eq(ng_rebalance_plan_segment(f.s, f.cfg, in4, &file, &f.plan), 0);
+        ck_assert_int_eq(f.plan.verdict, NG_OUTCOME_REFUSED);
+        ck_assert_msg(strstr(f.plan.reason, "its resident pages and their nodes are unknown"), "%s", f.plan.reason);
         done(&f);
 }
 END_TEST
@@ -562,6 +643,8 @@ static void reach(struct fixture *f, int i)
         f->plan.dev_major = major(st.st_dev);
         f->plan.dev_minor = minor(st.st_dev);
         f->plan.inode = 0;
+        /* nor its name, a memfd's (run_segment_named_otherwise checks it) */
+        f->plan.seg_name[0] = '\0';
 }
 
 static long fake_move_pages(int pid, unsigned long count, void **pages, const int *nodes, int *status, int flags)
@@ -927,6 +1010,31 @@ START_TEST(run_segment_replaced)
 }
 END_TEST
 
+START_TEST(run_segment_named_otherwise)
+{
+        /* A memfd on the segment's device (every memfd and SysV segment
+         * share the kernel's shm mount), named otherwise: not the segment,
+         * nothing asked of it; under the name planned it is. */
+        struct fixture f;
+        cyclops_4k(&f);
+        fake_reset(4096, FAKE_PAGES);
+        reach(&f, 1);
+        snprintf(f.plan.seg_name, sizeof(f.plan.seg_name), "/SYSV00000000 (deleted)");
+        struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
+        struct ng_action_result res;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, &res), 0);
+        ck_assert_int_eq(res.outcome, NG_OUTCOME_TRANSIENT);
+        ck_assert_int_eq(res.error, -ESTALE);
+        ck_assert_uint_eq(F.moves + F.queries, 0);
+        ck_assert_msg(strstr(res.summary, "another file is there now"), "%s", res.summary);
+        snprintf(f.plan.seg_name, sizeof(f.plan.seg_name), "/memfd:ng-rebalance-test (deleted)");
+        f.plan.verdict = NG_OUTCOME_DRY_RUN;
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, &res), 0);
+        ck_assert_msg(res.error != -ESTALE && F.queries > 0, "%s: %s", ng_outcome_name(res.outcome), res.summary);
+        done(&f);
+}
+END_TEST
+
 START_TEST(run_hugetlb_out_of_reach_is_partial)
 {
         /* the kernel counts 20 resident pages, the attacher maps 16: those
@@ -1190,7 +1298,9 @@ int main(void)
         tcase_add_test(tc, plan_hugetlb_needs_free_hugepages_on_each_destination);
         tcase_add_test(tc, plan_1g_pages_only_from_the_pool);
         tcase_add_test(tc, plan_reaches_4k_shmem_through_its_own_file);
+        tcase_add_test(tc, plan_refused_where_attachers_name_two_devices);
         tcase_add_test(tc, plan_refused_without_an_attached_process);
+        tcase_add_test(tc, plan_refused_when_placement_unknown);
         suite_add_tcase(s, tc);
         tc = tcase_create("run");
         tcase_add_loop_test(tc, run_moves_in_batches_with_rate_limit, 0, 2);
@@ -1204,6 +1314,7 @@ int main(void)
         tcase_add_loop_test(tc, run_refuses_or_noops_from_the_plan, 0, 2);
         tcase_add_test(tc, run_hugetlb_moves_whole_pages);
         tcase_add_test(tc, run_segment_replaced);
+        tcase_add_test(tc, run_segment_named_otherwise);
         tcase_add_test(tc, run_hugetlb_out_of_reach_is_partial);
         tcase_add_test(tc, run_real_kernel_own_mapping);
         tcase_add_test(tc, run_installs_the_instance_policy_on_the_segment);

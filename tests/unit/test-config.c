@@ -459,6 +459,58 @@ START_TEST(test_other_global_keys)
 }
 END_TEST
 
+/* unreadable_ok: init and cgroup paths only (a process name is its
+ * user's choice), never the root cgroup, kept without blanks or trailing
+ * slashes, and dumped as kept. */
+START_TEST(test_unreadable_ok)
+{
+        struct ng_config *c;
+        char *text;
+
+        ck_assert_int_eq(ng_config_new_default(&c), 0);
+        ck_assert_str_eq(c->unreadable_ok, "");
+        ng_config_free(c);
+        c = global_kv("unreadable_ok", "init", true);
+        ck_assert_str_eq(c->unreadable_ok, "init");
+        ng_config_free(c);
+        c = global_kv("unreadable_ok", "/system.slice/falcon-sensor.service/ ,  init,/machine.slice//", true);
+        ck_assert_str_eq(c->unreadable_ok, "/system.slice/falcon-sensor.service,init,/machine.slice");
+        text = dump_to_string(c);
+        ck_assert(strstr(text, "\nunreadable_ok = /system.slice/falcon-sensor.service,init,/machine.slice\n"));
+        free(text);
+        ng_config_free(c);
+        c = global_kv("unreadable_ok", "", true);
+        ck_assert_str_eq(c->unreadable_ok, "");
+        ng_config_free(c);
+        static const char *const bad[] = {
+                "falcon-sensor",        /* a comm: anyone can take it */
+                "/",                    /* every process on cgroup v1 */
+                "///",
+                "init,",                /* an empty entry */
+                "init,,/a",
+                "/a//b",
+                "/a/../b",
+                "/a/./b",
+                "INIT",
+                "system.slice/x.service",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                struct diags ds;
+                char conf_text[256];
+
+                snprintf(conf_text, sizeof(conf_text), "[global]\nunreadable_ok = %s\n", bad[i]);
+                ck_assert_ptr_null(load_str(conf_text, -EINVAL, &ds));
+                expect_diag(&ds, 0, LOG_ERR, 2, "invalid unreadable_ok");
+        }
+        /* the reason says why a name will not do, and what will */
+        struct diags ds;
+        load_str("[global]\nunreadable_ok = process_api\n", -EINVAL, &ds);
+        expect_diag(&ds, 0, LOG_ERR, 2, "neither init nor a cgroup path");
+        load_str("[global]\nunreadable_ok = /\n", -EINVAL, &ds);
+        expect_diag(&ds, 0, LOG_ERR, 2, "the root cgroup");
+}
+END_TEST
+
 /* ---- diagnostics ------------------------------------------------------ */
 
 START_TEST(test_unknown_key_warns)
@@ -699,6 +751,7 @@ START_TEST(test_full_file)
         ck_assert_int_eq(o->hugepages, NG_HUGEPAGES_REQUIRED);
         ck_assert_uint_eq(o->expected_size_bytes, UINT64_C(8) << 30);
         ck_assert_uint_eq(o->enforce, NG_ENFORCE_CPUSET | NG_ENFORCE_HUGEPAGES);
+        ck_assert(!o->span_namespaces);
 
         p = &c->instances[1];
         ck_assert_str_eq(p->name, "pg-main.16");
@@ -713,6 +766,7 @@ START_TEST(test_full_file)
         ck_assert_int_eq(p->hugepages, NG_HUGEPAGES_OFF);
         ck_assert_uint_eq(p->expected_size_bytes, 0);
         ck_assert_uint_eq(p->enforce, NG_ENFORCE_REBALANCE);
+        ck_assert(p->span_namespaces);
         ng_config_free(c);
 }
 END_TEST
@@ -730,7 +784,32 @@ START_TEST(test_instance_defaults)
         ck_assert_uint_eq(t->expected_size_bytes, 0);
         ck_assert_uint_eq(t->enforce, 0);
         ck_assert_uint_eq(t->shm_owner_uid, NG_UID_UNSET);
+        ck_assert(!t->span_namespaces);
         ng_config_free(c);
+}
+END_TEST
+
+/* span_namespaces: a boolean, no by default; not a matcher. */
+START_TEST(test_span_namespaces)
+{
+        struct ng_config *c = instance_kv("span_namespaces", "yes", true);
+        struct diags ds;
+        char *text;
+
+        ck_assert(c->instances[0].span_namespaces);
+        text = dump_to_string(c);
+        ck_assert(strstr(text, "\nspan_namespaces = yes\n"));
+        free(text);
+        ng_config_free(c);
+        c = instance_kv("span_namespaces", "no", true);
+        ck_assert(!c->instances[0].span_namespaces);
+        ng_config_free(c);
+        ck_assert_ptr_null(instance_kv("span_namespaces", "maybe", false));
+        ck_assert_ptr_null(instance_kv("span_namespaces", "", false));
+        /* alone it matches nothing: the section still needs a matcher */
+        c = load_str("[instance s]\nspan_namespaces = yes\n", -EINVAL, &ds);
+        ck_assert_ptr_null(c);
+        expect_diag(&ds, 0, LOG_ERR, 1, "has no matcher");
 }
 END_TEST
 
@@ -906,6 +985,7 @@ START_TEST(test_dump_round_trip)
         ck_assert(strstr(text, "\ncooldown = 1h\n"));
         ck_assert(strstr(text, "\nmin_segment_size = 128M\n"));
         ck_assert(strstr(text, "\nenforce = cpuset,hugepages\n"));
+        ck_assert(strstr(text, "\nspan_namespaces = yes\n"));
         ck_assert(strstr(text, "\nmetrics_file =\n"));
         free(text);
         ng_config_free(c);
@@ -1146,6 +1226,7 @@ static Suite *config_suite(void)
         tcase_add_test(tc, test_fractions);
         tcase_add_test(tc, test_sizes_in_config);
         tcase_add_test(tc, test_other_global_keys);
+        tcase_add_test(tc, test_unreadable_ok);
         tcase_add_test(tc, test_unknown_key_warns);
         tcase_add_test(tc, test_invalid_value_fails);
         tcase_add_test(tc, test_duplicate_instance);
@@ -1158,6 +1239,7 @@ static Suite *config_suite(void)
         tcase_add_test(tc, test_crlf_bom_inline_comment);
         tcase_add_test(tc, test_full_file);
         tcase_add_test(tc, test_instance_defaults);
+        tcase_add_test(tc, test_span_namespaces);
         tcase_add_test(tc, test_shm_owner);
         tcase_add_test(tc, test_enforce_lists);
         tcase_add_test(tc, test_nodes_lists);

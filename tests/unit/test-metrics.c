@@ -147,6 +147,36 @@ START_TEST(test_unreadable)
 }
 END_TEST
 
+/* Refused processes unreadable_ok acknowledges: counted on their own
+ * gauge (0 included), never among the unreadable ones. */
+START_TEST(test_acknowledged_unreadable)
+{
+        struct ng_snapshot *s = snap_new(2, 2, 2, 21, 1024 * 1024);
+        snap_proc(s, 1, 0, "init", "0-3", "0-1")->status.uid = 0;
+        snap_proc(s, 11, 1, "postgres", "0-3", "0-1")->status.uid = 105;
+        snap_proc(s, 40, 1, "agent", "0-3", "0-1")->status.uid = 0;
+        for (size_t i = 0; i < s->n_procs; i++)
+                s->procs[i]->maps_errno = EACCES;
+        struct ng_audit a = {0};
+        char *t = render(s, &a);
+        check_syntax(t);
+        expect_line(t, "# TYPE numaguard_audit_acknowledged_unreadable_processes gauge");
+        expect_line(t, "numaguard_audit_acknowledged_unreadable_processes 0");
+        expect_line(t, "numaguard_audit_unreadable_processes{uid=\"0\"} 2");
+        free(t);
+        struct ng_acknowledged ack[2] = { { .pid = 1, .by = "init" }, { .pid = 40, .by = "/system.slice/agent.service" } };
+        a.acknowledged = ack;
+        a.n_acknowledged = 2;
+        t = render(s, &a);
+        check_syntax(t);
+        expect_line(t, "numaguard_audit_acknowledged_unreadable_processes 2");
+        expect_line(t, "numaguard_audit_unreadable_processes{uid=\"105\"} 1");
+        ck_assert_ptr_null(strstr(t, "numaguard_audit_unreadable_processes{uid=\"0\"}"));
+        free(t);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 START_TEST(test_escape)
 {
         char buf[16];
@@ -164,6 +194,7 @@ static Suite *suite(void)
         tcase_add_test(tc, test_snapshot_only);
         tcase_add_test(tc, test_with_audit);
         tcase_add_test(tc, test_unreadable);
+        tcase_add_test(tc, test_acknowledged_unreadable);
         tcase_add_test(tc, test_escape);
         suite_add_tcase(s, tc);
         return s;

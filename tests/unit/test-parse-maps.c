@@ -3,6 +3,7 @@
 
 #include "parse.h"
 #include "ng-test.h"
+#include "util.h"
 
 #define FX "tests/fixtures/text/"
 
@@ -40,8 +41,10 @@ START_TEST(test_maps_guest_shared)
         struct ng_map *m = NULL;
         const struct ng_map *x;
         size_t n = 0;
+        struct ng_parse_skipped bad;
 
-        ck_assert_int_eq(ng_parse_maps(buf, 0, &m, &n), 0);
+        ck_assert_int_eq(ng_parse_maps(buf, 0, &m, &n, &bad), 0);
+        ck_assert_uint_eq(bad.lines, 0);
         ck_assert_uint_eq(n, 9);
         for (size_t i = 0; i < n; i++)
                 ck_assert(m[i].shared);
@@ -90,7 +93,7 @@ START_TEST(test_maps_guest_private)
         size_t n = 0;
 
         /* only the 16 MiB interleaved private region reaches 16 MiB */
-        ck_assert_int_eq(ng_parse_maps(buf, 16u << 20, &m, &n), 0);
+        ck_assert_int_eq(ng_parse_maps(buf, 16u << 20, &m, &n, NULL), 0);
         ck_assert_uint_eq(n, 10);
         x = map_at(m, n, 0x7f5d60800000);
         ck_assert_int_eq(x->kind, NG_MAP_ANON_PRIVATE);
@@ -99,7 +102,7 @@ START_TEST(test_maps_guest_private)
         ng_maps_free(m, n);
 
         /* every private anonymous region incl. [heap], never [stack] */
-        ck_assert_int_eq(ng_parse_maps(buf, 1, &m, &n), 0);
+        ck_assert_int_eq(ng_parse_maps(buf, 1, &m, &n, NULL), 0);
         ck_assert_uint_eq(n, 17);
         x = map_at(m, n, 0x55a100882000);
         ck_assert_str_eq(x->path, "[heap]");
@@ -121,7 +124,7 @@ START_TEST(test_maps_mariadb)
         const struct ng_map *x;
         size_t n = 0;
 
-        ck_assert_int_eq(ng_parse_maps(buf, 4u << 20, &m, &n), 0);
+        ck_assert_int_eq(ng_parse_maps(buf, 4u << 20, &m, &n, NULL), 0);
         x = map_at(m, n, 0x77ef96000000);
         ck_assert_int_eq(x->kind, NG_MAP_ANON_PRIVATE);
         ck_assert_uint_eq(x->end - x->start, 160u << 20);
@@ -149,8 +152,10 @@ START_TEST(test_maps_pg)
         struct ng_map *m = NULL;
         const struct ng_map *x;
         size_t n = 0;
+        struct ng_parse_skipped bad;
 
-        ck_assert_int_eq(ng_parse_maps(buf, 0, &m, &n), 0);
+        ck_assert_int_eq(ng_parse_maps(buf, 0, &m, &n, &bad), 0);
+        ck_assert_uint_eq(bad.lines, 0);
         x = map_at(m, n, 0x7f5a78e48000);
         ck_assert_int_eq(x->kind, NG_MAP_SYSV);
         ck_assert_int_eq(x->sysv_key, 4);
@@ -165,6 +170,7 @@ END_TEST
 START_TEST(test_maps_edge)
 {
         struct ng_map *m = (void *)0x1;
+        struct ng_parse_skipped bad;
         size_t n = 5;
         const char *text =
                 "1000-2000 rw-s 00000000 08:01 12 /path with  two (deleted) (deleted)\n"
@@ -185,11 +191,17 @@ START_TEST(test_maps_edge)
                 "b000-c000 r--p 00000000 08:01 5 /lib/x.so\n"
                 "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]";
 
-        ck_assert_int_eq(ng_parse_maps("", 0, &m, &n), 0);
+        ck_assert_int_eq(ng_parse_maps("", 0, &m, &n, &bad), 0);
         ck_assert_uint_eq(n, 0);
         ck_assert_ptr_null(m);
-        ck_assert_int_eq(ng_parse_maps(text, 1, &m, &n), 0);
+        ck_assert_uint_eq(bad.lines, 0);
+        ck_assert_uint_eq(bad.first_line, 0);
+        ck_assert_int_eq(ng_parse_maps(text, 1, &m, &n, &bad), 0);
         ck_assert_uint_eq(n, 6);
+        /* lines 2 to 9 are no mapping the kernel prints; the mappings
+         * merely not kept (private, a file's) are not counted */
+        ck_assert_uint_eq(bad.lines, 8);
+        ck_assert_uint_eq(bad.first_line, 2);
         ck_assert_str_eq(m[0].path, "/path with  two (deleted)");
         ck_assert(m[0].deleted);
         ck_assert_int_eq(m[0].kind, NG_MAP_FILE_SHARED);
@@ -213,8 +225,10 @@ START_TEST(test_numa_maps_sysv)
         struct ng_numa_map *m = NULL;
         const struct ng_numa_map *x;
         size_t n = 0;
+        struct ng_parse_skipped bad;
 
-        ck_assert_int_eq(ng_parse_numa_maps(buf, &m, &n), 0);
+        ck_assert_int_eq(ng_parse_numa_maps(buf, &m, &n, &bad), 0);
+        ck_assert_uint_eq(bad.lines, 0);
         ck_assert_uint_eq(n, 35);
 
         x = numa_at(m, n, 0x7f5d63c0a000);      /* numactl-style membind=2 */
@@ -254,8 +268,10 @@ START_TEST(test_numa_maps_policies)
         struct ng_numa_map *m = NULL;
         const struct ng_numa_map *x;
         size_t n = 0;
+        struct ng_parse_skipped bad;
 
-        ck_assert_int_eq(ng_parse_numa_maps(buf, &m, &n), 0);
+        ck_assert_int_eq(ng_parse_numa_maps(buf, &m, &n, &bad), 0);
+        ck_assert_uint_eq(bad.lines, 0);
         x = numa_at(m, n, 0x7f5d60400000);
         ck_assert_int_eq(x->policy, NG_MPOL_PREFERRED_MANY);
         ck_assert_str_eq(x->policy_nodes, "0-1");
@@ -303,8 +319,10 @@ START_TEST(test_numa_maps_pg)
         struct ng_numa_map *m = NULL;
         const struct ng_numa_map *x;
         size_t n = 0;
+        struct ng_parse_skipped bad;
 
-        ck_assert_int_eq(ng_parse_numa_maps(buf, &m, &n), 0);
+        ck_assert_int_eq(ng_parse_numa_maps(buf, &m, &n, &bad), 0);
+        ck_assert_uint_eq(bad.lines, 0);
         ck_assert_uint_eq(n, 242);
         x = numa_at(m, n, 0x7f5a78e48000);
         ck_assert_str_eq(x->file, "/SYSV00000004 (deleted)");
@@ -316,7 +334,8 @@ START_TEST(test_numa_maps_pg)
         ng_numa_maps_free(m, n);
         free(buf);
         buf = ng_test_read(FX "guest4-pg15-mmap-numa_maps", NULL);
-        ck_assert_int_eq(ng_parse_numa_maps(buf, &m, &n), 0);
+        ck_assert_int_eq(ng_parse_numa_maps(buf, &m, &n, &bad), 0);
+        ck_assert_uint_eq(bad.lines, 0);
         x = numa_at(m, n, 0x7f4ba6000000);
         ck_assert_str_eq(x->file, "/anon_hugepage (deleted)");
         ck_assert(x->huge);
@@ -329,6 +348,7 @@ END_TEST
 
 START_TEST(test_numa_maps_synthetic_policies)
 {
+        struct ng_parse_skipped bad;
         /* forms the 6.1 guest cannot print: weighted interleave (6.9+),
          * balancing flag (6.7+), prefer (many) with a flag */
         const char *text =
@@ -342,8 +362,9 @@ START_TEST(test_numa_maps_synthetic_policies)
         struct ng_numa_map *m = NULL;
         size_t n = 0;
 
-        ck_assert_int_eq(ng_parse_numa_maps(text, &m, &n), 0);
+        ck_assert_int_eq(ng_parse_numa_maps(text, &m, &n, &bad), 0);
         ck_assert_uint_eq(n, 7);
+        ck_assert_uint_eq(bad.lines, 0);        /* unknown policies and tokens are a newer kernel's */
         ck_assert_int_eq(m[0].policy, NG_MPOL_WEIGHTED_INTERLEAVE);
         ck_assert_str_eq(m[0].policy_nodes, "0-3");
         ck_assert_uint_eq(m[0].n_np, 4);
@@ -368,6 +389,7 @@ END_TEST
 
 START_TEST(test_numa_maps_malformed)
 {
+        struct ng_parse_skipped bad;
         struct ng_numa_map *m = (void *)0x1;
         size_t n = 3, len;
         char *big, *p;
@@ -384,11 +406,14 @@ START_TEST(test_numa_maps_malformed)
                 "\n"
                 "8000 default N8191=5";
 
-        ck_assert_int_eq(ng_parse_numa_maps("", &m, &n), 0);
+        ck_assert_int_eq(ng_parse_numa_maps("", &m, &n, &bad), 0);
         ck_assert_uint_eq(n, 0);
         ck_assert_ptr_null(m);
-        ck_assert_int_eq(ng_parse_numa_maps(text, &m, &n), 0);
+        ck_assert_uint_eq(bad.lines, 0);
+        ck_assert_int_eq(ng_parse_numa_maps(text, &m, &n, &bad), 0);
         ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(bad.lines, 10);
+        ck_assert_uint_eq(bad.first_line, 1);
         ck_assert_uint_eq(m[0].start, 0x8000);
         ck_assert_int_eq(m[0].np[0].node, 8191);
         ck_assert_uint_eq(m[0].np[0].pages, 5);
@@ -404,8 +429,10 @@ START_TEST(test_numa_maps_malformed)
         memset(p, 'x', 100 * 1024);
         p += 100 * 1024;
         strcpy(p, " anon=1\nc000 default");
-        ck_assert_int_eq(ng_parse_numa_maps(big, &m, &n), 0);
+        ck_assert_int_eq(ng_parse_numa_maps(big, &m, &n, &bad), 0);
         ck_assert_uint_eq(n, 2);
+        ck_assert_uint_eq(bad.lines, 1);
+        ck_assert_uint_eq(bad.first_line, 2);
         ck_assert_uint_eq(m[0].n_np, 64);
         ck_assert_int_eq(m[0].np[63].node, 63);
         ck_assert_uint_eq(m[0].np[63].pages, 64);
@@ -413,6 +440,54 @@ START_TEST(test_numa_maps_malformed)
         ng_numa_maps_free(m, n);
         free(big);
         ng_numa_maps_free(NULL, 0);
+}
+END_TEST
+
+/* A node token whose id no host can have (#36: "N-1=2048",
+ * "N2147483648=2048" on the SysV segment's line of guest4-v2's pid 179) is
+ * no placement: the line is skipped and said, never kept as "no pages". */
+START_TEST(test_numa_maps_impossible_nodes)
+{
+        static const char *const bad_tokens[] = { "N-1=2048", "N2147483648=2048", "N=2048", "Nx=2048", "N3=-1",
+                                                  "N3=2048x", "N+3=2048" };
+        for (size_t i = 0; i < ELEMENTSOF(bad_tokens); i++) {
+                char text[512];
+                snprintf(text, sizeof(text),
+                         "7f3cd6cad000 bind:3 file=/SYSV00000000\\040(deleted) dirty=2048 active=0 %s "
+                         "kernelpagesize_kB=4\n"
+                         "7f3cd74ad000 bind:3 anon=2 dirty=2 active=0 N3=2 kernelpagesize_kB=4\n", bad_tokens[i]);
+                struct ng_numa_map *m = NULL;
+                struct ng_parse_skipped bad;
+                size_t n = 0;
+                ck_assert_int_eq(ng_parse_numa_maps(text, &m, &n, &bad), 0);
+                ck_assert_msg(n == 1 && m[0].start == 0x7f3cd74ad000, "%s: %zu lines kept", bad_tokens[i], n);
+                ck_assert_uint_eq(bad.lines, 1);
+                ck_assert_uint_eq(bad.first_line, 1);
+                ng_numa_maps_free(m, n);
+        }
+}
+END_TEST
+
+/* Garbage where maps is (random bytes, a file that is not maps): every
+ * line is counted, none taken for a mapping. */
+START_TEST(test_maps_garbage)
+{
+        const char *text = "\x7f" "ELF\x02\x01\x01\n"
+                           "not a mapping\n"
+                           "7f3cd6cad000-7f3cd74ad000 rw-s 00000000 00:01 0 /SYSV00000000 (deleted)\n"
+                           "7f3cd6cad000 7f3cd74ad000 rw-s 00000000 00:01 0 /SYSV00000000 (deleted)\n";
+        struct ng_map *m = NULL;
+        struct ng_parse_skipped bad;
+        size_t n = 0;
+        ck_assert_int_eq(ng_parse_maps(text, 0, &m, &n, &bad), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_int_eq(m[0].kind, NG_MAP_SYSV);
+        ck_assert_uint_eq(bad.lines, 3);
+        ck_assert_uint_eq(bad.first_line, 1);
+        ng_maps_free(m, n);
+        /* NULL: the caller does not ask */
+        ck_assert_int_eq(ng_parse_maps(text, 0, &m, &n, NULL), 0);
+        ng_maps_free(m, n);
 }
 END_TEST
 
@@ -426,6 +501,7 @@ static Suite *maps_suite(void)
         tcase_add_test(tc, test_maps_mariadb);
         tcase_add_test(tc, test_maps_pg);
         tcase_add_test(tc, test_maps_edge);
+        tcase_add_test(tc, test_maps_garbage);
         suite_add_tcase(s, tc);
         tc = tcase_create("numa_maps");
         tcase_add_test(tc, test_numa_maps_sysv);
@@ -433,6 +509,7 @@ static Suite *maps_suite(void)
         tcase_add_test(tc, test_numa_maps_pg);
         tcase_add_test(tc, test_numa_maps_synthetic_policies);
         tcase_add_test(tc, test_numa_maps_malformed);
+        tcase_add_test(tc, test_numa_maps_impossible_nodes);
         suite_add_tcase(s, tc);
         return s;
 }

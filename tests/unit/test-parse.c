@@ -1,6 +1,7 @@
-/* Unit tests for lib/1-collect/kernel-text/parse.c and the /proc parsers of lib/1-collect/kernel-text/parse-proc.c
- * (sysvipc/shm, stat, status, cmdline, cgroup) against real kernel text
- * captured in tests/fixtures/text (see its README). */
+/* Unit tests for lib/1-collect/kernel-text/parse.c and the /proc parsers of
+ * lib/1-collect/kernel-text/parse-proc.c and parse-sysvipc.c (sysvipc/shm,
+ * stat, status, cmdline, cgroup) against real kernel text captured in
+ * tests/fixtures/text (see its README). */
 
 #include <limits.h>
 
@@ -323,7 +324,7 @@ START_TEST(test_shm_edge)
                 "1 2 689 4096 1 1 0 0 0 0 0 1 2 3 4 5\n"
                 "2147483648 2 600 4096 1 1 0 0 0 0 0 1 2 3 4 5\n"
                 "1 2 600 18446744073709551616 1 1 0 0 0 0 0 1 2 3 4 5\n"
-                "1 2 600 4096 1 1 0 4294967296 0 0 0 1 2 3 4 5\n"
+                "1 3 600 4096 1 1 0 4294967296 0 0 0 1 2 3 4 5\n"
                 "\x01\x02\xfe\xff\n"
                 "7 8 600 8192 1 1 0 0 0 0 0 1 2 3 8192 0";
 
@@ -339,6 +340,7 @@ START_TEST(test_shm_edge)
         ck_assert(!s[0].unknown && !s[1].unknown && !s[4].unknown);
         ck_assert(s[2].unknown && s[3].unknown);
         ck_assert_int_eq(s[2].shmid, 2);
+        ck_assert_int_eq(s[3].shmid, 3);
         ck_assert_uint_eq(s[2].size_bytes, 0);
         ck_assert_uint_eq(s[3].nattch, 0);
         ck_assert_int_eq(s[0].key, -559038737);
@@ -352,6 +354,52 @@ START_TEST(test_shm_edge)
         ck_assert_int_eq(s[4].key, 7);
         ck_assert_uint_eq(s[4].rss_bytes, 8192);
         free(s);
+}
+END_TEST
+
+/* A shmid the kernel lists once, listed again (#36: a copied row made a
+ * phantom second segment): one entry, the first row's, unknown, the rows
+ * after it counted; every other row as it was. */
+START_TEST(test_shm_duplicate_shmid)
+{
+        const char *text =
+                "       key      shmid perms                  size  cpid  lpid nattch   uid   gid  cuid  cgid      atime      dtime      ctime                   rss                  swap\n"
+                "         0          0   600               8388608   179   179      2     0     0     0     0 1795225561          0 1795225560               8388608                     0\n"
+                "         0          1   600              16777216   183   183      2     0     0     0     0 1795225562          0 1795225561              16777216                     0\n"
+                "         0          0   600               8388608   179   179      2     0     0     0     0 1795225561          0 1795225560               8388608                     0\n"
+                "         5          1   600               4096      1     1        0     0     0     0     0 1795225562          0 1795225561                     0                     0\n"
+                "         0          1   600              16777216   183   183      2     0     0     0     0 1795225562          0 1795225561              16777216                     0\n"
+                "         0          3   600               8388608   204   204      2     0     0     0     0 1795225567          0 1795225567               8388608                     0\n";
+        struct ng_shm_seg *s = NULL;
+        size_t n = 0;
+
+        ck_assert_int_eq(ng_parse_sysvipc_shm(text, &s, &n), 0);
+        ck_assert_uint_eq(n, 3);
+        /* in the order of their first rows */
+        ck_assert_int_eq(s[0].shmid, 0);
+        ck_assert_int_eq(s[1].shmid, 1);
+        ck_assert_int_eq(s[2].shmid, 3);
+        ck_assert(s[0].unknown && s[1].unknown && !s[2].unknown);
+        ck_assert_uint_eq(s[0].duplicates, 1);
+        ck_assert_uint_eq(s[1].duplicates, 2);
+        ck_assert_uint_eq(s[2].duplicates, 0);
+        /* which of the rows is true cannot be told: no size is taken */
+        ck_assert_uint_eq(s[0].size_bytes, 0);
+        ck_assert(!s[0].has_rss);
+        ck_assert_uint_eq(s[2].size_bytes, 8388608);
+        free(s);
+
+        /* many rows of one shmid stay linear (sorted, not compared pairwise) */
+        size_t rows = 200000, len = rows * 48 + 1;
+        char *big = malloc(len), *p = big;
+        ck_assert_ptr_nonnull(big);
+        for (size_t i = 0; i < rows; i++)
+                p += sprintf(p, "%d 7 600 4096 1 1 0 0 0 0 0 1 2 3 0 0\n", (int) (i % 3));
+        ck_assert_int_eq(ng_parse_sysvipc_shm(big, &s, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(s[0].duplicates, rows - 1);
+        free(s);
+        free(big);
 }
 END_TEST
 
@@ -722,6 +770,7 @@ static Suite *parse_suite(void)
         tcase_add_test(tc, test_shm_guest);
         tcase_add_test(tc, test_shm_host);
         tcase_add_test(tc, test_shm_edge);
+        tcase_add_test(tc, test_shm_duplicate_shmid);
         suite_add_tcase(s, tc);
         tc = tcase_create("pid");
         tcase_add_test(tc, test_stat_guest);

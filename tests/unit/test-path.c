@@ -229,6 +229,33 @@ START_TEST(fifo_and_loop_named)
 }
 END_TEST
 
+/* A link that leads nowhere in the tree (#36: numa_maps -> /dev/zero, which
+ * the tree does not hold) reads as missing; why names the link and where
+ * it points, where a file simply missing has nothing to say. */
+START_TEST(dangling_link_named)
+{
+        struct ng_path *p;
+        ck_assert_int_eq(ng_path_new(tree, &p), 0);
+        char *buf = NULL, at[256], why[320], want[320];
+        size_t len;
+        ck_assert_int_eq(ng_path_read(p, &buf, &len, "/abs"), -ENOENT);
+        ck_assert_int_eq(ng_path_why(p, -ENOENT, "/abs", at, sizeof(at), why, sizeof(why)), 0);
+        ck_assert_str_eq(at, "/abs");
+        snprintf(want, sizeof(want), "is a symbolic link to %s, which is not in the tree (a capture holds no links)",
+                 secret);
+        ck_assert_str_eq(why, want);
+        /* a linked directory: the component is named */
+        ck_assert_int_eq(ng_path_read(p, &buf, &len, "/dir/secret"), -ENOENT);
+        ck_assert_int_eq(ng_path_why(p, -ENOENT, "/dir/secret", at, sizeof(at), why, sizeof(why)), 0);
+        ck_assert_str_eq(at, "/dir");
+        /* missing, or a link to a file the tree holds: nothing to say */
+        ck_assert_int_eq(ng_path_why(p, -ENOENT, "/nothere", at, sizeof(at), why, sizeof(why)), -ENOENT);
+        ck_assert_int_eq(ng_path_why(p, -ENOENT, "/inside/x", at, sizeof(at), why, sizeof(why)), -ENOENT);
+        ck_assert_ptr_null(buf);
+        ng_path_free(p);
+}
+END_TEST
+
 /* Without openat2(2) (ENOSYS), links in a tree are refused, not followed;
  * ".." stays at the root. */
 START_TEST(without_openat2_links_refused)
@@ -258,6 +285,7 @@ int main(void)
         tcase_add_test(tc, reads_stay_in_the_tree);
         tcase_add_test(tc, writes_stay_in_the_tree);
         tcase_add_test(tc, fifo_and_loop_named);
+        tcase_add_test(tc, dangling_link_named);
         tcase_add_test(tc, without_openat2_links_refused);
         suite_add_tcase(s, tc);
         return ng_test_run(s);

@@ -349,6 +349,21 @@ START_TEST(every_collection_full_when_asked)
         ng_snapshot_free(s);
         ng_picture_get_stats(pic, &st);
         ck_assert(st.full);
+        /* records read without every process's namespaces lack them: a
+         * configuration that asks for them (an [instance] added by a
+         * reload) reads every process again, once */
+        o.all_namespaces = true;
+        for (int i = 0; i < 2; i++) {
+                ck_assert_int_eq(ng_snapshot_collect(p, &o, &s), 0);
+                ng_snapshot_free(s);
+                ng_picture_get_stats(pic, &st);
+                ck_assert(st.full == (i == 0));
+        }
+        o.all_namespaces = false;
+        ck_assert_int_eq(ng_snapshot_collect(p, &o, &s), 0);
+        ng_snapshot_free(s);
+        ng_picture_get_stats(pic, &st);
+        ck_assert(st.full);
         ng_picture_free(pic);
         ng_path_free(p);
 }

@@ -183,9 +183,10 @@ START_TEST(test_tree_and_caps_format)
 }
 END_TEST
 
-/* The audit: the finding names the refused process of an instance first,
- * by pid and name (a hostile one, escaped by the renderers), and the
- * instance's sizes are unknown, not 0. */
+/* The audit: the refused process of an instance is named by the
+ * instance's own finding, by pid and name (a hostile one, escaped by the
+ * renderers), the others by the host's, and the instance's sizes are
+ * unknown, not 0. */
 START_TEST(test_audit_names_processes)
 {
         struct ng_snapshot *s = snap_new(2, 1, 2, 21, 16 * GiB / 1024);
@@ -198,14 +199,25 @@ START_TEST(test_audit_names_processes)
         ck_assert_int_eq(ng_config_load_string("[instance DB]\nmatch_comm = ngdb*\n", "t.conf", NULL, NULL, &c), 0);
         struct ng_audit *a;
         ck_assert_int_eq(ng_audit_run(s, c, &a), 0);
-        const struct ng_finding *f = NULL;
-        for (size_t i = 0; i < a->n_findings; i++)
-                if (a->findings[i].code == NG_CODE_AUDIT_INCOMPLETE)
-                        f = f ? (ck_abort_msg("two findings"), f) : &a->findings[i];
+        const struct ng_finding *f = NULL, *host = NULL;
+        for (size_t i = 0; i < a->n_findings; i++) {
+                const struct ng_finding *x = &a->findings[i];
+                if (x->code != NG_CODE_AUDIT_INCOMPLETE)
+                        continue;
+                if (!strcmp(x->instance, "DB"))
+                        f = f ? (ck_abort_msg("two findings of DB"), f) : x;
+                else
+                        host = host ? (ck_abort_msg("two findings of the host"), host) : x;
+        }
         ck_assert_ptr_nonnull(f);
-        ck_assert_msg(strstr(f->message, "11 processes of uid 0 ") &&
-                      strstr(f->message, "pids 200 (ngdb\xff\x1b[31mZ), 100 (sshd), 101 (sshd), 102 (sshd) and 7 more") &&
+        ck_assert_ptr_nonnull(host);
+        ck_assert_msg(strstr(f->message, "1 process of the instance, of uid 0 ") &&
+                      strstr(f->message, "pid 200 (ngdb\xff\x1b[31mZ): ") && !strstr(f->message, "sshd") &&
                       strstr(f->message, "uid 65534, not root"), "%s", f->message);
+        ck_assert_msg(strstr(host->message, "10 processes of uid 0 ") &&
+                      strstr(host->message, "pids 100 (sshd), 101 (sshd), 102 (sshd), 103 (sshd) and 6 more") &&
+                      !strstr(host->message, "ngdb"), "%s", host->message);
+        ck_assert(host->other_processes && !f->other_processes);
         const struct ng_instance *in = ng_audit_instance(a, "DB");
         ck_assert(in && in->shared_unknown && in->resident_unknown);
         char *text = NULL;

@@ -25,6 +25,7 @@
 #include "ng-test.h"
 #include "path-internal.h"
 #include "snapshot-builder.h"
+#include "util.h"
 #include "whole-index.h"
 
 #define TREES NG_FIXTURES "/trees/"
@@ -164,6 +165,22 @@ START_TEST(test_small_unmapped_files_counted)
         j = ng_report_unlisted_json(s);
         ck_assert_uint_eq(json_object_array_length(j), 0);
         json_object_put(j);
+        ng_snapshot_free(s);
+
+        /* an instance's shm_owner claims its files: 1000's listed whatever
+         * their size, 1001's still counted */
+        struct ng_path *p;
+        struct ng_collect_opts o = NG_COLLECT_OPTS_DEFAULT;
+        const uint32_t owners[] = { 1000 };
+        o.claimed_uids = owners;
+        o.n_claimed_uids = ELEMENTSOF(owners);
+        ck_assert_int_eq(ng_path_new(tree, &p), 0);
+        ck_assert_int_eq(ng_snapshot_collect(p, &o, &s), 0);
+        ng_path_free(p);
+        ck_assert_ptr_nonnull(file_named(s, "/dev/shm/dsm.1"));
+        ck_assert_ptr_nonnull(file_named(s, "/dev/shm/dsm.2"));
+        ck_assert_ptr_null(file_named(s, "/dev/shm/dsm.3"));
+        ck_assert_uint_eq(dev_shm(s)->small_files, 1);
         ng_snapshot_free(s);
         remove_tree();
 }

@@ -5,8 +5,11 @@
  * CPU share per node must come from every thread's last CPU and CPU time,
  * not from the main thread's CPU alone; since the previous poll in the
  * daemon, whose picture rereads those files, by turns when there are many
- * holders (attacher_read_budget). */
+ * holders (attacher_read_budget). And what its buffer pool is called: the
+ * InnoDB buffer pool is private memory of mariadbd, never "shared memory",
+ * each of its large private mappings named by address and pid. */
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -14,8 +17,11 @@
 #include "ng-audit.h"
 #include "ng-config.h"
 #include "ng-price.h"
+#include "ng-report.h"
 #include "ng-snapshot.h"
 #include "ng-test.h"
+#include "rules-internal.h"
+#include "snapshot-builder.h"
 
 #define TREES NG_FIXTURES "/trees/"
 #define TEXT NG_FIXTURES "/text/guest4-mariadb-bound-"
@@ -231,6 +237,112 @@ START_TEST(test_price_from_threads)
         ng_config_free(c);
         ng_snapshot_free(s);
         rm_tree();
+}
+END_TEST
+
+/* The pool is the instance's private memory, in the text and in the
+ * findings, and each private mapping is named by where it is. */
+START_TEST(test_pool_is_private_memory)
+{
+        mariadb_tree();
+        struct ng_snapshot *s = collect(NULL);
+        struct ng_config *c = NULL;
+        ck_assert_int_eq(ng_config_load_string("", "test.conf", NULL, NULL, &c), 0);
+        struct ng_audit *a = NULL;
+        ck_assert_int_eq(ng_audit_run(s, c, &a), 0);
+        const struct ng_instance *in = ng_audit_instance(a, INSTANCE);
+        ck_assert_ptr_nonnull(in);
+        uint64_t priv = 0, shared = 0;
+        size_t n_priv = 0;
+        for (size_t k = 0; k < in->n_segs; k++) {
+                const struct ng_segment *seg = &a->segments[in->segs[k]];
+                if (seg->kind == NG_SEG_PRIVATE) {
+                        priv += seg->bytes;
+                        n_priv++;
+                } else {
+                        shared += seg->bytes;
+                }
+        }
+        ck_assert_uint_gt(n_priv, 0);
+        ck_assert_uint_eq(in->private_bytes, priv);
+        ck_assert_uint_eq(in->shared_bytes, priv + shared);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        ck_assert_int_eq(ng_report_audit_text(s, a, m), 0);
+        fclose(m);
+        char want[256], h[24];
+        ng_format_kib(priv / 1024, h, sizeof(h));
+        snprintf(want, sizeof(want), "private memory %s (the InnoDB buffer pool and the server's other large "
+                 "private mappings), ", h);
+        ck_assert_msg(strstr(text, want), "no \"%s\" in\n%s", want, text);
+        ck_assert_msg(shared > 0 || !strstr(text, "  shared memory "), "%s", text);
+        for (size_t k = 0; k < in->n_segs; k++) {
+                const struct ng_segment *seg = &a->segments[in->segs[k]];
+                if (seg->kind != NG_SEG_PRIVATE)
+                        continue;
+                snprintf(want, sizeof(want), "  private mapping [anon] at 0x%" PRIx64 " of pid %d: ", seg->rep_start,
+                         PID);
+                ck_assert_msg(strstr(text, want), "no \"%s\" in\n%s", want, text);
+        }
+        ck_assert_msg(!strstr(text, "  private [anon]"), "%s", text);
+        /* bound to node 1 with CPUs on every node: a cyclops of private memory */
+        bool cyclops = false;
+        for (size_t i = 0; i < a->n_findings; i++) {
+                const struct ng_finding *f = &a->findings[i];
+                if (f->code != NG_CODE_CYCLOPS || strcmp(f->instance, INSTANCE))
+                        continue;
+                cyclops = true;
+                ck_assert_msg(strstr(f->message, shared ? "resident shared and private memory sits on node 1 "
+                                                        : "resident private memory sits on node 1 ") &&
+                              !strstr(f->message, "resident shared memory"), "%s", f->message);
+                ck_assert_msg(strstr(f->advice, shared ? "interleave the shared and private memory over"
+                                                       : "interleave the private memory over"), "%s", f->advice);
+        }
+        ck_assert(cyclops);
+        free(text);
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+        rm_tree();
+}
+END_TEST
+
+/* Beside shared memory (a SysV segment of its own, of known or unknown
+ * size), the pool is still named private memory, and only the rest shared. */
+START_TEST(test_pool_beside_shared)
+{
+        struct ng_snapshot *s = snap_new(4, 1, 4, 21, 1024 * 1024);
+        pid_t pids[1] = { PID };
+        struct ng_segment seg[2] = {
+                { .kind = NG_SEG_SYSV, .name = "SYSV00001009", .shmid = 9, .bytes = 64u << 20 },
+                { .kind = NG_SEG_PRIVATE, .name = "[anon]", .bytes = 160u << 20, .rep_start = 0x77ef96000000,
+                  .pids = pids, .n_pids = 1 },
+        };
+        size_t segs[2] = { 0, 1 };
+        struct ng_instance in[1] = { { .name = INSTANCE, .type = "mysql", .origin = NG_INST_DISCOVERED, .segs = segs,
+                                       .n_segs = 2, .shared_bytes = 224u << 20, .private_bytes = 160u << 20 } };
+        struct ng_audit a = { .instances = in, .n_instances = 1, .segments = seg, .n_segments = 2 };
+        for (int unknown = 0; unknown < 2; unknown++) {
+                in[0].shared_unknown = unknown;
+                char *t = NULL;
+                size_t len = 0;
+                FILE *m = open_memstream(&t, &len);
+                ck_assert_int_eq(ng_report_audit_text(s, &a, m), 0);
+                fclose(m);
+                ck_assert_msg(strstr(t, unknown ? "  shared memory of unknown size, private memory 160 MiB (the InnoDB "
+                                                : "  shared memory 64 MiB, private memory 160 MiB (the InnoDB "), "%s", t);
+                ck_assert_msg(strstr(t, "  private mapping [anon] at 0x77ef96000000 of pid 221: 160 MiB"), "%s", t);
+                free(t);
+                ck_assert_str_eq(ng_rules_memory_noun(&in[0]), "shared and private memory");
+        }
+        in[0].shared_bytes = in[0].private_bytes;
+        ck_assert_str_eq(ng_rules_memory_noun(&in[0]), "shared and private memory");    /* still unknown */
+        in[0].shared_unknown = false;
+        ck_assert_str_eq(ng_rules_memory_noun(&in[0]), "private memory");
+        in[0].private_bytes = 0;
+        ck_assert_str_eq(ng_rules_memory_noun(&in[0]), "shared memory");
+        ng_snapshot_free(s);
 }
 END_TEST
 
@@ -474,6 +586,8 @@ static Suite *suite(void)
         tcase_set_timeout(tc, 120);    /* a tree copy and collections per test, on a loaded host */
         tcase_add_test(tc, test_threads_read);
         tcase_add_test(tc, test_price_from_threads);
+        tcase_add_test(tc, test_pool_is_private_memory);
+        tcase_add_test(tc, test_pool_beside_shared);
         tcase_add_test(tc, test_cpu_since);
         tcase_add_test(tc, test_picture_rereads_threads);
         tcase_add_test(tc, test_cpu_read_by_turns);

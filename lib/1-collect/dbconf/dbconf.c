@@ -171,11 +171,17 @@ static void read_policy(struct collector *c, const struct ng_proc *pr, struct ng
 {
         _cleanup_free_ char *buf = NULL;
         struct ng_numa_map *nm = NULL;
+        struct ng_parse_skipped bad = {};
         size_t len, n = 0;
-        if (ng_path_read(c->reads, &buf, &len, NG_PROC_DIR "/%d/numa_maps", (int) pr->pid) < 0 ||
-            ng_parse_numa_maps(buf, &nm, &n) < 0)
+        char path[64];
+        snprintf(path, sizeof(path), NG_PROC_DIR "/%d/numa_maps", (int) pr->pid);
+        if (ng_path_read(c->reads, &buf, &len, "%s", path) < 0 || ng_parse_numa_maps(buf, &nm, &n, &bad) < 0)
                 return;
-        if (n > 0) {
+        /* its first line may be the one skipped */
+        if (bad.lines)
+                ng_collect_problem(c, path, "line %zu is not one the kernel prints: the memory policy pid %d (%s) "
+                                   "runs under is unknown", bad.first_line, (int) pr->pid, pr->name);
+        else if (n > 0) {
                 ret->policy_known = true;
                 ret->policy = (int) nm[0].policy;
                 snprintf(ret->policy_nodes, sizeof(ret->policy_nodes), "%.*s", (int) sizeof(ret->policy_nodes) - 1,

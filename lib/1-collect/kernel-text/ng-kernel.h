@@ -89,6 +89,9 @@ struct ng_shm_seg {
          * negative size, garbage): everything after the mode is unknown
          * and reads 0. */
         bool unknown;
+        /* The rows after this one that list its shmid again (the kernel
+         * lists it once): dropped, and this one unknown as above. */
+        unsigned duplicates;
         /* The IPC namespace whose table lists it (the inode of a member's
          * /proc/PID/ns/ipc), 0 unknown: shmids are unique only within it. */
         uint64_t ipc_ns;

@@ -201,7 +201,7 @@ int ng_parse_hugepages_tmpfiles(const char *text, struct ng_boot_pool **pools, s
         struct ng_boot_pool *v = NULL;
         size_t k = 0;
         unsigned lineno = 0;
-        int r = ng_parse_lines(text, sizeof(*v), tmpfiles_line, &lineno, free_pools, (void **) &v, &k);
+        int r = ng_parse_lines(text, sizeof(*v), tmpfiles_line, &lineno, free_pools, (void **) &v, &k, NULL);
         if (r < 0)
                 return r;
         size_t i;

@@ -10,6 +10,8 @@
 /* Library-internal: not exported from libnumaguard.so. */
 #pragma GCC visibility push(hidden)
 
+struct ng_parse_skipped;        /* parse.h */
+
 /* Far above what a sane file holds (a 1 TiB process has ~10^5 VMAs), low
  * enough that a hostile file cannot make us allocate gigabytes. */
 #define NG_PARSE_MAX_ENTRIES (1u << 20)
@@ -23,16 +25,20 @@ char *ng_parse_line_dup(const char **p);
 
 
 /* Parses one line (a writable copy) into item: 1 keeps it, 0 skips the
- * line, <0 fails the whole parse. */
+ * line, -EINVAL skips it as malformed (counted), any other <0 fails the
+ * whole parse. item holds nothing to free unless 1 is returned. */
 typedef int (*ng_line_fn)(char *line, void *item, void *userdata);
 
 /*
  * Runs fn over every line of buf (an over-long line comes back empty, to be
- * skipped) and collects the kept items. On failure the kept items are freed
- * with free_items(array, n) and the -errno returned; outputs untouched.
+ * skipped) and collects the kept items; *ret_skipped (may be NULL) says how
+ * many lines fn found malformed and where the first is. On failure the
+ * kept items are freed with free_items(array, n) and the -errno returned;
+ * outputs untouched.
  */
 int ng_parse_lines(const char *buf, size_t item_size, ng_line_fn fn, void *userdata,
-                   void (*free_items)(void *array, size_t n), void **ret, size_t *ret_n);
+                   void (*free_items)(void *array, size_t n), void **ret, size_t *ret_n,
+                   struct ng_parse_skipped *ret_skipped);
 
 /* ---- parse-fields.c ---- */
 

@@ -154,14 +154,15 @@ static bool maps_keep(const struct ng_map *m, uint64_t min_private_bytes)
                m->end - m->start >= min_private_bytes;
 }
 
-/* 1 and *m filled when kept, 0 when skipped, -ENOMEM. */
+/* 1 and *m filled when kept, 0 when skipped, -EINVAL when malformed,
+ * -ENOMEM. */
 static int maps_line(char *line, uint64_t min_private_bytes, struct ng_map *m)
 {
         char *p = line;
 
         *m = (struct ng_map) {};
         if (maps_fixed(&p, m) < 0)
-                return 0;
+                return -EINVAL;
         /* the path is padded to a column and may hold blanks itself */
         p += strspn(p, " \t");
         strip_deleted(p, &m->deleted);
@@ -175,8 +176,8 @@ static int maps_line(char *line, uint64_t min_private_bytes, struct ng_map *m)
         return m->path ? 1 : -ENOMEM;
 }
 
-/* Malformed lines are skipped; paths are kept verbatim (maps escapes only
- * "\n", which we cannot tell from a literal "\012"). */
+/* Malformed lines are skipped and counted; paths are kept verbatim (maps
+ * escapes only "\n", which we cannot tell from a literal "\012"). */
 static int maps_item(char *line, void *item, void *userdata)
 {
         return maps_line(line, *(const uint64_t *) userdata, item);
@@ -187,11 +188,13 @@ static void maps_free(void *array, size_t n)
         ng_maps_free(array, n);
 }
 
-int ng_parse_maps(const char *buf, uint64_t min_private_bytes, struct ng_map **ret, size_t *ret_n)
+int ng_parse_maps(const char *buf, uint64_t min_private_bytes, struct ng_map **ret, size_t *ret_n,
+                  struct ng_parse_skipped *ret_skipped)
 {
         if (!buf || !ret || !ret_n)
                 return -EINVAL;
-        return ng_parse_lines(buf, sizeof(**ret), maps_item, &min_private_bytes, maps_free, (void **) ret, ret_n);
+        return ng_parse_lines(buf, sizeof(**ret), maps_item, &min_private_bytes, maps_free, (void **) ret, ret_n,
+                              ret_skipped);
 }
 
 /* ---- /proc/<pid>/numa_maps ---- */
@@ -336,7 +339,9 @@ static int numa_kv(char *key, char *val, struct ng_numa_map *m, size_t *cap)
                 ng_unescape_octal(m->file);
                 return 0;
         }
-        if (key[0] == 'N' && key[1] >= '0' && key[1] <= '9')
+        /* The kernel prints no other key that starts with 'N': "N-1" or
+         * "Nx" is a node that cannot be, never a newer kernel's field. */
+        if (key[0] == 'N')
                 return numa_node_pages(key, val, &m->np, &m->n_np, cap);
         counter = numa_counter(m, key);
         if (!counter)
@@ -361,7 +366,7 @@ static int numa_token(char *tok, struct ng_numa_map *m, size_t *cap)
         return numa_kv(tok, eq + 1, m, cap);
 }
 
-/* 1 when *m holds a line, 0 when the line is skipped, -ENOMEM. */
+/* 1 when *m holds a line, -EINVAL when it is malformed, -ENOMEM. */
 static int numa_line(char *line, struct ng_numa_map *m)
 {
         char *f[NG_PARSE_MAX_NODES_PER_LINE + 16];
@@ -370,7 +375,7 @@ static int numa_line(char *line, struct ng_numa_map *m)
 
         *m = (struct ng_numa_map) {};
         if (n < 2 || n > ELEMENTSOF(f) || ng_parse_field_hex(f[0], &m->start) < 0)
-                return 0;
+                return -EINVAL;
         i = 1 + numa_policy_join(f + 1, n - 1);
         r = numa_policy(f[1], m);
         for (; r == 0 && i < n; i++)
@@ -378,12 +383,10 @@ static int numa_line(char *line, struct ng_numa_map *m)
         if (r == 0)
                 return 1;
         numa_map_clear(m);
-        return r == -ENOMEM ? r : 0;
+        return r == -ENOMEM ? r : -EINVAL;
 }
 
-/* A line with a bad address, a bad known counter or node count, or two
- * file= is skipped; unknown tokens (newer kernels) are ignored. file= is
- * unescaped and keeps its " (deleted)". */
+/* ng_parse_numa_maps() says what is skipped (parse.h). */
 static int numa_item(char *line, void *item, void *userdata)
 {
         (void) userdata;
@@ -395,11 +398,12 @@ static void numa_free(void *array, size_t n)
         ng_numa_maps_free(array, n);
 }
 
-int ng_parse_numa_maps(const char *buf, struct ng_numa_map **ret, size_t *ret_n)
+int ng_parse_numa_maps(const char *buf, struct ng_numa_map **ret, size_t *ret_n,
+                       struct ng_parse_skipped *ret_skipped)
 {
         if (!buf || !ret || !ret_n)
                 return -EINVAL;
-        return ng_parse_lines(buf, sizeof(**ret), numa_item, NULL, numa_free, (void **) ret, ret_n);
+        return ng_parse_lines(buf, sizeof(**ret), numa_item, NULL, numa_free, (void **) ret, ret_n, ret_skipped);
 }
 
 /* ---- memory.numa_stat, hugetlb.<size>.numa_stat ---- */
@@ -476,5 +480,5 @@ int ng_parse_numa_stat(const char *buf, struct ng_numa_stat_line **ret, size_t *
 {
         if (!buf || !ret || !ret_n)
                 return -EINVAL;
-        return ng_parse_lines(buf, sizeof(**ret), numa_stat_item, NULL, numa_stat_free, (void **) ret, ret_n);
+        return ng_parse_lines(buf, sizeof(**ret), numa_stat_item, NULL, numa_stat_free, (void **) ret, ret_n, NULL);
 }

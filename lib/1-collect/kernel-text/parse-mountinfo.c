@@ -145,7 +145,7 @@ int ng_parse_mountinfo(const char *buf, struct ng_mount **ret, size_t *ret_n)
 {
         if (!buf || !ret || !ret_n)
                 return -EINVAL;
-        return ng_parse_lines(buf, sizeof(**ret), mount_item, NULL, mounts_free, (void **) ret, ret_n);
+        return ng_parse_lines(buf, sizeof(**ret), mount_item, NULL, mounts_free, (void **) ret, ret_n, NULL);
 }
 
 /* Finds "key" (want_value false) or "key=" (true) among comma-separated

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Parsers of per-process and IPC files under /proc: sysvipc/shm,
- * <pid>/stat, status, cmdline, cgroup (maps, numa_maps and cgroup
- * numa_stat are in parse-maps.c). Each line is copied (bounded) before it is
- * split, so a parser never looks past the buffer's NUL.
+ * Parsers of per-process files under /proc: <pid>/stat, status, cmdline,
+ * cgroup (maps, numa_maps and cgroup numa_stat are in parse-maps.c,
+ * sysvipc/shm in parse-sysvipc.c). Each line is copied (bounded) before it
+ * is split, so a parser never looks past the buffer's NUL.
  */
 
 #include <ctype.h>
@@ -16,106 +16,6 @@
 #include "parse.h"
 #include "parse-internal.h"
 #include "util.h"
-
-/* ---- /proc/sysvipc/shm ---- */
-
-/* Columns since Linux 2.6.29; before that the last two (rss, swap) were
- * missing. Columns a future kernel appends are ignored. */
-#define SHM_COLS_OLD 14
-#define SHM_COLS 16
-
-static int shm_times(char **f, struct ng_shm_seg *s)
-{
-        uint64_t t[3];
-
-        /* printed with %llu from a time64_t; reinterpret */
-        for (int i = 0; i < 3; i++)
-                if (ng_parse_field_u64(f[11 + i], &t[i]) < 0)
-                        return -EINVAL;
-        s->atime = (int64_t)t[0];
-        s->dtime = (int64_t)t[1];
-        s->ctime = (int64_t)t[2];
-        return 0;
-}
-
-static int shm_ids(char **f, struct ng_shm_seg *s)
-{
-        int64_t key, id;
-        uint64_t perms = 0;
-
-        if (ng_parse_field_i64(f[0], INT32_MIN, INT32_MAX, &key) < 0 ||
-            ng_parse_field_i64(f[1], 0, INT32_MAX, &id) < 0)
-                return -EINVAL;
-        for (const char *p = f[2]; *p; p++) {
-                if (*p < '0' || *p > '7' || perms > 07777)
-                        return -EINVAL;
-                perms = perms * 8 + (uint64_t)(*p - '0');
-        }
-        if (perms > 0177777)
-                return -EINVAL;
-        s->key = (int32_t)key;
-        s->shmid = (int32_t)id;
-        s->perms = (uint32_t)perms;
-        return 0;
-}
-
-static bool shm_numbers(char **f, size_t n, struct ng_shm_seg *s);
-
-/* A row whose ids parse is kept, its numbers unknown when they do not. */
-static bool shm_line(char *line, struct ng_shm_seg *s)
-{
-        char *f[SHM_COLS + 1];
-        size_t n = ng_parse_split(line, f, SHM_COLS);
-
-        if (n > SHM_COLS)
-                n = SHM_COLS;
-        if (n != SHM_COLS_OLD && n != SHM_COLS)
-                return false;
-        *s = (struct ng_shm_seg) {};
-        if (shm_ids(f, s) < 0)
-                return false;
-        if (!shm_numbers(f, n, s))
-                *s = (struct ng_shm_seg) { .key = s->key, .shmid = s->shmid, .perms = s->perms, .unknown = true };
-        return true;
-}
-
-/* The numbers after the mode; false when one does not parse. */
-static bool shm_numbers(char **f, size_t n, struct ng_shm_seg *s)
-{
-        if (ng_parse_field_u64(f[3], &s->size_bytes) < 0 ||
-            ng_parse_field_pid(f[4], &s->cpid) < 0 || ng_parse_field_pid(f[5], &s->lpid) < 0 ||
-            ng_parse_field_u64(f[6], &s->nattch) < 0 ||
-            ng_parse_field_u32(f[7], &s->uid) < 0 || ng_parse_field_u32(f[8], &s->gid) < 0 ||
-            ng_parse_field_u32(f[9], &s->cuid) < 0 || ng_parse_field_u32(f[10], &s->cgid) < 0 ||
-            shm_times(f, s) < 0)
-                return false;
-        if (n == SHM_COLS_OLD)
-                return true;
-        s->has_rss = true;
-        return ng_parse_field_u64(f[14], &s->rss_bytes) == 0 && ng_parse_field_u64(f[15], &s->swap_bytes) == 0;
-}
-
-/* The header and rows whose ids do not parse are skipped; 14 columns
- * (before 2.6.29) or at least 16. */
-static int shm_item(char *line, void *item, void *userdata)
-{
-        (void) userdata;
-        /* the header's first field is "key": not a number */
-        return shm_line(line, item) ? 1 : 0;
-}
-
-static void shm_free(void *array, size_t n)
-{
-        (void) n;
-        free(array);
-}
-
-int ng_parse_sysvipc_shm(const char *buf, struct ng_shm_seg **ret, size_t *ret_n)
-{
-        if (!buf || !ret || !ret_n)
-                return -EINVAL;
-        return ng_parse_lines(buf, sizeof(**ret), shm_item, NULL, shm_free, (void **) ret, ret_n);
-}
 
 /* ---- /proc/<pid>/stat ---- */
 
@@ -544,7 +444,7 @@ int ng_parse_pid_cgroup(const char *buf, struct ng_pid_cgroup *ret)
         size_t n;
         if (!buf || !ret)
                 return -EINVAL;
-        int r = ng_parse_lines(buf, sizeof(*e), cgroup_item, NULL, cgroup_free, (void **) &e, &n);
+        int r = ng_parse_lines(buf, sizeof(*e), cgroup_item, NULL, cgroup_free, (void **) &e, &n, NULL);
         if (r < 0)
                 return r;
         *ret = (struct ng_pid_cgroup) { .e = e, .n = n };

@@ -364,10 +364,12 @@ char *ng_parse_line_dup(const char **p)
 }
 
 int ng_parse_lines(const char *buf, size_t item_size, ng_line_fn fn, void *userdata,
-                   void (*free_items)(void *array, size_t n), void **ret, size_t *ret_n)
+                   void (*free_items)(void *array, size_t n), void **ret, size_t *ret_n,
+                   struct ng_parse_skipped *ret_skipped)
 {
         char *arr = NULL;
-        size_t n = 0, cap = 0;
+        size_t n = 0, cap = 0, lineno = 0;
+        struct ng_parse_skipped skipped = {};
         int r = 0;
         void *item = malloc(item_size);
 
@@ -379,8 +381,14 @@ int ng_parse_lines(const char *buf, size_t item_size, ng_line_fn fn, void *userd
                         r = -ENOMEM;
                         break;
                 }
+                lineno++;
                 r = fn(line, item, userdata);
                 free(line);
+                if (r == -EINVAL) {
+                        if (skipped.lines++ == 0)
+                                skipped.first_line = lineno;
+                        r = 0;
+                }
                 if (r <= 0)
                         continue;
                 r = ng_grow(&arr, &cap, n, item_size, NG_PARSE_MAX_ENTRIES);
@@ -400,6 +408,8 @@ int ng_parse_lines(const char *buf, size_t item_size, ng_line_fn fn, void *userd
         free(item);
         *ret = arr;
         *ret_n = n;
+        if (ret_skipped)
+                *ret_skipped = skipped;
         return 0;
 }
 

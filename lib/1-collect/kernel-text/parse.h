@@ -28,6 +28,16 @@ extern "C" {
 
 /* ---- small helpers ---- */
 
+/* The lines a parser skipped because they are not what the kernel prints
+ * there (a field that does not parse, an impossible node id): how many,
+ * and the number of the first (from 1; 0 when none). What a file's other
+ * lines say stands, but what the skipped lines held is unknown: the caller
+ * names the file and the line. */
+struct ng_parse_skipped {
+        size_t lines;
+        size_t first_line;
+};
+
 /* Parses an unsigned decimal at *s, skipping leading blanks; advances *s.
  * -EINVAL if no digits, -ERANGE on overflow. */
 int ng_parse_u64(const char **s, uint64_t *ret);
@@ -84,8 +94,10 @@ int ng_parse_zoneinfo_promo(const char *buf, int node, uint64_t *ret_pages);
 /* ---- /proc/sysvipc/shm ---- */
 
 /* Skips the header and lines whose key, shmid and mode do not parse; a row
- * whose later numbers do not parse is kept with unknown set. An empty
- * table is valid (n = 0). */
+ * whose later numbers do not parse is kept with unknown set. A shmid the
+ * kernel lists once but the text lists in several rows is one entry: the
+ * first row, unknown (which row is true cannot be told), its duplicates
+ * counting the others. An empty table is valid (n = 0). */
 int ng_parse_sysvipc_shm(const char *buf, struct ng_shm_seg **ret, size_t *ret_n);
 
 /* ---- /proc/loadavg ---- */
@@ -134,13 +146,22 @@ void ng_pid_cgroup_done(struct ng_pid_cgroup *c);
 
 /* Keeps shared mappings and private anonymous ones of at least
  * min_private_bytes (0 keeps none) that can be read or written (a "---p"
- * reservation holds no memory); skips malformed lines. */
-int ng_parse_maps(const char *buf, uint64_t min_private_bytes, struct ng_map **ret, size_t *ret_n);
+ * reservation holds no memory); skips malformed lines, said in
+ * *ret_skipped (may be NULL). */
+int ng_parse_maps(const char *buf, uint64_t min_private_bytes, struct ng_map **ret, size_t *ret_n,
+                  struct ng_parse_skipped *ret_skipped);
 void ng_maps_free(struct ng_map *m, size_t n);
 
 /* ---- /proc/<pid>/numa_maps ---- */
 
-int ng_parse_numa_maps(const char *buf, struct ng_numa_map **ret, size_t *ret_n);
+/* A line with a bad address, a counter the kernel prints that does not
+ * parse, a node token ("N<id>=<pages>") whose id is not one below
+ * NG_BITMAP_BITS ("N-1", "N2147483648") or whose count does not parse, or
+ * two file= is skipped, said in *ret_skipped (may be NULL); unknown tokens
+ * (newer kernels) are ignored. file= is unescaped and keeps its
+ * " (deleted)". */
+int ng_parse_numa_maps(const char *buf, struct ng_numa_map **ret, size_t *ret_n,
+                       struct ng_parse_skipped *ret_skipped);
 void ng_numa_maps_free(struct ng_numa_map *m, size_t n);
 
 /* ---- /proc/self/mountinfo ---- */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * collect: the namespaces a database lives in (docs/ARCHITECTURE.md,
- * "Namespaces"). A process's IPC and mount namespaces are the inodes of
- * its /proc/PID/ns links; a segment is named within them: a SysV segment
+ * "Namespaces"). A process's IPC, mount and PID namespaces are the inodes
+ * of its /proc/PID/ns links; a segment is named within them: a SysV segment
  * by (IPC namespace, shmid), a file by (device, inode).
  */
 
@@ -32,19 +32,23 @@ void ng_collect_own_ns(struct collector *c)
 {
         c->s->ipc_ns = read_ns(c, "self", "ipc");
         c->s->mnt_ns = read_ns(c, "self", "mnt");
+        c->s->pid_ns = read_ns(c, "self", "pid");
 }
 
 void ng_collect_proc_ns(struct collector *c, struct ng_proc *pr)
 {
         pr->ipc_ns = c->s->ipc_ns;
         pr->mnt_ns = c->s->mnt_ns;
+        pr->pid_ns = c->s->pid_ns;
         char who[24];
         snprintf(who, sizeof(who), "%d", (int) pr->pid);
-        uint64_t ipc = read_ns(c, who, "ipc"), mnt = read_ns(c, who, "mnt");
+        uint64_t ipc = read_ns(c, who, "ipc"), mnt = read_ns(c, who, "mnt"), pid = read_ns(c, who, "pid");
         if (ipc)
                 pr->ipc_ns = ipc;
         if (mnt)
                 pr->mnt_ns = mnt;
+        if (pid)
+                pr->pid_ns = pid;
 }
 
 /* ---- the namespaces of the watched processes, each scanned once ---- */
@@ -114,8 +118,13 @@ static int scan_ipc(struct collector *c, const struct ng_proc *pr)
         size_t n = 0;
         r = ng_parse_sysvipc_shm(buf, &v, &n);
         free(buf);
-        if (r >= 0)
+        if (r >= 0) {
+                char path[96];
+                snprintf(path, sizeof(path), NG_PATH_IPC_NS_DIR "/%" PRIu64 "/sysvipc/shm", pr->ipc_ns);
+                for (size_t i = 0; i < n; i++)
+                        ng_collect_shm_row_check(c, path, &v[i]);
                 r = add_table(c->s, v, n, pr->ipc_ns);
+        }
         free(v);
         if (r == -ENOMEM)
                 return r;

@@ -83,10 +83,12 @@ bool ng_path_walks(const struct ng_path *p);
 
 /*
  * Why a read of p's rel failed with r (-EINVAL: not a regular file, -ELOOP,
- * -ENOTDIR), for a message about the tree: the path to name (the component
- * at fault: "/proc/179" for a FIFO there) into ret_path and the reason
- * into ret_why ("is a FIFO, not a regular file", "too many levels of
- * symbolic links"). Returns 0, or -errno when r is none of those.
+ * -ENOTDIR, -ENOENT through a link that leads nowhere in the tree), for a
+ * message about the tree: the path to name (the component at fault:
+ * "/proc/179" for a FIFO there) into ret_path and the reason into ret_why
+ * ("is a FIFO, not a regular file", "too many levels of symbolic links",
+ * "is a symbolic link to /dev/zero, which is not in the tree"). Returns 0,
+ * or -errno when r is none of those (a file that is simply missing).
  */
 int ng_path_why(const struct ng_path *p, int r, const char *rel, char *ret_path, size_t path_size, char *ret_why,
                 size_t why_size);

@@ -55,9 +55,50 @@ static size_t component_at_fault(const struct ng_path *p, const char *rel, struc
         }
 }
 
+/* The first component of rel that is a symbolic link leading to nothing in
+ * the tree (a tree's "numa_maps -> /dev/zero" resolves to its own
+ * /dev/zero, which it does not hold): its length, its target into
+ * ret_target; 0 if none. A capture holds no links: such a file is not
+ * one the kernel showed, never a process that went away. */
+static size_t dangling_link(const struct ng_path *p, const char *rel, char *ret_target, size_t target_size)
+{
+        char prefix[PATH_MAX];
+        for (const char *s = strchr(rel + 1, '/');; s = strchr(s + 1, '/')) {
+                size_t n = s ? (size_t) (s - rel) : strlen(rel);
+                snprintf(prefix, sizeof(prefix), "%.*s", (int) n, rel);
+                int fd = ng_path_open(p, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, "%s", prefix);
+                if (fd < 0)
+                        return 0;
+                struct stat st;
+                ssize_t k = -1;
+                if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode))
+                        k = readlinkat(fd, "", ret_target, target_size - 1);
+                close(fd);
+                if (k >= 0) {
+                        ret_target[k] = '\0';
+                        int to = ng_path_open(p, O_PATH | O_CLOEXEC, 0, "%s", prefix);
+                        if (to >= 0)
+                                close(to);
+                        return to == -ENOENT ? n : 0;
+                }
+                if (!s)
+                        return 0;
+        }
+}
+
 int ng_path_why(const struct ng_path *p, int r, const char *rel, char *ret_path, size_t path_size, char *ret_why,
                 size_t why_size)
 {
+        if (r == -ENOENT && rel[0] == '/') {
+                char target[PATH_MAX];
+                size_t n = dangling_link(p, rel, target, sizeof(target));
+                if (!n)
+                        return r;
+                snprintf(ret_path, path_size, "%.*s", (int) n, rel);
+                snprintf(ret_why, why_size, "is a symbolic link to %s, which is not in the tree (a capture holds "
+                         "no links)", target);
+                return 0;
+        }
         if (r != -EINVAL && r != -ELOOP && r != -ENOTDIR)
                 return r < 0 ? r : -EINVAL;
         struct stat st;

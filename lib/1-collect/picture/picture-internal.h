@@ -96,6 +96,10 @@ struct ng_picture {
         uint64_t files_sig;
         unsigned full_scan_every, since_full;
         bool valid;
+        /* ng_collect_opts.all_namespaces of the last collection: records
+         * read without it lack their namespaces, so a change reads every
+         * process again. */
+        bool all_namespaces;
         struct ng_proc_events *events;  /* NULL: not available, see events_errno */
         int events_errno;
         bool events_tried;

@@ -564,7 +564,9 @@ static int update(struct ng_picture *pic, struct collector *c, bool full)
 
 int ng_picture_collect_procs(struct ng_picture *pic, struct collector *c)
 {
-        bool full = !pic->valid || pic->full_scan_every <= 1 || pic->since_full + 1 >= pic->full_scan_every;
+        bool full = !pic->valid || pic->full_scan_every <= 1 || pic->since_full + 1 >= pic->full_scan_every ||
+                    pic->all_namespaces != c->o.all_namespaces;
+        pic->all_namespaces = c->o.all_namespaces;
         pic->stats.procs_new = pic->stats.procs_gone = pic->stats.procs_reread = pic->stats.status_reread = 0;
         pic->seq++;
         int r = update(pic, c, full);

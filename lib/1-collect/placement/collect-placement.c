@@ -154,8 +154,17 @@ static int for_each_representative(struct collector *c,
         return r;
 }
 
+static void numa_maps_unknown(struct ng_proc *pr)
+{
+        ng_numa_maps_free(pr->numa_maps, pr->n_numa_maps);
+        pr->numa_maps = NULL;
+        pr->n_numa_maps = 0;
+}
+
 /* Tier 2: the representative's numa_maps (a page-table walk of the whole
- * process: never one read per attached process, that stalls databases). */
+ * process: never one read per attached process, that stalls databases).
+ * What it cannot say is a problem naming it, and the next attacher serves:
+ * 0, as for a process gone meanwhile. */
 static int read_numa_maps(struct collector *c, struct ng_proc *pr, const struct id_set *seen)
 {
         (void) seen;    /* one read covers every mapping of the process */
@@ -171,33 +180,51 @@ static int read_numa_maps(struct collector *c, struct ng_proc *pr, const struct 
                 return 0;
         }
         c->s->cost.numa_maps_read++;
-        r = ng_parse_numa_maps(buf, &pr->numa_maps, &pr->n_numa_maps);
+        struct ng_parse_skipped bad = {};
+        r = ng_parse_numa_maps(buf, &pr->numa_maps, &pr->n_numa_maps, &bad);
         free(buf);
         if (r == -ENOMEM)
                 return r;
         if (r < 0 || (pr->n_numa_maps == 0 && pr->n_maps > 0)) {
-                ng_numa_maps_free(pr->numa_maps, pr->n_numa_maps);
-                pr->numa_maps = NULL;
-                pr->n_numa_maps = 0;
+                numa_maps_unknown(pr);
                 ng_collect_problem(c, path, "no line parses: the placement of the segments of pid %d (%s) is "
                                    "unknown", (int) pr->pid, pr->name);
                 return 0;
         }
-        /* Page counts whose bytes overflow or exceed any machine: the
-         * placement of this process's segments is unknown. */
+        /* A line that does not parse may be a segment's (its address may
+         * be the garbage): none of this process's placement is taken. */
+        if (bad.lines) {
+                numa_maps_unknown(pr);
+                ng_collect_problem(c, path, "line %zu is not one the kernel prints (%zu such line%s): the placement "
+                                   "of the segments of pid %d (%s) is unknown", bad.first_line, bad.lines,
+                                   bad.lines == 1 ? "" : "s", (int) pr->pid, pr->name);
+                return 0;
+        }
+        /* Page counts whose bytes overflow or exceed any machine, pages on
+         * a node the host does not have: the placement of this process's
+         * segments is unknown. */
+        struct ng_bitmap nodes = {0};
+        for (size_t i = 0; i < c->s->topo.n_nodes; i++)
+                ng_bitmap_set(&nodes, (unsigned) c->s->topo.nodes[i].id);
         for (size_t i = 0; i < pr->n_numa_maps; i++) {
                 const struct ng_numa_map *nm = &pr->numa_maps[i];
                 uint64_t sum = 0, bytes;
                 for (size_t k = 0; k < nm->n_np; k++) {
+                        if (!ng_bitmap_test(&nodes, (unsigned) nm->np[k].node)) {
+                                ng_collect_problem(c, path, "N%d=%" PRIu64 " at %" PRIx64 ": node %d is not in the "
+                                        "topology: the placement of the segments of pid %d (%s) is unknown",
+                                        nm->np[k].node, nm->np[k].pages, nm->start, nm->np[k].node, (int) pr->pid,
+                                        pr->name);
+                                numa_maps_unknown(pr);
+                                return 0;
+                        }
                         if (ng_add_u64(sum, nm->np[k].pages, &sum) &&
                             ng_units_bytes(sum, nm->kernelpagesize_kib ? nm->kernelpagesize_kib : 4, &bytes))
                                 continue;
                         ng_collect_problem(c, path, "N%d=%" PRIu64 " pages at %" PRIx64 " is more memory than any machine "
                                 "holds: this process's placement is unknown", nm->np[k].node, nm->np[k].pages,
                                 nm->start);
-                        ng_numa_maps_free(pr->numa_maps, pr->n_numa_maps);
-                        pr->numa_maps = NULL;
-                        pr->n_numa_maps = 0;
+                        numa_maps_unknown(pr);
                         return 0;
                 }
         }

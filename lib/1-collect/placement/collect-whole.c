@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -394,6 +395,22 @@ static int sample_files(struct collector *c, bool exact, bool kept)
         return 0;
 }
 
+/* The file opened through m's map_files link is the one m names: its
+ * device and inode, and for SysV its name (ng_segment_named: another file
+ * may have the shmid for inode on the same device). */
+static bool is_mapped_file(int fd, const struct ng_map *m)
+{
+        struct stat st;
+        char name[PATH_MAX];
+        if (fstat(fd, &st) < 0 || (uint64_t) st.st_ino != m->inode || major(st.st_dev) != m->dev_major ||
+            minor(st.st_dev) != m->dev_minor)
+                return false;
+        if (m->kind != NG_MAP_SYSV)
+                return true;
+        snprintf(name, sizeof(name), "%s%s", m->path, m->deleted ? " (deleted)" : "");
+        return ng_segment_named(fd, name);
+}
+
 /* SysV and anonymous shared segments through whoever maps them. */
 static int sample_mapped(struct collector *c, bool exact)
 {
@@ -421,11 +438,10 @@ static int sample_mapped(struct collector *c, bool exact)
                         /* The link is followed when the maps were read
                          * already: a process may have put another file
                          * there since (its own, with the inode of someone
-                         * else's segment). Only the file the maps line
-                         * names is asked; another attacher serves. */
-                        struct stat st;
-                        if (fstat(fd, &st) < 0 || (uint64_t) st.st_ino != m->inode ||
-                            major(st.st_dev) != m->dev_major || minor(st.st_dev) != m->dev_minor) {
+                         * else's segment, a file or a memfd). Only the
+                         * file the maps line names is asked; another
+                         * attacher serves. */
+                        if (!is_mapped_file(fd, m)) {
                                 close(fd);
                                 continue;
                         }

@@ -89,6 +89,15 @@ extern unsigned ng_seg_max_extents;
  * or fstat's -errno. */
 int ng_segment_stat(int fd, struct stat *st, uint64_t *ret_page);
 
+/* Whether the file open at fd bears the name the kernel gives it in a maps
+ * line, " (deleted)" included ("/SYSV0052e2c1 (deleted)"): its
+ * /proc/self/fd link. A SysV segment's inode is its shmid, on the kernel's
+ * internal shm mount where every memfd sits too, numbered from one counter
+ * since boot that a shmid may be ahead of: a user's memfd may reach the
+ * device and inode of someone else's segment, never its name (the kernel
+ * puts "memfd:" first). */
+bool ng_segment_named(int fd, const char *name);
+
 /* Reads one byte of each of the first n (at most NG_SEG_BATCH) pages
  * through the kernel, so that a page that went away fails that read
  * (EFAULT) instead of raising SIGBUS. Returns how many of the first pages

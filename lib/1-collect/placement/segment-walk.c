@@ -25,9 +25,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/userfaultfd.h>
 #include <numaif.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -138,6 +140,17 @@ int ng_segment_stat(int fd, struct stat *st, uint64_t *ret_page)
         if ((uint64_t) st->st_blksize > *ret_page)
                 return -EOPNOTSUPP;
         return 0;
+}
+
+bool ng_segment_named(int fd, const char *name)
+{
+        char link[64], buf[PATH_MAX];
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        ssize_t k = readlink(link, buf, sizeof(buf) - 1);
+        if (k < 0 || (size_t) k >= sizeof(buf) - 1)
+                return false;
+        buf[k] = '\0';
+        return strcmp(buf, name) == 0;
 }
 
 ssize_t ng_segment_touch(void *const *pages, size_t n)

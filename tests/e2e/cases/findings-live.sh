@@ -125,7 +125,6 @@ pools 0 0 0 0
 
 # ------------------------------------------------ node pressure: fill node 2
 pn=2
-free_kib() { local k v u; while read -r _ _ k v u; do [ "$k" = MemFree: ] && echo "$v"; done < "/sys/devices/system/node/node$1/meminfo"; }
 # squeeze: fill node pn with hugepages until under 40 MiB is free (FK). The
 # kernel reclaims while it grants (and more after a case that used the
 # node's page cache), so one write can leave more free than asked: up to six
@@ -140,19 +139,19 @@ at_exit "umount $FILL"
 squeeze() {
     local f0 have mib
     sync; echo 3 > /proc/sys/vm/drop_caches
-    f0=$(free_kib $pn) FK=$f0
+    f0=$(node_free_kib $pn) FK=$f0
     for _ in 1 2 3 4 5 6; do
         ((FK < 40 * 1024)) && break
         read -r have < "$(hp_file $pn)"
         echo $(( have + (FK - 24 * 1024) / 2048 )) > "$(hp_file $pn)"
-        FK=$(free_kib $pn)
+        FK=$(node_free_kib $pn)
     done
     for _ in 1 2 3; do
         ((FK < 40 * 1024)) && break
         mib=$(( (FK - 24 * 1024) / 1024 )) FILLS=$((FILLS + 1))
         numactl --membind=$pn -- dd if=/dev/zero of="$FILL/$FILLS" bs=1M count=$mib status=none ||
             log "dd of $mib MiB under --membind=$pn failed"
-        FK=$(free_kib $pn)
+        FK=$(node_free_kib $pn)
         log "node $pn: $mib MiB of tmpfs pages written, MemFree now $FK kB"
     done
     log "node $pn: MemFree $f0 kB, after $(cat "$(hp_file $pn)") hugepages: $FK kB"
@@ -170,9 +169,9 @@ around() {
         squeeze
         floor=$((expr))
         audit_conf "$T/p.conf" "node_free_floor = ${floor}K"$'\n'
-        before=$(free_kib $pn)
+        before=$(node_free_kib $pn)
         fl "$T/p.conf" || return 1
-        after=$(free_kib $pn)
+        after=$(node_free_kib $pn)
         log "floor $floor kB; MemFree before the audit $before kB, after $after kB"
         if [ "$side" = below ]; then ((before < floor && after < floor)) && return 0
         else ((before >= floor && after >= floor)) && return 0; fi
