@@ -16,6 +16,9 @@ E2E_DIR=${E2E_DIR:-$(cd "${BASH_SOURCE[0]%/*}" && pwd -P)}
 ROOT=${ROOT:-${E2E_DIR%/tests/e2e}}
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
+# where the case's records go: $BUILD/e2e, another kernel's beside it (run-e2e)
+REC_DIR=${E2E_OUT:-$BUILD/e2e}
+case $REC_DIR in /*) ;; *) REC_DIR=$ROOT/$REC_DIR ;; esac
 CTL=$B/numaguardctl
 WL=$B/tests/helpers/ng-shm-workload
 E2E_TOPO=${E2E_TOPO:?E2E_TOPO not set (run through tests/e2e/suite.sh)}

@@ -29,8 +29,8 @@ NGCTL=/usr/bin/numaguardctl CONF=/etc/numaguard/numaguard.conf
 CPUSET_ID=1db6e8201fed4d01a1af1cbfb367160e
 [ -x "$NGCTL" ] && systemctl is-active -q numaguard ||
     abort "the numaguard service is not installed and active (case service installs it)"
-RECORD=$B/e2e/daemon-owner-record.txt
-mkdir -p "$B/e2e" && : > "$RECORD"
+RECORD=$REC_DIR/daemon-owner-record.txt
+mkdir -p "$REC_DIR" && : > "$RECORD"
 until_ok() { local t=$(($1 * 4)); shift; while ((t-- > 0)); do "$@" && return 0; sleep 0.25; done; return 1; }
 cn=$CPUSET_CPU_NODE mn=$CPUSET_MEM_NODE
 cpus=$(node_cpus "$cn")

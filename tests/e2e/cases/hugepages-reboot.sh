@@ -25,9 +25,9 @@ boot=${NUMA_VM_BOOT:-1}
 if [ "$boot" = 1 ]; then plan 4; else plan 2; fi
 need_ctl
 [ "$(cat /proc/1/comm)" = systemd ] || abort "PID 1 is $(cat /proc/1/comm), not systemd (numa-vm --systemd)"
-RECORD=$B/e2e/hugepages-reboot-record.txt
-BOOT1=$B/e2e/hugepages-reboot.boot1
-mkdir -p "$B/e2e"
+RECORD=$REC_DIR/hugepages-reboot-record.txt
+BOOT1=$REC_DIR/hugepages-reboot.boot1
+mkdir -p "$REC_DIR"
 say() { log "$*"; echo "$*" >> "$RECORD"; }
 pn=$PERSIST_NODE on=$((1 - PERSIST_NODE)) half=$((BOOT_HUGEPAGES / 2))
 tmpf=/etc/tmpfiles.d/numaguard-hugepages.conf
@@ -35,7 +35,7 @@ tmpf=/etc/tmpfiles.d/numaguard-hugepages.conf
 # --persist recorded every node's pool of the size (node PERSIST_NODE's
 # grown, the other's as the kernel split it, or as apply --persist grew it:
 # ON_PAGES)
-APPLIED=$B/e2e/hugepages-reboot.applied
+APPLIED=$REC_DIR/hugepages-reboot.applied
 ON_PAGES=$half
 persisted() { local n o=""; for n in 0 1; do
     if [ "$n" = "$pn" ]; then o+=" $n:$PERSIST_PAGES|tmpfiles|false"; else o+=" $n:$ON_PAGES|tmpfiles|false"; fi; done; echo "${o# }"; }

@@ -282,4 +282,4 @@ log "matrix (kernel $(uname -r)): id | predicted | from nodes | cyclops | outcom
 for t in "${TABLE[@]}"; do log "  $t"; done
 # and in the build directory, for the record of a run that passed
 { echo "# kernel $(uname -r): id|predicted|from nodes|cyclops|outcome|pages taken on"
-  printf '%s\n' "${TABLE[@]}"; } > "$B/e2e/pg-rehearse-matrix-$(uname -r).txt" 2>/dev/null
+  printf '%s\n' "${TABLE[@]}"; } > "$REC_DIR/pg-rehearse-matrix-$(uname -r).txt" 2>/dev/null

@@ -35,12 +35,12 @@ at_exit "umount $R"
 # under load a removal takes longer than a minute; a container left running
 # is audited by every case after this one (its segment an unclaimed instance)
 # podman_cleanup: remove the containers; what podman said goes to
-# $B/e2e/podman-pg.cleanup.log, and a postmaster that outlives its
+# $REC_DIR/podman-pg.cleanup.log, and a postmaster that outlives its
 # container's removal is killed there (named in the log) rather than left
 # for the next cases to audit
 CPG_PID=""
 podman_cleanup() {
-    local log=$B/e2e/podman-pg.cleanup.log rc
+    local log=$REC_DIR/podman-pg.cleanup.log rc
     mkdir -p "${log%/*}"
     # podman 4.3's rm -f of the three at once once exited 0 leaving the
     # PostgreSQL container up (5.10 guest): kill it first, then remove

@@ -68,8 +68,8 @@ for b in prometheus prometheus-alertmanager prometheus-node-exporter promtool; d
 done
 [ -f "$RULES" ] || abort "$RULES not installed by the package"
 cmp -s "$RULES" "$ROOT/conf/numaguard.rules.yml" || abort "$RULES differs from conf/numaguard.rules.yml"
-RECORD=$B/e2e/prometheus-record.txt
-mkdir -p "$B/e2e" && : > "$RECORD"
+RECORD=$REC_DIR/prometheus-record.txt
+mkdir -p "$REC_DIR" && : > "$RECORD"
 record() { { echo "### $1"; cat; echo; } >> "$RECORD"; }
 jqe() { jq -e "$@" > /dev/null; }
 prop() { systemctl show -P "$1" numaguard; }

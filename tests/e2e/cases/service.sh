@@ -16,11 +16,11 @@ need_ctl
 NGCTL=/usr/bin/numaguardctl CONF=/etc/numaguard/numaguard.conf
 PROM=/var/lib/prometheus/node-exporter/numaguard.prom
 CATALOG=/usr/lib/systemd/catalog/numaguard.catalog
-RECORD=$B/e2e/systemd-record.txt
+RECORD=$REC_DIR/systemd-record.txt
 CYCLOPS_ID=e87985b89b7c4cf1ab08905f0454e2fd CPUSET_ID=1db6e8201fed4d01a1af1cbfb367160e
 RELOAD_FAILED_ID=3b5b3cc2892c4d27a840cdf367b9cd23
 [ "$(cat /proc/1/comm)" = systemd ] || abort "PID 1 is $(cat /proc/1/comm), not systemd (numa-vm --systemd)"
-mkdir -p "$B/e2e" && : > "$RECORD"
+mkdir -p "$REC_DIR" && : > "$RECORD"
 record() { { echo "### $1"; cat; echo; } >> "$RECORD"; }
 jqe() { jq -e "$@" > /dev/null; }
 until_ok() { local t=$(($1 * 4)); shift; while ((t-- > 0)); do "$@" && return 0; sleep 0.25; done; return 1; }

@@ -24,8 +24,8 @@
 plan 7
 need_ctl
 [ "$(cat /proc/1/comm)" = systemd ] || abort "PID 1 is $(cat /proc/1/comm), not systemd (numa-vm --systemd)"
-RECORD=$B/e2e/unit-owner-record.txt
-mkdir -p "$B/e2e" && : > "$RECORD"
+RECORD=$REC_DIR/unit-owner-record.txt
+mkdir -p "$REC_DIR" && : > "$RECORD"
 until_ok() { local t=$(($1 * 4)); shift; while ((t-- > 0)); do "$@" && return 0; sleep 0.25; done; return 1; }
 cn=$CPUSET_CPU_NODE mn=$CPUSET_MEM_NODE
 cpus=$(node_cpus "$cn")
