@@ -231,7 +231,10 @@ static bool mapped(const struct ng_seg_key *v, size_t n, const struct ng_shm_fil
  *   inode 17 allocated 1048576 len 1048576 asked 256 present 256 exact 0
  *   nodes 0:200 3:56
  *   policy default
- * and replayed by a --root collection in its place (a record without the
+ *   unwalked 1904640
+ * (unwalked: only when the data of a file fragmented past the extents
+ * followed was not all walked) and replayed by a --root collection in its
+ * place (a record without the
  * policy line, from an older snapshot: the policy is unknown). */
 #define NG_PATH_WHOLE_DIR "/numaguard/whole"
 
@@ -259,6 +262,8 @@ static void record_whole(const struct collector *c, const struct ng_shm_file *f,
                 fprintf(o, " %d:%" PRIu64, smp->np[k].node, smp->np[k].pages);
         if (smp->policy[0])
                 fprintf(o, "\npolicy %s", smp->policy);
+        if (smp->unwalked_bytes)
+                fprintf(o, "\nunwalked %" PRIu64, smp->unwalked_bytes);
         fputc('\n', o);
         bool bad = ferror(o);
         if (fclose(o) == 0 && !bad)
@@ -315,6 +320,11 @@ static int replay_whole(struct collector *c, struct ng_shm_file *f, struct ng_sa
                 if (plen < sizeof(smp->policy))
                         snprintf(smp->policy, sizeof(smp->policy), "%.*s", (int) plen, pol);
         }
+        /* the data past the extents walked (a fragmented file), taken to
+         * sit like what was asked: an older snapshot has no such line */
+        const char *unw = strstr(q, "\nunwalked ");
+        if (unw && sscanf(unw, "\nunwalked %" SCNu64, &smp->unwalked_bytes) != 1)
+                smp->unwalked_bytes = 0;
         free(buf);
         if (r < 0) {
                 ng_sample_done(smp);
