@@ -40,6 +40,8 @@
 #define MiB (UINT64_C(1) << 20)
 /* innodb_buffer_pool_size when not set (MariaDB's documented default). */
 #define MARIADB_DEFAULT_POOL (128 * MiB)
+/* Address space beyond any host's memory: a reservation, not a pool. */
+#define MARIADB_HUGE_RESERVE_KIB (UINT64_C(1) << 30)
 /* MariaDB 10.11.12 and later align the pool's mapping to this extent. */
 #define MARIADB_EXTENT (8 * MiB)
 
@@ -115,6 +117,23 @@ int ng_rehearse_mariadb(struct stage *st, const struct ng_db_settings *cfg)
                 ng_rehearse_cyclops(st);
                 return 0;
         }
+        /* Servers that map the pool whole (10.11.12 and later) map
+         * innodb_buffer_pool_size_max; those that reserve terabytes of
+         * address space for it by default (10.11.17, 11.4.11, 11.8.7 and
+         * later: 8 TiB) show it in their size. */
+        const struct ng_proc *pr = ng_snapshot_proc(st->s, st->in->main_pid);
+        if (strncmp(cfg->size_from, "innodb_buffer_pool_size_max", 27) && pr &&
+            pr->status.vm_size_kib >= MARIADB_HUGE_RESERVE_KIB) {
+                char vm[32];
+                ng_format_kib(pr->status.vm_size_kib, vm, sizeof(vm));
+                snprintf(r->fix, sizeof(r->fix), "set innodb_buffer_pool_size_max to innodb_buffer_pool_size");
+                snprintf(r->why, sizeof(r->why), "innodb_buffer_pool_size_max is not set and the running server "
+                         "reserves %s of address space (MariaDB 10.11.17, 11.4.11, 11.8.7 and later reserve 8 TiB "
+                         "for the buffer pool by default): which size its next start maps in hugepages cannot be "
+                         "told", vm);
+                r->outcome = NG_REHEARSE_UNKNOWN;
+                return 0;
+        }
         const struct ng_rehearsal base = *r;
         uint64_t last = 0;
         unsigned tried = 0;
@@ -146,6 +165,10 @@ int ng_rehearse_mariadb(struct stage *st, const struct ng_db_settings *cfg)
                 int e = mariadb_short(st, &base, ng_rehearse_default_page_kib(st->s), last, tried);
                 if (e < 0)
                         return e;
+                if (r->avail_pages && r->free_on_nodes)
+                        ng_rehearse_appendf(r->why, sizeof(r->why), "; a server before 10.11.12 maps the pool in "
+                                            "chunks of innodb_buffer_pool_chunk_size, each on its own, and may "
+                                            "take the pages there are for some of them");
         }
         uint64_t page = ng_kib_bytes_sat(r->page_kib), spare = MARIADB_EXTENT > page ? MARIADB_EXTENT / page - 1 : 0;
         uint64_t room = r->avail_pages + r->surplus_pages < r->free_on_nodes ? r->avail_pages + r->surplus_pages

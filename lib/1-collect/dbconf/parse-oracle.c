@@ -251,12 +251,12 @@ bool ng_ora_line_kept(const char *line, size_t len)
                 if (c < end && text(*c))
                         continue;
                 if (c > run) {
-                        /* a run cut by binary bytes: the beginning of a
-                         * name with its prefix; else a whole name */
+                        /* a run cut by binary bytes that may begin a line of
+                         * one (cut_head(), whatever its SID); a whole name */
                         struct head h;
                         const char *t = parse_head(run, c, &h);
-                        bool cut = c < end && t == c && h.dot;
-                        if (h.name_len && wanted_name(h.name, h.name_len, cut))
+                        bool cut = c < end && h.dot && (t == c || *t == '=' || *t == ' ' || *t == '\t');
+                        if ((cut || h.name_len) && wanted_name(h.name, h.name_len, cut && t == c))
                                 return true;
                 }
                 run = c + 1;
