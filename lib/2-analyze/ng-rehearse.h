@@ -63,7 +63,7 @@ struct ng_rehearsal {
          * within them, surplus pages vm.nr_overcommit_hugepages allows. */
         uint64_t avail_pages, free_on_nodes, surplus_pages;
         struct ng_bitmap from_nodes;    /* the nodes with free pages it will take them from */
-        char why[512];                  /* the reasoning, with the numbers */
+        char why[768];                  /* the reasoning, with the numbers */
         char fix[256];                  /* the one change that fixes it, "" when nothing to fix */
 };
 

@@ -167,8 +167,8 @@ int ng_rehearse_mariadb(struct stage *st, const struct ng_db_settings *cfg)
                         return e;
                 if (r->avail_pages && r->free_on_nodes)
                         ng_rehearse_appendf(r->why, sizeof(r->why), "; a server before 10.11.12 maps the pool in "
-                                            "chunks of innodb_buffer_pool_chunk_size, each on its own, and may "
-                                            "take the pages there are for some of them");
+                                            "chunks (innodb_buffer_pool_chunk_size), each on its own: some may "
+                                            "take the pages there are");
         }
         uint64_t page = ng_kib_bytes_sat(r->page_kib), spare = MARIADB_EXTENT > page ? MARIADB_EXTENT / page - 1 : 0;
         uint64_t room = r->avail_pages + r->surplus_pages < r->free_on_nodes ? r->avail_pages + r->surplus_pages
@@ -203,7 +203,7 @@ int ng_rehearse_oracle(struct stage *st, const struct ng_db_settings *cfg)
                 n++;
         }
         if (n)
-                snprintf(r->size_from, sizeof(r->size_from), "its running SGA (%u SysV segment%s)", n,
+                snprintf(r->size_from, sizeof(r->size_from), "its running SGA, %u SysV segment%s", n,
                          n == 1 ? "" : "s");
         else if (cfg->size_bytes) {
                 r->bytes = cfg->size_bytes;
