@@ -73,6 +73,10 @@ struct ng_engine {
         bool has_conf;
         enum ng_db_conf_kind conf_kind;
         const char *conf_file, *auto_conf_file;
+        /* The groups of its option files its server reads, and the
+         * prefixes of those only a server of one version reads
+         * ("<prefix>X.Y"); NULL-terminated. */
+        const char *const *conf_groups, *const *conf_version_groups;
 };
 
 /* The table, in the order discovery tries it, and its length. */
@@ -102,6 +106,8 @@ bool ng_engine_locks_sga(const char *type);
 /* Whether the process of this full name is the main process of an engine
  * that locks its shared memory (its limits are read). */
 bool ng_engine_main_locking(const char *name);
+/* The first row whose configuration is of kind, or NULL. */
+const struct ng_engine *ng_engine_of_conf(enum ng_db_conf_kind kind);
 /* The engine whose shared memory granules this file is (by its path), or
  * NULL. */
 const struct ng_engine *ng_engine_of_granule(const char *path);

@@ -17,10 +17,4 @@ int ng_dbconf_read_mariadb(struct collector *c, const struct ng_proc *pr, struct
  * parameter file under the ORACLE_HOME of pmon's environment. */
 int ng_dbconf_read_oracle(struct collector *c, const struct ng_proc *pr, struct ng_db_settings *ret);
 
-/* The first error of ret's reading: err, at where ("FILE", "FILE:LINE");
- * later ones are not kept. */
-void ng_dbconf_fail(struct ng_db_settings *ret, int err, const char *where);
-/* The first reason ret's next start cannot be told (ng_db_settings.unknown). */
-void ng_dbconf_unknown(struct ng_db_settings *ret, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 #pragma GCC visibility pop

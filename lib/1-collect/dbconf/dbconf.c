@@ -9,7 +9,6 @@
  */
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,24 +234,6 @@ static const struct ng_engine *configured_main(const struct ng_snapshot *s, cons
         if (!l || strncmp(pr->name, e->main_prefix, l) || !pr->name[l])
                 return NULL;
         return !parent || strcmp(parent->name, pr->name) ? e : NULL;
-}
-
-void ng_dbconf_fail(struct ng_db_settings *ret, int err, const char *where)
-{
-        if (ret->error)
-                return;
-        ret->error = err;
-        snprintf(ret->error_path, sizeof(ret->error_path), "%.*s", (int) sizeof(ret->error_path) - 1, where);
-}
-
-void ng_dbconf_unknown(struct ng_db_settings *ret, const char *fmt, ...)
-{
-        if (ret->unknown[0])
-                return;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(ret->unknown, sizeof(ret->unknown), fmt, ap);
-        va_end(ap);
 }
 
 static int settings_of(struct collector *c, const struct ng_engine *eng, const struct ng_proc *pr,

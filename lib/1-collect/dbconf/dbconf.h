@@ -48,6 +48,12 @@ void ng_pg_cmdline_apply(struct ng_db_settings *s, const char *cmdline, char *co
  * -DDIR, --pgdata=DIR), when absolute; else "". */
 void ng_pg_cmdline_datadir(const char *cmdline, char *buf, size_t size);
 
+/* The first error of ret's reading: err, at where ("FILE", "FILE:LINE");
+ * later ones are not kept. */
+void ng_dbconf_fail(struct ng_db_settings *ret, int err, const char *where);
+/* The first reason ret's next start cannot be told (ng_db_settings.unknown). */
+void ng_dbconf_unknown(struct ng_db_settings *ret, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* At most this many files one instance's configuration reads (an
  * !includedir of thousands is not a configuration). */
 #define NG_DB_CONF_MAX_FILES 256
@@ -77,7 +83,8 @@ struct ng_my_cnf_item {
 };
 
 /*
- * An option file as mysqld reads it (mysys/my_default.c): '#' and ';'
+ * An option file as the MySQL and MariaDB server reads it
+ * (mysys/my_default.c): '#' and ';'
  * comment lines, "[group]", "!include" and "!includedir" directives,
  * "name", "name = value" with a '#' outside quotes ending the line (an
  * option whose name does not fit the field is left out: none numaguard
@@ -91,13 +98,15 @@ struct ng_my_cnf_item {
 int ng_my_cnf_parse(const char *buf, size_t len, struct ng_my_cnf_item **ret, size_t *ret_n,
                     unsigned *ret_bad_line);
 
-/* Whether mariadbd reads the options of group (lower case) with the
- * --defaults-group-suffix suffix ("" none): 1 yes, 0 no, 2 a group of one
- * server version ([mysqld-10.6], [mariadb-11.4]: read only by a server of
- * that version, which numaguard does not know). */
+/* Whether MariaDB's server reads the options of group (lower case) with
+ * the --defaults-group-suffix suffix ("" none): 1 yes, 0 no, 2 a group of
+ * one server version ([mariadb-11.4]: read only by a server of that
+ * version, which numaguard does not know). The groups are the engine
+ * table's (engine.h: conf_groups). */
 int ng_my_group_read(const char *group, const char *suffix);
 
-/* Applies one option of mariadbd, as a file or the command line gives it
+/* Applies one option of MariaDB's server, as a file or the command line
+ * gives it
  * ("large-pages", "skip-large-pages", "loose-innodb_buffer_pool_size"),
  * value NULL when given none, from where it came ("FILE:LINE",
  * "command line"): large_pages, innodb_buffer_pool_size and
@@ -108,7 +117,7 @@ int ng_my_group_read(const char *group, const char *suffix);
  * reads, -ERANGE beyond 64 bits (s untouched). Others are ignored (0). */
 int ng_my_option_apply(struct ng_db_settings *s, const char *name, const char *value, const char *from);
 
-/* What the leading options of a mariadbd command line (as
+/* What the leading options of the server's command line (as
  * ng_parse_cmdline() gives it: blank-separated) say of the option files
  * it reads. */
 struct ng_my_defaults {
@@ -119,7 +128,7 @@ struct ng_my_defaults {
 };
 void ng_my_cmdline_defaults(const char *cmdline, struct ng_my_defaults *ret);
 
-/* The options of a mariadbd command line applied to s, after its files, as
+/* The options of the server's command line applied to s, after its files, as
  * the server applies them ("--large-pages", "--innodb-buffer-pool-size=1G"
  * or "--innodb-buffer-pool-size 1G"). -EINVAL or -ERANGE as
  * ng_my_option_apply() for the first option it refuses, 0 otherwise. */

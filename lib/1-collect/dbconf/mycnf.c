@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * collect: a MariaDB (or MySQL) server's large_pages and buffer pool size
- * as its next start reads them (ng-dbconf.h): the option files mysqld
+ * as its next start reads them (ng-dbconf.h): the option files the server
  * reads (mysys/my_default.c: /etc/my.cnf, /etc/mysql/my.cnf, $MYSQL_HOME's
  * my.cnf, --defaults-extra-file; or --defaults-file alone; none under
  * --no-defaults), with their !include and !includedir, then its command
@@ -19,7 +19,7 @@
 #include "dbconf-read.h"
 #include "util.h"
 
-/* mysqld skips a directive beyond this depth (with a warning). */
+/* The server skips a directive beyond this depth (with a warning). */
 #define MY_MAX_DEPTH 10
 
 struct reader {

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -386,4 +387,22 @@ int ng_db_environ_redact(const char *buf, size_t len, char **ret, size_t *ret_le
         *ret = out;
         *ret_len = o;
         return 0;
+}
+
+void ng_dbconf_fail(struct ng_db_settings *ret, int err, const char *where)
+{
+        if (ret->error)
+                return;
+        ret->error = err;
+        snprintf(ret->error_path, sizeof(ret->error_path), "%.*s", (int) sizeof(ret->error_path) - 1, where);
+}
+
+void ng_dbconf_unknown(struct ng_db_settings *ret, const char *fmt, ...)
+{
+        if (ret->unknown[0])
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ret->unknown, sizeof(ret->unknown), fmt, ap);
+        va_end(ap);
 }

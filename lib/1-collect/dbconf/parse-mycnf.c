@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * collect: MariaDB's (and MySQL's) option files and command line as mysqld
- * reads them (mysys/my_default.c, mysys/my_getopt.c), for the few options
+ * collect: MariaDB's (and MySQL's) option files and command line as their
+ * server reads them (mysys/my_default.c, mysys/my_getopt.c), for the few options
  * numaguard uses. The files are another user's: every line is bounded,
  * every number checked.
  */
@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "dbconf.h"
+#include "engine.h"
 #include "util.h"
 
 static bool space(char c)
@@ -190,14 +191,9 @@ int ng_my_cnf_parse(const char *buf, size_t len, struct ng_my_cnf_item **ret, si
 
 int ng_my_group_read(const char *group, const char *suffix)
 {
-        /* mariadbd's load_default_groups: the unversioned ones, then those
-         * of its own version (MYSQL_BASE_VERSION "mysqld-X.Y" and its
-         * MariaDB names), and [galera] in a server built with wsrep (as
-         * the distributions' are). */
-        static const char *const groups[] = { "mysqld", "server", "mariadb", "mariadbd", "client-server", "galera" };
-        static const char *const versioned[] = { "mysqld-", "mariadb-", "mariadbd-" };
+        const struct ng_engine *e = ng_engine_of_conf(NG_DB_CONF_MARIADB);
         size_t sl = suffix ? strlen(suffix) : 0;
-        for (int pass = 0; pass < (sl ? 2 : 1); pass++) {
+        for (int pass = 0; e && pass < (sl ? 2 : 1); pass++) {
                 char g[64];
                 size_t gl = strlen(group);
                 if (pass == 1) {
@@ -206,14 +202,14 @@ int ng_my_group_read(const char *group, const char *suffix)
                         gl -= sl;
                 }
                 snprintf(g, sizeof(g), "%.*s", (int) gl, group);
-                for (size_t i = 0; i < ELEMENTSOF(groups); i++)
-                        if (!strcasecmp(g, groups[i]))
+                for (const char *const *n = e->conf_groups; n && *n; n++)
+                        if (!strcasecmp(g, *n))
                                 return 1;
-                for (size_t i = 0; i < ELEMENTSOF(versioned); i++) {
-                        size_t pl = strlen(versioned[i]);
+                for (const char *const *n = e->conf_version_groups; n && *n; n++) {
+                        size_t pl = strlen(*n);
                         unsigned major, minor;
                         int k = 0;
-                        if (!strncasecmp(g, versioned[i], pl) && sscanf(g + pl, "%u.%u%n", &major, &minor, &k) == 2 &&
+                        if (!strncasecmp(g, *n, pl) && sscanf(g + pl, "%u.%u%n", &major, &minor, &k) == 2 &&
                             (size_t) k == strlen(g + pl))
                                 return 2;
                 }
