@@ -38,8 +38,11 @@ static struct json_object *rehearsal_json(const struct ng_instance *in, const st
         json_object_object_add(j, "setting_value", r->setting_name[0] ? json_object_new_string(r->setting_value) : NULL);
         json_object_object_add(j, "setting_from", r->setting_name[0] ? json_object_new_string(r->setting_from) : NULL);
         json_object_object_add(j, "bytes", r->bytes ? json_object_new_uint64(r->bytes) : NULL);
+        json_object_object_add(j, "size_from", r->size_from[0] ? json_object_new_string(r->size_from) : NULL);
         json_object_object_add(j, "page_kib", r->page_kib ? json_object_new_uint64(r->page_kib) : NULL);
         json_object_object_add(j, "pages", json_object_new_uint64(r->pages));
+        json_object_object_add(j, "partial_pages", r->outcome == NG_REHEARSE_PARTIAL ?
+                               json_object_new_uint64(r->partial_pages) : NULL);
         json_object_object_add(j, "nodes", ng_bitmap_json_list(&r->nodes));
         json_object_object_add(j, "from_nodes", ng_bitmap_json_list(&r->from_nodes));
         json_object_object_add(j, "binding", json_object_new_string(r->binding));
@@ -61,7 +64,10 @@ static const char *outcome_text(const struct ng_rehearsal *r, char *buf, size_t 
                 snprintf(buf, size, "all in hugepages, on node%s %s", strchr(nodes, ',') || strchr(nodes, '-') ? "s" : "",
                          nodes);
                 break;
-        case NG_REHEARSE_PARTIAL: snprintf(buf, size, "partly in 4 KiB pages"); break;
+        case NG_REHEARSE_PARTIAL:
+                snprintf(buf, size, "partly in 4 KiB pages (%llu of %llu hugepages)",
+                         (unsigned long long) r->partial_pages, (unsigned long long) r->pages);
+                break;
         case NG_REHEARSE_SMALL: snprintf(buf, size, "all in 4 KiB pages (it falls back)"); break;
         case NG_REHEARSE_OFF: snprintf(buf, size, "all in 4 KiB pages, as its setting asks"); break;
         case NG_REHEARSE_NO_START: snprintf(buf, size, "it refuses to start"); break;
@@ -86,7 +92,8 @@ static void rehearsal_text(const struct ng_instance *in, const struct ng_rehears
         if (r->bytes) {
                 ng_format_kib(r->bytes / 1024, size, sizeof(size));
                 ng_format_page_size(r->page_kib ? r->page_kib : 2048, page, sizeof(page));
-                printf("  size:     %s (its running segment)%s", size, r->pages ? "" : "\n");
+                _cleanup_free_ char *size_from = ng_text_dup(NG_TEXT_TERM, r->size_from);
+                printf("  size:     %s (%s)%s", size, size_from ? size_from : "?", r->pages ? "" : "\n");
                 if (r->pages)
                         printf(", %llu pages of %s\n", (unsigned long long) r->pages, page);
         }

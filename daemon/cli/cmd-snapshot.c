@@ -131,9 +131,12 @@ static void recorder(void *userdata, char kind, const char *path, const char *bu
         _cleanup_free_ char *kept = NULL;
         if (kind == 'f')
                 ctl_progress_file(st->progress);
-        /* A database's configuration: only the settings numaguard reads. */
-        if (kind == 'f' && ng_db_conf_path(path)) {
-                if (ng_db_conf_redact(buf, len, &kept, &len) < 0) {
+        /* A database's configuration: only the settings numaguard reads;
+         * a process's environment: only the variables it reads. */
+        if (kind == 'f' && (ng_db_conf_path(path) || ng_db_environ_path(path))) {
+                int r = ng_db_environ_path(path) ? ng_db_environ_redact(buf, len, &kept, &len)
+                                                 : ng_db_conf_redact(buf, len, &kept, &len);
+                if (r < 0) {
                         if (st->error == 0)
                                 st->error = -ENOMEM;
                         return;

@@ -14,6 +14,12 @@
 
 static const char *const postgresql[] = { "postgres", "postmaster", NULL };
 static const char *const mysql[] = { "mysqld", "mariadbd", NULL };
+/* mariadbd's load_default_groups (sql/mysqld.cc): [galera] is a server's
+ * built with wsrep, as the distributions' are; the versioned groups carry
+ * its MYSQL_BASE_VERSION and MariaDB's names of it. */
+static const char *const mysql_groups[] = { "mysqld", "server", "mariadb", "mariadbd", "client-server", "galera",
+                                            NULL };
+static const char *const mysql_version_groups[] = { "mysqld-", "mariadb-", "mariadbd-", NULL };
 static const char *const hana[] = { "hdbindexserver", NULL };
 
 const struct ng_engine ng_engines[] = {
@@ -28,7 +34,8 @@ const struct ng_engine ng_engines[] = {
           .main_prefix = "ora_pmon_", .member_prefix = "ora_", .dedicated_prefix = "oracle",
           .needs_libnuma = true,
           .granule_prefix = "/dev/shm/ora_", .granules_label = "Oracle AMM SGA", .thp_enabled = "never",
-          .locks_sga = true, .hugetlb_shm_fix = ORACLE_SHM_FIX },
+          .locks_sga = true, .hugetlb_shm_fix = ORACLE_SHM_FIX,
+          .has_conf = true, .conf_kind = NG_DB_CONF_ORACLE },
         /* Oracle ASM: the same processes as asm_<name>_+ASM. */
         { .name = "asm", .type = "oracle",
           .main_prefix = "asm_pmon_", .member_prefix = "asm_", .dedicated_prefix = "oracle",
@@ -37,16 +44,20 @@ const struct ng_engine ng_engines[] = {
          * shared_memory_type = sysv, anonymous (no right needed) by default. */
         { .name = "postgresql", .type = "postgresql",
           .family = postgresql, .nested = true, .dir_shortopt = "-D", .dir_longopt = "--pgdata",
+          .has_conf = true, .conf_kind = NG_DB_CONF_POSTGRESQL,
           .conf_file = "postgresql.conf", .auto_conf_file = "postgresql.auto.conf",
           .hugetlb_shm_fix = "set vm.hugetlb_shm_group to the gid of the postgres group (sysctl.d), as PostgreSQL's "
                              "kernel-resources chapter says, or shared_memory_type = mmap, which needs no such right; "
                              "then restart" },
         /* One server process; InnoDB's buffer pool is private memory
-         * (SysV SHM_HUGETLB under --large-pages). */
+         * (under large_pages MariaDB maps it MAP_HUGETLB, private; MySQL
+         * makes it a SysV SHM_HUGETLB segment). */
         { .name = "mysql", .type = "mysql",
           .family = mysql, .nested = true, .dir_shortopt = "--datadir", .dir_longopt = "--datadir",
           .private_heap = true,
           .private_label = "the InnoDB buffer pool and the server's other large private mappings",
+          .has_conf = true, .conf_kind = NG_DB_CONF_MARIADB, .conf_groups = mysql_groups,
+          .conf_version_groups = mysql_version_groups,
           .hugetlb_shm_fix = "set vm.hugetlb_shm_group to the gid of the mysql group (sysctl.d), as the server's "
                              "large-page support asks, and memlock for the mysql user; then restart" },
         /* Every index server is an instance of its own. */
@@ -174,5 +185,13 @@ const struct ng_engine *ng_engine_of_granule(const char *path)
                 if (g && !strncmp(path, g, strlen(g)))
                         return &ng_engines[i];
         }
+        return NULL;
+}
+
+const struct ng_engine *ng_engine_of_conf(enum ng_db_conf_kind kind)
+{
+        for (size_t i = 0; i < ng_n_engines; i++)
+                if (ng_engines[i].has_conf && ng_engines[i].conf_kind == kind)
+                        return &ng_engines[i];
         return NULL;
 }

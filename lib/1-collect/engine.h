@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ng-dbconf.h"
+
 /* Library-internal (not installed): not exported from libnumaguard.so. */
 #pragma GCC visibility push(hidden)
 
@@ -63,11 +65,18 @@ struct ng_engine {
         /* How to give its user the right to SysV SHM_HUGETLB segments, in
          * its vendor's words (HUGEPAGE_NOT_PERMITTED); NULL: the generic. */
         const char *hugetlb_shm_fix;
-        /* Its configuration as its next start reads it (ng-dbconf.h), in
-         * PostgreSQL's syntax: the main file in its data directory (the
-         * main process's working directory) unless its command line names
-         * another, then the file ALTER SYSTEM writes there. NULL: not read. */
+        /* Its configuration as its next start reads it (ng-dbconf.h), by
+         * the reader of conf_kind; has_conf false: not read. PostgreSQL's:
+         * conf_file in its data directory (the main process's working
+         * directory) unless its command line names another, then
+         * auto_conf_file, the file ALTER SYSTEM writes there. */
+        bool has_conf;
+        enum ng_db_conf_kind conf_kind;
         const char *conf_file, *auto_conf_file;
+        /* The groups of its option files its server reads, and the
+         * prefixes of those only a server of one version reads
+         * ("<prefix>X.Y"); NULL-terminated. */
+        const char *const *conf_groups, *const *conf_version_groups;
 };
 
 /* The table, in the order discovery tries it, and its length. */
@@ -97,6 +106,8 @@ bool ng_engine_locks_sga(const char *type);
 /* Whether the process of this full name is the main process of an engine
  * that locks its shared memory (its limits are read). */
 bool ng_engine_main_locking(const char *name);
+/* The first row whose configuration is of kind, or NULL. */
+const struct ng_engine *ng_engine_of_conf(enum ng_db_conf_kind kind);
 /* The engine whose shared memory granules this file is (by its path), or
  * NULL. */
 const struct ng_engine *ng_engine_of_granule(const char *path);

@@ -44,12 +44,16 @@ struct ng_rehearsal {
         bool cyclops;
         int cyclops_node;
         enum ng_huge_setting setting;   /* as configured (ng-dbconf.h) */
-        char setting_name[32];          /* "huge_pages" */
-        char setting_value[16];         /* "try" (the engine's default when unset) */
+        char setting_name[32];          /* "huge_pages", "large_pages", "use_large_pages" */
+        char setting_value[16];         /* "try", "ON", "ONLY" (the engine's default when unset) */
         char setting_from[160];         /* "FILE:LINE", "command line", "the default" */
         uint64_t bytes;                 /* its shared memory at the next start */
+        char size_from[160];            /* "its running segment", "innodb_buffer_pool_size, FILE:LINE" */
         uint64_t page_kib;              /* the hugepage size it asks for */
         uint64_t pages;                 /* hugepages that holds */
+        /* partly-4k: the pages of it that are hugepages (Oracle TRUE takes
+         * what the kernel reserves, the rest in 4 KiB pages); 0 otherwise. */
+        uint64_t partial_pages;
         /* Where its pages may come from: its cgroup's memory nodes as the
          * next start gets them, narrowed by a bind policy. */
         struct ng_bitmap nodes;
@@ -59,15 +63,19 @@ struct ng_rehearsal {
          * within them, surplus pages vm.nr_overcommit_hugepages allows. */
         uint64_t avail_pages, free_on_nodes, surplus_pages;
         struct ng_bitmap from_nodes;    /* the nodes with free pages it will take them from */
-        char why[512];                  /* the reasoning, with the numbers */
+        char why[768];                  /* the reasoning, with the numbers */
         char fix[256];                  /* the one change that fixes it, "" when nothing to fix */
 };
 
 /*
  * Rehearses in's next start. PostgreSQL (shared_memory_type mmap or sysv,
- * huge_pages off/on/try, huge_page_size); other engines, an instance whose
- * configuration could not be read or that has no running segment to size
- * it by are UNKNOWN with the reason. 0, -EINVAL for bad arguments.
+ * huge_pages off/on/try, huge_page_size), sized by its running main
+ * segment; MariaDB and MySQL (large_pages), sized by
+ * innodb_buffer_pool_size; Oracle (use_large_pages TRUE, ONLY, FALSE,
+ * AUTO, AUTO_ONLY; memory_target), sized by its running SGA segments or
+ * its SGA settings. Other engines, an instance whose configuration could
+ * not be read or has nothing to size it by are UNKNOWN with the reason.
+ * 0, -EINVAL for bad arguments, -ENOMEM.
  */
 int ng_rehearse(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_instance *in,
                 struct ng_rehearsal *ret);

@@ -11,7 +11,6 @@
  */
 
 #include <errno.h>
-#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include "ng-format.h"
 #include "ng-rehearse.h"
 #include "ng-reserve.h"
+#include "rehearse-internal.h"
 #include "units.h"
 
 #define GIGANTIC_KIB (1024u * 1024u)
@@ -53,19 +53,6 @@ int ng_rehearsal_exit_status(const struct ng_rehearsal *r)
         }
 }
 
-/* What one rehearsal works with: the pool of its size as it will be once
- * the instance has stopped. */
-struct stage {
-        const struct ng_snapshot *s;
-        const struct ng_audit *a;
-        const struct ng_instance *in;
-        struct ng_rehearsal *r;
-        const struct ng_hugepool *pool;         /* global, of r->page_kib */
-        uint64_t *free_after;                   /* per topo node index */
-        uint64_t resv_after;
-        uint64_t own_pages, own_faulted;        /* its segments of the size, pages and faulted */
-};
-
 /* The hugetlb controller's name of a size: "2MB", "1GB", "64KB". */
 static void cgroup_size_name(uint64_t kib, char *buf, size_t size)
 {
@@ -77,125 +64,10 @@ static void cgroup_size_name(uint64_t kib, char *buf, size_t size)
                 snprintf(buf, size, "%" PRIu64 "KB", kib);
 }
 
-static uint64_t default_page_kib(const struct ng_snapshot *s)
+uint64_t ng_rehearse_default_page_kib(const struct ng_snapshot *s)
 {
         uint64_t kib = s->has_meminfo ? ng_meminfo_value(&s->meminfo, "Hugepagesize") : 0;
         return kib ? kib : 2048;
-}
-
-/* The segment the next start makes again: PostgreSQL's main shared memory,
- * the largest anonymous shared (mmap) or SysV segment the main process maps. */
-static const struct ng_segment *main_segment(const struct ng_audit *a, const struct ng_instance *in)
-{
-        const struct ng_segment *best = NULL;
-        for (size_t k = 0; k < in->n_segs; k++) {
-                const struct ng_segment *seg = &a->segments[in->segs[k]];
-                bool mapped = false;
-                for (size_t i = 0; i < seg->n_pids && !mapped; i++)
-                        mapped = seg->pids[i] == in->main_pid;
-                if ((seg->kind != NG_SEG_ANON_SHARED && seg->kind != NG_SEG_SYSV) || !mapped || seg->bytes_unknown)
-                        continue;
-                if (!best || seg->bytes > best->bytes)
-                        best = seg;
-        }
-        return best;
-}
-
-static void appendf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void appendf(char *buf, size_t size, const char *fmt, ...)
-{
-        size_t l = strlen(buf);
-        if (l + 1 >= size)
-                return;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(buf + l, size - l, fmt, ap);
-        va_end(ap);
-}
-
-/* The cgroup's memory nodes as the next start gets them: what its owner
- * writes back when it starts the instance again, else what it holds now. */
-static void cgroup_binding(const struct stage *st, struct ng_bitmap *nodes)
-{
-        struct ng_rehearsal *r = st->r;
-        const struct ng_cgroup *cg = st->in->cgroup ? ng_snapshot_cgroup(st->s, st->in->cgroup) : NULL;
-        char list[64];
-        if (!cg || !cg->has_cpuset) {
-                /* No cpuset cgroup read: the one it runs in now, which a
-                 * start from the same place inherits. */
-                const struct ng_proc *pr = ng_snapshot_proc(st->s, st->in->main_pid);
-                struct ng_bitmap m;
-                if (pr && pr->status.has_mems_allowed) {
-                        ng_idset_to_bitmap(&pr->status.mems_allowed, &m);
-                        ng_bitmap_and(nodes, &m);
-                        ng_bitmap_format_list(&m, list, sizeof(list));
-                        snprintf(r->binding, sizeof(r->binding), "its cpuset's memory nodes %s (Mems_allowed_list)",
-                                 list);
-                } else
-                        snprintf(r->binding, sizeof(r->binding), "no cpuset of its own");
-                return;
-        }
-        const struct ng_owner *ow = &cg->owner;
-        bool restores = ow->known && (ow->kind == NG_OWNER_SYSTEMD || ow->kind == NG_OWNER_DOCKER ||
-                                      ow->kind == NG_OWNER_PODMAN || ow->kind == NG_OWNER_CGCONFIG);
-        if (restores && ow->has_mems) {
-                ng_bitmap_and(nodes, &ow->mems);
-                ng_bitmap_format_list(&ow->mems, list, sizeof(list));
-                snprintf(r->binding, sizeof(r->binding), "cpuset.mems %s as %s %.100s restores it", list,
-                         ng_owner_kind_name(ow->kind), ow->name);
-        } else if (restores && ow->kind != NG_OWNER_CGCONFIG) {
-                snprintf(r->binding, sizeof(r->binding), "every node: %s %.100s sets no memory nodes",
-                         ng_owner_kind_name(ow->kind), ow->name);
-        } else {
-                const struct ng_bitmap *m = ng_bitmap_empty(&cg->effective_mems) ? &cg->mems : &cg->effective_mems;
-                ng_bitmap_and(nodes, m);
-                ng_bitmap_format_list(m, list, sizeof(list));
-                snprintf(r->binding, sizeof(r->binding), "cpuset.mems %s of cgroup %.100s, kept across a restart", list,
-                         cg->path);
-        }
-}
-
-/* A bind policy the main process runs under (numactl --membind, systemd's
- * NUMAPolicy=bind), as its numa_maps shows it on the segment. */
-static void policy_binding(const struct stage *st, const struct ng_segment *seg, struct ng_bitmap *nodes)
-{
-        struct ng_rehearsal *r = st->r;
-        const struct ng_proc *pr = ng_snapshot_proc(st->s, st->in->main_pid);
-        const struct ng_db_settings *cfg = ng_snapshot_db_settings(st->s, st->in->main_pid);
-        if (cfg && cfg->policy_known) {
-                struct ng_bitmap b;
-                if (cfg->policy == NG_MPOL_BIND && ng_bitmap_parse_list(cfg->policy_nodes, &b) >= 0) {
-                        ng_bitmap_and(nodes, &b);
-                        appendf(r->binding, sizeof(r->binding), "; policy bind:%s", cfg->policy_nodes);
-                } else if (cfg->policy != NG_MPOL_DEFAULT)
-                        appendf(r->binding, sizeof(r->binding), "; policy %s%s%s (no bound)",
-                                ng_mpol_name((enum ng_mpol) cfg->policy), cfg->policy_nodes[0] ? ":" : "",
-                                cfg->policy_nodes);
-                return;
-        }
-        if (!pr || !pr->has_numa_maps) {
-                appendf(r->binding, sizeof(r->binding), "; its memory policy unknown (numa_maps not read)");
-                return;
-        }
-        for (size_t j = 0; j < pr->n_maps; j++) {
-                if (!ng_segment_maps(seg, pr, &pr->maps[j]))
-                        continue;
-                for (size_t k = 0; k < pr->n_numa_maps; k++) {
-                        const struct ng_numa_map *nm = &pr->numa_maps[k];
-                        struct ng_bitmap b;
-                        if (nm->start != pr->maps[j].start)
-                                continue;
-                        if (nm->policy == NG_MPOL_BIND && nm->policy_nodes &&
-                            ng_bitmap_parse_list(nm->policy_nodes, &b) >= 0) {
-                                ng_bitmap_and(nodes, &b);
-                                appendf(r->binding, sizeof(r->binding), "; policy bind:%s", nm->policy_nodes);
-                        } else if (nm->policy != NG_MPOL_DEFAULT)
-                                appendf(r->binding, sizeof(r->binding), "; policy %s%s%s (no bound)",
-                                        ng_mpol_name(nm->policy), nm->policy_nodes && *nm->policy_nodes ? ":" : "",
-                                        nm->policy_nodes ? nm->policy_nodes : "");
-                        return;
-                }
-        }
 }
 
 /* Its own hugetlb pages of the size go back to their nodes' pools when it
@@ -304,8 +176,44 @@ static void node_frees(const struct stage *st, const struct ng_bitmap *nodes, ch
         buf[0] = '\0';
         for (size_t i = 0; i < st->s->topo.n_nodes; i++)
                 if (st->s->topo.nodes[i].has_memory)
-                        appendf(buf, size, "%snode %d %" PRIu64 "%s", buf[0] ? ", " : "", st->s->topo.nodes[i].id,
+                        ng_rehearse_appendf(buf, size, "%snode %d %" PRIu64 "%s", buf[0] ? ", " : "", st->s->topo.nodes[i].id,
                                 st->free_after[i], ng_bitmap_test(nodes, (unsigned) st->s->topo.nodes[i].id) ? "" : " (not its)");
+}
+
+/* Oracle's use_large_pages = TRUE: as many pages as the kernel reserves
+ * (the pool, the nodes of its binding, its cgroup's rsvd limit), the rest
+ * of the SGA in 4 KiB pages. true when it is short, its outcome set. */
+static bool weigh_part(struct stage *st, uint64_t on_nodes, const char *page, const char *frees, const char *nodes)
+{
+        struct ng_rehearsal *r = st->r;
+        uint64_t rsvd_room, fault_room, cap = r->avail_pages + r->surplus_pages;
+        cgroup_room(st, &rsvd_room, &fault_room);
+        cap = cap < rsvd_room ? cap : rsvd_room;
+        cap = cap < on_nodes + r->surplus_pages ? cap : on_nodes + r->surplus_pages;
+        if (cap >= r->pages)
+                return false;
+        uint64_t made = cap > r->avail_pages ? cap - r->avail_pages : 0;
+        unsigned nn = ng_bitmap_count(&r->nodes);
+        snprintf(r->fix, sizeof(r->fix), "reserve %" PRIu64 " more %s pages on node%s %s (numaguardctl hugepages "
+                 "reserve --size %s)", r->pages - cap, page, nn == 1 ? "" : "s", nodes, page);
+        if (cap > fault_room || r->free_on_nodes + made < cap) {
+                uint64_t room = fault_room < r->free_on_nodes + made ? fault_room : r->free_on_nodes + made;
+                r->outcome = NG_REHEARSE_SIGBUS;
+                r->partial_pages = cap;
+                snprintf(r->why, sizeof(r->why), "%" PRIu64 " of its %" PRIu64 " %s pages can be reserved, but "
+                         "only %" PRIu64 " can be taken at a first touch on node%s %s (%s; the unfaulted "
+                         "reservations of the processes confined there and its cgroup's hugetlb.max come first): "
+                         "a first touch beyond them fails (SIGBUS)", cap, r->pages, page, room, nn == 1 ? "" : "s",
+                         nodes, frees);
+                return true;
+        }
+        r->outcome = cap ? NG_REHEARSE_PARTIAL : NG_REHEARSE_SMALL;
+        r->partial_pages = cap;
+        snprintf(r->why, sizeof(r->why), "%" PRIu64 " of its %" PRIu64 " %s pages can be reserved (%" PRIu64 " free "
+                 "and unreserved once it stops, %" PRIu64 " on node%s %s: %s%s): %s", cap, r->pages, page,
+                 r->avail_pages, on_nodes, nn == 1 ? "" : "s", nodes, frees,
+                 rsvd_room < r->pages ? "; its cgroup's hugetlb rsvd.max bounds it" : "", st->fallback);
+        return true;
 }
 
 /* The pages reserved and the nodes they will come from. */
@@ -338,8 +246,9 @@ static void weigh(struct stage *st)
         ng_bitmap_format_list(&r->nodes, nodes, sizeof(nodes));
         uint64_t made = r->pages > r->avail_pages ? r->pages - r->avail_pages : 0;
         bool on = r->setting == NG_HUGE_ON;
-        const char *then = on ? "PostgreSQL refuses to start (could not map anonymous shared memory)"
-                              : "PostgreSQL falls back to 4 KiB pages";
+        const char *then = on ? st->refuse : st->fallback;
+        if (r->setting == NG_HUGE_PARTIAL && weigh_part(st, on_nodes, page, frees, nodes))
+                return;
         if (r->pages > r->avail_pages + r->surplus_pages) {
                 r->outcome = on ? NG_REHEARSE_NO_START : NG_REHEARSE_SMALL;
                 snprintf(r->why, sizeof(r->why), "its %" PRIu64 " %s pages are reserved at once and the pool has %"
@@ -413,7 +322,7 @@ static void weigh(struct stage *st)
                  ng_bitmap_count(&r->nodes) == 1 ? "" : "s", nodes, frees);
 }
 
-static void cyclops(struct stage *st)
+void ng_rehearse_cyclops(struct stage *st)
 {
         struct ng_rehearsal *r = st->r;
         const struct ng_bitmap *from = r->outcome == NG_REHEARSE_HUGE ? &r->from_nodes : &r->nodes;
@@ -422,83 +331,40 @@ static void cyclops(struct stage *st)
                 return;
         r->cyclops = true;
         r->cyclops_node = ng_bitmap_next(from, 0);
-        appendf(r->why, sizeof(r->why), "; every page from node %d while its CPUs span %u nodes", r->cyclops_node,
+        ng_rehearse_appendf(r->why, sizeof(r->why), "; every page from node %d while its CPUs span %u nodes", r->cyclops_node,
                 ng_bitmap_count(&st->in->cpu_nodes));
         if (!r->fix[0])
                 snprintf(r->fix, sizeof(r->fix), "spread its pools or its binding over the nodes of its CPUs "
                          "(numactl --interleave, NUMAPolicy=interleave), or reserve pages on them");
 }
 
-static int unknown(struct ng_rehearsal *r, const char *why)
+int ng_rehearse_unknown(struct ng_rehearsal *r, const char *why)
 {
         r->outcome = NG_REHEARSE_UNKNOWN;
         snprintf(r->why, sizeof(r->why), "%s", why);
         return 0;
 }
 
-static void setting_of(const struct ng_db_settings *st, struct ng_rehearsal *r)
+int ng_rehearse_pool(struct stage *st, uint64_t pages)
 {
-        r->setting = st->huge_pages == NG_HUGE_UNSET ? NG_HUGE_TRY : st->huge_pages;
-        snprintf(r->setting_name, sizeof(r->setting_name), "huge_pages");
-        snprintf(r->setting_value, sizeof(r->setting_value), "%s", ng_huge_setting_name(r->setting));
-        snprintf(r->setting_from, sizeof(r->setting_from), "%.*s", (int) sizeof(r->setting_from) - 1,
-                 st->huge_pages == NG_HUGE_UNSET ? "the default" : st->huge_pages_from);
-}
-
-int ng_rehearse(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_instance *in,
-                struct ng_rehearsal *ret)
-{
-        if (!s || !a || !in || !ret)
-                return -EINVAL;
-        *ret = (struct ng_rehearsal) { .outcome = NG_REHEARSE_UNKNOWN, .cyclops_node = -1 };
-        const struct ng_db_settings *cfg = in->main_pid ? ng_snapshot_db_settings(s, in->main_pid) : NULL;
-        if (!cfg)
-                return unknown(ret, in->main_pid ? "its configuration was not read (numaguard reads PostgreSQL's)"
-                                                 : "it is not running: nothing to size its next start by");
-        if (cfg->error) {
-                snprintf(ret->why, sizeof(ret->why), "its configuration could not be read: %.200s: %s",
-                         cfg->error_path, strerror(-cfg->error));
-                return 0;
-        }
-        setting_of(cfg, ret);
-        const struct ng_segment *seg = main_segment(a, in);
-        if (!seg)
-                return unknown(ret, "its main process maps no shared segment to size its next start by");
-        ret->bytes = seg->bytes;
-        ret->page_kib = cfg->huge_page_size_kib ? cfg->huge_page_size_kib : default_page_kib(s);
-        struct stage st = { .s = s, .a = a, .in = in, .r = ret, .pool = ng_snapshot_pool(s, ret->page_kib) };
-        ret->nodes = ng_snapshot_memory_nodes(s);
-        cgroup_binding(&st, &ret->nodes);
-        policy_binding(&st, seg, &ret->nodes);
-        if (cfg->shm_sysv || ret->setting == NG_HUGE_OFF) {
-                bool refuse = cfg->shm_sysv && ret->setting == NG_HUGE_ON;
-                ret->outcome = refuse ? NG_REHEARSE_NO_START : NG_REHEARSE_OFF;
-                snprintf(ret->why, sizeof(ret->why), "%s", !cfg->shm_sysv ? "huge_pages = off: 4 KiB pages as asked"
-                         : refuse ? "huge_pages = on with shared_memory_type = sysv: PostgreSQL refuses to start "
-                                    "(huge pages not supported with the current shared_memory_type setting)"
-                                  : "shared_memory_type = sysv: PostgreSQL makes its main segment in 4 KiB pages");
-                if (refuse)
-                        snprintf(ret->fix, sizeof(ret->fix), "set shared_memory_type = mmap (the default)");
-                cyclops(&st);
-                return 0;
-        }
-        if (!st.pool || st.pool->unknown) {
+        struct ng_rehearsal *r = st->r;
+        st->pool = ng_snapshot_pool(st->s, r->page_kib);
+        if (!st->pool || st->pool->unknown) {
                 char page[16];
-                ng_format_page_size(ret->page_kib, page, sizeof(page));
-                if (st.pool)
-                        return unknown(ret, "its hugepage pool's counters could not be read");
-                ret->outcome = ret->setting == NG_HUGE_ON ? NG_REHEARSE_NO_START : NG_REHEARSE_SMALL;
-                snprintf(ret->why, sizeof(ret->why), "the host has no pool of %s pages", page);
+                ng_format_page_size(r->page_kib, page, sizeof(page));
+                if (st->pool)
+                        return ng_rehearse_unknown(r, "its hugepage pool's counters could not be read");
+                r->outcome = r->setting == NG_HUGE_ON ? NG_REHEARSE_NO_START : NG_REHEARSE_SMALL;
+                snprintf(r->why, sizeof(r->why), "the host has no pool of %s pages", page);
                 return 0;
         }
-        uint64_t page = ng_kib_bytes_sat(ret->page_kib);
-        ret->pages = seg->bytes / page + (seg->bytes % page != 0);
-        _cleanup_free_ uint64_t *free_after = calloc(s->topo.n_nodes + 1, sizeof(*free_after));
+        r->pages = pages;
+        _cleanup_free_ uint64_t *free_after = calloc(st->s->topo.n_nodes + 1, sizeof(*free_after));
         if (!free_after)
                 return -ENOMEM;
-        st.free_after = free_after;
-        release_own(&st);
-        weigh(&st);
-        cyclops(&st);
+        st->free_after = free_after;
+        release_own(st);
+        weigh(st);
+        st->free_after = NULL;
         return 0;
 }

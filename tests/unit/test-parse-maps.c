@@ -187,6 +187,8 @@ START_TEST(test_maps_edge)
                 "7000-8000 rw-s 00000000 00:01 9 /SYSV00000001\n"
                 "8000-9000 rw-s 00000000 00:00 0 \n"
                 "9000-a000 rw-p 00000000 00:00 0   [anon:buffer pool]\n"
+                "200000-400000 rw-p 00000000 00:0f 4711                       /anon_hugepage (deleted)\n"
+                "400000-600000 rw-p 00000000 08:01 4712 /anon_hugepage\n"
                 "a000-b000 rw-p 00000000 00:00 0 [stack]\n"
                 "b000-c000 r--p 00000000 08:01 5 /lib/x.so\n"
                 "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]";
@@ -197,7 +199,7 @@ START_TEST(test_maps_edge)
         ck_assert_uint_eq(bad.lines, 0);
         ck_assert_uint_eq(bad.first_line, 0);
         ck_assert_int_eq(ng_parse_maps(text, 1, &m, &n, &bad), 0);
-        ck_assert_uint_eq(n, 6);
+        ck_assert_uint_eq(n, 7);
         /* lines 2 to 9 are no mapping the kernel prints; the mappings
          * merely not kept (private, a file's) are not counted */
         ck_assert_uint_eq(bad.lines, 8);
@@ -212,6 +214,11 @@ START_TEST(test_maps_edge)
         ck_assert_int_eq(m[4].kind, NG_MAP_OTHER);              /* shared, nameless */
         ck_assert_int_eq(m[5].kind, NG_MAP_ANON_PRIVATE);
         ck_assert_str_eq(m[5].path, "[anon:buffer pool]");
+        /* MAP_PRIVATE | MAP_HUGETLB is private anonymous memory too; a
+         * private mapping of a file of that name is not */
+        ck_assert_int_eq(m[6].kind, NG_MAP_ANON_PRIVATE);
+        ck_assert_str_eq(m[6].path, "/anon_hugepage");
+        ck_assert_uint_eq(m[6].inode, 4711);
         ng_maps_free(m, n);
         ng_maps_free(NULL, 0);
 }

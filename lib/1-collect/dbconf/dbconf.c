@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * collect: each PostgreSQL postmaster's hugepage settings, from the files
- * its next start reads (ng-dbconf.h). The postmaster runs in its data
+ * collect: each database's hugepage settings, from the files its next
+ * start reads (ng-dbconf.h): PostgreSQL's here, MariaDB's (mycnf.c) and
+ * Oracle's (oracle.c) by their readers. The postmaster runs in its data
  * directory, so /proc/PID/cwd reaches it in any mount namespace, and
  * /proc/PID/root an absolute config_file; includes are followed as the
  * server follows them, relative to the including file.
@@ -14,7 +15,7 @@
 
 #include "cleanup.h"
 #include "collect-internal.h"
-#include "dbconf.h"
+#include "dbconf-read.h"
 #include "engine.h"
 #include "ng-bitmap.h"
 #include "owner-internal.h"
@@ -218,14 +219,21 @@ static void read_unit(struct collector *c, const struct ng_proc *pr, struct ng_d
 }
 
 /* The engine whose configuration pr's files are, when pr is the main
- * process of an engine that has one (engine.h: conf_file). */
+ * process of an engine that has one (engine.h: has_conf): the first of
+ * its family (not a child of one), or its <main_prefix><SID> process (not
+ * a fork of one of that name). */
 static const struct ng_engine *configured_main(const struct ng_snapshot *s, const struct ng_proc *pr)
 {
         const struct ng_engine *e = ng_engine_of_process(pr->name);
-        if (!e || !e->family || !e->conf_file)
+        if (!e || !e->has_conf)
                 return NULL;
         const struct ng_proc *parent = ng_snapshot_proc(s, pr->stat.ppid);
-        return !parent || !ng_engine_in_family(e, parent->name) ? e : NULL;
+        if (e->family)
+                return !parent || !ng_engine_in_family(e, parent->name) ? e : NULL;
+        size_t l = e->main_prefix ? strlen(e->main_prefix) : 0;
+        if (!l || strncmp(pr->name, e->main_prefix, l) || !pr->name[l])
+                return NULL;
+        return !parent || strcmp(parent->name, pr->name) ? e : NULL;
 }
 
 static int settings_of(struct collector *c, const struct ng_engine *eng, const struct ng_proc *pr,
@@ -270,7 +278,21 @@ int ng_collect_db_settings(struct collector *c)
                         continue;
                 if (ng_grow(&s->db_settings, NULL, s->n_db_settings, sizeof(*s->db_settings), 0) < 0)
                         return -ENOMEM;
-                int e = settings_of(c, eng, pr, &s->db_settings[s->n_db_settings]);
+                struct ng_db_settings *d = &s->db_settings[s->n_db_settings];
+                int e;
+                if (eng->conf_kind == NG_DB_CONF_POSTGRESQL)
+                        e = settings_of(c, eng, pr, d);
+                else {
+                        *d = (struct ng_db_settings) { .pid = pr->pid, .kind = eng->conf_kind };
+                        c->current_pid = pr->pid;
+                        e = eng->conf_kind == NG_DB_CONF_ORACLE ? ng_dbconf_read_oracle(c, pr, d)
+                                                                : ng_dbconf_read_mariadb(c, pr, d);
+                        if (e >= 0) {
+                                read_policy(c, pr, d);
+                                read_unit(c, pr, d);
+                        }
+                        c->current_pid = 0;
+                }
                 if (e < 0)
                         return e;
                 s->n_db_settings++;

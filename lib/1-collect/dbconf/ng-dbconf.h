@@ -5,7 +5,10 @@
  * What a database asks of the host's hugepages at its next start, read
  * from its own configuration (docs/ARCHITECTURE.md, "Rehearsal"): for
  * PostgreSQL the postmaster's main configuration file (with its
- * includes), the file ALTER SYSTEM writes and its command line, in the
+ * includes), the file ALTER SYSTEM writes and its command line; for
+ * MariaDB (and MySQL) the option files the server reads and its command
+ * line; for Oracle the instance's server parameter file (or its text
+ * pfile), found through the ORACLE_HOME of its pmon process; each in the
  * order the server applies them. The next start reads these files, not
  * what the running server loaded, so an edit not yet applied counts.
  */
@@ -31,6 +34,14 @@ enum ng_huge_setting {
 
 /* "unset", "off", "on", "try", "partial". */
 const char *ng_huge_setting_name(enum ng_huge_setting h);
+
+/* Whose configuration the settings are: the reader that filled them. */
+enum ng_db_conf_kind {
+        NG_DB_CONF_POSTGRESQL = 0,
+        NG_DB_CONF_MARIADB,     /* MariaDB's (or MySQL's) option files and command line */
+        NG_DB_CONF_ORACLE,      /* an Oracle instance's parameter file */
+        NG_DB_CONF_KIND_COUNT_
+};
 
 struct ng_db_settings {
         pid_t pid;                      /* the main process they were read for */
@@ -59,11 +70,37 @@ struct ng_db_settings {
         bool unit_known, unit_has_policy;
         int unit_policy;
         char unit_mask[64];
+        enum ng_db_conf_kind kind;
+        /* The setting in the engine's own words where they are not
+         * PostgreSQL's: "ON", "ONLY", "AUTO_ONLY"; "" unset or PostgreSQL. */
+        char huge_pages_word[16];
+        /* Oracle use_large_pages AUTO or AUTO_ONLY: the instance asks the
+         * kernel for the pages it lacks at its start (it raises
+         * vm.nr_hugepages itself). */
+        bool huge_auto;
+        /* What its next start sizes its memory in hugepages by, where the
+         * configuration says it: MariaDB's innodb_buffer_pool_size (or
+         * innodb_buffer_pool_size_max, which newer servers map whole),
+         * Oracle's sga_max_size or sga_target. 0 when not set. */
+        uint64_t size_bytes;
+        char size_from[160];            /* "NAME in FILE:LINE", "NAME on the command line" */
+        /* Oracle memory_target or memory_max_target (automatic memory
+         * management: its SGA in /dev/shm files, never in hugepages), 0
+         * when not set. */
+        uint64_t amm_bytes;
+        char amm_from[160];
+        /* Why its next start cannot be told though its files were read
+         * (an spfile in ASM, a setting in a section only a server version
+         * numaguard cannot tell reads), "" none. */
+        char unknown[256];
 };
 
 /* Where numaguard reads a database's configuration files: through the
  * main process's /proc/PID/cwd (its data directory) and /proc/PID/root. */
 bool ng_db_conf_path(const char *path);
+/* /proc/PID/environ, read for the main processes of Oracle (ORACLE_HOME)
+ * and MariaDB (MYSQL_HOME). */
+bool ng_db_environ_path(const char *path);
 
 /*
  * What a snapshot may keep of a database's configuration file: the lines of
@@ -74,6 +111,11 @@ bool ng_db_conf_path(const char *path);
  * carry. 0 with *ret malloc'd and *ret_len set, -ENOMEM.
  */
 int ng_db_conf_redact(const char *buf, size_t len, char **ret, size_t *ret_len);
+/* What a snapshot may keep of a process's environment: the variables
+ * numaguard reads (ORACLE_HOME, ORACLE_SID, MYSQL_HOME), NUL
+ * separated as the kernel gives them; every other one, which may hold a
+ * password, is left out. 0 with *ret malloc'd and *ret_len set, -ENOMEM. */
+int ng_db_environ_redact(const char *buf, size_t len, char **ret, size_t *ret_len);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,24 +297,46 @@ bool ng_db_conf_path(const char *path)
         return !strncmp(path + n, "cwd/", 4) || !strncmp(path + n, "root/", 5);
 }
 
+bool ng_db_environ_path(const char *path)
+{
+        unsigned pid;
+        int n = 0;
+        return sscanf(path, "/proc/%u/environ%n", &pid, &n) == 1 && n > 0 && path[n] == '\0';
+}
+
 /* The settings a rehearsal reads, and the includes that lead to them; not
- * a comment (a commented-out primary_conninfo holds a password too). */
+ * a comment (a commented-out primary_conninfo holds a password too). Any
+ * engine's, whatever the file: PostgreSQL's names, MariaDB's (dashes or
+ * underscores, my_getopt's prefixes, its groups and !include directives),
+ * Oracle's (ng_ora_line_kept()). */
 static bool kept(const char *line, size_t len)
 {
         static const char *const names[] = { "huge_pages", "shared_memory_type", "huge_page_size", "shared_buffers",
-                                              "include", "include_if_exists", "include_dir" };
+                                              "include", "include_if_exists", "include_dir", "large_pages",
+                                              "innodb_buffer_pool_size", "innodb_buffer_pool_size_max" };
+        static const char *const prefixes[] = { "loose_", "skip_", "disable_", "enable_" };
+        if (ng_ora_line_kept(line, len))
+                return true;
         while (len && (*line == ' ' || *line == '\t')) {
                 line++;
                 len--;
         }
-        if (len == 0)
+        if (len == 0 || *line == '[' || *line == '!')
                 return true;
-        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
-                size_t nl = strlen(names[i]);
-                if (len >= nl && !strncasecmp(line, names[i], nl) &&
-                    (len == nl || !name_char(line[nl], false)))
-                        return true;
+        char n[64];
+        size_t l = 0;
+        while (l < len && l + 1 < sizeof(n) && (name_char(line[l], l == 0) || line[l] == '-')) {
+                n[l] = line[l] == '-' ? '_' : (char) tolower((unsigned char) line[l]);
+                l++;
         }
+        n[l] = '\0';
+        const char *o = n;
+        for (size_t i = 0; i < ELEMENTSOF(prefixes); i++)
+                if (!strncmp(o, prefixes[i], strlen(prefixes[i])))
+                        o += strlen(prefixes[i]);
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (!strcmp(o, names[i]))
+                        return true;
         return false;
 }
 
@@ -339,4 +362,47 @@ int ng_db_conf_redact(const char *buf, size_t len, char **ret, size_t *ret_len)
         *ret = out;
         *ret_len = o;
         return 0;
+}
+
+int ng_db_environ_redact(const char *buf, size_t len, char **ret, size_t *ret_len)
+{
+        static const char *const names[] = { "ORACLE_HOME=", "ORACLE_SID=", "MYSQL_HOME=" };
+        char *out = malloc(len + 2);
+        size_t o = 0;
+        if (!out)
+                return -ENOMEM;
+        for (size_t i = 0; i < len;) {
+                const char *e = buf + i, *z = memchr(e, '\0', len - i);
+                size_t el = z ? (size_t) (z - e) : len - i;
+                for (size_t k = 0; k < ELEMENTSOF(names); k++)
+                        if (el >= strlen(names[k]) && !memcmp(e, names[k], strlen(names[k]))) {
+                                memcpy(out + o, e, el);
+                                o += el;
+                                out[o++] = '\0';
+                                break;
+                        }
+                i += el + 1;
+        }
+        out[o] = '\0';
+        *ret = out;
+        *ret_len = o;
+        return 0;
+}
+
+void ng_dbconf_fail(struct ng_db_settings *ret, int err, const char *where)
+{
+        if (ret->error)
+                return;
+        ret->error = err;
+        snprintf(ret->error_path, sizeof(ret->error_path), "%.*s", (int) sizeof(ret->error_path) - 1, where);
+}
+
+void ng_dbconf_unknown(struct ng_db_settings *ret, const char *fmt, ...)
+{
+        if (ret->unknown[0])
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ret->unknown, sizeof(ret->unknown), fmt, ap);
+        va_end(ap);
 }

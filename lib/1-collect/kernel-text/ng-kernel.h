@@ -169,7 +169,7 @@ enum ng_map_kind {
         NG_MAP_SYSV,            /* "/SYSV%08x (deleted)", inode = shmid */
         NG_MAP_FILE_SHARED,     /* a shared file mapping (/dev/shm, hugetlbfs, ...) */
         NG_MAP_ANON_SHARED,     /* "/dev/zero (deleted)" or "/anon_hugepage (deleted)" */
-        NG_MAP_ANON_PRIVATE,    /* large private anonymous (InnoDB buffer pool) */
+        NG_MAP_ANON_PRIVATE,    /* large private anonymous (InnoDB buffer pool), "/anon_hugepage (deleted)" too */
 };
 
 struct ng_map {

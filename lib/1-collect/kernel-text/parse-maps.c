@@ -129,6 +129,10 @@ static enum ng_map_kind maps_kind(struct ng_map *m)
         }
         if (m->inode == 0 && anon_private_name(m->path))
                 return NG_MAP_ANON_PRIVATE;
+        /* MAP_PRIVATE | MAP_HUGETLB: the same unlinked hugetlbfs file as a
+         * shared one (MariaDB's buffer pool under large_pages) */
+        if (m->deleted && strcmp(m->path, "/anon_hugepage") == 0)
+                return NG_MAP_ANON_PRIVATE;
         return NG_MAP_OTHER;
 }
 
