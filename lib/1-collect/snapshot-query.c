@@ -10,6 +10,7 @@
 #include "collect-internal.h"
 #include "ng-snapshot.h"
 #include "ns-internal.h"
+#include "util.h"
 
 const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id)
 {
@@ -108,6 +109,14 @@ static bool whole_still_there(const struct ng_snapshot *s, const struct ng_sampl
                                 return true;
                 }
         return false;
+}
+
+int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp)
+{
+        if (ng_grow(&s->samples, NULL, s->n_samples, sizeof(*s->samples), 0) < 0)
+                return -ENOMEM;
+        s->samples[s->n_samples++] = *smp;
+        return 0;
 }
 
 static int copy_sample(struct ng_snapshot *s, const struct ng_sample *os)
