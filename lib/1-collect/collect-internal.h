@@ -97,6 +97,13 @@ int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr);
  * done, 0 gone or unreadable (*ret untouched), <0 on a real error. */
 int ng_collect_read_status(struct collector *c, pid_t pid, struct ng_pid_status *ret);
 int ng_collect_read_stat(struct collector *c, pid_t pid, struct ng_pid_stat *ret);
+/* pr's real and effective uid read again (its status), after what it was
+ * asked for a segment (its map_files links, its page tables): one that may
+ * speak for a segment now could not have been another user's to drive
+ * since its status was first read, before its maps (speakers.c). Gone or
+ * unreadable: NG_UID_UNKNOWN, it speaks for nothing. pr must be c->s's own
+ * record (ng_snapshot_own_proc). 0, or -ENOMEM. */
+int ng_collect_reread_uids(struct collector *c, struct ng_proc *pr);
 /* Appends a copy of *pr (taking what it owns) to s->procs, *cap its room. */
 int ng_collect_add_proc(struct ng_snapshot *s, size_t *cap, const struct ng_proc *pr);
 /* Releases what pr owns or holds; ng_proc_done() also clears it. */
@@ -285,7 +292,7 @@ int ng_collect_pidfiles(struct collector *c);
 void ng_collect_libnuma(struct collector *c);
 /* dbconf/dbconf.c: the hugepage settings of each PostgreSQL postmaster. */
 int ng_collect_db_settings(struct collector *c);
-/* Adds a copy of *smp to s->samples. */
+/* snapshot-query.c: adds a copy of *smp to s->samples. */
 int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp);
 /* collect-whole.c: tier 1 (or 2, exact) asked of each shmem segment
  * itself; live host only. */

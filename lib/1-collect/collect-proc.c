@@ -259,6 +259,22 @@ int ng_collect_read_status(struct collector *c, pid_t pid, struct ng_pid_status 
         return r < 0 ? 0 : 1;
 }
 
+int ng_collect_reread_uids(struct collector *c, struct ng_proc *pr)
+{
+        struct ng_pid_status st;
+        int r = ng_collect_read_status(c, pr->pid, &st);
+        if (r < 0)
+                return r;
+        if (r == 0) {
+                pr->status.uid = pr->status.euid = NG_UID_UNKNOWN;
+                return 0;
+        }
+        pr->status.uid = st.uid;
+        pr->status.euid = st.euid;
+        ng_pid_status_done(&st);
+        return 0;
+}
+
 int ng_collect_read_proc(struct collector *c, pid_t pid, struct ng_proc *pr)
 {
         char *buf;

@@ -590,6 +590,42 @@ void ng_snapshot_cpu_since(struct ng_snapshot *s, const struct ng_snapshot *prev
  * representative's own page tables; then the lowest pid. */
 int ng_proc_rep_cmp(const struct ng_proc *a, const struct ng_proc *b);
 
+/*
+ * Whose processes may speak for a segment: a process's maps line of it,
+ * its /proc/PID/map_files link and its page tables (numa_maps,
+ * move_pages(2)) are taken for the segment only when its real and
+ * effective uid are both root or one of the segment's owners: a SysV
+ * segment's owner and creator (uid and cuid of its row of
+ * /proc/sysvipc/shm), a /dev/shm or hugetlbfs file's owner. Such a process
+ * cannot be driven by another unprivileged user; any other attacher (a
+ * user allowed to attach a segment of mode 0644) may detach it and map a
+ * file of its own at the same address, named like it. Without a known
+ * owner (a SysV segment with no row, or one that does not parse; a file
+ * of a tree that kept no owner, uid 0) root's processes alone. Anonymous
+ * shared and private memory have no owner to tell processes by (only the
+ * process that made it and its children map it): anyone.
+ */
+struct ng_speakers {
+        bool anyone;
+        size_t n;
+        uint32_t uid[2];
+};
+void ng_speakers_of_sysv(const struct ng_snapshot *s, uint64_t ipc_ns, int32_t shmid, struct ng_speakers *ret);
+/* The same of a row of /proc/sysvipc/shm, of a file of s->files. */
+void ng_speakers_of_shm_row(const struct ng_shm_seg *sh, struct ng_speakers *ret);
+void ng_speakers_of_shm_file(const struct ng_shm_file *f, struct ng_speakers *ret);
+/* A file by device and inode; where an inode is 0 (a tree's copy), by
+ * device and path. */
+void ng_speakers_of_file(const struct ng_snapshot *s, unsigned major, unsigned minor, uint64_t inode,
+                         const char *path, struct ng_speakers *ret);
+/* Of the segment mapping m of pr maps (a shared file no segment: root's). */
+void ng_speakers_of_map(const struct ng_snapshot *s, const struct ng_proc *pr, const struct ng_map *m,
+                        struct ng_speakers *ret);
+/* Whether a process of these credentials (status uid and euid) may speak. */
+bool ng_speakers_admit(const struct ng_speakers *sp, const struct ng_pid_status *st);
+/* Whether pr may speak for the segment its mapping m maps. */
+bool ng_snapshot_may_speak(const struct ng_snapshot *s, const struct ng_proc *pr, const struct ng_map *m);
+
 /* The tier-1 sample of the VMA at start in pid, or NULL. */
 const struct ng_sample *ng_snapshot_sample(const struct ng_snapshot *s, pid_t pid, uint64_t start);
 /* The sample asked of a segment itself (ng_sample.whole): a SysV segment

@@ -12,6 +12,7 @@
 #include "ng-snapshot.h"
 #include "ns-internal.h"
 #include "whole-index.h"
+#include "util.h"
 
 const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id)
 {
@@ -158,6 +159,14 @@ static bool whole_still_there(const struct segments_there *t, const struct ng_sa
                 return has_triple(t->rows, t->n_rows, w->inode, w->ipc_ns, 0) ||
                        has_triple(t->sysv_maps, t->n_sysv_maps, w->inode, 0, 0);
         return has_triple(t->others, t->n_others, w->inode, w->dev_major, w->dev_minor);
+}
+
+int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp)
+{
+        if (ng_grow(&s->samples, NULL, s->n_samples, sizeof(*s->samples), 0) < 0)
+                return -ENOMEM;
+        s->samples[s->n_samples++] = *smp;
+        return 0;
 }
 
 static int copy_sample(struct ng_snapshot *s, const struct ng_sample *os)

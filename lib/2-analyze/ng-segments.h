@@ -62,6 +62,13 @@ struct ng_segment {
         uint64_t inode;
         pid_t *pids;            /* processes mapping it, pid order */
         size_t n_pids;
+        /* Whose processes may speak for it (ng-snapshot.h, struct
+         * ng_speakers), and those of pids that may not: their maps lines
+         * (device, page size) and page tables are not taken for it, and
+         * rep_pid is never one of them. pid order. */
+        struct ng_speakers speakers;
+        pid_t *untrusted;
+        size_t n_untrusted;
         pid_t rep_pid;          /* whose mapping gave the placement, 0 if none */
         uint64_t rep_start;     /* address of the segment in rep_pid */
         enum ng_method method;
@@ -105,6 +112,18 @@ const char *ng_source_name(enum ng_source src);
 const char *ng_segment_label(const struct ng_segment *seg, char *buf, size_t size);
 /* True if mapping m of process pr is (a VMA of) the segment. */
 bool ng_segment_maps(const struct ng_segment *seg, const struct ng_proc *pr, const struct ng_map *m);
+/* Whether pr may speak for the segment (seg->speakers): the check collect
+ * made of pr's mappings of it, with pr's uids as last read. */
+bool ng_segment_may_speak(const struct ng_segment *seg, const struct ng_proc *pr);
+/* Attached, and only by processes that may not speak for it: its placement
+ * is unknown for that reason, unless the segment itself was asked. */
+bool ng_segment_untrusted_only(const struct ng_segment *seg);
+/* Whose processes may speak for it, for messages: "root", "root and uid
+ * 54321", "root and uids 54321, 1001", "root (its owner is unknown)". */
+const char *ng_segment_speakers_text(const struct ng_segment *seg, char *buf, size_t size);
+/* Its untrusted attachers, for messages: "pid 2223", "pids 2223, 2224,
+ * 2225 and 4 more". */
+const char *ng_segment_untrusted_text(const struct ng_segment *seg, char *buf, size_t size);
 /* Adds bytes to node in a node-ordered array, inserting the node if new.
  * 0 or -ENOMEM (array untouched). */
 int ng_node_bytes_add(struct ng_node_bytes **v, size_t *n, int node, uint64_t bytes);

@@ -230,6 +230,27 @@ static int outside_topology(struct audit_ctx *ctx, const struct ng_segment *seg)
         return 0;
 }
 
+/* Attached only by processes that may not speak for it (other users'
+ * processes, which may have put a file of their own where the segment
+ * was), and not asked of itself: where its pages sit is unknown. */
+static int untrusted_only(struct audit_ctx *ctx, const struct ng_segment *seg)
+{
+        if (!ng_segment_untrusted_only(seg) || seg->placement_source != NG_SOURCE_NONE ||
+            (seg->resident_bytes == 0 && seg->resident_source != NG_SOURCE_NONE) ||
+            (!seg->bytes_unknown && seg->bytes < ctx->cfg->min_segment_size_bytes))
+                return 0;
+        char label[sizeof(seg->name) + 64], who[64], pids[80];
+        ng_segment_label(seg, label, sizeof(label));
+        return ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, label, NULL,
+                            (double) seg->n_untrusted,
+                            "its placement is read through a process of root or of its owner: one that maps it, "
+                            "or its own file reached through such a process (numaguardctl(1), PLACEMENT)",
+                            "%s is attached only by processes of other users than %s (%s): neither their maps "
+                            "lines nor their page tables are taken for it, and its placement is unknown", label,
+                            ng_segment_speakers_text(seg, who, sizeof(who)),
+                            ng_segment_untrusted_text(seg, pids, sizeof(pids)));
+}
+
 /* A file that could not be used: a process's (/proc/PID) is the finding
  * of each instance the process is of, or of no instance (other_processes);
  * any other is the host's, which every instance's audit rests on. */
@@ -272,8 +293,11 @@ static int rule_incomplete(struct audit_ctx *ctx)
                 r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, NULL, NULL,
                         (double) (s->n_problems - NG_MAX_PROBLEMS), "check the files named above",
                         "%zu more files could not be used", s->n_problems - NG_MAX_PROBLEMS);
-        for (size_t i = 0; i < ctx->a->n_segments && r >= 0; i++)
+        for (size_t i = 0; i < ctx->a->n_segments && r >= 0; i++) {
                 r = outside_topology(ctx, &ctx->a->segments[i]);
+                if (r >= 0)
+                        r = untrusted_only(ctx, &ctx->a->segments[i]);
+        }
         return r < 0 ? r : ng_rule_refused(ctx);
 }
 

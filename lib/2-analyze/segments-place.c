@@ -43,6 +43,16 @@ bool ng_segment_maps(const struct ng_segment *seg, const struct ng_proc *pr, con
         return false;
 }
 
+bool ng_segment_may_speak(const struct ng_segment *seg, const struct ng_proc *pr)
+{
+        return ng_speakers_admit(&seg->speakers, &pr->status);
+}
+
+bool ng_segment_untrusted_only(const struct ng_segment *seg)
+{
+        return seg->n_pids > 0 && seg->n_untrusted == seg->n_pids;
+}
+
 int ng_node_bytes_add(struct ng_node_bytes **v, size_t *n, int node, uint64_t bytes)
 {
         size_t i = 0;
@@ -203,7 +213,8 @@ static int cmp_rep(const void *a, const void *b)
         return ng_proc_rep_cmp(*(const struct ng_proc *const *) a, *(const struct ng_proc *const *) b);
 }
 
-/* The attachers in the order collect chose representatives in. */
+/* The attachers that may speak for it, in the order collect chose
+ * representatives in. */
 static const struct ng_proc **candidates(const struct ng_snapshot *s, const struct ng_segment *seg, size_t *ret_n)
 {
         const struct ng_proc **v = malloc((seg->n_pids + 1) * sizeof(*v));
@@ -213,7 +224,7 @@ static const struct ng_proc **candidates(const struct ng_snapshot *s, const stru
         size_t at = 0;
         for (size_t k = 0; k < seg->n_pids; k++) {
                 const struct ng_proc *pr = ng_snapshot_proc_next(s, seg->pids[k], &at);
-                if (pr)
+                if (pr && ng_segment_may_speak(seg, pr))
                         v[n++] = pr;
         }
         qsort(v, n, sizeof(*v), cmp_rep);
@@ -321,6 +332,10 @@ static int place_all(struct builder *b)
                 free(cand);
                 if (r < 0)
                         return r;
+                /* its attachers' page tables are other users' to fill:
+                 * where its pages sit is unknown (AUDIT_INCOMPLETE) */
+                if (r == 0 && ng_segment_untrusted_only(seg) && seg->resident_bytes)
+                        seg->placement_coverage = 0;
                 if (r == 0)
                         continue;
                 if (counter && seg->resident_bytes == 0) {

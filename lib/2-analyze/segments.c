@@ -64,6 +64,43 @@ const char *ng_segment_label(const struct ng_segment *seg, char *buf, size_t siz
         return buf;
 }
 
+const char *ng_segment_speakers_text(const struct ng_segment *seg, char *buf, size_t size)
+{
+        const struct ng_speakers *sp = &seg->speakers;
+        uint32_t v[ELEMENTSOF(sp->uid)];
+        size_t n = 0;
+        for (size_t i = 0; i < sp->n && i < ELEMENTSOF(sp->uid); i++)
+                if (sp->uid[i] != 0)
+                        v[n++] = sp->uid[i];
+        if (sp->anyone)
+                snprintf(buf, size, "anyone");
+        else if (sp->n == 0)
+                snprintf(buf, size, "root (its owner is unknown)");
+        else if (n == 0)
+                snprintf(buf, size, "root");
+        else if (n == 1)
+                snprintf(buf, size, "root and uid %" PRIu32, v[0]);
+        else
+                snprintf(buf, size, "root and uids %" PRIu32 ", %" PRIu32, v[0], v[1]);
+        return buf;
+}
+
+const char *ng_segment_untrusted_text(const struct ng_segment *seg, char *buf, size_t size)
+{
+        size_t len = 0, shown = seg->n_untrusted < 4 ? seg->n_untrusted : 3;
+        buf[0] = '\0';
+        for (size_t i = 0; i < shown; i++) {
+                int k = snprintf(buf + len, size - len, "%s%d", i == 0 ? (seg->n_untrusted == 1 ? "pid " : "pids ") :
+                                 i + 1 == seg->n_untrusted ? " and " : ", ", (int) seg->untrusted[i]);
+                if (k < 0 || (size_t) k >= size - len)
+                        return buf;
+                len += (size_t) k;
+        }
+        if (seg->n_untrusted > shown)
+                snprintf(buf + len, size - len, " and %zu more", seg->n_untrusted - shown);
+        return buf;
+}
+
 uint64_t ng_segment_node_bytes(const struct ng_segment *seg, int node)
 {
         for (size_t i = 0; i < seg->n_nodes; i++)
@@ -115,6 +152,7 @@ static int add_sysv_table(struct builder *b)
                 seg->inode = (uint64_t) (uint32_t) sh->shmid;
                 seg->ipc_ns = sh->ipc_ns;
                 seg->other_ns = sh->ipc_ns != b->s->ipc_ns;
+                ng_speakers_of_shm_row(sh, &seg->speakers);
                 if (sh->has_rss) {
                         seg->method = NG_METHOD_COUNTERS;
                         seg->resident_bytes = sh->rss_bytes;
@@ -142,6 +180,7 @@ static int add_files(struct builder *b)
                 seg->allocated_bytes = f->allocated_bytes;
                 seg->mnt_ns = f->mnt_ns;
                 seg->other_ns = f->mnt_ns != b->s->mnt_ns;
+                ng_speakers_of_shm_file(f, &seg->speakers);
                 /* hugetlbfs pages are never swapped: its allocated pages
                  * are resident, counted by the kernel for the whole file.
                  * A tree has the count from its snapshot's record of the
@@ -298,14 +337,34 @@ static struct ng_segment *find_or_add(struct builder *b, const struct file_index
                 break;
         }
         seg->uid = pr->status.uid;
-        seg->dev_major = m->dev_major;
-        seg->dev_minor = m->dev_minor;
+        /* a SysV segment without a row has no owner known: root's alone */
+        ng_speakers_of_map(b->s, pr, m, &seg->speakers);
+        if (seg->kind != NG_SEG_SYSV) {
+                seg->dev_major = m->dev_major;
+                seg->dev_minor = m->dev_minor;
+        }
         seg->inode = m->inode;
         return seg;
 }
 
+static int add_pid_to(pid_t **v, size_t *n, pid_t pid)
+{
+        if (*n && (*v)[*n - 1] == pid)
+                return 0;
+        if (ng_grow(v, NULL, *n, sizeof(**v), 0) < 0)
+                return -ENOMEM;
+        (*v)[(*n)++] = pid;
+        return 0;
+}
+
 static int add_pid(struct ng_segment *seg, const struct ng_proc *pr, const struct ng_map *m)
 {
+        /* counted among the attachers, its maps line not taken */
+        if (!ng_segment_may_speak(seg, pr)) {
+                if (add_pid_to(&seg->untrusted, &seg->n_untrusted, pr->pid) < 0)
+                        return -ENOMEM;
+                goto attached;
+        }
         if (m->page_kib && !seg->page_kib) {
                 seg->page_kib = m->page_kib;
                 seg->huge = m->page_kib > 4;
@@ -314,9 +373,11 @@ static int add_pid(struct ng_segment *seg, const struct ng_proc *pr, const struc
                 seg->bytes = seg->bytes > m->end - m->start ? seg->bytes : m->end - m->start;
         /* A SysV segment's device is its IPC namespace's shm mount, the
          * same in every attacher's maps line; two devices for one shmid
-         * mean one line is not the segment (a user's own file named like
-         * one): then no device is trusted, and no sample of the segment
-         * itself either (NG_SEG_DEV_CONFLICT never matches one). */
+         * in the lines of processes that may speak for it mean one line
+         * is not the segment: then no device is trusted, and no sample of
+         * the segment itself either (NG_SEG_DEV_CONFLICT never matches
+         * one). Another user's line (a file of its own named like the
+         * segment) was left out above. */
         if (seg->kind == NG_SEG_SYSV && seg->dev_major != NG_SEG_DEV_CONFLICT) {
                 if (!seg->dev_major && !seg->dev_minor) {
                         seg->dev_major = m->dev_major;
@@ -324,11 +385,9 @@ static int add_pid(struct ng_segment *seg, const struct ng_proc *pr, const struc
                 } else if (seg->dev_major != m->dev_major || seg->dev_minor != m->dev_minor)
                         seg->dev_major = seg->dev_minor = NG_SEG_DEV_CONFLICT;
         }
-        if (seg->n_pids && seg->pids[seg->n_pids - 1] == pr->pid)
-                return 0;
-        if (ng_grow(&seg->pids, NULL, seg->n_pids, sizeof(*seg->pids), 0) < 0)
+attached:
+        if (add_pid_to(&seg->pids, &seg->n_pids, pr->pid) < 0)
                 return -ENOMEM;
-        seg->pids[seg->n_pids++] = pr->pid;
         if (seg->kind != NG_SEG_SYSV)
                 seg->nattch = seg->n_pids;
         return 0;
@@ -389,6 +448,7 @@ void ng_segments_free(struct ng_segment *v, size_t n)
 {
         for (size_t i = 0; i < n; i++) {
                 free(v[i].pids);
+                free(v[i].untrusted);
                 free(v[i].nodes);
         }
         free(v);

@@ -148,7 +148,7 @@ static void print_segment(const struct ng_snapshot *s, const struct ng_segment *
                 ng_format_page_size(seg->page_kib, pg, sizeof(pg));
                 fprintf(f, " in %s pages", pg);
         }
-        char how[160];
+        char how[320];
         fprintf(f, ", placement %s\n", ng_report_placement_how(seg, how, sizeof(how)));
         if (seg->method == NG_METHOD_SAMPLED || seg->method == NG_METHOD_EXACT)
                 ng_report_node_bars(s, seg->nodes, seg->n_nodes, seg->resident_bytes, "    ", f);

@@ -61,7 +61,18 @@ const char *ng_report_placement_how(const struct ng_segment *seg, char *buf, siz
                 break;
         }
         if (seg->resident_source == NG_SOURCE_COUNTER && len >= 0 && (size_t) len < size)
-                snprintf(buf + len, size - (size_t) len, "; resident by the kernel's count");
+                len += snprintf(buf + len, size - (size_t) len, "; resident by the kernel's count");
+        if (seg->n_untrusted && len >= 0 && (size_t) len < size) {
+                char who[64], pids[80];
+                ng_segment_speakers_text(seg, who, sizeof(who));
+                ng_segment_untrusted_text(seg, pids, sizeof(pids));
+                if (ng_segment_untrusted_only(seg) && seg->placement_source == NG_SOURCE_NONE)
+                        snprintf(buf + len, size - (size_t) len, "; where unknown: attached only by processes of "
+                                 "other users than %s (%s)", who, pids);
+                else
+                        snprintf(buf + len, size - (size_t) len, "; not asked through %s (of other users than %s)",
+                                 pids, who);
+        }
         return buf;
 }
 
@@ -145,7 +156,7 @@ int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment
                         ng_format_page_size(seg->page_kib, pg, sizeof(pg));
                         fprintf(f, "%s pages, ", pg);
                 }
-                char how[160];
+                char how[320];
                 fprintf(f, "%" PRIu64 " attached%s%s, placement %s\n", seg->nattch,
                         seg->dest ? ", removed (dest)" : "", seg->locked ? ", locked" : "",
                         ng_report_placement_how(seg, how, sizeof(how)));
@@ -188,6 +199,13 @@ struct json_object *ng_segment_json(const struct ng_segment *seg)
         for (size_t k = 0; k < seg->n_pids; k++)
                 json_object_array_add(pids, json_object_new_int(seg->pids[k]));
         json_object_object_add(o, "pids", pids);
+        /* attachers that may not speak for it: only where there are */
+        if (seg->n_untrusted) {
+                struct json_object *u = json_object_new_array();
+                for (size_t k = 0; k < seg->n_untrusted; k++)
+                        json_object_array_add(u, json_object_new_int(seg->untrusted[k]));
+                json_object_object_add(o, "untrusted_pids", u);
+        }
         json_object_object_add(o, "representative_pid", json_object_new_int(seg->rep_pid));
         json_object_object_add(o, "method", json_object_new_string(ng_method_name(seg->method)));
         json_object_object_add(o, "resident_bytes", json_object_new_uint64(seg->resident_bytes));

@@ -231,10 +231,16 @@ static bool placement_unknown(const struct ng_segment *seg)
 
 static int refuse_unknown(struct ng_rebalance_plan *p, const struct ng_segment *seg)
 {
-        char sz[24];
+        char sz[24], who[64], pids[80];
         ng_rebalance_format_size(seg->resident_bytes, sz, sizeof(sz));
         p->verdict = NG_OUTCOME_REFUSED;
-        if (seg->resident_source == NG_SOURCE_NONE)
+        if (ng_segment_untrusted_only(seg))
+                snprintf(p->reason, sizeof(p->reason), "its placement is unknown: it is attached only by processes "
+                         "of other users than %s (%s), whose page tables are not taken for it (see "
+                         "AUDIT_INCOMPLETE); nothing is moved on a placement that was not read",
+                         ng_segment_speakers_text(seg, who, sizeof(who)),
+                         ng_segment_untrusted_text(seg, pids, sizeof(pids)));
+        else if (seg->resident_source == NG_SOURCE_NONE)
                 snprintf(p->reason, sizeof(p->reason), "its resident pages and their nodes are unknown (see "
                          "AUDIT_INCOMPLETE): nothing is moved on a placement that was not read");
         else
@@ -283,6 +289,14 @@ int ng_rebalance_plan_segment(const struct ng_snapshot *s, const struct ng_confi
         if (seg->n_pids > 0 && placement_unknown(seg))
                 return refuse_unknown(p, seg);
         const struct ng_proc *pr = seg->rep_pid ? ng_snapshot_proc(s, seg->rep_pid) : NULL;
+        /* pages move only through a process that may speak for it, its
+         * maps line the one the placement took (speakers.c) */
+        if (pr && !ng_segment_may_speak(seg, pr)) {
+                char why[sizeof(p->reason)], who[64];
+                snprintf(why, sizeof(why), "pid %d is of another user than %s: its page tables and maps line are "
+                         "not taken for it", (int) pr->pid, ng_segment_speakers_text(seg, who, sizeof(who)));
+                return plan_refuse(p, NG_OUTCOME_REFUSED, why);
+        }
         if (seg->huge && seg->page_kib == 0)
                 return plan_refuse(p, NG_OUTCOME_REFUSED, "hugetlb page size unknown");
         if (pr)

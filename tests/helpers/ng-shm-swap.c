@@ -34,11 +34,15 @@
  *         a MAP_SHARED mapping of the file at the same address (MAP_FIXED)
  *         and back (shmat SHM_REMAP), pausing USEC microseconds (default
  *         0) in each (readers of its maps wait on every swap: without a
- *         pause they crawl). --touch writes every page of the file first
- *         and maps it MAP_POPULATE: its pages are then in this process's
- *         page tables where the segment's would be (the segment's never
- *         are: it is never read), for what reads an attacher's page tables
- *         (move_pages(2), numa_maps). Prints "swaps=N" (round trips).
+ *         pause they crawl). --touch gives the file a shared policy of
+ *         its own (MPOL_PREFERRED, the node the helper runs on: the
+ *         segment has none, "default"), writes every page of it first and
+ *         maps it MAP_POPULATE: its pages are then in this process's page
+ *         tables where the segment's would be (the segment's never are: it
+ *         is never read), for what reads an attacher's page tables
+ *         (move_pages(2), numa_maps); and a sample of the file itself
+ *         tells it from the segment by that policy, on one node too.
+ *         Prints "swaps=N" (round trips).
  *
  * READY receives "pid=P addr=0x... dev=MAJ:MIN ino=I" once the loop (or
  * the hold) runs, atomically (READY.tmp + rename).
@@ -57,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/mempolicy.h>
 #include <linux/mount.h>
 #include <sched.h>
 #include <sys/ipc.h>
@@ -406,10 +411,22 @@ static int swap(int id, long uid, long gid, int sysv_name, int memfd, int touch,
 		return fd == -2 ? 77 : 1;
 	if (touch) {
 		/* the file's every page, written as the user: resident
-		 * pages of theirs where the segment's would be read */
+		 * pages of theirs where the segment's would be read; and a
+		 * shared policy of the file's own, which the segment lacks */
 		char *w = mmap(NULL, ds.shm_segsz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		unsigned cpu, node;
+		unsigned long mask[16] = { 0 };
 		if (w == MAP_FAILED) {
 			fprintf(stderr, "ng-shm-swap: writing the file: %s\n", strerror(errno));
+			return 1;
+		}
+		if (getcpu(&cpu, &node) < 0 || node >= sizeof mask * 8) {
+			fprintf(stderr, "ng-shm-swap: getcpu: %s\n", strerror(errno));
+			return 1;
+		}
+		mask[node / (8 * sizeof mask[0])] = 1UL << (node % (8 * sizeof mask[0]));
+		if (syscall(SYS_mbind, w, ds.shm_segsz, MPOL_PREFERRED, mask, sizeof mask * 8, 0) < 0) {
+			fprintf(stderr, "ng-shm-swap: mbind MPOL_PREFERRED %u: %s\n", node, strerror(errno));
 			return 1;
 		}
 		for (size_t off = 0; off < ds.shm_segsz; off += 4096)

@@ -3,37 +3,49 @@
 # 8 MiB segment (mode 0644, every page touched) and keeps an attacher; an
 # unprivileged user (65534, started before it: the lower pid, asked first)
 # attaches the segment read-only and swaps that attach, thousands of times
-# a second, for a mapping at the same address of an empty file of its own
+# a second, for a mapping at the same address of a file of its own
 # whose inode number is the shmid (tests/helpers/ng-shm-swap.c), so that
 # the file numaguard opens through /proc/PID/map_files may not be the one
-# the maps line named:
-#   file       a file on a tmpfs of its own (another device);
-#   memfd      a memfd, on the segment's own device (only its name differs);
-#   sysv-name  the tmpfs file named SYSV<key> and unlinked: its maps line
-#              reads like the segment's, on another device.
+# the maps line named, and the maps line may itself be the user's file:
+#   file        a file on a tmpfs of its own (another device);
+#   memfd       a memfd, on the segment's own device (only its name differs);
+#   sysv-name   the tmpfs file named SYSV<key> and unlinked: its maps line
+#               reads like the segment's, on another device;
+#   sysv-name-touch        the same with every page of the file written
+#               and mapped (--touch): the user's page tables hold pages of
+#               its own where the segment's would be, and the file has a
+#               shared policy of its own ("prefer:N"; the segment's is
+#               "default");
+#   sysv-name-touch-alone  the same with root's attacher gone before the
+#               rounds: the user's process is the only attacher.
+# The user's process is of neither root nor the segment's owner: its maps
+# lines, map_files links and page tables never speak for the segment.
 # Each runs NG_FORGED_SECONDS (default 5) of `segments --json` rounds (every
 # 8th --exact; at most NG_FORGED_ROUNDS, default 400), and on until 20 ran
 # and one raced (below), within six times that. The segment must
 # never be reported with other resident bytes or another placement than
-# the kernel's (/proc/sysvipc/shm's rss, the numa_maps of root's attacher):
-# 0 forged samples (on one node, a forged one shows as placed with no page:
-# the user's file has none). A round whose maps line was the segment and
-# whose map_files link was the user's file by the time it was opened (the
-# user's pid among the attachers, root's attacher the representative)
-# caught the swapper mid-swap: there must be some, or the race was never
-# run. Where the user's maps line itself reads as the segment (sysv-name),
-# no sample of the segment is trusted and, the user's file holding no
-# page, its placement is unknown: counted, accepted, never forged.
+# the kernel's (/proc/sysvipc/shm's rss, the numa_maps of root's attacher,
+# read before the rounds), nor through the user's process: 0 forged rounds.
+# On one node a forged placement may show the kernel's nodes; it shows as
+# the user's pid the representative (the user never reads the segment: a
+# placement from its page tables is its own file's, and a sample through
+# it may be), or as the user's file's policy. With root's attacher present
+# it serves every round; a round whose attachers include the user's pid
+# (its maps line read as the segment) and which root's attacher served
+# "raced": there must be some, or the user was never there to be taken.
+# With the user alone the placement is unknown in every round, and says
+# why: the user's pid in untrusted_pids ("declined": some must).
 # Root only; leaves no segment, process or mount behind (the tmpfs is in
 # no namespace and goes with the swapper).
-# BUILD: build directory (default build).
+# BUILD: build directory (default build); NG_FORGED_VARIANTS: the variants
+# to run (default all five).
 set -u
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
 CTL=$B/numaguardctl SW=$B/tests/helpers/ng-shm-swap
-VARIANTS="file memfd sysv-name"
-echo "1..10"
+VARIANTS=${NG_FORGED_VARIANTS:-file memfd sysv-name sysv-name-touch sysv-name-touch-alone}
+set -f; v=($VARIANTS); set +f; echo "1..$((${#v[@]} * 3 + 1))"
 TAP_PREFIX=forged-sysv; . "$SRC/tests/shell/lib.sh"
 for x in "$CTL" "$SW"; do [ -x "$x" ] || { echo "not ok forged-sysv: $x not built"; exit 1; }; done
 [ "$(id -u)" = 0 ] || skip_all "needs root (a segment of root's, a user's process to watch)"
@@ -67,19 +79,25 @@ wait_ready() {
 }
 
 # A round's record of the victim (one `segments --json` output on stdin),
-# classified: forged (other resident bytes or nodes), unknown (no placement
-# claimed), caught (root's attacher served though the user's maps line was
-# the segment: its map_files link was the user's file when opened), user
-# (the segment through the user's attach), holder (through root's), missing.
+# classified: forged (other resident bytes or nodes, the user's file's
+# policy, the user's page tables: it never reads the segment), user (the
+# segment through the user's process), caught (root's attacher served and
+# the user's pid is among the attachers), holder (root's attacher served),
+# declined (no placement, the user's pid named untrusted), unknown (no
+# placement, no reason), missing.
 classify='[.segments[] | select(.kind == "sysv" and .shmid == $id)] as $s
         | if ($s | length) != 1 then "missing"
           else $s[0] as $g
           | if $g.resident_bytes != $bytes then "forged"
+            elif $g.policy != null and $g.policy != "default" then "forged"
+            elif $g.representative_pid == $sw and $g.placement_source == "attacher" and ($g.nodes | length) > 0
+                then "forged"
             elif ($g.nodes | sort_by(.id)) == $ref then
                 (if $g.representative_pid == $sw then "user"
                  elif $g.representative_pid == $ho and ($g.pids | index($sw)) != null then "caught"
                  else "holder" end)
-            elif $g.nodes == [] and ($g.placement_coverage // 0) == 0 then "unknown"
+            elif $g.nodes == [] and ($g.placement_coverage // 0) == 0 then
+                (if (($g.untrusted_pids // []) | index($sw)) != null then "declined" else "unknown" end)
             else "forged" end
           end'
 
@@ -100,10 +118,12 @@ judge_rounds() {
 
 # variant NAME: three results (started, none forged, raced)
 variant() {
-        local name=$1 opts=() vopts=() out rc i
+        local name=$1 opts=() vopts=() out rc i alone=0
         case $name in
         memfd) opts=(--memfd) vopts=(--memfd) ;;
         sysv-name) opts=(--sysv-name) ;;
+        sysv-name-touch) opts=(--sysv-name --touch) ;;
+        sysv-name-touch-alone) opts=(--sysv-name --touch) alone=1 ;;
         esac
         rm -f "$tmp"/*.ready "$tmp"/u/* "$tmp/forged.json" "$tmp/failed.err"
         out=$("$SW" victim "${vopts[@]}" 2> "$tmp/victim.err"); rc=$?
@@ -153,14 +173,18 @@ variant() {
                 stop "$swpid"; swpid=""; stop "$hopid"; hopid=""; ipcrm -m "$shmid"; shmid=""
                 return
         fi
-        pass "$name-started" "shmid $shmid, user's pid $swpid ($(tr -d '\n' < "$tmp/u/sw.ready")), root's $hopid, placement $ref"
+        pass "$name-started" "shmid $shmid, user's pid $swpid ($(tr -d '\n' < "$tmp/u/sw.ready")), root's $hopid\
+$( ((alone)) && echo " (stopped: the user alone)"), placement $ref"
+        # the segment's pages stay where root's attacher found them
+        local ho=$hopid
+        ((alone)) && { stop "$hopid"; hopid=""; }
 
         # Rounds for SECS s, kept and judged afterwards; past that, on until
         # MINR rounds ran and one raced (a slow host, a sanitizer build),
         # within 6 x SECS.
-        J_ID=$shmid J_SW=$swpid J_HO=$hopid J_REF=$ref
+        J_ID=$shmid J_SW=$swpid J_HO=$ho J_REF=$ref
         local racing='caught|forged' rounds=0 exact=0 failed=0 raced=0 judged=0 args
-        [ "$name" = sysv-name ] && racing='caught|forged|unknown'
+        ((alone)) && racing='declined|forged'
         local t_end=$((SECONDS + SECS)) t_cap=$((SECONDS + 6 * SECS))
         rm -rf "$tmp/r"; mkdir "$tmp/r"
         while ((rounds < MAXR && SECONDS < t_cap)); do
@@ -186,37 +210,43 @@ variant() {
         for r in $(judge_rounds 0 $rounds); do
                 n[$r]=$((${n[$r]:-0} + 1))
         done
-        if ((${n[forged]:-0} + ${n[missing]:-0})); then
+        if ((${n[forged]:-0} + ${n[missing]:-0} + ${n[user]:-0})); then
                 for ((k = 0; k < rounds; k++)); do
                         f=$tmp/r/$k.json
                         [ -e "$f" ] || continue
                         r=$(judge "$f")
-                        [ "$r" = forged ] || [ "$r" = missing ] || continue
+                        [ "$r" = forged ] || [ "$r" = missing ] || [ "$r" = user ] || continue
                         jq -c --argjson id "$J_ID" '.segments[] | select(.kind == "sysv" and .shmid == $id)' "$f" \
                                 > "$tmp/forged.json"
                         break
                 done
         fi
         swaps=$(sed -n 's/^swaps=//p' "$tmp/sw.out")
-        for k in user holder caught unknown forged missing failed; do
+        for k in user holder caught declined unknown forged missing failed; do
                 tally+=" $k=${n[$k]:-0}"
         done
         echo "# $name: $rounds rounds ($exact --exact), ${swaps:-?} swaps:$tally"
-        local bad=$((${n[forged]:-0} + ${n[missing]:-0} + ${n[failed]:-0}))
+        # with root's attacher, it serves every round; alone, the user's
+        # process is named and the placement unknown
+        local ok=$((${n[caught]:-0} + ${n[holder]:-0}))
+        ((alone)) && ok=${n[declined]:-0}
+        local bad=$((rounds - ok))
         if ((rounds < MINR)); then
                 fail "$name-none" "only $rounds rounds in $((6 * SECS)) s"
         else
-                check_expr "$name-none" '[ $bad = 0 ]' "$bad of $rounds rounds forged, missing or failed ($tally): \
+                check_expr "$name-none" '[ $bad = 0 ]' "$bad of $rounds rounds forged, placed through the user's \
+process, unknown without its reason, missing or failed ($tally): \
 $(cat "$tmp/forged.json" "$tmp/failed.err" 2>/dev/null | head -c 600)"
         fi
-        # mid-swap: the maps line read one way, map_files opened another
-        # (sysv-name: or the maps line itself the user's file)
-        raced=$((${n[caught]:-0} + ${n[forged]:-0}))
-        [ "$name" = sysv-name ] && raced=$((raced + ${n[unknown]:-0}))
-        if [ "$name" != sysv-name ] && [ "${n[unknown]:-0}" != 0 ]; then
-                fail "$name-raced" "placement unknown in ${n[unknown]} rounds, where root's attacher always serves"
+        # the user's process was there to be taken: its maps line read as
+        # the segment (its pid among the attachers) and root's attacher
+        # served, or, alone, it was named and declined
+        if ((alone)); then
+                check_expr "$name-raced" '[ ${n[declined]:-0} -gt 0 ]' "no round declined the user's process \
+in $rounds ($tally)"
         else
-                check_expr "$name-raced" '[ $raced -gt 0 ]' "no round caught the swapper mid-swap in $rounds ($tally)"
+                check_expr "$name-raced" '[ ${n[caught]:-0} -gt 0 ]' "no round saw the user's maps line read as the \
+segment in $rounds ($tally)"
         fi
 }
 

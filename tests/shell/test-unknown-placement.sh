@@ -15,9 +15,13 @@
 #                            text (a file, just not maps)
 #   sysvipc-missing          proc/sysvipc/shm deleted
 #   sysvipc-duplicate        proc/sysvipc/shm: shmid 0's row appended again
+#   other-users              proc/179/status and proc/181/status: Uid 65534
+#                            (shmid 0 is root's: its only attachers are of
+#                            another user, whose maps lines and page tables
+#                            never speak for it)
 #
 # For each, `audit --root --json` raises one AUDIT_INCOMPLETE naming the
-# file and why. Where the placement depended on the file, shmid 0's
+# file and why (other-users: the segment and its attachers). Where the placement depended on the file, shmid 0's
 # placement is unknown (placement_source none, no nodes, the kernel's
 # 8 MiB resident still counted), its CYCLOPS is not raised from nothing,
 # and `rebalance --dry-run` refuses (exit 2: "its placement is unknown")
@@ -26,7 +30,7 @@
 # Each check failed before numaguard said so. Runs as any user.
 # BUILD: build directory (default build).
 set -u
-echo 1..13
+echo 1..15
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
@@ -148,4 +152,21 @@ check $name "AUDIT_INCOMPLETE: $(incomplete_why $name)" incomplete $name \
 check $name-one-segment "$(jq -c '[.segments[] | select(.kind == "sysv") | [.shmid, .bytes]]' "$tmp/$name.segments.json" 2>&1)" \
         jqe '[.segments[] | select(.kind == "sysv") | .shmid] == [0, 1, 2, 3]
                and ([.segments[] | select(.shmid == 0) | .bytes] == [null])' "$tmp/$name.segments.json"
+
+# --- root's segment attached only by another user's processes: their
+# numa_maps (N3=2048, the segment's own pages here) are not taken for it
+name=other-users
+copy $name
+sed -i 's/^Uid:\t0\t0\t0\t0$/Uid:\t65534\t65534\t65534\t65534/' "$tmp/$name/proc/179/status" "$tmp/$name/proc/181/status"
+if ! grep -q "^Uid:.65534" "$tmp/$name/proc/179/status" || ! grep -q "^Uid:.65534" "$tmp/$name/proc/181/status"; then
+        fail $name "the edit did not apply"; fail $name-rebalance-refused "not run"
+else
+        audit $name
+        check_expr $name 'incomplete $name "shmid 0 (key 0x00000000) is attached only by processes of other users than root (pids 179 and 181): neither their maps lines nor their page tables are taken for it, and its placement is unknown" && unknown $name && jqe "[.segments[] | select(.shmid == 0) | .untrusted_pids] == [[179, 181]]" "$tmp/$name.json"' \
+                "AUDIT_INCOMPLETE: $(incomplete_why $name); $(placement $name)"
+        out=$("$CTL" rebalance W --dry-run --root "$tmp/$name" --config "$tmp/w.conf" 2>&1); rc=$?
+        check_expr $name-rebalance-refused '[ $rc = 2 ] && grep -q "shmid 0 (key 0x00000000): its placement is unknown: it is attached only by processes of other users than root (pids 179 and 181), whose page tables are not taken for it" <<<"$out" && ! grep -q "would move" <<<"$out"' \
+                "exit $rc: $(head -c 300 <<<"$out")"
+fi
+
 [ "$fails" = 0 ]

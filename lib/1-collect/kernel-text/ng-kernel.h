@@ -122,10 +122,14 @@ struct ng_pid_stat {
  * whatever its groups (CapEff bit, include/uapi/linux/capability.h). */
 #define NG_CAP_IPC_LOCK 14
 
+/* Never a process's uid (the kernel's invalid uid, (uid_t) -1): a status
+ * without a Uid: line that parses, or not read again when asked. */
+#define NG_UID_UNKNOWN UINT32_MAX
+
 struct ng_pid_status {
         char name[64];
         pid_t tgid, ppid;
-        uint32_t uid, euid;
+        uint32_t uid, euid;     /* real and effective; NG_UID_UNKNOWN */
         /* Gid: real, effective, saved, filesystem; Groups:. The kernel's
          * group checks (in_group_p) use fsgid and the groups. */
         bool has_gid, has_groups;

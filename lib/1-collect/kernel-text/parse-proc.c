@@ -304,7 +304,7 @@ static int status_line(char *line, struct ng_pid_status *st)
  * NG_BITMAP_BITS leaves has_*_allowed false. */
 int ng_parse_pid_status(const char *buf, struct ng_pid_status *ret)
 {
-        struct ng_pid_status st = {0};
+        struct ng_pid_status st = { .uid = NG_UID_UNKNOWN, .euid = NG_UID_UNKNOWN };
         bool has_name = false, has_pid = false;
         int k = 0;
 

@@ -100,10 +100,22 @@ static int rep_cmp_ptr(const void *a, const void *b)
         return ng_proc_rep_cmp(**(struct ng_proc **const *) a, **(struct ng_proc **const *) b);
 }
 
+/* A mapping of pr's that pr may still be asked for: a segment no earlier
+ * representative covered, and one pr may speak for (speakers.c). */
+static bool wanted(const struct collector *c, const struct ng_proc *pr, const struct ng_map *m,
+                   const struct id_set *seen)
+{
+        return ng_map_is_segment(m) && !id_seen(seen->v, seen->n, map_id(pr, m)) &&
+               ng_snapshot_may_speak(c->s, pr, m);
+}
+
 /*
  * Calls fn once for the representative of every segment: the first attacher
- * in ng_proc_rep_cmp() order for which fn succeeds (> 0). fn returning 0
- * means "not this one" (gone, not readable): the next attacher serves.
+ * in ng_proc_rep_cmp() order that may speak for it (speakers.c) and for
+ * which fn succeeds (> 0). fn returning 0 means "not this one" (gone, not
+ * readable): the next attacher serves. Its uids are read again after fn:
+ * what it speaks for is what it may still speak for then, and another
+ * attacher serves the rest.
  */
 static int for_each_representative(struct collector *c,
                                    int (*fn)(struct collector *c, struct ng_proc *pr, const struct id_set *seen))
@@ -125,7 +137,7 @@ static int for_each_representative(struct collector *c,
                 struct ng_proc *pr = *order[i];
                 bool needed = false;
                 for (size_t j = 0; j < pr->n_maps && !needed; j++)
-                        needed = ng_map_is_segment(&pr->maps[j]) && !id_seen(seen.v, seen.n, map_id(pr, &pr->maps[j]));
+                        needed = wanted(c, pr, &pr->maps[j], &seen);
                 if (!needed)
                         continue;
                 /* fn annotates the record: s's own, never a picture's
@@ -141,12 +153,10 @@ static int for_each_representative(struct collector *c,
                 r = fn(c, pr, &seen);
                 if (r <= 0)
                         continue;
-                r = 0;
-                for (size_t j = 0; j < pr->n_maps && r >= 0; j++) {
-                        struct seg_id id = map_id(pr, &pr->maps[j]);
-                        if (ng_map_is_segment(&pr->maps[j]) && !id_seen(seen.v, seen.n, id))
-                                r = id_set_add(&seen, id);
-                }
+                r = ng_collect_reread_uids(c, pr);
+                for (size_t j = 0; j < pr->n_maps && r >= 0; j++)
+                        if (wanted(c, pr, &pr->maps[j], &seen))
+                                r = id_set_add(&seen, map_id(pr, &pr->maps[j]));
         }
         free(order);
         free(seen.v);
@@ -240,7 +250,7 @@ static int read_page_sizes(struct collector *c, struct ng_proc *pr, const struct
         for (size_t j = 0; j < pr->n_maps; j++) {
                 struct ng_map *m = &pr->maps[j];
                 uint64_t bytes;
-                if (!ng_map_is_segment(m) || id_seen(seen->v, seen->n, map_id(pr, m)))
+                if (!wanted(c, pr, m, seen))
                         continue;
                 if (ng_path_blksize(c->p, &bytes, NG_PROC_DIR "/%d/map_files/%" PRIx64 "-%" PRIx64,
                                     pr->pid, m->start, m->end) < 0)
@@ -260,7 +270,7 @@ static int sample_proc(struct collector *c, struct ng_proc *pr, const struct id_
         for (size_t j = 0; j < pr->n_maps; j++) {
                 const struct ng_map *m = &pr->maps[j];
                 struct ng_sample smp;
-                if (!ng_map_is_segment(m) || id_seen(seen->v, seen->n, map_id(pr, m)) ||
+                if (!wanted(c, pr, m, seen) ||
                     ng_collect_whole_done(c, m->kind == NG_MAP_SYSV, pr->ipc_ns, m->dev_major, m->dev_minor, m->inode))
                         continue;
                 int r = ng_sample_range(pr->pid, m->start, m->end - m->start, m->page_kib * 1024,

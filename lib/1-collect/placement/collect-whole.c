@@ -31,14 +31,6 @@
 /* Samples at least this many pages of a small file, whatever its share. */
 #define MIN_FILE_SAMPLES 64
 
-int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp)
-{
-        if (ng_grow(&s->samples, NULL, s->n_samples, sizeof(*s->samples), 0) < 0)
-                return -ENOMEM;
-        s->samples[s->n_samples++] = *smp;
-        return 0;
-}
-
 static int cmp_u64(uint64_t a, uint64_t b)
 {
         return (a > b) - (a < b);
@@ -421,17 +413,50 @@ static bool is_mapped_file(int fd, const struct ng_map *m)
         return ng_segment_named(fd, name);
 }
 
-/* SysV and anonymous shared segments through whoever maps them. */
+/* What was asked through pr since the collector held n_samples samples
+ * and n_whole keys, dropped when pr may no longer speak for one of the
+ * segments (its uids read again: speakers.c): another attacher serves. */
+static int confirm_via(struct collector *c, size_t i, size_t n_samples, size_t n_whole)
+{
+        struct ng_snapshot *s = c->s;
+        if (s->n_samples == n_samples && c->n_whole == n_whole)
+                return 0;
+        int r = ng_snapshot_own_proc(s, i);
+        if (r >= 0)
+                r = ng_collect_reread_uids(c, s->procs[i]);
+        if (r < 0)
+                return r;
+        const struct ng_proc *pr = s->procs[i];
+        bool keep = true;
+        for (size_t j = 0; j < pr->n_maps && keep; j++) {
+                const struct ng_map *m = &pr->maps[j];
+                if (m->kind == NG_MAP_SYSV || m->kind == NG_MAP_ANON_SHARED)
+                        keep = ng_snapshot_may_speak(s, pr, m);
+        }
+        if (keep)
+                return 0;
+        while (s->n_samples > n_samples)
+                ng_sample_done(&s->samples[--s->n_samples]);
+        c->n_whole = n_whole;
+        return 0;
+}
+
+/* SysV and anonymous shared segments through whoever maps them and may
+ * speak for them (speakers.c): the file a map_files link reaches is
+ * checked against the process's own maps line, which another user's
+ * process makes say what its own file is. */
 static int sample_mapped(struct collector *c, bool exact)
 {
         struct ng_snapshot *s = c->s;
         for (size_t i = 0; i < s->n_procs; i++) {
                 const struct ng_proc *pr = s->procs[i];
+                size_t n_samples = s->n_samples, n_whole = c->n_whole;
                 for (size_t j = 0; j < pr->n_maps; j++) {
                         const struct ng_map *m = &pr->maps[j];
                         bool sysv = m->kind == NG_MAP_SYSV;
                         if ((!sysv && m->kind != NG_MAP_ANON_SHARED) || (m->page_kib && m->page_kib > 4) ||
-                            find(c, sysv, pr->ipc_ns, m->dev_major, m->dev_minor, m->inode))
+                            find(c, sysv, pr->ipc_ns, m->dev_major, m->dev_minor, m->inode) ||
+                            !ng_snapshot_may_speak(s, pr, m))
                                 continue;
                         c->current_pid = pr->pid;
                         if (c->o.progress)
@@ -465,6 +490,9 @@ static int sample_mapped(struct collector *c, bool exact)
                         if (r >= 0 && (r = mark(c, sysv, pr->ipc_ns, m->dev_major, m->dev_minor, m->inode, r > 0)) < 0)
                                 return r;
                 }
+                int r = confirm_via(c, i, n_samples, n_whole);
+                if (r < 0)
+                        return r;
         }
         c->current_pid = 0;
         return 0;
