@@ -9,10 +9,11 @@
  *   count      its dry run: the exact count of the pages per node, the
  *              first of the run's two passes (the same walk, no move)
  *   numaguard  ng_rebalance_run() moves every resident page of the first to
- *              node B through its own mapping of the file (the walk of
- *              segment-walk.c, one 64 MiB window at a time), no rate limit;
- *              a thread reads our VmPTE every millisecond: the peak of our
- *              page tables while it runs.
+ *              node B through a mapping of the file in its mover, a child
+ *              process (act-rebalance-mover.c; the walk of segment-walk.c,
+ *              one 64 MiB window at a time), no rate limit; a process of
+ *              ours reads our VmPTE and the mover's every millisecond: the
+ *              peak of numaguard's page tables while it runs.
  *   kernel     a child maps the second file and reads every page (as a
  *              database's attacher does), then migrate_pages(2) moves all of
  *              the child's pages from A to B: the physical limit, with the
@@ -63,9 +64,28 @@ static long vm_pte_kib(pid_t pid)
         return v;
 }
 
-/* A process of its own reads our VmPTE every millisecond until told to stop
- * (SIGTERM), then writes the peak to fd: a thread of ours would make every
- * migration's TLB flush reach a second CPU, which numaguardctl never has. */
+/* Our VmPTE and our children's but the sampler's (numaguard's mover maps
+ * the windows: act-rebalance-mover.c), from /proc/PID/task/PID/children. */
+static long pte_with_children(pid_t parent)
+{
+        long sum = vm_pte_kib(parent);
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int) parent, (int) parent);
+        FILE *f = fopen(path, "r");
+        int pid;
+        while (f && fscanf(f, "%d", &pid) == 1) {
+                long v = pid != getpid() ? vm_pte_kib(pid) : -1;
+                sum += v > 0 ? v : 0;
+        }
+        if (f)
+                fclose(f);
+        return sum;
+}
+
+/* A process of its own reads our VmPTE and our children's every
+ * millisecond until told to stop (SIGTERM), then writes the peak to fd: a
+ * thread of ours would make every migration's TLB flush reach a second
+ * CPU, which numaguardctl never has. */
 static pid_t start_sampler(int fd)
 {
         pid_t parent = getpid(), pid = fork();
@@ -78,7 +98,7 @@ static pid_t start_sampler(int fd)
         long peak = -1;
         struct timespec tick = { 0, 1000000 };
         for (;;) {
-                long v = vm_pte_kib(parent);
+                long v = pte_with_children(parent);
                 peak = v > peak ? v : peak;
                 if (sigtimedwait(&set, NULL, &tick) == SIGTERM)
                         break;
@@ -214,7 +234,7 @@ int main(int argc, char **argv)
         long peak = stop_sampler(smp, pfd[0]);
         size_t ng_on_b = on_node(f1, bytes, b);
         printf("numaguard: %.3f s, moved %llu pages (%s: %s), %zu of %zu pages on node %d after, "
-               "page tables %ld kB before, peak %ld kB (+%ld kB), %llu windows, %llu batches, %llu move_pages calls, "
+               "page tables %ld kB before, peak %ld kB with its mover's (+%ld kB), %llu windows, %llu batches, %llu move_pages calls, "
                "%llu busy\n",
                ng_s, (unsigned long long) rs.moved_pages, ng_outcome_name(res.outcome), r < 0 ? strerror(-r) : "ok",
                ng_on_b, bytes / 4096, b, pte0, peak, peak - pte0,

@@ -29,4 +29,12 @@ int ng_rebalance_set_policy(const struct ng_rebalance_plan *p, const struct ng_r
 void ng_rebalance_policy_step(const struct ng_rebalance_plan *p, const struct ng_rebalance_opts *o,
                               const struct ng_rebalance_ops *ops, struct ng_action_result *res);
 
+struct ng_seg_walk_opts;
+struct ng_seg_walk_stats;
+/* ng_segment_walk() of fd in a child process (act-rebalance-mover.c): the
+ * child maps each window and sleeps while o->batch runs here on the pages
+ * at its addresses; *ret_pid is its pid meanwhile (for move_pages(2)), 0
+ * after. The walk's return, -EIO when the child died, or -errno. */
+int ng_rebalance_walk_mover(int fd, const struct ng_seg_walk_opts *o, pid_t *ret_pid, struct ng_seg_walk_stats *ret);
+
 #pragma GCC visibility pop

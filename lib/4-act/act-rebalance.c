@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include "act-rebalance-internal.h"
+#include "act-rebalance-run.h"
 #include "sample.h"
 #include "ng-format.h"
 #include "units.h"
@@ -83,27 +84,6 @@ const struct ng_rebalance_ops ng_rebalance_ops_default = {
         .now_usec = default_now,
 };
 
-struct run {
-        struct ng_rebalance_plan *p;
-        const struct ng_rebalance_opts *o;
-        const struct ng_rebalance_ops *ops;
-        ng_move_pages_fn mp;
-        pid_t pid;                      /* whose page tables: p->pid, or 0 (our own mapping) */
-        struct ng_rebalance_stats st;
-        bool moving;                    /* false: the counting pass */
-        void **addrs, **maddrs;
-        uint64_t *slot;                 /* page index in the segment, per address */
-        int *status, *mnodes, *mfrom;
-        void **aaddrs;                  /* set aside: busy, for a retry */
-        int *anodes, *afrom;
-        unsigned n_aside;
-        uint64_t excess[NG_REBALANCE_MAX_NODES], deficit[NG_REBALANCE_MAX_NODES];
-        /* node id -> its index in p->nodes (-1: none), and the index of
-         * each destination: asked once per page, so not a search */
-        int16_t index_of[NG_REBALANCE_MAX_NODES], dest_k[NG_REBALANCE_MAX_NODES];
-        uint64_t t_move, moved_bytes;
-        const char *failed_call;        /* which call gave err */
-};
 
 static int query(struct run *r, void **addrs, unsigned long n, int *status)
 {
@@ -179,8 +159,10 @@ static unsigned pick_moves(struct run *r, unsigned n)
                 if (k < 0 || r->excess[k] == 0)
                         continue;
                 int d = choose_dest(r, r->slot[i], k);
-                if (d < 0)
+                if (d < 0) {
+                        r->left_for_room += r->one_way && !r->p->nodes[k].dest;
                         continue;
+                }
                 r->maddrs[m] = r->addrs[i];
                 r->mnodes[m] = r->p->nodes[d].node;
                 r->mfrom[m++] = k;
@@ -266,6 +248,16 @@ static int move_batch(struct run *r, unsigned n)
         int q = query(r, r->addrs, n, r->status);
         if (q < 0)
                 return q;
+        if (r->one_way)
+                for (unsigned i = 0; i < n; i++) {
+                        int k = node_k(r, r->status[i]);
+                        if (k < 0 && r->status[i] >= 0 && (k = ng_rebalance_node_index_add(r->p, r->status[i])) >= 0) {
+                                index_dests(r);
+                                r->excess[k] = UINT64_MAX;      /* a node the plan did not know: not the destination */
+                        }
+                        if (k >= 0)
+                                r->p->nodes[k].before_pages++;
+                }
         r->n_aside = 0;
         int err = move_list(r, pick_moves(r, n));
         for (unsigned attempt = 0; err >= 0 && attempt < r->o->retries && r->n_aside > 0; attempt++) {
@@ -336,8 +328,10 @@ static int walk_segment(struct run *r)
                 .batch_pages = r->o->batch_pages < NG_SEG_MAX_BATCH ? r->o->batch_pages : NG_SEG_MAX_BATCH,
                 .batch = segment_batch, .userdata = r,
         };
-        struct ng_seg_walk_stats st;
-        int q = ng_segment_walk(fd, &o, &st);
+        struct ng_seg_walk_stats st = { 0 };
+        /* the kernel's move_pages(2): through a sleeping child's mapping
+         * (act-rebalance-mover.c); an injected one, through our own */
+        int q = r->ops->move_pages ? ng_segment_walk(fd, &o, &st) : ng_rebalance_walk_mover(fd, &o, &r->pid, &st);
         close(fd);
         r->st.windows += st.windows;
         if (q < 0 && !r->failed_call)
@@ -398,81 +392,6 @@ static void run_free(struct run *r)
         free(r->afrom);
 }
 
-/* ---- the result ---- */
-
-static enum ng_outcome outcome_for(int err)
-{
-        /* the process went, or the segment's file is gone or another one:
-         * the next poll plans again */
-        if (err == -ESRCH || err == -ENOENT || err == -ESTALE || ng_errno_transient(err))
-                return NG_OUTCOME_TRANSIENT;
-        return NG_OUTCOME_PERMANENT;
-}
-
-static size_t tail_notes(const struct run *r, char *buf, size_t size)
-{
-        int k = 0;
-        if (r->p->unreachable_pages)
-                k = snprintf(buf, size, "; %" PRIu64 " resident pages out of reach: %s", r->p->unreachable_pages,
-                             r->p->unreachable_why);
-        if (k >= 0 && (size_t) k < size && r->st.not_resident_pages && r->p->via == NG_REBALANCE_VIA_ATTACHER)
-                k += snprintf(buf + k, size - (size_t) k, "; %" PRIu64 " pages not resident in pid %d left alone",
-                              r->st.not_resident_pages, (int) r->p->pid);
-        if (k >= 0 && (size_t) k < size && r->st.busy_pages)
-                k += snprintf(buf + k, size - (size_t) k, "; %" PRIu64 " pages busy (EBUSY), left for a later run",
-                              r->st.busy_pages);
-        return k < 0 ? 0 : (size_t) k;
-}
-
-static void summarize(const struct run *r, int err, struct ng_action_result *res)
-{
-        const struct ng_rebalance_plan *p = r->p;
-        char moves[256], size[24], notes[400] = "", why[128] = "";
-        tail_notes(r, notes, sizeof(notes));
-        if (err < 0)
-                snprintf(why, sizeof(why), "%s: %s%s; ", r->failed_call ? r->failed_call : "move_pages",
-                         strerror(-err), err == -EPERM ? " (MPOL_MF_MOVE_ALL needs CAP_SYS_NICE)" : "");
-        if (r->o->dry_run) {
-                ng_rebalance_format_size(p->move_pages * p->page_bytes, size, sizeof(size));
-                snprintf(res->summary, sizeof(res->summary),
-                         "would move %" PRIu64 " of %" PRIu64 " resident pages (%s) of %s: %s%s",
-                         p->move_pages, p->resident_pages, size, p->label,
-                         ng_rebalance_format_moves(p, false, moves, sizeof(moves)), notes);
-                return;
-        }
-        ng_rebalance_format_size(r->st.moved_pages * p->page_bytes, size, sizeof(size));
-        snprintf(res->summary, sizeof(res->summary),
-                 "%smoved %" PRIu64 " pages (%s) of %s: %s in %" PRIu64 " ms%s", why, r->st.moved_pages, size,
-                 p->label, r->st.moved_pages ? ng_rebalance_format_moves(p, true, moves, sizeof(moves)) : "none",
-                 r->st.elapsed_usec / 1000, notes);
-}
-
-static void finish(struct run *r, int err, struct ng_action_result *res)
-{
-        res->error = err;
-        if (err < 0)
-                res->outcome = outcome_for(err);
-        else if (r->o->dry_run)
-                res->outcome = NG_OUTCOME_DRY_RUN;
-        else if (r->st.busy_pages == 0 && r->p->unreachable_pages == 0)
-                res->outcome = NG_OUTCOME_DONE;
-        else if (r->st.busy_pages == 0)
-                res->outcome = NG_OUTCOME_PARTIAL;      /* moved what it reached, not all */
-        else if (r->st.moved_pages > 0)
-                res->outcome = NG_OUTCOME_PARTIAL;
-        else {
-                res->outcome = NG_OUTCOME_TRANSIENT;
-                res->error = -EBUSY;
-        }
-        summarize(r, err, res);
-}
-
-static void verdict_result(const struct ng_rebalance_plan *p, struct ng_action_result *res)
-{
-        res->outcome = p->verdict;
-        snprintf(res->summary, sizeof(res->summary), "%s: %s", p->label, p->reason);
-}
-
 /* What an attacher's page tables did not reach of the kernel's count. */
 static void note_unreachable(struct ng_rebalance_plan *p)
 {
@@ -495,6 +414,44 @@ static int count_pass(struct run *r)
         if (q >= 0) {
                 ng_rebalance_replan(r->p);
                 note_unreachable(r->p);
+        }
+        return q;
+}
+
+/* Every resident page on another node goes to the one destination,
+ * whatever the counts: a 4 KiB shmem segment through its own file needs no
+ * count first (the hugetlb pool's check does). */
+static bool one_way(const struct ng_rebalance_plan *p, const struct ng_rebalance_opts *o)
+{
+        return !o->dry_run && p->n_dest == 1 && p->via == NG_REBALANCE_VIA_SEGMENT && !p->huge;
+}
+
+/* One pass: each batch asked, counted and moved, the destination's room
+ * above its floor the bound; then the plan's numbers from what was found. */
+static int move_one_way(struct run *r)
+{
+        struct ng_rebalance_plan *p = r->p;
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                p->nodes[i].before_pages = 0;
+                r->excess[i] = p->nodes[i].dest ? 0 : UINT64_MAX;
+                r->deficit[i] = p->nodes[i].dest ? p->nodes[i].avail_pages : 0;
+        }
+        r->one_way = r->moving = true;
+        index_dests(r);
+        r->t_move = r->ops->now_usec(r->ops->userdata);
+        int q = walk(r);
+        p->resident_pages = p->move_pages = 0;
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                struct ng_rebalance_node *n = &p->nodes[i];
+                p->resident_pages += n->before_pages;
+                n->out_pages = n->dest ? 0 : n->before_pages;
+                p->move_pages += n->out_pages;
+        }
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                struct ng_rebalance_node *n = &p->nodes[i];
+                n->target_pages = n->dest ? p->resident_pages : 0;
+                if (n->dest)
+                        n->in_pages = p->move_pages;
         }
         return q;
 }
@@ -525,7 +482,7 @@ int ng_rebalance_run(struct ng_rebalance_plan *plan, const struct ng_rebalance_o
         snprintf(res->check, sizeof(res->check), "%s", plan->check);
         res->check_refused = plan->check_refused;
         if (plan->verdict != NG_OUTCOME_DRY_RUN || plan->n_dest == 0) {
-                verdict_result(plan, res);
+                ng_rebalance_verdict_result(plan, res);
                 if (plan->verdict == NG_OUTCOME_NOOP)
                         ng_rebalance_policy_step(plan, opts, ops, res);
                 return 0;
@@ -537,21 +494,31 @@ int ng_rebalance_run(struct ng_rebalance_plan *plan, const struct ng_rebalance_o
                 return -ENOMEM;
         }
         uint64_t t0 = ops->now_usec(ops->userdata);
+        if (one_way(plan, opts)) {
+                int err = move_one_way(&r);
+                r.st.elapsed_usec = ops->now_usec(ops->userdata) - t0;
+                ng_rebalance_finish(&r, err < 0 ? err : 0, res);
+                ng_rebalance_policy_step(plan, opts, ops, res);
+                run_free(&r);
+                if (ret_stats)
+                        *ret_stats = r.st;
+                return 0;
+        }
         int err = count_pass(&r);
         if (err >= 0 && plan->verdict != NG_OUTCOME_DRY_RUN) {
-                verdict_result(plan, res);
+                ng_rebalance_verdict_result(plan, res);
                 /* nothing to move of what it reached: not "as wanted" when
                  * resident pages were out of reach */
                 if (plan->verdict == NG_OUTCOME_NOOP && plan->unreachable_pages && !opts->dry_run)
                         res->outcome = NG_OUTCOME_PARTIAL;
                 char notes[400];
-                if (tail_notes(&r, notes, sizeof(notes)))
+                if (ng_rebalance_tail_notes(&r, notes, sizeof(notes)))
                         strncat(res->summary, notes, sizeof(res->summary) - strlen(res->summary) - 1);
         } else {
                 if (err >= 0 && !opts->dry_run)
                         err = move_pass(&r);
                 r.st.elapsed_usec = ops->now_usec(ops->userdata) - t0;
-                finish(&r, err < 0 ? err : 0, res);
+                ng_rebalance_finish(&r, err < 0 ? err : 0, res);
         }
         ng_rebalance_policy_step(plan, opts, ops, res);
         run_free(&r);
