@@ -147,6 +147,27 @@ struct ng_topology {
         struct ng_feature_probe features[NG_FEATURE_MAX_];
 };
 
+#define NG_MAX_THP_SIZES 16
+
+/* What the kernel's transparent hugepage settings for shmem say
+ * (/sys/kernel/mm/transparent_hugepage). */
+struct ng_shmem_thp {
+        /* The directory could not be listed because it does not exist:
+         * a kernel without transparent hugepages. */
+        bool no_thp;
+        enum ng_shmem_huge top;         /* shmem_enabled; UNKNOWN when not read */
+        /* hugepages-<N>kB/shmem_enabled of each size that has one
+         * (ascending; Linux 6.11), UNKNOWN where it does not parse. */
+        struct {
+                uint64_t page_kib;
+                enum ng_shmem_huge setting;
+        } sizes[NG_MAX_THP_SIZES];
+        size_t n_sizes;
+        /* The PMD size, in KiB: hpage_pmd_size, else the largest of the
+         * sizes above; 0 unknown. */
+        uint64_t pmd_kib;
+};
+
 struct ng_knobs {
         int numa_balancing;     /* -1 when absent */
         int64_t nr_hugepages;   /* /proc/sys/vm/nr_hugepages, -1 when absent */
@@ -157,6 +178,7 @@ struct ng_knobs {
         int64_t hugetlb_shm_group;
         /* /proc/sys/kernel/osrelease: its major and minor, 0 unknown. */
         unsigned kernel_major, kernel_minor;
+        struct ng_shmem_thp shmem_thp;
 };
 
 enum ng_shm_file_kind {
@@ -180,6 +202,10 @@ struct ng_shm_file {
         /* Its owner (shm_owner claims an instance's files by it); 0 where
          * unknown: a tree kept no record of it. */
         uint32_t uid;
+        /* A tmpfs file: its mount's huge= option (mountinfo's super
+         * options; NEVER where it shows none), which decides whether the
+         * kernel may give the file transparent hugepages. */
+        enum ng_shmem_huge huge;
 };
 
 /* What a /dev/shm or hugetlbfs mount holds beyond its files listed in

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Small sysfs attributes: the HMAT figures of a node's access classes,
- * the names of node links and tier directories, the kernel's true/false. */
+ * the names of node links and tier directories, the kernel's true/false,
+ * the names of shmem's huge settings. */
 
 #include <errno.h>
 #include <string.h>
@@ -100,4 +101,23 @@ int ng_parse_feature_line(const char *line, struct ng_feature_line *ret)
                 ret->detail[k++] = (*line >= 0x20 && *line < 0x7f) ? *line : '?';
         ret->detail[k] = '\0';
         return 0;
+}
+
+static const char *const shmem_huge_names[] = {
+        [NG_SHMEM_HUGE_UNKNOWN] = "unknown", [NG_SHMEM_HUGE_NEVER] = "never", [NG_SHMEM_HUGE_ALWAYS] = "always",
+        [NG_SHMEM_HUGE_WITHIN_SIZE] = "within_size", [NG_SHMEM_HUGE_ADVISE] = "advise",
+        [NG_SHMEM_HUGE_INHERIT] = "inherit", [NG_SHMEM_HUGE_DENY] = "deny", [NG_SHMEM_HUGE_FORCE] = "force",
+};
+
+const char *ng_shmem_huge_name(enum ng_shmem_huge h)
+{
+        return (unsigned) h < ELEMENTSOF(shmem_huge_names) ? shmem_huge_names[h] : "unknown";
+}
+
+enum ng_shmem_huge ng_shmem_huge_from_name(const char *name)
+{
+        for (size_t i = 1; name && i < ELEMENTSOF(shmem_huge_names); i++)
+                if (!strcmp(name, shmem_huge_names[i]))
+                        return (enum ng_shmem_huge) i;
+        return NG_SHMEM_HUGE_UNKNOWN;
 }
