@@ -269,6 +269,16 @@ struct ng_cgroup {
                 uint64_t max_bytes, current_bytes, rsvd_max_bytes, rsvd_current_bytes;
         } hugetlb_limit[NG_MAX_HUGE_SIZES];
         size_t n_hugetlb_limit;
+        /* Its v2 memory controller (not its ancestors'), read only where
+         * hugetlb pages are charged to it (ng_snapshot_hugetlb_memcg()):
+         * memory.max in bytes (UINT64_MAX for "max"), memory.current, and,
+         * under a limit, memory.stat's hugetlb (what of current is
+         * hugetlb). known false: not read or unreadable (then nothing of it
+         * is known); hugetlb_known false: no such line or not read. */
+        struct {
+                bool known, hugetlb_known;
+                uint64_t max_bytes, current_bytes, hugetlb_bytes;
+        } memory;
         struct ng_owner owner;  /* who restores its cpuset (ng-owner.h) */
 };
 
@@ -582,6 +592,12 @@ const struct ng_proc *ng_snapshot_proc_next(const struct ng_snapshot *s, pid_t p
  * with comm, that word is the name; otherwise comm is. */
 void ng_proc_set_name(struct ng_proc *pr);
 const struct ng_cgroup *ng_snapshot_cgroup(const struct ng_snapshot *s, const char *path);
+/* Whether hugetlb pages are charged to the memory cgroup of the task that
+ * faults them (Linux 6.6: the cgroup2 mount option
+ * memory_hugetlb_accounting, which mountinfo shows in the super options):
+ * 1 yes, 0 no (cgroup2 is mounted without it), -1 unknown (no cgroup2
+ * mount in numaguard's mountinfo, or it was not read). */
+int ng_snapshot_hugetlb_memcg(const struct ng_snapshot *s);
 /* The container pr runs in (one of s->containers), or NULL. */
 const struct ng_container *ng_snapshot_container(const struct ng_snapshot *s, const struct ng_proc *pr);
 /* What a cgroup path says of a container: runtime, id, pod UID and QoS

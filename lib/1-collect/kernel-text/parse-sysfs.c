@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Small sysfs attributes: the HMAT figures of a node's access classes,
  * the names of node links and tier directories, the kernel's true/false,
- * the names of shmem's huge settings. */
+ * the names of shmem's huge settings, a memory cgroup's limit and stat
+ * lines. */
 
 #include <errno.h>
 #include <string.h>
@@ -120,4 +121,36 @@ enum ng_shmem_huge ng_shmem_huge_from_name(const char *name)
                 if (!strcmp(name, shmem_huge_names[i]))
                         return (enum ng_shmem_huge) i;
         return NG_SHMEM_HUGE_UNKNOWN;
+}
+
+int ng_parse_cgroup_limit(const char *buf, uint64_t *ret)
+{
+        if (!strcmp(buf, "max\n") || !strcmp(buf, "max")) {
+                *ret = UINT64_MAX;
+                return 0;
+        }
+        return ng_parse_u64_full(buf, ret);
+}
+
+int ng_parse_keyed_u64(const char *buf, const char *key, uint64_t *ret)
+{
+        size_t k = strlen(key);
+        for (const char *p = buf; *p; ) {
+                const char *end = strchrnul(p, '\n');
+                if ((size_t) (end - p) > k && !strncmp(p, key, k) && p[k] == ' ') {
+                        char v[32];
+                        size_t n = (size_t) (end - p) - k - 1;
+                        if (n == 0 || n >= sizeof(v))
+                                return -EINVAL;
+                        memcpy(v, p + k + 1, n);
+                        v[n] = '\0';
+                        uint64_t x;
+                        if (v[0] < '0' || v[0] > '9' || ng_parse_u64_full(v, &x) < 0)
+                                return -EINVAL;
+                        *ret = x;
+                        return 0;
+                }
+                p = *end ? end + 1 : end;
+        }
+        return -ENOENT;
 }
