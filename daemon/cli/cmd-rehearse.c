@@ -73,6 +73,8 @@ static const char *outcome_text(const struct ng_rehearsal *r, char *buf, size_t 
         case NG_REHEARSE_NO_START: snprintf(buf, size, "it refuses to start"); break;
         case NG_REHEARSE_SIGBUS: snprintf(buf, size, "it starts, then dies of SIGBUS at a first touch on node%s %s",
                                           strchr(nodes, ',') || strchr(nodes, '-') ? "s" : "", nodes); break;
+        case NG_REHEARSE_FAULT_STALL: snprintf(buf, size, "it starts, then stalls at a first touch its memory "
+                                               "cgroup cannot charge"); break;
         default: snprintf(buf, size, "cannot tell"); break;
         }
         if (r->cyclops)

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* collect: the cpuset cgroups the processes run in (v1 or v2). */
+/* collect: the cpuset cgroups the processes run in (v1 or v2), with their
+ * hugetlb limits and, where hugetlb is charged to it, their memory
+ * controller's. */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -75,7 +77,42 @@ static void read_hugetlb_limit(struct collector *c, struct ng_cgroup *cg, uint64
                 cg->n_hugetlb_limit++;
 }
 
-static void read_cgroup_files(struct collector *c, struct ng_cgroup *cg)
+/* memory.max, memory.current and, under a limit, memory.stat's hugetlb:
+ * read where hugetlb faults are charged to the cgroup, which then bounds
+ * them (ng_snapshot_hugetlb_memcg()). */
+static void read_memory(struct collector *c, struct ng_cgroup *cg)
+{
+        char *buf, path[512];
+        uint64_t max, cur;
+        if (ng_collect_read(c, &buf, NULL, "%s/memory.max", cg->dir) < 0)
+                return;
+        bool ok = ng_parse_cgroup_limit(buf, &max) >= 0;
+        free(buf);
+        if (!ok) {
+                snprintf(path, sizeof(path), "%s/memory.max", cg->dir);
+                ng_collect_problem(c, path, "no limit the kernel prints: the bound on the cgroup's hugetlb faults "
+                                   "is unknown");
+        }
+        if (!ok || ng_collect_read(c, &buf, NULL, "%s/memory.current", cg->dir) < 0)
+                return;
+        ok = ng_parse_u64_full(buf, &cur) >= 0;
+        free(buf);
+        if (!ok) {
+                snprintf(path, sizeof(path), "%s/memory.current", cg->dir);
+                ng_collect_problem(c, path, "no count the kernel prints: the bound on the cgroup's hugetlb faults "
+                                   "is unknown");
+                return;
+        }
+        cg->memory.known = true;
+        cg->memory.max_bytes = max;
+        cg->memory.current_bytes = cur;
+        if (max == UINT64_MAX || ng_collect_read(c, &buf, NULL, "%s/memory.stat", cg->dir) < 0)
+                return;
+        cg->memory.hugetlb_known = ng_parse_keyed_u64(buf, "hugetlb", &cg->memory.hugetlb_bytes) >= 0;
+        free(buf);
+}
+
+static void read_cgroup_files(struct collector *c, struct ng_cgroup *cg, bool memcg_hugetlb)
 {
         static const char *const v1[] = { "cpuset.cpus", "cpuset.mems", "cpuset.effective_cpus", "cpuset.effective_mems" };
         static const char *const v2[] = { "cpuset.cpus", "cpuset.mems", "cpuset.cpus.effective", "cpuset.mems.effective" };
@@ -102,6 +139,8 @@ static void read_cgroup_files(struct collector *c, struct ng_cgroup *cg)
                         cg->n_memory_numa_stat = 0;
                 free(buf);
         }
+        if (cg->version == 2 && memcg_hugetlb && !cg->gone)
+                read_memory(c, cg);
         /* The hugetlb controller names sizes "2MB", "1GB", "64KB". */
         for (size_t i = 0; cg->version == 2 && i < c->s->n_pools; i++) {
                 uint64_t kib = c->s->pools[i].page_kib;
@@ -127,6 +166,7 @@ int ng_collect_cgroups(struct collector *c)
         if (!m)
                 return 0;
         const struct ng_cgroup_entry *last = NULL;
+        bool memcg_hugetlb = version == 2 && ng_snapshot_hugetlb_memcg(s) == 1;
         for (size_t i = 0; i < s->n_procs; i++) {
                 const struct ng_pid_cgroup *pc = &s->procs[i]->cgroup;
                 /* Records of a picture share equal cgroup lists: one look each. */
@@ -145,7 +185,7 @@ int ng_collect_cgroups(struct collector *c)
                         return -ENOMEM;
                 }
                 s->n_cgroups++;
-                read_cgroup_files(c, cg);
+                read_cgroup_files(c, cg, memcg_hugetlb);
         }
         return 0;
 }

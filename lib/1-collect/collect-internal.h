@@ -67,6 +67,7 @@ struct shm_scan {
         char prefix[48];        /* its files' paths are read under it */
         enum ng_shm_file_kind kind;     /* and are of this kind, page size */
         uint64_t page_kib;
+        enum ng_shmem_huge huge;        /* the mount's huge= (tmpfs) */
         pid_t ns_pid;
         uint64_t sig;           /* FNV-1a of the names of its files */
         size_t budget;          /* c->shm_examined before it */

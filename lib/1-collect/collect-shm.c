@@ -168,12 +168,25 @@ static uint64_t hugetlbfs_page_kib(const struct ng_mount *m, const struct ng_sna
         return kib;
 }
 
+/* A tmpfs mount's huge= option (mm/shmem.c, shmem_show_options: shown
+ * only when not never); UNKNOWN for a value the kernel does not print. */
+static enum ng_shmem_huge tmpfs_huge(const struct ng_mount *m)
+{
+        char v[32];
+        if (ng_mount_option_value(m, "huge", v, sizeof(v)) < 0)
+                return NG_SHMEM_HUGE_NEVER;
+        enum ng_shmem_huge h = ng_shmem_huge_from_name(v);
+        return h == NG_SHMEM_HUGE_INHERIT || h == NG_SHMEM_HUGE_DENY || h == NG_SHMEM_HUGE_FORCE
+                ? NG_SHMEM_HUGE_UNKNOWN : h;
+}
+
 /* Where a mount's files are listed: numaguard's own mount namespace
  * (prefix "", ns_pid 0), or another one's through /proc/PID/root. */
 struct mount_scan {
         const struct ng_mount *m;
         enum ng_shm_file_kind kind;
         uint64_t page_kib;
+        enum ng_shmem_huge huge;
         const char *prefix;
         uint64_t mnt_ns;
         pid_t ns_pid;
@@ -198,7 +211,7 @@ static int add_file(struct collector *c, const char *path, const struct ng_file_
                 .inode = ng_path_is_live(c->p) ? fs->inode : 0,
                 .allocated_bytes = fs->allocated_bytes, .mnt_ns = ms->mnt_ns, .ns_pid = ms->ns_pid,
                 /* a tree's copy is owned by whoever unpacked it: its record says (replay_owners) */
-                .uid = ng_path_is_live(c->p) ? fs->uid : 0,
+                .uid = ng_path_is_live(c->p) ? fs->uid : 0, .huge = ms->huge,
         };
         return 0;
 }
@@ -408,6 +421,7 @@ int ng_collect_mount_files(struct collector *c, const struct ng_mount *m, const 
         struct mount_scan ms = {
                 .m = m, .kind = huge ? NG_SHM_FILE_HUGETLBFS : NG_SHM_FILE_TMPFS,
                 .page_kib = huge ? hugetlbfs_page_kib(m, c->s) : 4,
+                .huge = huge ? NG_SHMEM_HUGE_UNKNOWN : tmpfs_huge(m),
                 .prefix = prefix, .mnt_ns = mnt_ns, .ns_pid = ns_pid,
                 .unlisted = add_unlisted(c, m, mnt_ns, prefix),
         };
@@ -416,6 +430,7 @@ int ng_collect_mount_files(struct collector *c, const struct ng_mount *m, const 
         ms.scan = &c->shm_scans[c->s->n_unlisted - 1];
         ms.scan->kind = ms.kind;
         ms.scan->page_kib = ms.page_kib;
+        ms.scan->huge = ms.huge;
         ms.scan->ns_pid = ns_pid;
         size_t from = c->s->n_files;
         int r = ng_shm_cache_usable(c) ? from_copy(c, &ms) : 0;

@@ -275,7 +275,7 @@ static int list_mapped(struct collector *c, size_t i, const struct maps_index *i
                         .path = path, .kind = sc->kind, .size_bytes = fs.size_bytes, .page_kib = sc->page_kib,
                         .dev_major = u->dev_major, .dev_minor = u->dev_minor, .inode = fs.inode,
                         .allocated_bytes = fs.allocated_bytes, .mnt_ns = u->mnt_ns, .ns_pid = sc->ns_pid,
-                        .uid = fs.uid,
+                        .uid = fs.uid, .huge = sc->huge,
                 };
                 u->small_files -= u->small_files > 0;
                 u->small_bytes -= u->small_bytes >= f->size_bytes ? f->size_bytes : u->small_bytes;

@@ -147,6 +147,27 @@ struct ng_topology {
         struct ng_feature_probe features[NG_FEATURE_MAX_];
 };
 
+#define NG_MAX_THP_SIZES 16
+
+/* What the kernel's transparent hugepage settings for shmem say
+ * (/sys/kernel/mm/transparent_hugepage). */
+struct ng_shmem_thp {
+        /* The directory could not be listed because it does not exist:
+         * a kernel without transparent hugepages. */
+        bool no_thp;
+        enum ng_shmem_huge top;         /* shmem_enabled; UNKNOWN when not read */
+        /* hugepages-<N>kB/shmem_enabled of each size that has one
+         * (ascending; Linux 6.11), UNKNOWN where it does not parse. */
+        struct {
+                uint64_t page_kib;
+                enum ng_shmem_huge setting;
+        } sizes[NG_MAX_THP_SIZES];
+        size_t n_sizes;
+        /* The PMD size, in KiB: hpage_pmd_size, else the largest of the
+         * sizes above; 0 unknown. */
+        uint64_t pmd_kib;
+};
+
 struct ng_knobs {
         int numa_balancing;     /* -1 when absent */
         int64_t nr_hugepages;   /* /proc/sys/vm/nr_hugepages, -1 when absent */
@@ -157,6 +178,7 @@ struct ng_knobs {
         int64_t hugetlb_shm_group;
         /* /proc/sys/kernel/osrelease: its major and minor, 0 unknown. */
         unsigned kernel_major, kernel_minor;
+        struct ng_shmem_thp shmem_thp;
 };
 
 enum ng_shm_file_kind {
@@ -180,6 +202,10 @@ struct ng_shm_file {
         /* Its owner (shm_owner claims an instance's files by it); 0 where
          * unknown: a tree kept no record of it. */
         uint32_t uid;
+        /* A tmpfs file: its mount's huge= option (mountinfo's super
+         * options; NEVER where it shows none), which decides whether the
+         * kernel may give the file transparent hugepages. */
+        enum ng_shmem_huge huge;
 };
 
 /* What a /dev/shm or hugetlbfs mount holds beyond its files listed in
@@ -243,6 +269,16 @@ struct ng_cgroup {
                 uint64_t max_bytes, current_bytes, rsvd_max_bytes, rsvd_current_bytes;
         } hugetlb_limit[NG_MAX_HUGE_SIZES];
         size_t n_hugetlb_limit;
+        /* Its v2 memory controller (not its ancestors'), read only where
+         * hugetlb pages are charged to it (ng_snapshot_hugetlb_memcg()):
+         * memory.max in bytes (UINT64_MAX for "max"), memory.current, and,
+         * under a limit, memory.stat's hugetlb (what of current is
+         * hugetlb). known false: not read or unreadable (then nothing of it
+         * is known); hugetlb_known false: no such line or not read. */
+        struct {
+                bool known, hugetlb_known;
+                uint64_t max_bytes, current_bytes, hugetlb_bytes;
+        } memory;
         struct ng_owner owner;  /* who restores its cpuset (ng-owner.h) */
 };
 
@@ -556,6 +592,12 @@ const struct ng_proc *ng_snapshot_proc_next(const struct ng_snapshot *s, pid_t p
  * with comm, that word is the name; otherwise comm is. */
 void ng_proc_set_name(struct ng_proc *pr);
 const struct ng_cgroup *ng_snapshot_cgroup(const struct ng_snapshot *s, const char *path);
+/* Whether hugetlb pages are charged to the memory cgroup of the task that
+ * faults them (Linux 6.6: the cgroup2 mount option
+ * memory_hugetlb_accounting, which mountinfo shows in the super options):
+ * 1 yes, 0 no (cgroup2 is mounted without it), -1 unknown (no cgroup2
+ * mount in numaguard's mountinfo, or it was not read). */
+int ng_snapshot_hugetlb_memcg(const struct ng_snapshot *s);
 /* The container pr runs in (one of s->containers), or NULL. */
 const struct ng_container *ng_snapshot_container(const struct ng_snapshot *s, const struct ng_proc *pr);
 /* What a cgroup path says of a container: runtime, id, pod UID and QoS

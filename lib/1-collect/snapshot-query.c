@@ -2,6 +2,7 @@
 /* A snapshot's queries (a node, a process, a cgroup, a sample, a distance)
  * and what a new snapshot carries over from the previous one. */
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -66,6 +67,17 @@ const struct ng_container *ng_snapshot_container(const struct ng_snapshot *s, co
                 if (!strcmp(s->containers[i].id, ct.id))
                         return &s->containers[i];
         return NULL;
+}
+
+int ng_snapshot_hugetlb_memcg(const struct ng_snapshot *s)
+{
+        assert(s);
+        /* every cgroup2 mount is of the one default hierarchy, its flags
+         * the same */
+        for (size_t i = 0; i < s->n_mounts; i++)
+                if (!strcmp(s->mounts[i].fstype, "cgroup2"))
+                        return ng_mount_has_option(&s->mounts[i], "memory_hugetlb_accounting") ? 1 : 0;
+        return -1;
 }
 
 const struct ng_cgroup *ng_snapshot_cgroup(const struct ng_snapshot *s, const char *path)

@@ -31,11 +31,15 @@ enum ng_rehearse_outcome {
         NG_REHEARSE_NO_START,   /* the setting requires hugepages the pool cannot hold: no start */
         NG_REHEARSE_SIGBUS,     /* it starts, and a first touch dies of SIGBUS on nodes */
         NG_REHEARSE_UNKNOWN,    /* cannot tell: why says what is missing */
+        /* it starts, and a first touch stalls: its memory cgroup, which
+         * hugetlb faults are charged to (memory_hugetlb_accounting),
+         * cannot take the pages (ng-reserve.h, ng_resv_memcg) */
+        NG_REHEARSE_FAULT_STALL,
         NG_REHEARSE_OUTCOME_COUNT_
 };
 
 /* "hugepages", "partly-4k", "4k-fallback", "4k-by-setting", "no-start",
- * "sigbus", "unknown": what users script against. */
+ * "sigbus", "unknown", "fault-stall": what users script against. */
 const char *ng_rehearse_outcome_name(enum ng_rehearse_outcome o);
 
 struct ng_rehearsal {
@@ -81,7 +85,7 @@ int ng_rehearse(const struct ng_snapshot *s, const struct ng_audit *a, const str
                 struct ng_rehearsal *ret);
 
 /* 0 for hugepages or what the setting asks, 1 for a fallback, a partial or
- * a cyclops start, 2 for no start or SIGBUS, 3 unknown. */
+ * a cyclops start, 2 for no start, SIGBUS or a stalled fault, 3 unknown. */
 int ng_rehearsal_exit_status(const struct ng_rehearsal *r);
 
 #ifdef __cplusplus

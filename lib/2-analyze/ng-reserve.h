@@ -133,6 +133,60 @@ int ng_resv_check(const struct ng_snapshot *s, const struct ng_audit *a, const s
 void ng_resv_describe(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_resv_weighed *w,
                       char *buf, size_t size);
 
+/*
+ * The memory controller's bound on an instance's hugetlb faults. Since
+ * Linux 6.6, with the cgroup2 mount option memory_hugetlb_accounting, a
+ * hugetlb page is charged to the memory cgroup of the task that faults it
+ * (not when it is reserved), and memory.max bounds it like any other page
+ * (mm/hugetlb.c, alloc_hugetlb_folio: mem_cgroup_hugetlb_try_charge with
+ * __GFP_RETRY_MAYFAIL, Linux 6.12). The charge first reclaims the cgroup's
+ * other memory; when that cannot make room it fails with -ENOMEM, without
+ * the OOM killer (__GFP_RETRY_MAYFAIL), and hugetlb_no_page() turns the
+ * error into VM_FAULT_OOM (vmf_error), not VM_FAULT_SIGBUS as an empty
+ * pool does: pagefault_out_of_memory() finds no OOM to wait for and lets
+ * the task retry the fault, again and again while the cgroup stays at its
+ * limit (the kernel logs "Huh VM_FAULT_OOM leaked out to the #PF handler.
+ * Retrying PF"). The process stalls at that touch, it does not die (the
+ * cgroup v2 documentation says SIGBUS; the code says otherwise); a fault
+ * taken for the kernel (read(2) into the buffer, mlock) fails instead,
+ * EFAULT or ENOMEM. Only memory.max of the instance's own cgroup is read,
+ * not its ancestors'.
+ */
+enum ng_resv_memcg_state {
+        NG_RESV_MEMCG_NONE,     /* not charged (no such option), no limit, or nothing left to fault */
+        NG_RESV_MEMCG_ROOM,     /* the limit leaves room for every page still to fault */
+        NG_RESV_MEMCG_RECLAIM,  /* only if the cgroup's other memory is reclaimed first */
+        NG_RESV_MEMCG_BEYOND,   /* not even then: hugetlb alone would pass memory.max */
+        NG_RESV_MEMCG_UNKNOWN,  /* charged, but the cgroup's memory files were not read */
+};
+
+struct ng_resv_memcg {
+        enum ng_resv_memcg_state state;
+        const struct ng_cgroup *cgroup; /* its memory cgroup (v2), NULL when unknown */
+        /* Its hugetlb segments' pages not yet faulted, all sizes, in bytes
+         * (capped per size by the pool's resv_hugepages); at_most when a
+         * segment's faulted count is a lower bound. */
+        uint64_t unfaulted_bytes;
+        bool at_most;
+        size_t n_segments;
+        char segment[128];              /* the first of them, as messages name it */
+        /* memory.max - memory.current: what the charge finds free without
+         * reclaim; memory.max - hugetlb: what it could find with every
+         * other page of the cgroup reclaimed (room_most_known false when
+         * memory.stat has no hugetlb line). */
+        uint64_t room_bytes, room_most_bytes;
+        bool room_most_known;
+};
+
+/* The memory cgroup whose memory.max bounds in's hugetlb faults: that of
+ * its main process (else of the first process of its hugetlb segments) on
+ * cgroup v2, NULL when the snapshot read none. */
+const struct ng_cgroup *ng_resv_memcg_cgroup(const struct ng_snapshot *s, const struct ng_audit *a,
+                                             const struct ng_instance *in);
+/* in's unfaulted hugetlb pages against its memory cgroup's limit. */
+void ng_resv_memcg(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_instance *in,
+                   struct ng_resv_memcg *ret);
+
 #ifdef __cplusplus
 }
 #endif

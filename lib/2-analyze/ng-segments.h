@@ -41,6 +41,41 @@ struct ng_node_bytes {
         uint64_t bytes;
 };
 
+/* When the kernel may fold a 4 KiB shmem segment's pages into
+ * transparent hugepages of one size (ng_segment_thp()). */
+enum ng_thp_when {
+        NG_THP_WHEN_ALWAYS,             /* at any fault or write */
+        NG_THP_WHEN_WITHIN_SIZE,        /* where the huge page lies within the segment's size */
+        NG_THP_WHEN_ADVISED,            /* only in mappings madvise(MADV_HUGEPAGE) asked it of */
+};
+
+enum ng_thp_fold_state {
+        NG_THP_FOLD_NOT_APPLICABLE = 0, /* no 4 KiB shmem: hugetlb pages, private memory */
+        NG_THP_FOLD_KNOWN,              /* the sizes (none when there are none) */
+        NG_THP_FOLD_UNKNOWN,            /* basis says what is not known */
+};
+
+/* What the kernel's per-size settings (hugepages-<N>kB/shmem_enabled,
+ * Linux 6.11) had to do with it. */
+enum ng_thp_per_size {
+        NG_THP_PER_SIZE_NOT_APPLICABLE = 0,
+        NG_THP_PER_SIZE_APPLIED,        /* anonymous shared memory, on a kernel that has them */
+        NG_THP_PER_SIZE_NOT_USED,       /* the kernel has them; they are not for SysV or tmpfs files */
+        NG_THP_PER_SIZE_ABSENT,         /* the kernel has none: the PMD size alone */
+        NG_THP_PER_SIZE_UNKNOWN,        /* whether the kernel has them is unknown */
+};
+
+struct ng_thp_fold {
+        enum ng_thp_fold_state state;
+        struct {
+                uint64_t page_kib;
+                enum ng_thp_when when;
+        } sizes[NG_MAX_THP_SIZES];      /* largest first */
+        size_t n_sizes;
+        enum ng_thp_per_size per_size;
+        char basis[240];                /* the settings that decided it, or what is unknown */
+};
+
 /* A SysV segment whose attachers' maps lines name two devices. */
 #define NG_SEG_DEV_CONFLICT UINT32_MAX
 
@@ -96,6 +131,11 @@ struct ng_segment {
          * process's numa_maps shows its own policy where the segment has
          * none). */
         char policy[96];
+        /* A tmpfs file's mount's huge= option (ng_shm_file.huge). */
+        enum ng_shmem_huge tmpfs_huge;
+        /* The page sizes the kernel may fold its pages into, for a 4 KiB
+         * shmem segment (SysV, tmpfs file, anonymous shared). */
+        struct ng_thp_fold thp;
 };
 
 int ng_segments_build(const struct ng_snapshot *s, struct ng_segment **ret, size_t *ret_n);
@@ -133,6 +173,17 @@ void ng_segments_resident_by_source(const struct ng_segment *v, const size_t *id
                                     uint64_t ret[NG_SOURCE_COUNT_]);
 /* Bytes of the segment on node, 0 if none. */
 uint64_t ng_segment_node_bytes(const struct ng_segment *seg, int node);
+
+/* The page sizes the kernel may fold seg's 4 KiB pages into under the
+ * settings s holds (the rules of mm/shmem.c, Linux 6.12; see
+ * shmem-thp.c). ng_segments_build() sets seg->thp so. */
+void ng_segment_thp(const struct ng_snapshot *s, const struct ng_segment *seg, struct ng_thp_fold *ret);
+/* "always", "within_size", "advised"; "known", "unknown",
+ * "not_applicable"; "applied", "not_used", "absent", "unknown",
+ * "not_applicable". */
+const char *ng_thp_when_name(enum ng_thp_when w);
+const char *ng_thp_fold_state_name(enum ng_thp_fold_state st);
+const char *ng_thp_per_size_name(enum ng_thp_per_size p);
 
 #ifdef __cplusplus
 }

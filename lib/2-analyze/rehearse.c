@@ -31,7 +31,7 @@ const char *ng_rehearse_outcome_name(enum ng_rehearse_outcome o)
                 [NG_REHEARSE_HUGE] = "hugepages", [NG_REHEARSE_PARTIAL] = "partly-4k",
                 [NG_REHEARSE_SMALL] = "4k-fallback", [NG_REHEARSE_OFF] = "4k-by-setting",
                 [NG_REHEARSE_NO_START] = "no-start", [NG_REHEARSE_SIGBUS] = "sigbus",
-                [NG_REHEARSE_UNKNOWN] = "unknown",
+                [NG_REHEARSE_UNKNOWN] = "unknown", [NG_REHEARSE_FAULT_STALL] = "fault-stall",
         };
         return (unsigned) o < NG_REHEARSE_OUTCOME_COUNT_ ? names[o] : "?";
 }
@@ -47,6 +47,7 @@ int ng_rehearsal_exit_status(const struct ng_rehearsal *r)
                 return 1;
         case NG_REHEARSE_NO_START:
         case NG_REHEARSE_SIGBUS:
+        case NG_REHEARSE_FAULT_STALL:
                 return 2;
         default:
                 return 3;
@@ -152,6 +153,45 @@ static void cgroup_room(const struct stage *st, uint64_t *ret_rsvd, uint64_t *re
                         *ret_fault = l->max_bytes > now ? (l->max_bytes - now) / page : 0;
                 }
         }
+}
+
+struct bytes_txt {
+        char s[24];
+};
+
+/* "1.5 GiB": bytes as the texts give sizes. */
+static struct bytes_txt bytes_h(uint64_t bytes)
+{
+        struct bytes_txt t;
+        ng_format_kib(bytes / 1024, t.s, sizeof(t.s));
+        return t;
+}
+
+/* Its memory cgroup's room for its pages once it has stopped, where
+ * hugetlb faults are charged to it (ng-reserve.h, ng_resv_memcg): 1 when
+ * memory.max bounds them (*ret_room the bytes free below it, *ret_most
+ * those with its other memory reclaimed, UINT64_MAX when unknown), 0 when
+ * nothing bounds them, -1 when the bound is unknown. */
+static int memcg_room(const struct stage *st, const struct ng_cgroup **ret_cg, uint64_t *ret_room, uint64_t *ret_most)
+{
+        if (ng_snapshot_hugetlb_memcg(st->s) != 1)
+                return 0;
+        const struct ng_cgroup *cg = ng_resv_memcg_cgroup(st->s, st->a, st->in);
+        *ret_cg = cg;
+        if (!cg || !cg->memory.known)
+                return -1;
+        if (cg->memory.max_bytes == UINT64_MAX)
+                return 0;
+        /* its own faulted pages were charged here and go when it stops */
+        uint64_t own = ng_mul_sat(st->own_faulted, ng_kib_bytes_sat(st->r->page_kib)), max = cg->memory.max_bytes;
+        uint64_t cur = cg->memory.current_bytes > own ? cg->memory.current_bytes - own : 0;
+        *ret_room = max > cur ? max - cur : 0;
+        *ret_most = UINT64_MAX;
+        if (cg->memory.hugetlb_known) {
+                uint64_t h = cg->memory.hugetlb_bytes > own ? cg->memory.hugetlb_bytes - own : 0;
+                *ret_most = max > h ? max - h : 0;
+        }
+        return 1;
 }
 
 /* The unfaulted pages other instances confined within nodes still need. */
@@ -301,6 +341,20 @@ static void weigh(struct stage *st)
                          st->in->cgroup, r->pages - fault_room, size);
                 return;
         }
+        const struct ng_cgroup *mcg = NULL;
+        uint64_t room = 0, most = 0, need = ng_mul_sat(r->pages, ng_kib_bytes_sat(r->page_kib));
+        int bound = memcg_room(st, &mcg, &room, &most);
+        if (bound > 0 && most != UINT64_MAX && need > most) {
+                r->outcome = NG_REHEARSE_FAULT_STALL;
+                snprintf(r->why, sizeof(r->why), "its %" PRIu64 " %s pages can be reserved, but are charged at "
+                         "first touch to cgroup %.100s (memory_hugetlb_accounting), whose memory.max of %s leaves "
+                         "them %s beside its hugetlb, %s short: a touch beyond stalls, the kernel retrying it while "
+                         "the charge is refused (VM_FAULT_OOM, not SIGBUS)", r->pages, page, mcg->path,
+                         bytes_h(mcg->memory.max_bytes).s, bytes_h(most).s, bytes_h(need - most).s);
+                snprintf(r->fix, sizeof(r->fix), "raise memory.max of cgroup %.100s by %s (a unit's MemoryMax=, a "
+                         "container's memory limit)", mcg->path, bytes_h(need - most).s);
+                return;
+        }
         if (r->free_on_nodes + made < r->pages) {
                 r->outcome = NG_REHEARSE_SIGBUS;
                 snprintf(r->why, sizeof(r->why), "its %" PRIu64 " %s pages can be reserved (%" PRIu64 " free and "
@@ -320,6 +374,14 @@ static void weigh(struct stage *st)
                  "once it stops%s) and the %" PRIu64 " free for it on node%s %s (%s)", r->pages, page,
                  r->avail_pages, made ? ", the rest surplus" : "", r->free_on_nodes,
                  ng_bitmap_count(&r->nodes) == 1 ? "" : "s", nodes, frees);
+        if (bound > 0 && need > room)
+                ng_rehearse_appendf(r->why, sizeof(r->why), "; cgroup %.100s, charged its hugetlb faults, has %s free below "
+                        "memory.max: the touches first reclaim %s of its other memory%s", mcg->path,
+                        bytes_h(room).s, bytes_h(need - room).s,
+                        most == UINT64_MAX ? " (how much of it is hugetlb is unknown)" : "");
+        else if (bound < 0)
+                ng_rehearse_appendf(r->why, sizeof(r->why), "; its hugetlb faults are charged to its memory cgroup "
+                        "(memory_hugetlb_accounting), whose memory.max %s", mcg ? "could not be read" : "is unknown");
 }
 
 void ng_rehearse_cyclops(struct stage *st)

@@ -428,3 +428,77 @@ int ng_resv_check(const struct ng_snapshot *s, const struct ng_audit *a, const s
                          "hugepage reservations checked: no instance has reserved hugepages not yet faulted");
         return 0;
 }
+
+static const struct ng_cgroup *v2_cgroup_of(const struct ng_snapshot *s, pid_t pid)
+{
+        const struct ng_proc *pr = pid ? ng_snapshot_proc(s, pid) : NULL;
+        const char *path = pr ? ng_pid_cgroup_v2_path(&pr->cgroup) : NULL;
+        const struct ng_cgroup *cg = path ? ng_snapshot_cgroup(s, path) : NULL;
+        return cg && cg->version == 2 ? cg : NULL;
+}
+
+const struct ng_cgroup *ng_resv_memcg_cgroup(const struct ng_snapshot *s, const struct ng_audit *a,
+                                             const struct ng_instance *in)
+{
+        const struct ng_cgroup *cg = v2_cgroup_of(s, in->main_pid);
+        for (size_t k = 0; !cg && k < in->n_segs; k++) {
+                const struct ng_segment *seg = &a->segments[in->segs[k]];
+                if (seg->huge && seg->n_pids)
+                        cg = v2_cgroup_of(s, seg->pids[0]);
+        }
+        return cg;
+}
+
+void ng_resv_memcg(const struct ng_snapshot *s, const struct ng_audit *a, const struct ng_instance *in,
+                   struct ng_resv_memcg *ret)
+{
+        *ret = (struct ng_resv_memcg) { .state = NG_RESV_MEMCG_NONE };
+        if (ng_snapshot_hugetlb_memcg(s) != 1)
+                return;
+        /* unfaulted pages per page size, each capped by the pool's count */
+        uint64_t kib[NG_MAX_HUGE_SIZES], pages[NG_MAX_HUGE_SIZES];
+        size_t n = 0;
+        for (size_t k = 0; k < in->n_segs; k++) {
+                const struct ng_segment *seg = &a->segments[in->segs[k]];
+                uint64_t total, faulted;
+                bool at_least;
+                if (!seg_pages(seg, &total, &faulted, &at_least))
+                        continue;
+                size_t i = 0;
+                while (i < n && kib[i] != seg->page_kib)
+                        i++;
+                if (i == n) {
+                        if (n == NG_MAX_HUGE_SIZES)
+                                continue;
+                        kib[n] = seg->page_kib;
+                        pages[n++] = 0;
+                }
+                pages[i] = ng_add_sat(pages[i], total - faulted);
+                ret->at_most |= at_least;
+                if (ret->n_segments++ == 0)
+                        ng_segment_label(seg, ret->segment, sizeof(ret->segment));
+        }
+        for (size_t i = 0; i < n; i++) {
+                const struct ng_hugepool *hp = ng_snapshot_pool(s, kib[i]);
+                if (hp && !hp->unknown && pages[i] > hp->resv_pages)
+                        pages[i] = hp->resv_pages;
+                ret->unfaulted_bytes = ng_add_sat(ret->unfaulted_bytes, ng_mul_sat(pages[i], ng_kib_bytes_sat(kib[i])));
+        }
+        if (!ret->unfaulted_bytes)
+                return;
+        ret->cgroup = ng_resv_memcg_cgroup(s, a, in);
+        const struct ng_cgroup *cg = ret->cgroup;
+        if (!cg || !cg->memory.known) {
+                ret->state = NG_RESV_MEMCG_UNKNOWN;
+                return;
+        }
+        uint64_t max = cg->memory.max_bytes;
+        if (max == UINT64_MAX)
+                return;
+        ret->room_bytes = max > cg->memory.current_bytes ? max - cg->memory.current_bytes : 0;
+        ret->room_most_known = cg->memory.hugetlb_known;
+        ret->room_most_bytes = !ret->room_most_known ? ret->room_bytes
+                             : max > cg->memory.hugetlb_bytes ? max - cg->memory.hugetlb_bytes : 0;
+        ret->state = ret->room_most_known && ret->unfaulted_bytes > ret->room_most_bytes ? NG_RESV_MEMCG_BEYOND
+                   : ret->unfaulted_bytes > ret->room_bytes ? NG_RESV_MEMCG_RECLAIM : NG_RESV_MEMCG_ROOM;
+}

@@ -53,7 +53,40 @@ static int raise(struct audit_ctx *ctx, const struct ng_resv_weighed *w)
                    w->short_pages, w->short_pages == 1 ? "" : "s", what, surplus);
 }
 
-/* One finding for each instance and page size: its worst need. */
+/* HUGEPAGE_SIGBUS_RISK of the memory controller: the hugetlb pages an
+ * instance has yet to fault are charged to its memory cgroup, and
+ * memory.max does not leave room for them (ng-reserve.h says what the
+ * kernel then does: the fault stalls, it is not SIGBUS). */
+static int raise_memcg(struct audit_ctx *ctx, const struct ng_instance *in)
+{
+        struct ng_resv_memcg m;
+        ng_resv_memcg(ctx->s, ctx->a, in, &m);
+        if (m.state != NG_RESV_MEMCG_RECLAIM && m.state != NG_RESV_MEMCG_BEYOND)
+                return 0;
+        const struct ng_cgroup *cg = m.cgroup;
+        bool beyond = m.state == NG_RESV_MEMCG_BEYOND;
+        uint64_t over = m.unfaulted_bytes - (beyond ? m.room_most_bytes : m.room_bytes);
+        char hugetlb[64] = "";
+        if (cg->memory.hugetlb_known)
+                snprintf(hugetlb, sizeof(hugetlb), ", %s of it hugetlb", ng_rules_bytes_h(cg->memory.hugetlb_bytes).s);
+        char advice[256];
+        snprintf(advice, sizeof(advice), "raise memory.max of cgroup %.80s by at least %s (a unit's MemoryMax=, a "
+                 "container's memory limit)", cg->path, ng_rules_bytes_h(over).s);
+        return ng_rules_add(ctx, NG_CODE_HUGEPAGE_SIGBUS_RISK, beyond ? NG_SEV_CRITICAL : NG_SEV_WARNING, in,
+                   m.segment, NULL, (double) over, advice,
+                   "%s%s of hugepages not yet faulted (%.60s%s) are charged at first touch to cgroup %.80s "
+                   "(memory_hugetlb_accounting), whose memory.max %s leaves %s (it holds %s%s)%s: a touch the "
+                   "charge refuses stalls, the kernel retrying the fault (VM_FAULT_OOM, not SIGBUS), and a read(2) "
+                   "into it fails", m.at_most ? "at most " : "", ng_rules_bytes_h(m.unfaulted_bytes).s, m.segment,
+                   m.n_segments > 1 ? " and others" : "", cg->path, ng_rules_bytes_h(cg->memory.max_bytes).s,
+                   ng_rules_bytes_h(m.room_bytes).s, ng_rules_bytes_h(cg->memory.current_bytes).s, hugetlb,
+                   beyond ? "; more than it can hold beside its hugetlb, whatever else is reclaimed"
+                   : cg->memory.hugetlb_known ? "; only if the charge first reclaims as much of its other memory"
+                   : "; only if the charge first reclaims as much of its other memory (its hugetlb unknown)");
+}
+
+/* One finding for each instance and page size: its worst need; and one
+ * for each instance whose memory cgroup cannot take its unfaulted pages. */
 int ng_rule_sigbus_risk(struct audit_ctx *ctx)
 {
         _cleanup_free_ struct ng_resv_need *needs = NULL;
@@ -80,14 +113,19 @@ int ng_rule_sigbus_risk(struct audit_ctx *ctx)
                 if (r < 0)
                         return r;
         }
+        for (size_t i = 0; i < ctx->a->n_instances; i++) {
+                int r = raise_memcg(ctx, &ctx->a->instances[i]);
+                if (r < 0)
+                        return r;
+        }
         return 0;
 }
 
 /* HUGEPAGE_NEXT_START: the next start would not be all in hugepages, or
  * would put them all on one node. A fallback to 4 KiB pages is raised only
  * where the pool of its size holds pages (a host without hugepages is not
- * told so on every poll) or the setting requires them; no start and SIGBUS
- * always, critical. */
+ * told so on every poll) or the setting requires them; no start, SIGBUS
+ * and a stalled fault always, critical. */
 int ng_rule_next_start(struct audit_ctx *ctx, const struct ng_instance *in)
 {
         if (in->origin == NG_INST_UNCLAIMED || !in->main_pid || !ng_snapshot_db_settings(ctx->s, in->main_pid))
@@ -99,15 +137,19 @@ int ng_rule_next_start(struct audit_ctx *ctx, const struct ng_instance *in)
         const struct ng_hugepool *hp = ng_snapshot_pool(ctx->s, r.page_kib);
         bool pool = hp && hp->nr_pages > 0;
         bool raise_it = r.outcome == NG_REHEARSE_NO_START || r.outcome == NG_REHEARSE_SIGBUS ||
+                        r.outcome == NG_REHEARSE_FAULT_STALL ||
                         ((r.outcome == NG_REHEARSE_SMALL || r.outcome == NG_REHEARSE_PARTIAL) &&
                          (pool || r.setting == NG_HUGE_ON)) ||
                         (r.outcome == NG_REHEARSE_HUGE && r.cyclops);
         if (!raise_it)
                 return 0;
-        bool critical = r.outcome == NG_REHEARSE_NO_START || r.outcome == NG_REHEARSE_SIGBUS;
+        bool critical = r.outcome == NG_REHEARSE_NO_START || r.outcome == NG_REHEARSE_SIGBUS ||
+                        r.outcome == NG_REHEARSE_FAULT_STALL;
         struct ng_bitmap nodes = r.outcome == NG_REHEARSE_HUGE ? r.from_nodes : r.nodes;
         const char *what = r.outcome == NG_REHEARSE_NO_START ? "would not start"
                          : r.outcome == NG_REHEARSE_SIGBUS ? "would die of SIGBUS at a first touch"
+                         : r.outcome == NG_REHEARSE_FAULT_STALL ? "would stall at a first touch its memory cgroup "
+                                                                  "cannot charge"
                          : r.outcome == NG_REHEARSE_SMALL ? "would be all in 4 KiB pages"
                          : r.outcome == NG_REHEARSE_PARTIAL ? "would be partly in 4 KiB pages"
                          : "would take every hugepage from one node (cyclops)";

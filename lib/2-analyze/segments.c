@@ -181,6 +181,7 @@ static int add_files(struct builder *b)
                 seg->mnt_ns = f->mnt_ns;
                 seg->other_ns = f->mnt_ns != b->s->mnt_ns;
                 ng_speakers_of_shm_file(f, &seg->speakers);
+                seg->tmpfs_huge = f->huge;
                 /* hugetlbfs pages are never swapped: its allocated pages
                  * are resident, counted by the kernel for the whole file.
                  * A tree has the count from its snapshot's record of the
@@ -435,6 +436,8 @@ int ng_segments_build(const struct ng_snapshot *s, struct ng_segment **ret, size
         free(ix.by_name);
         if (r >= 0)
                 r = ng_segments_place(&b);
+        for (size_t i = 0; r >= 0 && i < b.n; i++)
+                ng_segment_thp(s, &b.v[i], &b.v[i].thp);
         if (r < 0) {
                 ng_segments_free(b.v, b.n);
                 return r;

@@ -10,6 +10,7 @@
 #include "ng-report.h"
 #include "ng-segments.h"
 #include "text.h"
+#include "util.h"
 
 void ng_report_node_bars(const struct ng_snapshot *s, const struct ng_node_bytes *nb, size_t n, uint64_t whole,
                          const char *indent, FILE *f)
@@ -74,6 +75,46 @@ const char *ng_report_placement_how(const struct ng_segment *seg, char *buf, siz
                                  pids, who);
         }
         return buf;
+}
+
+/* "2M always, 64K within its size, 16K where madvised". */
+static void thp_sizes_text(const struct ng_thp_fold *t, char *buf, size_t size)
+{
+        static const char *const when[] = {
+                [NG_THP_WHEN_ALWAYS] = "always", [NG_THP_WHEN_WITHIN_SIZE] = "within its size",
+                [NG_THP_WHEN_ADVISED] = "where madvised",
+        };
+        size_t o = 0;
+        buf[0] = '\0';
+        for (size_t i = 0; i < t->n_sizes && o < size; i++) {
+                char pg[16];
+                ng_format_page_size(t->sizes[i].page_kib, pg, sizeof(pg));
+                int n = snprintf(buf + o, size - o, "%s%s %s", i ? ", " : "", pg,
+                                 (unsigned) t->sizes[i].when < ELEMENTSOF(when) ? when[t->sizes[i].when] : "?");
+                o += n > 0 ? (size_t) n : 0;
+        }
+}
+
+/* The line under a 4 KiB shmem segment: the page sizes the kernel may
+ * fold its pages into (ng_segment_thp()). */
+static void print_thp(const struct ng_segment *seg, FILE *f)
+{
+        const struct ng_thp_fold *t = &seg->thp;
+        char sizes[256];
+        switch (t->state) {
+        case NG_THP_FOLD_KNOWN:
+                thp_sizes_text(t, sizes, sizeof(sizes));
+                if (t->n_sizes)
+                        fprintf(f, "  transparent hugepages: the kernel may fold it into %s (%s)\n", sizes, t->basis);
+                else
+                        fprintf(f, "  transparent hugepages: none (%s)\n", t->basis);
+                break;
+        case NG_THP_FOLD_UNKNOWN:
+                fprintf(f, "  transparent hugepages: unknown (%s)\n", t->basis);
+                break;
+        case NG_THP_FOLD_NOT_APPLICABLE:
+                break;
+        }
 }
 
 /* "/dev/shm" or "/dev/shm in mount namespace N", escaped (a mountpoint is
@@ -160,6 +201,7 @@ int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment
                 fprintf(f, "%" PRIu64 " attached%s%s, placement %s\n", seg->nattch,
                         seg->dest ? ", removed (dest)" : "", seg->locked ? ", locked" : "",
                         ng_report_placement_how(seg, how, sizeof(how)));
+                print_thp(seg, f);
                 if (seg->method == NG_METHOD_NONE || seg->method == NG_METHOD_COUNTERS)
                         continue;
                 ng_report_node_bars(s, seg->nodes, seg->n_nodes, seg->resident_bytes, "  ", f);
@@ -172,6 +214,26 @@ int ng_report_segments_text(const struct ng_snapshot *s, const struct ng_segment
                 ng_report_unlisted_text(s, f);
         }
         return ferror(f) ? -EIO : 0;
+}
+
+/* {"state", "sizes": [{"page_kib", "when"}] (null unless known), "per_size", "basis"} */
+static struct json_object *thp_json(const struct ng_thp_fold *t)
+{
+        struct json_object *o = json_object_new_object(), *sizes = NULL;
+        json_object_object_add(o, "state", json_object_new_string(ng_thp_fold_state_name(t->state)));
+        if (t->state == NG_THP_FOLD_KNOWN) {
+                sizes = json_object_new_array();
+                for (size_t i = 0; i < t->n_sizes; i++) {
+                        struct json_object *e = json_object_new_object();
+                        json_object_object_add(e, "page_kib", json_object_new_uint64(t->sizes[i].page_kib));
+                        json_object_object_add(e, "when", json_object_new_string(ng_thp_when_name(t->sizes[i].when)));
+                        json_object_array_add(sizes, e);
+                }
+        }
+        json_object_object_add(o, "sizes", sizes);
+        json_object_object_add(o, "per_size", json_object_new_string(ng_thp_per_size_name(t->per_size)));
+        json_object_object_add(o, "basis", json_object_new_string(t->basis));
+        return o;
 }
 
 struct json_object *ng_segment_json(const struct ng_segment *seg)
@@ -215,6 +277,7 @@ struct json_object *ng_segment_json(const struct ng_segment *seg)
                                json_object_new_double(seg->placement_coverage) : NULL);
         json_object_object_add(o, "nodes", ng_node_bytes_json(seg->nodes, seg->n_nodes));
         json_object_object_add(o, "policy", seg->policy[0] ? json_object_new_string(seg->policy) : NULL);
+        json_object_object_add(o, "shmem_thp", thp_json(&seg->thp));
         return ng_json_utf8(o);
 }
 

@@ -108,6 +108,48 @@ static void print_node_rows(const struct ng_snapshot *s, FILE *f, const uint64_t
         }
 }
 
+/* ShmemHugePages of each node (shmem in PMD-size transparent hugepages;
+ * ShmemPmdMapped of it mapped by PMD), one line: nodes with none are
+ * summed up, nodes whose meminfo lacks the line are unknown. */
+static void print_shmem_thp(const struct ng_snapshot *s, FILE *f)
+{
+        char list[512] = "", unknown[128] = "";
+        size_t o = 0, u = 0, zero = 0;
+        for (size_t i = 0; i < s->topo.n_nodes; i++) {
+                const struct ng_node *nd = &s->topo.nodes[i];
+                uint64_t huge, mapped;
+                if (!nd->has_meminfo || ng_meminfo_get(&nd->meminfo, "ShmemHugePages", &huge) < 0) {
+                        if (u < sizeof(unknown)) {
+                                int n = snprintf(unknown + u, sizeof(unknown) - u, "%s%d", u ? "," : "", nd->id);
+                                u += n > 0 ? (size_t) n : 0;
+                        }
+                        continue;
+                }
+                if (!huge) {
+                        zero++;
+                        continue;
+                }
+                char h[24], m[24] = "unknown";
+                ng_format_kib(huge, h, sizeof(h));
+                if (ng_meminfo_get(&nd->meminfo, "ShmemPmdMapped", &mapped) >= 0)
+                        ng_format_kib(mapped, m, sizeof(m));
+                if (o < sizeof(list)) {
+                        int n = snprintf(list + o, sizeof(list) - o, "%snode %d %s (%s PMD-mapped)", o ? ", " : "",
+                                         nd->id, h, m);
+                        o += n > 0 ? (size_t) n : 0;
+                }
+        }
+        if (!s->topo.n_nodes)
+                return;
+        if (o >= sizeof(list))
+                strcpy(list + sizeof(list) - 4, "...");
+        if (u >= sizeof(unknown))
+                strcpy(unknown + sizeof(unknown) - 4, "...");
+        fprintf(f, "shmem in transparent hugepages (ShmemHugePages): %s%s%s%s%s%s\n", list, u && o ? "; " : "",
+                u ? "unknown on node" : "", u ? (strchr(unknown, ',') ? "s " : " ") : "", u ? unknown : "",
+                !zero ? "" : o || u ? "; none on the others" : "none on any node");
+}
+
 static void print_distances(const struct ng_snapshot *s, FILE *f)
 {
         fprintf(f, "\nnode distances:\nnode ");
@@ -346,6 +388,7 @@ int ng_report_topology_text(const struct ng_snapshot *s, FILE *f)
                 ng_bitmap_count(&s->topo.cpus_online) == 1 ? "" : "s", cpus,
                 s->topo.numa_sysfs ? "" : " [kernel without NUMA sysfs]");
         print_node_rows(s, f, sizes, n_sizes);
+        print_shmem_thp(s, f);
         char note[512];
         if (ng_report_memory_note(s, note, sizeof(note)))
                 fprintf(f, "%s\n", note);
@@ -469,6 +512,7 @@ static struct json_object *node_json(const struct ng_snapshot *s, const struct n
         } mem[] = {
                 { "mem_used_kib", "MemUsed" }, { "file_pages_kib", "FilePages" }, { "shmem_kib", "Shmem" },
                 { "page_tables_kib", "PageTables" }, { "anon_huge_kib", "AnonHugePages" },
+                { "shmem_huge_kib", "ShmemHugePages" }, { "shmem_pmd_mapped_kib", "ShmemPmdMapped" },
         };
         for (size_t i = 0; i < ELEMENTSOF(mem); i++)
                 json_object_object_add(o, mem[i].json, json_meminfo(nd->has_meminfo, &nd->meminfo, mem[i].key));

@@ -1,5 +1,6 @@
-/* libFuzzer target for the small sysfs attribute parsers (parse-sysfs.c)
- * and a tree's kept feature lines. */
+/* libFuzzer target for the small sysfs attribute parsers (parse-sysfs.c),
+ * a tree's kept feature lines, a memory cgroup's limit and stat lines, and
+ * the names of shmem's huge settings. */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,6 +25,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)ng_parse_true_false(buf, &b);
         (void)ng_parse_prefixed_id(buf, "node", 1023, &id);
         (void)ng_parse_prefixed_id(buf, "memory_tier", 1u << 16, &id);
+        uint64_t u;
+        (void)ng_parse_cgroup_limit(buf, &u);
+        (void)ng_parse_keyed_u64(buf, "hugetlb", &u);
+        if (ng_shmem_huge_from_name(buf) != NG_SHMEM_HUGE_UNKNOWN &&
+            strcmp(ng_shmem_huge_name(ng_shmem_huge_from_name(buf)), buf))
+                abort();
         struct ng_feature_line fl;
         if (ng_parse_feature_line(buf, &fl) == 0 &&
             (strlen(fl.name) >= sizeof(fl.name) || strlen(fl.state) >= sizeof(fl.state) ||

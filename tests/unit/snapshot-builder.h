@@ -214,3 +214,26 @@ static inline struct ng_cgroup *snap_cgroup(struct ng_snapshot *s, const char *p
         return cg;
 }
 
+/* The cgroup2 mount at /sys/fs/cgroup, its super options as mountinfo
+ * shows them ("rw,nsdelegate,memory_hugetlb_accounting"). */
+static inline void snap_cgroup2_mount(struct ng_snapshot *s, const char *super_options)
+{
+        s->mounts = realloc(s->mounts, (s->n_mounts + 1) * sizeof(*s->mounts));
+        ck_assert_ptr_nonnull(s->mounts);
+        s->mounts[s->n_mounts++] = (struct ng_mount) {
+                .id = 40, .parent_id = 32, .root = strdup("/"), .mountpoint = strdup("/sys/fs/cgroup"),
+                .mount_options = strdup("rw,relatime"), .fstype = strdup("cgroup2"), .source = strdup("cgroup2"),
+                .super_options = strdup(super_options),
+        };
+}
+
+/* cg's memory controller: memory.max (UINT64_MAX "max"), memory.current,
+ * memory.stat's hugetlb (UINT64_MAX: no such line). */
+static inline void snap_cgroup_memory(struct ng_cgroup *cg, uint64_t max, uint64_t current, uint64_t hugetlb)
+{
+        cg->memory.known = true;
+        cg->memory.max_bytes = max;
+        cg->memory.current_bytes = current;
+        cg->memory.hugetlb_known = hugetlb != UINT64_MAX;
+        cg->memory.hugetlb_bytes = hugetlb != UINT64_MAX ? hugetlb : 0;
+}

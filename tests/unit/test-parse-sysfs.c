@@ -4,6 +4,7 @@
 
 #include "parse.h"
 #include "ng-test.h"
+#include "util.h"
 
 START_TEST(test_hmat_value)
 {
@@ -109,6 +110,25 @@ START_TEST(test_feature_line)
 }
 END_TEST
 
+/* The words of shmem_enabled and huge=, both ways; anything else unknown. */
+START_TEST(test_shmem_huge_names)
+{
+        static const char *const words[] = { "never", "always", "within_size", "advise", "inherit", "deny", "force" };
+        for (size_t i = 0; i < ELEMENTSOF(words); i++) {
+                enum ng_shmem_huge h = ng_shmem_huge_from_name(words[i]);
+                ck_assert_int_ne(h, NG_SHMEM_HUGE_UNKNOWN);
+                ck_assert_str_eq(ng_shmem_huge_name(h), words[i]);
+        }
+        ck_assert_int_eq(ng_shmem_huge_from_name("Always"), NG_SHMEM_HUGE_UNKNOWN);
+        ck_assert_int_eq(ng_shmem_huge_from_name("[always]"), NG_SHMEM_HUGE_UNKNOWN);
+        ck_assert_int_eq(ng_shmem_huge_from_name("unknown"), NG_SHMEM_HUGE_UNKNOWN);
+        ck_assert_int_eq(ng_shmem_huge_from_name(""), NG_SHMEM_HUGE_UNKNOWN);
+        ck_assert_int_eq(ng_shmem_huge_from_name(NULL), NG_SHMEM_HUGE_UNKNOWN);
+        ck_assert_str_eq(ng_shmem_huge_name(NG_SHMEM_HUGE_UNKNOWN), "unknown");
+        ck_assert_str_eq(ng_shmem_huge_name((enum ng_shmem_huge) 99), "unknown");
+}
+END_TEST
+
 static Suite *sysfs_suite(void)
 {
         Suite *s = suite_create("parse-sysfs");
@@ -117,6 +137,7 @@ static Suite *sysfs_suite(void)
         tcase_add_test(tc, test_prefixed_id);
         tcase_add_test(tc, test_true_false);
         tcase_add_test(tc, test_feature_line);
+        tcase_add_test(tc, test_shmem_huge_names);
         suite_add_tcase(s, tc);
         return s;
 }

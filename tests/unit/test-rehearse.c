@@ -412,6 +412,66 @@ START_TEST(hugetlb_cgroup_limits)
 }
 END_TEST
 
+START_TEST(memory_cgroup_charged_hugetlb)
+{
+        /* The pools hold it (40 free on node 0); its cgroup /pg has
+         * memory.max 100 MiB and holds 30 MiB, none of it hugetlb. Its 33
+         * pages (66 MiB) are charged to it at their first touch only where
+         * the cgroup2 mount has memory_hugetlb_accounting. */
+        struct ng_snapshot *s = pg(NG_HUGE_TRY);
+        set_pool(s, 0, 40, 40);
+        struct ng_cgroup *cg = snap_cgroup(s, "/pg", "0-1", "0-1");
+        for (size_t i = 0; i < s->n_procs; i++)
+                snap_proc_cgroup(s->procs[i], "/pg");
+        snap_cgroup_memory(cg, 100 * MiB, 30 * MiB, 0);
+        snap_cgroup2_mount(s, "rw,nsdelegate");
+        struct ng_rehearsal r = rehearse(s, NULL);
+        ck_assert_int_eq(r.outcome, NG_REHEARSE_HUGE);
+        ck_assert_ptr_null(strstr(r.why, "memory.max"));
+        free(s->mounts[0].super_options);
+        s->mounts[0].super_options = strdup("rw,nsdelegate,memory_hugetlb_accounting");
+        /* 70 MiB free below the limit: room for the 66 MiB */
+        r = rehearse(s, NULL);
+        ck_assert_int_eq(r.outcome, NG_REHEARSE_HUGE);
+        ck_assert_ptr_null(strstr(r.why, "memory.max"));
+        /* 60 MiB free: the touches first reclaim 6 MiB of the rest */
+        cg->memory.current_bytes = 40 * MiB;
+        r = rehearse(s, NULL);
+        ck_assert_msg(r.outcome == NG_REHEARSE_HUGE, "%s: %s", ng_rehearse_outcome_name(r.outcome), r.why);
+        ck_assert_msg(strstr(r.why, "cgroup /pg, charged its hugetlb faults, has 60 MiB free below memory.max: the "
+                             "touches first reclaim 6 MiB of its other memory"), "%s", r.why);
+        /* 50 MiB of hugetlb another process of it faulted: 66 MiB can never
+         * fit below 100 MiB, whatever is reclaimed */
+        cg->memory.current_bytes = 60 * MiB;
+        cg->memory.hugetlb_bytes = 50 * MiB;
+        struct ng_audit *a;
+        r = rehearse(s, &a);
+        ck_assert_msg(r.outcome == NG_REHEARSE_FAULT_STALL, "%s: %s", ng_rehearse_outcome_name(r.outcome), r.why);
+        ck_assert_str_eq(ng_rehearse_outcome_name(r.outcome), "fault-stall");
+        ck_assert_int_eq(ng_rehearsal_exit_status(&r), 2);
+        ck_assert_msg(strstr(r.why, "charged at first touch to cgroup /pg (memory_hugetlb_accounting), whose "
+                             "memory.max of 100 MiB leaves them 50 MiB beside its hugetlb, 16 MiB short"), "%s", r.why);
+        ck_assert_ptr_nonnull(strstr(r.why, "VM_FAULT_OOM, not SIGBUS"));
+        ck_assert_msg(strstr(r.fix, "raise memory.max of cgroup /pg by 16 MiB"), "%s", r.fix);
+        const struct ng_finding *f = next_start(a);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_CRITICAL);
+        ck_assert_ptr_nonnull(strstr(f->message, "would stall at a first touch"));
+        ng_audit_free(a);
+        /* no limit: nothing bounds it */
+        cg->memory.max_bytes = UINT64_MAX;
+        r = rehearse(s, NULL);
+        ck_assert_int_eq(r.outcome, NG_REHEARSE_HUGE);
+        /* the memory files not read: said so, not taken for room */
+        cg->memory.known = false;
+        r = rehearse(s, NULL);
+        ck_assert_int_eq(r.outcome, NG_REHEARSE_HUGE);
+        ck_assert_msg(strstr(r.why, "charged to its memory cgroup (memory_hugetlb_accounting), whose memory.max "
+                             "could not be read"), "%s", r.why);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 START_TEST(confined_reservations_make_sigbus)
 {
         /* Node 1 holds 33 free pages, what it needs, and node 0 the 16 more
@@ -499,6 +559,7 @@ int main(void)
         tcase_add_test(tc, cpuset_and_bind_policy_narrow_the_reservation);
         tcase_add_test(tc, confined_reservations_make_sigbus);
         tcase_add_test(tc, hugetlb_cgroup_limits);
+        tcase_add_test(tc, memory_cgroup_charged_hugetlb);
         tcase_add_test(tc, own_pages_come_back_and_unknowns);
         suite_add_tcase(s, tc);
         return ng_test_run(s);

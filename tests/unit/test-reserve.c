@@ -255,6 +255,95 @@ static const struct ng_finding *risk(const struct ng_audit *a)
         return NULL;
 }
 
+static const struct ng_finding *memcg_risk(const struct ng_audit *a)
+{
+        for (size_t i = 0; i < a->n_findings; i++)
+                if (a->findings[i].code == NG_CODE_HUGEPAGE_SIGBUS_RISK && strstr(a->findings[i].message, "memory.max"))
+                        return &a->findings[i];
+        return NULL;
+}
+
+/* Hugetlb charged to the memory cgroup (memory_hugetlb_accounting): the 4
+ * unfaulted pages (8 MiB) against memory.max of /hp, which holds the 4
+ * faulted ones (8 MiB of hugetlb) and 4 MiB else. The nodes cover them. */
+START_TEST(memory_cgroup_bounds_the_faults)
+{
+        struct ng_snapshot *s = sigbus_shape("0-1", 0);
+        struct ng_cgroup *cg = snap_cgroup(s, "/hp", "0-3", "0-1");
+        snap_cgroup_memory(cg, 20 * MiB, 12 * MiB, 8 * MiB);
+        snap_cgroup2_mount(s, "rw,nsdelegate");
+        struct ng_config *c = conf(HP);
+        struct ng_audit *a = run(s, c);
+        ck_assert_ptr_null(risk(a));            /* not charged: the option is off */
+        ng_audit_free(a);
+        free(s->mounts[0].super_options);
+        s->mounts[0].super_options = strdup("rw,nsdelegate,memory_hugetlb_accounting");
+        const struct ng_instance *in;
+        struct ng_resv_memcg m;
+        /* 8 MiB free below 20 MiB: room */
+        a = run(s, c);
+        in = ng_audit_instance(a, "hp");
+        ng_resv_memcg(s, a, in, &m);
+        ck_assert_int_eq(m.state, NG_RESV_MEMCG_ROOM);
+        ck_assert_uint_eq(m.unfaulted_bytes, 8 * MiB);
+        ck_assert_ptr_eq(m.cgroup, cg);
+        ck_assert_ptr_null(risk(a));
+        ng_audit_free(a);
+        /* 16 MiB: 4 MiB free, 8 MiB beside its hugetlb: a warning, the
+         * faults reclaim the rest first */
+        cg->memory.max_bytes = 16 * MiB;
+        a = run(s, c);
+        const struct ng_finding *f = memcg_risk(a);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_WARNING);
+        ck_assert(f->value == 4 * MiB);
+        ck_assert_str_eq(f->instance, "hp");
+        ck_assert_uint_eq(ng_bitmap_count(&f->nodes), 0);
+        ck_assert_msg(strstr(f->message, "8 MiB of hugepages not yet faulted (shmid 5") &&
+                      strstr(f->message, "cgroup /hp (memory_hugetlb_accounting), whose memory.max 16 MiB leaves 4 "
+                             "MiB (it holds 12 MiB, 8 MiB of it hugetlb)") &&
+                      strstr(f->message, "only if the charge first reclaims") &&
+                      strstr(f->message, "VM_FAULT_OOM, not SIGBUS"), "%s", f->message);
+        ck_assert_msg(strstr(f->advice, "raise memory.max of cgroup /hp by at least 4 MiB"), "%s", f->advice);
+        ng_audit_free(a);
+        /* 14 MiB: 6 MiB beside its hugetlb, whatever else is reclaimed */
+        cg->memory.max_bytes = 14 * MiB;
+        a = run(s, c);
+        f = memcg_risk(a);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_CRITICAL);
+        ck_assert(f->value == 2 * MiB);
+        ck_assert_ptr_nonnull(strstr(f->message, "whatever else is reclaimed"));
+        ck_assert_int_eq(ng_audit_exit_status(a), 2);
+        ng_audit_free(a);
+        /* memory.stat without a hugetlb line: only the free part is known */
+        cg->memory.hugetlb_known = false;
+        a = run(s, c);
+        f = memcg_risk(a);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_WARNING);
+        ck_assert_ptr_nonnull(strstr(f->message, "(its hugetlb unknown)"));
+        ng_audit_free(a);
+        /* the memory files not read: unknown, no finding made of nothing */
+        cg->memory.known = false;
+        a = run(s, c);
+        ng_resv_memcg(s, a, ng_audit_instance(a, "hp"), &m);
+        ck_assert_int_eq(m.state, NG_RESV_MEMCG_UNKNOWN);
+        ck_assert_ptr_null(memcg_risk(a));
+        ng_audit_free(a);
+        /* everything faulted: nothing to charge */
+        cg->memory.known = true;
+        s->shm[0].rss_bytes = 16 * MiB;
+        a = run(s, c);
+        ng_resv_memcg(s, a, ng_audit_instance(a, "hp"), &m);
+        ck_assert_int_eq(m.state, NG_RESV_MEMCG_NONE);
+        ck_assert_ptr_null(memcg_risk(a));
+        ng_audit_free(a);
+        ng_config_free(c);
+        ng_snapshot_free(s);
+}
+END_TEST
+
 START_TEST(finding_for_the_risk_that_exists)
 {
         struct ng_snapshot *s = sigbus_shape("0-1", 0);
@@ -441,6 +530,7 @@ int main(void)
         tcase_add_test(tc, an_instance_already_short_may_not_get_shorter);
         tcase_add_test(tc, two_instances_confined_alike_share_the_free_pages);
         tcase_add_test(tc, finding_for_the_risk_that_exists);
+        tcase_add_test(tc, memory_cgroup_bounds_the_faults);
         tcase_add_test(tc, cpuset_plan_gate);
         tcase_add_test(tc, hugepages_plan_gate);
         tcase_add_test(tc, rebalance_plan_gate);

@@ -242,13 +242,33 @@ static void probe_weighted_interleave(struct collector *c, struct ng_topology *t
                        list[0] ? list : "none readable");
 }
 
-/* Per-size THP for shmem: transparent_hugepage/hugepages-<N>kB/shmem_enabled. */
-static void probe_shmem_thp(struct collector *c, struct ng_topology *t)
+static int cmp_thp_size(const void *a, const void *b)
+{
+        const __typeof__(((struct ng_shmem_thp *) 0)->sizes[0]) *x = a, *y = b;
+        return (x->page_kib > y->page_kib) - (x->page_kib < y->page_kib);
+}
+
+/* The bracketed choice of a shmem_enabled file, UNKNOWN when none is one
+ * the kernel prints for it (inherit only per size). */
+static enum ng_shmem_huge shmem_choice(const char *buf, bool per_size, char *word, size_t size)
+{
+        if (ng_parse_bracketed_choice(buf, word, size) < 0)
+                return NG_SHMEM_HUGE_UNKNOWN;
+        enum ng_shmem_huge h = ng_shmem_huge_from_name(word);
+        bool ok = per_size ? h != NG_SHMEM_HUGE_DENY && h != NG_SHMEM_HUGE_FORCE : h != NG_SHMEM_HUGE_INHERIT;
+        return ok ? h : NG_SHMEM_HUGE_UNKNOWN;
+}
+
+/* Per-size THP for shmem: transparent_hugepage/hugepages-<N>kB/shmem_enabled;
+ * the top-level shmem_enabled and the PMD size (hpage_pmd_size) with them,
+ * kept in the knobs for the segments' folding (ng_segment_thp()). */
+static void probe_shmem_thp(struct collector *c, struct ng_topology *t, struct ng_shmem_thp *k)
 {
         char **names;
         size_t n;
-        if (!ng_feature_found(t, NG_FEATURE_SHMEM_THP_SIZES, NG_SYS_THP_DIR,
-                               ng_path_list(c->reads, &names, &n, NG_SYS_THP_DIR)))
+        int r = ng_path_list(c->reads, &names, &n, NG_SYS_THP_DIR);
+        k->no_thp = r == -ENOENT;
+        if (!ng_feature_found(t, NG_FEATURE_SHMEM_THP_SIZES, NG_SYS_THP_DIR, r))
                 return;
         char list[160] = "";
         size_t sizes = 0;
@@ -259,17 +279,30 @@ static void probe_shmem_thp(struct collector *c, struct ng_topology *t)
                     ng_collect_read(c, &buf, NULL, NG_SYS_THP_DIR "/%s/shmem_enabled", names[i]) < 0)
                         continue;
                 sizes++;
-                if (ng_parse_bracketed_choice(buf, choice, sizeof(choice)) == 0 && strcmp(choice, "never"))
+                enum ng_shmem_huge h = shmem_choice(buf, true, choice, sizeof(choice));
+                if (h != NG_SHMEM_HUGE_UNKNOWN && h != NG_SHMEM_HUGE_NEVER)
                         ng_feature_add_word(list, sizeof(list), "%" PRIu64 "kB %s", kib, choice);
+                if (k->n_sizes < NG_MAX_THP_SIZES) {
+                        k->sizes[k->n_sizes].page_kib = kib;
+                        k->sizes[k->n_sizes++].setting = h;
+                }
                 free(buf);
         }
         ng_strv_free(names);
+        qsort(k->sizes, k->n_sizes, sizeof(k->sizes[0]), cmp_thp_size);
         char top[16] = "unknown", *buf;
         if (ng_collect_read(c, &buf, NULL, NG_SYS_THP_DIR "/shmem_enabled") >= 0) {
-                if (ng_parse_bracketed_choice(buf, top, sizeof(top)) < 0)
+                k->top = shmem_choice(buf, false, top, sizeof(top));
+                if (k->top == NG_SHMEM_HUGE_UNKNOWN)
                         snprintf(top, sizeof(top), "unreadable");
                 free(buf);
         }
+        uint64_t pmd;
+        if (ng_path_read_u64(c->reads, &pmd, NG_SYS_THP_DIR "/hpage_pmd_size") >= 0 && pmd >= 8192 &&
+            pmd % 1024 == 0 && pmd <= (UINT64_C(1) << 40))
+                k->pmd_kib = pmd / 1024;
+        else if (k->n_sizes)
+                k->pmd_kib = k->sizes[k->n_sizes - 1].page_kib;
         if (!sizes)
                 ng_feature_set(t, NG_FEATURE_SHMEM_THP_SIZES, NG_FEATURE_ABSENT,
                                "no %s/hugepages-<size>kB/shmem_enabled", NG_SYS_THP_DIR);
@@ -321,7 +354,7 @@ void ng_collect_features(struct collector *c)
         else
                 ng_feature_set(t, NG_FEATURE_DEMOTION, NG_FEATURE_ABSENT, "%s: none", NG_SYS_DEMOTION_ENABLED);
         probe_weighted_interleave(c, t);
-        probe_shmem_thp(c, t);
+        probe_shmem_thp(c, t, &c->s->knobs.shmem_thp);
         probe_damon(c, t);
         if (!t->features[NG_FEATURE_PROMO_WMARK].detail[0])
                 ng_feature_set(t, NG_FEATURE_PROMO_WMARK, NG_FEATURE_UNKNOWN,

@@ -69,6 +69,28 @@ struct ng_mem_cache {
 };
 #define NG_MAX_MEM_CACHES 4
 
+/* ---- transparent_hugepage/shmem_enabled, tmpfs huge= ---- */
+
+/* A shmem huge setting as the kernel names it (mm/shmem.c): the top-level
+ * transparent_hugepage/shmem_enabled (always, within_size, advise, never,
+ * deny, force), a size's hugepages-<N>kB/shmem_enabled (Linux 6.11: always,
+ * inherit, within_size, advise, never) and a tmpfs mount's huge= (always,
+ * within_size, advise, never; the kernel shows no huge= for never). */
+enum ng_shmem_huge {
+        NG_SHMEM_HUGE_UNKNOWN = 0,      /* not read, or no value the kernel prints */
+        NG_SHMEM_HUGE_NEVER,
+        NG_SHMEM_HUGE_ALWAYS,
+        NG_SHMEM_HUGE_WITHIN_SIZE,
+        NG_SHMEM_HUGE_ADVISE,
+        NG_SHMEM_HUGE_INHERIT,
+        NG_SHMEM_HUGE_DENY,
+        NG_SHMEM_HUGE_FORCE,
+};
+/* "never", "always", ... ("unknown" for NG_SHMEM_HUGE_UNKNOWN); the name
+ * back (NG_SHMEM_HUGE_UNKNOWN for any other word). */
+const char *ng_shmem_huge_name(enum ng_shmem_huge h);
+enum ng_shmem_huge ng_shmem_huge_from_name(const char *name);
+
 /* ---- /proc/sysvipc/shm ---- */
 
 #define NG_SHM_DEST 01000   /* segment marked for destruction (ipcrm'd, still attached) */

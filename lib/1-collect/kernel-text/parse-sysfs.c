@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Small sysfs attributes: the HMAT figures of a node's access classes,
- * the names of node links and tier directories, the kernel's true/false. */
+ * the names of node links and tier directories, the kernel's true/false,
+ * the names of shmem's huge settings, a memory cgroup's limit and stat
+ * lines. */
 
 #include <errno.h>
 #include <string.h>
@@ -100,4 +102,55 @@ int ng_parse_feature_line(const char *line, struct ng_feature_line *ret)
                 ret->detail[k++] = (*line >= 0x20 && *line < 0x7f) ? *line : '?';
         ret->detail[k] = '\0';
         return 0;
+}
+
+static const char *const shmem_huge_names[] = {
+        [NG_SHMEM_HUGE_UNKNOWN] = "unknown", [NG_SHMEM_HUGE_NEVER] = "never", [NG_SHMEM_HUGE_ALWAYS] = "always",
+        [NG_SHMEM_HUGE_WITHIN_SIZE] = "within_size", [NG_SHMEM_HUGE_ADVISE] = "advise",
+        [NG_SHMEM_HUGE_INHERIT] = "inherit", [NG_SHMEM_HUGE_DENY] = "deny", [NG_SHMEM_HUGE_FORCE] = "force",
+};
+
+const char *ng_shmem_huge_name(enum ng_shmem_huge h)
+{
+        return (unsigned) h < ELEMENTSOF(shmem_huge_names) ? shmem_huge_names[h] : "unknown";
+}
+
+enum ng_shmem_huge ng_shmem_huge_from_name(const char *name)
+{
+        for (size_t i = 1; name && i < ELEMENTSOF(shmem_huge_names); i++)
+                if (!strcmp(name, shmem_huge_names[i]))
+                        return (enum ng_shmem_huge) i;
+        return NG_SHMEM_HUGE_UNKNOWN;
+}
+
+int ng_parse_cgroup_limit(const char *buf, uint64_t *ret)
+{
+        if (!strcmp(buf, "max\n") || !strcmp(buf, "max")) {
+                *ret = UINT64_MAX;
+                return 0;
+        }
+        return ng_parse_u64_full(buf, ret);
+}
+
+int ng_parse_keyed_u64(const char *buf, const char *key, uint64_t *ret)
+{
+        size_t k = strlen(key);
+        for (const char *p = buf; *p; ) {
+                const char *end = strchrnul(p, '\n');
+                if ((size_t) (end - p) > k && !strncmp(p, key, k) && p[k] == ' ') {
+                        char v[32];
+                        size_t n = (size_t) (end - p) - k - 1;
+                        if (n == 0 || n >= sizeof(v))
+                                return -EINVAL;
+                        memcpy(v, p + k + 1, n);
+                        v[n] = '\0';
+                        uint64_t x;
+                        if (v[0] < '0' || v[0] > '9' || ng_parse_u64_full(v, &x) < 0)
+                                return -EINVAL;
+                        *ret = x;
+                        return 0;
+                }
+                p = *end ? end + 1 : end;
+        }
+        return -ENOENT;
 }

@@ -175,6 +175,16 @@ void ng_mounts_free(struct ng_mount *m, size_t n);
 int ng_parse_numa_stat(const char *buf, struct ng_numa_stat_line **ret, size_t *ret_n);
 void ng_numa_stat_free(struct ng_numa_stat_line *l, size_t n);
 
+/* ---- cgroup v2 memory.max, memory.current, memory.stat (parse-sysfs.c) ---- */
+
+/* "max" (UINT64_MAX) or one decimal, one trailing newline at most (a
+ * memory controller's limit); -EINVAL otherwise. */
+int ng_parse_cgroup_limit(const char *buf, uint64_t *ret);
+/* The value of the line "KEY VALUE" of a flat keyed file (memory.stat):
+ * 0; -ENOENT when no line has KEY; -EINVAL when the first line that has
+ * it holds no one decimal. */
+int ng_parse_keyed_u64(const char *buf, const char *key, uint64_t *ret);
+
 /* ---- small sysfs attributes (parse-sysfs.c) ---- */
 
 /* An HMAT figure of nodeN/accessK/initiators/ (read_latency and the
