@@ -142,6 +142,10 @@ static struct ng_snapshot *oracle(uint64_t page_kib, const char *status_file, co
                 p->status.gid = st.gid;
                 p->status.fsgid = st.fsgid;
                 p->status.uid = st.uid;
+                p->status.euid = st.euid;
+                /* its segment, made by it: its owner's (only the owner's
+                 * and root's processes speak for a segment) */
+                s->shm[0].uid = s->shm[0].cuid = st.uid;
                 p->status.has_groups = st.has_groups;
                 memcpy(p->status.groups, st.groups, sizeof(st.groups));
                 p->status.n_groups = st.n_groups;
