@@ -212,12 +212,18 @@ fuzz-smoke: $(FUZZ_BINS)
 golden-update: all
 	GOLDEN_UPDATE=1 BUILD=$(BUILD) bash tests/shell/test-golden.sh
 
-bench: all $(BUILD)/tests/helpers/ng-block-fs $(BUILD)/bench/cpu-shares $(BUILD)/bench/rebalance
+bench: all $(BUILD)/tests/helpers/ng-block-fs $(BUILD)/bench/cpu-shares $(BUILD)/bench/rebalance $(BUILD)/bench/procmap
 	BUILD=$(BUILD) bench/run-bench
 
 # rebalance of a segment nobody maps against the kernel's migrate_pages(2)
 # of the same pages (bench/run-bench runs it; needs two memory nodes).
 $(BUILD)/bench/rebalance: bench/rebalance.c $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) -o $@ $< $(STATIC_LIB) $(DEPS_LIBS) $(ALL_LDFLAGS)
+
+# Reading a large process's maps: the text against PROCMAP_QUERY (Linux
+# 6.11), same run (bench/run-bench runs it).
+$(BUILD)/bench/procmap: bench/procmap.c $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(LIB_INC) -o $@ $< $(STATIC_LIB) $(DEPS_LIBS) $(ALL_LDFLAGS)
 
