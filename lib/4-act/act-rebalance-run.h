@@ -39,6 +39,18 @@ struct run {
         const char *failed_call;        /* which call gave err */
 };
 
+/* The index in r->p->nodes of node, -1: none. */
+static inline int ng_rebalance_node_k(const struct run *r, int node)
+{
+        return node >= 0 && node < NG_REBALANCE_MAX_NODES ? r->index_of[node] : -1;
+}
+
+/* One way through the mover (act-rebalance-window.c): the batch is every
+ * resident page of a window the mover maps; counts (per node index) from
+ * its numa_maps. 1 when the window's line counts exactly the n pages, 0 to
+ * ask page by page, -ENOMEM. */
+int ng_rebalance_window_counts(const struct run *r, unsigned n, uint64_t *counts);
+
 /* The outcome and summary of a run that counted and moved (err: its
  * error, 0), into res. */
 void ng_rebalance_finish(struct run *r, int err, struct ng_action_result *res);

@@ -105,22 +105,17 @@ static void index_nodes(struct run *r)
                         r->index_of[r->p->nodes[i].node] = (int16_t) i;
 }
 
-static int node_k(const struct run *r, int node)
-{
-        return node >= 0 && node < NG_REBALANCE_MAX_NODES ? r->index_of[node] : -1;
-}
-
 static void index_dests(struct run *r)
 {
         index_nodes(r);
         for (size_t j = 0; j < r->p->n_dest; j++)
-                r->dest_k[j] = (int16_t) node_k(r, r->p->dest[j]);
+                r->dest_k[j] = (int16_t) ng_rebalance_node_k(r, r->p->dest[j]);
 }
 
 static void count_batch(struct run *r, unsigned n)
 {
         for (unsigned i = 0; i < n; i++) {
-                int k = node_k(r, r->status[i]);
+                int k = ng_rebalance_node_k(r, r->status[i]);
                 if (k < 0 && r->status[i] >= 0 && (k = ng_rebalance_node_index_add(r->p, r->status[i])) >= 0)
                         index_nodes(r);         /* a node the plan did not know: indices moved */
                 if (k >= 0)
@@ -153,7 +148,7 @@ static unsigned pick_moves(struct run *r, unsigned n)
 {
         unsigned m = 0;
         for (unsigned i = 0; i < n; i++) {
-                int k = node_k(r, r->status[i]);
+                int k = ng_rebalance_node_k(r, r->status[i]);
                 if (r->status[i] < 0)
                         r->st.not_resident_pages++;
                 if (k < 0 || r->excess[k] == 0)
@@ -206,7 +201,7 @@ static int read_back(struct run *r, unsigned m, bool ask, unsigned *ret_left)
         bool aside = false;
         for (unsigned j = 0; j < m; j++) {
                 if (r->status[j] == r->mnodes[j]) {
-                        int d = node_k(r, r->mnodes[j]);
+                        int d = ng_rebalance_node_k(r, r->mnodes[j]);
                         r->p->nodes[d].moved_in_pages++;
                         r->p->nodes[r->mfrom[j]].moved_out_pages++;
                         r->st.moved_pages++;
@@ -243,14 +238,70 @@ static int move_list(struct run *r, unsigned m)
 /* Picks the batch's moves, moves them, then gives the pages set aside
  * (busy: EBUSY, EAGAIN after the kernel's own retries) opts->retries more
  * chances before counting them as left for a later run. */
+/* The window's pages that are not on the one destination lie on one other
+ * node src and fit its room: all n asked to move there in one list, the
+ * pages already there answered in place; what is counted moved of those is
+ * taken back. 1 done, 0 to go page by page, -errno. */
+static int move_window_one_way(struct run *r, unsigned n)
+{
+        uint64_t counts[NG_REBALANCE_MAX_NODES];
+        int w = r->pid > 0 && !r->ops->move_pages ? ng_rebalance_window_counts(r, n, counts) : 0;
+        if (w <= 0)
+                return w;
+        int d = r->dest_k[0], src = -1;
+        for (size_t i = 0; i < r->p->n_nodes; i++)
+                if ((int) i != d && counts[i]) {
+                        if (src >= 0)
+                                return 0;       /* several sources: each page's own is asked */
+                        src = (int) i;
+                }
+        if (src >= 0 && counts[src] > r->deficit[d])
+                return 0;                       /* not room for all: page by page, up to the floor */
+        for (size_t i = 0; i < r->p->n_nodes; i++)
+                r->p->nodes[i].before_pages += counts[i];
+        if (src < 0)
+                return 1;                       /* all there already */
+        for (unsigned i = 0; i < n; i++) {
+                r->maddrs[i] = r->addrs[i];
+                r->mnodes[i] = r->p->nodes[d].node;
+                r->mfrom[i] = src;
+        }
+        uint64_t moved0 = r->st.moved_pages;
+        r->n_aside = 0;
+        int err = move_list(r, n);
+        for (unsigned attempt = 0; err >= 0 && attempt < r->o->retries && r->n_aside > 0; attempt++) {
+                unsigned m = r->n_aside;
+                memcpy(r->maddrs, r->aaddrs, m * sizeof(*r->maddrs));
+                memcpy(r->mnodes, r->anodes, m * sizeof(*r->mnodes));
+                memcpy(r->mfrom, r->afrom, m * sizeof(*r->mfrom));
+                r->n_aside = 0;
+                err = move_list(r, m);
+        }
+        r->st.busy_pages += r->n_aside;
+        /* the pages that were there already, counted as they answered */
+        uint64_t there = counts[d], counted = r->st.moved_pages - moved0;
+        uint64_t back = there < counted ? there : counted;
+        r->st.moved_pages -= back;
+        r->moved_bytes -= back * r->p->page_bytes;
+        r->p->nodes[d].moved_in_pages -= back;
+        r->p->nodes[src].moved_out_pages -= back;
+        r->deficit[d] -= r->st.moved_pages - moved0;
+        return err < 0 ? err : 1;
+}
+
 static int move_batch(struct run *r, unsigned n)
 {
+        if (r->one_way) {
+                int w = move_window_one_way(r, n);
+                if (w != 0)
+                        return w < 0 ? w : 0;
+        }
         int q = query(r, r->addrs, n, r->status);
         if (q < 0)
                 return q;
         if (r->one_way)
                 for (unsigned i = 0; i < n; i++) {
-                        int k = node_k(r, r->status[i]);
+                        int k = ng_rebalance_node_k(r, r->status[i]);
                         if (k < 0 && r->status[i] >= 0 && (k = ng_rebalance_node_index_add(r->p, r->status[i])) >= 0) {
                                 index_dests(r);
                                 r->excess[k] = UINT64_MAX;      /* a node the plan did not know: not the destination */
