@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -461,6 +463,14 @@ int ng_path_blksize(const struct ng_path *p, uint64_t *ret_bytes, const char *fm
         va_end(ap);
         if (r < 0)
                 return r;
+        /* shmem says the PMD size where it may fold base pages into
+         * transparent hugepages (shmem_getattr): its pages are base pages */
+        struct statfs sfs;
+        long base = sysconf(_SC_PAGESIZE);
+        if (statfs(rel, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC && base > 0) {
+                *ret_bytes = (uint64_t) base;
+                return 0;
+        }
         *ret_bytes = (uint64_t) st.st_blksize;
         return 0;
 }

@@ -34,7 +34,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -137,6 +139,11 @@ int ng_segment_stat(int fd, struct stat *st, uint64_t *ret_page)
                 return -errno;
         if (!S_ISREG(st->st_mode) || st->st_size < 0)
                 return -EINVAL;
+        /* hugetlbfs says its page size; shmem says the PMD size where it may
+         * fold base pages into transparent hugepages (shmem_getattr) */
+        struct statfs sfs;
+        if (fstatfs(fd, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC)
+                return 0;
         if ((uint64_t) st->st_blksize > *ret_page)
                 return -EOPNOTSUPP;
         return 0;
