@@ -37,6 +37,10 @@ int ng_pg_conf_parse(const char *buf, size_t len, struct ng_pg_conf_item **ret, 
  * 0; -EINVAL for a value the server would refuse, -ERANGE for a number
  * beyond 64 bits (s untouched). Settings
  * numaguard does not use are ignored. */
+/* Digits and at most one suffix of units (each 1024 times the one before),
+ * either case, into *ret: 0, -EINVAL, -ERANGE (parse-dbconf.c). */
+int ng_dbconf_suffixed_size(const char *v, const char *units, uint64_t *ret);
+
 int ng_pg_setting_apply(struct ng_db_settings *s, const char *name, const char *value, const char *from);
 
 /* The "-c name=value" and "--name=value" options of a postmaster's command

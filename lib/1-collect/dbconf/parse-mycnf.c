@@ -229,31 +229,6 @@ static int bool_value(const char *v, bool *ret)
         return -EINVAL;
 }
 
-/* A size as my_getopt reads it (eval_num_suffix): digits and one of K, M,
- * G, T, P, E in either case. */
-static int size_value(const char *v, uint64_t *ret)
-{
-        static const char units[] = "KMGTPE";
-        char *end;
-        if (!isdigit((unsigned char) *v))
-                return -EINVAL;
-        errno = 0;
-        uint64_t n = strtoull(v, &end, 10);
-        if (errno)
-                return -ERANGE;
-        unsigned shift = 0;
-        if (*end) {
-                const char *u = end[1] ? NULL : strchr(units, toupper((unsigned char) *end));
-                if (!u || !*u)
-                        return -EINVAL;
-                shift = 10 * (unsigned) (u - units + 1);
-        }
-        if (shift && n > (UINT64_MAX >> shift))
-                return -ERANGE;
-        *ret = n << shift;
-        return 0;
-}
-
 int ng_my_option_apply(struct ng_db_settings *s, const char *name, const char *value, const char *from)
 {
         char n[64];
@@ -292,7 +267,7 @@ int ng_my_option_apply(struct ng_db_settings *s, const char *name, const char *v
         int e;
         if (sign || !value)
                 return -EINVAL;
-        if ((e = size_value(value, &b)) < 0)
+        if ((e = ng_dbconf_suffixed_size(value, "KMGTPE", &b)) < 0)
                 return e;
         /* innodb_buffer_pool_size_max, where the server has it, is what it
          * maps: it is never below the size. */

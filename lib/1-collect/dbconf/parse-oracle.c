@@ -264,30 +264,6 @@ bool ng_ora_line_kept(const char *line, size_t len)
         return false;
 }
 
-/* An Oracle big integer: digits and K, M, G or T in either case. */
-static int big_integer(const char *v, uint64_t *ret)
-{
-        static const char units[] = "KMGT";
-        char *end;
-        if (!isdigit((unsigned char) *v))
-                return -EINVAL;
-        errno = 0;
-        uint64_t n = strtoull(v, &end, 10);
-        if (errno)
-                return -ERANGE;
-        unsigned shift = 0;
-        if (*end) {
-                const char *u = end[1] ? NULL : strchr(units, toupper((unsigned char) *end));
-                if (!u || !*u)
-                        return -EINVAL;
-                shift = 10 * (unsigned) (u - units + 1);
-        }
-        if (shift && n > (UINT64_MAX >> shift))
-                return -ERANGE;
-        *ret = n << shift;
-        return 0;
-}
-
 static const char *const large_pages_words[] = { "TRUE", "FALSE", "ONLY", "AUTO", "AUTO_ONLY" };
 
 int ng_ora_param_apply(struct ng_ora_conf *conf, const char *sid, const struct ng_ora_param *p, const char *from)
@@ -311,7 +287,7 @@ int ng_ora_param_apply(struct ng_ora_conf *conf, const char *sid, const struct n
                         return -EINVAL;
         } else {
                 uint64_t b;
-                int e = big_integer(p->value, &b);
+                int e = ng_dbconf_suffixed_size(p->value, "KMGT", &b);
                 if (e < 0)
                         return e;
         }
@@ -355,7 +331,7 @@ int ng_ora_conf_settings(const struct ng_ora_conf *conf, struct ng_db_settings *
                 uint64_t b;
                 if (!sizes[i].slot->set)
                         continue;
-                int e = big_integer(sizes[i].slot->value, &b);
+                int e = ng_dbconf_suffixed_size(sizes[i].slot->value, "KMGT", &b);
                 if (e < 0)
                         return e;
                 uint64_t *dst = sizes[i].amm ? &s->amm_bytes : &s->size_bytes;
