@@ -17,6 +17,7 @@
 #include "ng-latency.h"
 #include "ng-kernel.h"
 #include "ng-path.h"
+#include "ng-sample.h"
 
 #ifdef __cplusplus
 extern "C" {
