@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Shared by the collector's files: snapshot.c (the entry points) and the
+/* Shared by the collector's files: collect.c (the entry points) and the
  * collect-*.c parts it calls, picture.c and collect-proc.c. Not installed. */
 
 #include <stdarg.h>
 
 #include "ng-snapshot.h"
-#include "path-internal.h"
+#include "path.h"
 
 /* Library-internal: not exported from libnumaguard.so. */
 #pragma GCC visibility push(hidden)
@@ -132,7 +132,7 @@ int ng_picture_collect_procs(struct ng_picture *pic, struct collector *c);
 void ng_proc_gen_unref(struct ng_proc_gen *g);
 /* A record of its own (shared false) copied from a picture's (src->held
  * set): maps and threads copied, no numa_maps. 0 or -ENOMEM. */
-int ng_picture_proc_copy(const struct ng_proc *src, struct ng_proc *dst);
+int ng_proc_copy_own(const struct ng_proc *src, struct ng_proc *dst);
 /* s->procs[i] made s's own when it is a picture's shared record, before s
  * changes it. 0 or -ENOMEM. */
 int ng_snapshot_own_proc(struct ng_snapshot *s, size_t i);
@@ -293,7 +293,7 @@ int ng_collect_pidfiles(struct collector *c);
 void ng_collect_libnuma(struct collector *c);
 /* dbconf/dbconf.c: the hugepage settings of each PostgreSQL postmaster. */
 int ng_collect_db_settings(struct collector *c);
-/* snapshot-query.c: adds a copy of *smp to s->samples. */
+/* collect-whole.c: adds a copy of *smp to s->samples. */
 int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp);
 /* collect-whole.c: tier 1 (or 2, exact) asked of each shmem segment
  * itself; live host only. */

@@ -12,7 +12,7 @@
 
 #include "cleanup.h"
 #include "collect-internal.h"
-#include "path-internal.h"
+#include "path.h"
 #include "parse.h"
 #include "ng-snapshot.h"
 #include "text.h"

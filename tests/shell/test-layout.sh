@@ -8,7 +8,7 @@
 #  - no .c file in lib/ or daemon/ is over MAX_LINES (600) lines: a bigger
 #    one is split along its seams (docs/ARCHITECTURE.md);
 #  - the database engines' process names are spelled in one table
-#    (lib/1-collect/engine.c), nowhere else in lib/;
+#    (lib/1-collect/engine/engine.c), nowhere else in lib/;
 #  - no two source files share a name, and the ng- prefix marks exactly
 #    the public headers (those lib/numaguard.h includes);
 #  - a stage's *-internal.h headers are its own: no file of another stage
@@ -115,9 +115,9 @@ if [ -n "$(big "$tmp")" ] && [ -z "$(head -n $MAX_LINES "$tmp" | big /dev/stdin)
 else fail "size-check-reports-big-file" "a file of $((MAX_LINES + 1)) lines passed, or one of $MAX_LINES failed"; fi
 
 # One table of engines: their process names appear in lib/ only there.
-spelled=$(cd "$SRC" && grep -rlE '"ora_|mysqld|mariadbd|hdb|postgres' lib | grep -vx 'lib/1-collect/engine.c' | tr '\n' ' ')
-if [ -z "$spelled" ] && grep -q '"mysqld"' "$SRC/lib/1-collect/engine.c"; then pass "engines-one-table"
-else fail "engines-one-table" "engine names outside lib/1-collect/engine.c: ${spelled:-(the table names none)}"; fi
+spelled=$(cd "$SRC" && grep -rlE '"ora_|mysqld|mariadbd|hdb|postgres' lib | grep -vx 'lib/1-collect/engine/engine.c' | tr '\n' ' ')
+if [ -z "$spelled" ] && grep -q '"mysqld"' "$SRC/lib/1-collect/engine/engine.c"; then pass "engines-one-table"
+else fail "engines-one-table" "engine names outside lib/1-collect/engine/engine.c: ${spelled:-(the table names none)}"; fi
 
 # Names: a file name says which file it is, in the whole tree of sources
 # (lib/ and both programs); the ng- prefix marks the public headers, the

@@ -151,3 +151,14 @@ int ng_container_of_cgroups(const struct ng_pid_cgroup *cg, struct ng_container 
                         return 0;
         return -ENOENT;
 }
+
+const struct ng_container *ng_snapshot_container(const struct ng_snapshot *s, const struct ng_proc *pr)
+{
+        struct ng_container ct;
+        if (!s->n_containers || ng_container_of_cgroups(&pr->cgroup, &ct) < 0)
+                return NULL;
+        for (size_t i = 0; i < s->n_containers; i++)
+                if (!strcmp(s->containers[i].id, ct.id))
+                        return &s->containers[i];
+        return NULL;
+}

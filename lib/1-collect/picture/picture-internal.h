@@ -27,7 +27,7 @@
  * of one SGA, read by turns, are), a new one after a change, the old one
  * retired as entries are. A snapshot that annotates a record (the
  * placement of a representative, a page size carried over) takes its own
- * copy first (ng_picture_proc_copy).
+ * copy first (ng_proc_copy_own).
  */
 struct pic_rec {
         struct ng_proc pr;      /* pr.shared set */

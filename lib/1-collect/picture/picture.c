@@ -68,50 +68,6 @@ void ng_picture_get_stats(const struct ng_picture *pic, struct ng_picture_stats 
 
 /* ---- what is handed to the snapshot ---- */
 
-static int copy_maps(const struct ng_proc *src, struct ng_proc *dst)
-{
-        dst->maps = NULL;
-        dst->n_maps = 0;
-        if (!src->n_maps)
-                return 0;
-        if (!(dst->maps = calloc(src->n_maps, sizeof(*dst->maps))))
-                return -ENOMEM;
-        for (size_t j = 0; j < src->n_maps; j++) {
-                dst->maps[dst->n_maps] = src->maps[j];
-                dst->maps[dst->n_maps].path = strdup(src->maps[j].path);
-                if (!dst->maps[dst->n_maps++].path)
-                        return -ENOMEM;
-        }
-        return 0;
-}
-
-static int copy_tasks(const struct ng_proc *src, struct ng_proc *dst)
-{
-        if (!src->n_tasks)
-                return 0;
-        if (!(dst->tasks = malloc(src->n_tasks * sizeof(*dst->tasks))))
-                return -ENOMEM;
-        memcpy(dst->tasks, src->tasks, src->n_tasks * sizeof(*dst->tasks));
-        dst->n_tasks = src->n_tasks;
-        return 0;
-}
-
-/* A record of its own for a snapshot, of a picture's record src (a process
- * with maps): src's shared parts held, its own copy of the maps and
- * threads (collection annotates them), no numa_maps (those belong to one
- * collection). */
-int ng_picture_proc_copy(const struct ng_proc *src, struct ng_proc *dst)
-{
-        ng_proc_copy_shared(src, dst);
-        dst->shared = false;
-        int r = copy_maps(src, dst);
-        if (r >= 0)
-                r = copy_tasks(src, dst);
-        if (r < 0)
-                ng_proc_done(dst);
-        return r;
-}
-
 /* e's handed copy, made when there is none: what each snapshot gets while
  * e->pr is unchanged. */
 static int handed(struct pic_ent *e, struct ng_proc **ret)
@@ -120,7 +76,7 @@ static int handed(struct pic_ent *e, struct ng_proc **ret)
                 struct pic_rec *h = calloc(1, sizeof(*h));
                 if (!h)
                         return -ENOMEM;
-                int r = ng_picture_proc_copy(&e->pr, &h->pr);
+                int r = ng_proc_copy_own(&e->pr, &h->pr);
                 if (r < 0) {
                         free(h);
                         return r;

@@ -22,7 +22,7 @@
 #include "sample.h"
 #include "parse.h"
 #include "owner-internal.h"
-#include "path-internal.h"
+#include "path.h"
 #include "util.h"
 
 NG_DEFINE_CLEANUP(struct ng_snapshot, ng_snapshot_free)
