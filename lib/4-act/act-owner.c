@@ -26,7 +26,7 @@
 
 #include "ng-act-cpuset.h"
 #include "cleanup.h"
-#include "owner-lookup.h"
+#include "owner.h"
 #include "path.h"
 #include "act-docker-internal.h"
 

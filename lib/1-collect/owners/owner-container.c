@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "ng-snapshot.h"
-#include "ns-internal.h"
+#include "namespaces.h"
 #include "owner-internal.h"
 #include "path.h"
 

@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "collect-internal.h"
 #include "picture-internal.h"
 
 void ng_picture_set_read_budget(struct ng_picture *pic, unsigned budget)

@@ -11,8 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collect-internal.h"
-#include "ns-internal.h"
+#include "namespaces.h"
 #include "parse.h"
 #include "picture-internal.h"
 
@@ -35,7 +34,8 @@ void ng_picture_free(struct ng_picture *pic)
         free(pic->segs);
         ng_proc_events_free(pic->events);
         free(pic->touched.v);
-        ng_shm_cache_free(pic->shm_cache);
+        if (pic->shm_cache)
+                pic->free_shm_cache(pic->shm_cache);
         free(pic);
 }
 
@@ -64,6 +64,29 @@ void ng_picture_use_events(struct ng_picture *pic, bool use)
 void ng_picture_get_stats(const struct ng_picture *pic, struct ng_picture_stats *ret)
 {
         *ret = pic->stats;
+}
+
+struct shm_cache *ng_picture_shm_cache(const struct ng_picture *pic)
+{
+        return pic->shm_cache;
+}
+
+void ng_picture_keep_shm_cache(struct ng_picture *pic, struct shm_cache *cache,
+                               void (*free_cache)(struct shm_cache *cache))
+{
+        pic->shm_cache = cache;
+        pic->free_shm_cache = free_cache;
+}
+
+unsigned ng_picture_full_scan_every(const struct ng_picture *pic)
+{
+        return pic->full_scan_every;
+}
+
+void ng_picture_count_shm(struct ng_picture *pic, unsigned listed, unsigned copied)
+{
+        pic->stats.shm_listed = listed;
+        pic->stats.shm_copied = copied;
 }
 
 /* ---- what is handed to the snapshot ---- */

@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "collect-internal.h"
+#include "placement-internal.h"
+#include "proc.h"
 #include "ng-snapshot.h"
 #include "snapshot.h"
 #include "util.h"

@@ -21,7 +21,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "collect-internal.h"
+#include "placement-internal.h"
+#include "proc.h"
 #include "cleanup.h"
 #include "sample.h"
 #include "text.h"

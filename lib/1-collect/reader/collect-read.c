@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "collect-internal.h"
+#include "reader.h"
 #include "path.h"
 #include "parse.h"
 #include "ng-snapshot.h"

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect-internal.h"
+#include "namespaces.h"
+#include "proc.h"
 #include "engine.h"
 #include "parse.h"
 
@@ -452,6 +453,28 @@ int ng_collect_add_proc(struct ng_snapshot *s, size_t *cap, const struct ng_proc
         *own = *pr;
         s->procs[s->n_procs++] = own;
         return 0;
+}
+
+/* ---- every process, read in full ---- */
+
+int ng_collect_procs(struct collector *c)
+{
+        struct ng_snapshot *s = c->s;
+        struct ng_pid_entry *pids;
+        size_t n, cap = 0;
+        int r = ng_path_list_pids(c->p, &pids, &n, NG_PROC_DIR);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                struct ng_proc pr;
+                s->cost.procs_scanned++;
+                r = ng_collect_read_proc(c, pids[i].pid, &pr);
+                if (r > 0 && (r = ng_collect_add_proc(s, &cap, &pr)) < 0)
+                        ng_proc_done(&pr);
+        }
+        free(pids);
+        c->current_pid = 0;
+        return r < 0 ? r : 0;
 }
 
 /* Every process of the listing, read in full; kept in the picture when
