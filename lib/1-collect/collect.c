@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* collect: read the host through the path layer into one snapshot, each
  * part of it by the module that knows it, in the order the parts depend on
- * each other (docs/ARCHITECTURE.md, "Where each stage lives"). */
+ * each other (docs/ARCHITECTURE.md, "The modules of collect"). */
 
 #include <assert.h>
 #include <errno.h>

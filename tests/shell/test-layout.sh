@@ -162,8 +162,8 @@ if [ "$(cross_includes <<<"$fake")" = " lib/4-act/x.c:1->owner-internal.h daemon
 then pass "internal-check-reports-crossing"
 else fail "internal-check-reports-crossing" "got: $(cross_includes <<<"$fake")"; fi
 
-# lib/1-collect's modules, lowest first (docs/ARCHITECTURE.md, "Where each
-# stage lives"). A module includes the headers of those before it and its
+# lib/1-collect's modules, lowest first (docs/ARCHITECTURE.md, "The modules
+# of collect"). A module includes the headers of those before it and its
 # own, never a later one's, and calls only into them; the top
 # (lib/1-collect/*.c, the collector) is above them all.
 collect_modules=(kernel-text path sampler snapshot engine reader host namespaces owners cgroups dbconf proc
