@@ -9,6 +9,8 @@
  * and the kubelet puts a pod's containers under
  *   kubepods.slice/kubepods-<qos>.slice/kubepods-<qos>-pod<uid>.slice
  * (Guaranteed pods directly under kubepods.slice, UID dashes as '_').
+ * A snapshot's container of a process (ng_snapshot_container) is the one
+ * its cgroups name.
  */
 
 #include <errno.h>

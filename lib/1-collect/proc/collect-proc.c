@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* collect: reading one process, for a full scan (collect.c) and for the
- * picture kept between polls (picture.c). */
+/* collect: reading one process, for a full scan of /proc (ng_collect_procs,
+ * below) and for the picture kept between polls (picture/); the records a
+ * snapshot holds, shared with a picture or its own copy. */
 
 #include <assert.h>
 #include <errno.h>
