@@ -67,6 +67,8 @@ CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 # stages before it, never a later one: the include path enforces it.
 # A stage's folder may hold rooms, one folder deep (lib/1-collect/path/):
 # they belong to their stage, and its include path lists each of them.
+# lib/1-collect's rooms are modules in an order (docs/ARCHITECTURE.md, "The
+# modules of collect"), which tests/shell/test-layout.sh keeps.
 LIB_STAGES := 0-core 1-collect 2-analyze 3-report 4-act
 stage_dirs = $(foreach s,$(1),lib/$(s) $(patsubst %/,%,$(sort $(wildcard lib/$(s)/*/))))
 LIB_INC := $(addprefix -I,$(call stage_dirs,$(LIB_STAGES)))

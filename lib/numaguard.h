@@ -30,6 +30,7 @@
 /* collect */
 #include "ng-path.h"
 #include "ng-kernel.h"
+#include "ng-sample.h"
 #include "ng-dbconf.h"
 #include "ng-owner.h"
 #include "ng-latency.h"

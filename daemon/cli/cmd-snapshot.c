@@ -33,7 +33,7 @@
 #include "ng-dbconf.h"
 #include "ng-report.h"
 #include "ng-snapshot.h"
-#include "path-open.h"
+#include "path.h"
 #include "util.h"
 
 struct stage {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ng-owner.h"
 #include "ng-plan.h"
 #include "units.h"
 

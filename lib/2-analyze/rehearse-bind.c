@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ng-owner.h"
 #include "ng-format.h"
 #include "rehearse-internal.h"
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ng-dbconf.h"
 #include "rehearse-internal.h"
 #include "units.h"
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ng-owner.h"
 #include "audit-internal.h"
 #include "ng-format.h"
 #include "units.h"

@@ -11,7 +11,7 @@
 #include "units.h"
 #include "segments-internal.h"
 #include "util.h"
-#include "whole-index.h"
+#include "snapshot.h"
 
 /* A file is its device and inode. A tree's copies keep no inode of the
  * host's (0): there, its device and path (one name in two namespaces'

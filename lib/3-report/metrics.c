@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ng-latency.h"
 #include "ng-metrics.h"
 #include "text.h"
 #include "units.h"

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ng-owner.h"
 #include "cleanup.h"
 #include "ng-audit.h"
 #include "engine.h"

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "ng-owner.h"
 #include "ng-plan.h"
 #include "ng-report.h"
 #include "text.h"

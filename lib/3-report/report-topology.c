@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ng-latency.h"
 #include "ng-report.h"
 #include "text.h"
 #include "util.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "ng-act-cpuset.h"
-#include "owner-lookup.h"
+#include "owner.h"
 
 struct edit {
         size_t start, end;      /* bytes of text replaced ([start, start) inserts) */

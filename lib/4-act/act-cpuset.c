@@ -23,7 +23,7 @@
 
 #include "act-cpuset-internal.h"
 #include "act-docker-internal.h"
-#include "owner-lookup.h"
+#include "owner.h"
 
 /* ---- executing ---- */
 

@@ -16,7 +16,7 @@
 
 #include "ng-act-cpuset.h"
 #include "ng-act-hugepages.h"
-#include "owner-lookup.h"
+#include "owner.h"
 #include "util.h"
 
 #define HEADER "# Hugepage pools per node at boot, written by numaguardctl hugepages apply|reserve --persist.\n" \

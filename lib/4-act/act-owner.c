@@ -26,8 +26,8 @@
 
 #include "ng-act-cpuset.h"
 #include "cleanup.h"
-#include "owner-lookup.h"
-#include "path-open.h"
+#include "owner.h"
+#include "path.h"
 #include "act-docker-internal.h"
 
 /* ---- systemd over sd-bus ---- */
@@ -117,7 +117,7 @@ static int default_reload_units(void *userdata, const struct ng_path *p)
 static int write_all(int fd, const char *content);
 
 /* The drop-in, in the tree (its directories made there): never through a
- * link, never outside the tree (path-internal.h). */
+ * link, never outside the tree (path.h). */
 static int write_new_file(const struct ng_path *p, const char *path, const char *content)
 {
         char name[NAME_MAX + 1];

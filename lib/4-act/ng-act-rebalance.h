@@ -26,7 +26,7 @@
 
 #include "ng-action.h"
 #include "ng-audit.h"
-#include "ng-kernel.h"
+#include "ng-sample.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -44,7 +44,7 @@ L=$D/usr/lib
 # #include, nothing private
 want=$( (echo numaguard.h; sed -n 's/^#include "\(.*\)"$/\1/p' "$SRC/lib/numaguard.h") | sort | tr '\n' ' ')
 got=$(cd "$I" 2>/dev/null && ls | sort | tr '\n' ' ')
-private=$(cd "$I" 2>/dev/null && ls | grep -E '^(ng-parse\.h|ng-sample\.h|ng-units\.h|.*-internal\.h)$' | tr '\n' ' ')
+private=$(cd "$I" 2>/dev/null && ls | grep -E '^(parse\.h|sample\.h|units\.h|.*-internal\.h)$' | tr '\n' ' ')
 unresolved=""
 for h in "$I"/*.h; do
         for inc in $(sed -n 's/^#include "\(.*\)"$/\1/p' "$h"); do

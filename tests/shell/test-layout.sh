@@ -8,11 +8,18 @@
 #  - no .c file in lib/ or daemon/ is over MAX_LINES (600) lines: a bigger
 #    one is split along its seams (docs/ARCHITECTURE.md);
 #  - the database engines' process names are spelled in one table
-#    (lib/1-collect/engine.c), nowhere else in lib/;
+#    (lib/1-collect/engine/engine.c), nowhere else in lib/;
 #  - no two source files share a name, and the ng- prefix marks exactly
 #    the public headers (those lib/numaguard.h includes);
-#  - a stage's *-internal.h headers are its own: no file of another stage
-#    or of a program includes one (they use the stage's interfaces);
+#  - a *-internal.h is its folder's own: no file of another folder (another
+#    stage, another module of lib/1-collect, a program) includes one (they
+#    use the folder's face);
+#  - lib/1-collect is modules in an order (collect_modules below, lowest
+#    first; its top, the collector, above them all): every folder is one
+#    of them, with one face (one header neither public, ng-*.h, nor
+#    *-internal.h), the top has no header of its own, and a module
+#    includes the headers and calls the functions only of the modules
+#    before it and of its own;
 #  - the core kit (lib/0-core/util.h) is the one definition of ELEMENTSOF
 #    and the time units, and is used: no array length spelled out as
 #    sizeof / sizeof, no bare realloc() growth, no clock read by hand
@@ -28,7 +35,7 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
 # the sources and the objects' include arrows: the plain pass checks them
 case $BUILD in *san*) echo "1..0 # layout: checked by the plain (non-sanitizer) pass"; exit 0 ;; esac
-echo "1..19"
+echo "1..24"
 command -v nm >/dev/null && command -v tsort >/dev/null || { echo "skip layout: nm or tsort missing"; exit 77; }
 
 stages=()
@@ -115,9 +122,9 @@ if [ -n "$(big "$tmp")" ] && [ -z "$(head -n $MAX_LINES "$tmp" | big /dev/stdin)
 else fail "size-check-reports-big-file" "a file of $((MAX_LINES + 1)) lines passed, or one of $MAX_LINES failed"; fi
 
 # One table of engines: their process names appear in lib/ only there.
-spelled=$(cd "$SRC" && grep -rlE '"ora_|mysqld|mariadbd|hdb|postgres' lib | grep -vx 'lib/1-collect/engine.c' | tr '\n' ' ')
-if [ -z "$spelled" ] && grep -q '"mysqld"' "$SRC/lib/1-collect/engine.c"; then pass "engines-one-table"
-else fail "engines-one-table" "engine names outside lib/1-collect/engine.c: ${spelled:-(the table names none)}"; fi
+spelled=$(cd "$SRC" && grep -rlE '"ora_|mysqld|mariadbd|hdb|postgres' lib | grep -vx 'lib/1-collect/engine/engine.c' | tr '\n' ' ')
+if [ -z "$spelled" ] && grep -q '"mysqld"' "$SRC/lib/1-collect/engine/engine.c"; then pass "engines-one-table"
+else fail "engines-one-table" "engine names outside lib/1-collect/engine/engine.c: ${spelled:-(the table names none)}"; fi
 
 # Names: a file name says which file it is, in the whole tree of sources
 # (lib/ and both programs); the ng- prefix marks the public headers, the
@@ -131,29 +138,91 @@ if [ -n "$public" ] && [ "$public" = "$prefixed" ]; then pass "ng-prefix-is-publ
 else fail "ng-prefix-is-public" "public but unprefixed or missing: $(comm -23 <(echo "$public") <(echo "$prefixed") | tr '\n' ' ');\
  prefixed but private: $(comm -13 <(echo "$public") <(echo "$prefixed") | tr '\n' ' ')"; fi
 
-# A stage's *-internal.h is included only by its own files (its rooms are
-# its own); later stages and the programs use its interface headers.
+# A *-internal.h is included only by the files of its own folder (a stage's,
+# or one module's of lib/1-collect); the others use the folder's face.
 declare -A internal_of
 while IFS= read -r -d '' h; do
-        r=${h#"$SRC"/lib/}; internal_of[${h##*/}]=${r%%/*}
+        r=${h#"$SRC"/}; internal_of[${h##*/}]=${r%/*}
 done < <(find "$SRC/lib" -name '*-internal.h' -print0)
 cross_includes() {      # stdin: grep -n lines "FILE:N:#include ...": " FILE->HEADER" for each crossing
-        local f n inc h st
+        local f n inc h
         while IFS=: read -r f n inc; do
                 h=$(sed -n 's/^#include "\([^"]*\)".*/\1/p' <<<"$inc")
                 [ -n "$h" ] && [ -n "${internal_of[$h]:-}" ] || continue
-                case $f in lib/*) st=${f#lib/}; st=${st%%/*} ;; *) st=${f%/*} ;; esac
-                [ "$st" = "${internal_of[$h]}" ] || printf ' %s:%s->%s' "$f" "$n" "$h"
+                [ "${f%/*}" = "${internal_of[$h]}" ] || printf ' %s:%s->%s' "$f" "$n" "$h"
         done
 }
 cross=$(cd "$SRC" && grep -rnE '^#include "[^"]*-internal\.h"' lib daemon | cross_includes)
-if [ ${#internal_of[@]} -gt 0 ] && [ -z "$cross" ]; then pass "internal-headers-stay-in-stage"
-else fail "internal-headers-stay-in-stage" "another stage's internals included:${cross:- (no *-internal.h found)}"; fi
-# ... and the check can fail: a later stage and a program including collect's.
-fake=$(printf 'lib/4-act/x.c:1:#include "owner-internal.h"\ndaemon/cli/y.c:2:#include "path-internal.h"\nlib/1-collect/owners/z.c:3:#include "owner-internal.h"\n')
-if [ "$(cross_includes <<<"$fake")" = " lib/4-act/x.c:1->owner-internal.h daemon/cli/y.c:2->path-internal.h" ]
+if [ ${#internal_of[@]} -gt 0 ] && [ -z "$cross" ]; then pass "internal-headers-stay-in-folder"
+else fail "internal-headers-stay-in-folder" "another folder's internals included:${cross:- (no *-internal.h found)}"; fi
+# ... and the check can fail: a later stage, a program, another module of
+# collect and collect's top including a module's internals.
+fake=$(printf 'lib/4-act/x.c:1:#include "owner-internal.h"\ndaemon/cli/y.c:2:#include "path-internal.h"\nlib/1-collect/owners/z.c:3:#include "owner-internal.h"\nlib/1-collect/dbconf/w.c:4:#include "owner-internal.h"\nlib/1-collect/collect.c:5:#include "shm-internal.h"\n')
+if [ "$(cross_includes <<<"$fake")" = " lib/4-act/x.c:1->owner-internal.h daemon/cli/y.c:2->path-internal.h lib/1-collect/dbconf/w.c:4->owner-internal.h lib/1-collect/collect.c:5->shm-internal.h" ]
 then pass "internal-check-reports-crossing"
 else fail "internal-check-reports-crossing" "got: $(cross_includes <<<"$fake")"; fi
+
+# lib/1-collect's modules, lowest first (docs/ARCHITECTURE.md, "The modules
+# of collect"). A module includes the headers of those before it and its
+# own, never a later one's, and calls only into them; the top
+# (lib/1-collect/*.c, the collector) is above them all.
+collect_modules=(kernel-text path sampler snapshot engine reader host namespaces owners cgroups dbconf proc
+                 picture shm placement)
+declare -A module_rank
+for i in "${!collect_modules[@]}"; do module_rank[${collect_modules[$i]}]=$i; done
+rank_of() {     # PATH (a source, header or object under lib/1-collect): its module's rank
+        local p=${1#*lib/1-collect/}
+        case $p in
+        */*) echo "${module_rank[${p%%/*}]:--1}" ;;
+        *) echo "${#collect_modules[@]}" ;;
+        esac
+}
+folders=$(cd "$SRC/lib/1-collect" && find . -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | tr '\n' ' ')
+listed=$(printf '%s\n' "${collect_modules[@]}" | sort | tr '\n' ' ')
+hub=$(cd "$SRC/lib/1-collect" && find . -maxdepth 1 -name '*.h' -printf '%f ')
+if [ "$folders" = "$listed" ] && [ -z "$hub" ]; then pass "collect-modules-listed"
+else fail "collect-modules-listed" "folders: $folders; in the order: $listed; headers at the top: ${hub:-none}"; fi
+faces=""
+for m in "${collect_modules[@]}"; do
+        f=$(cd "$SRC/lib/1-collect/$m" 2>/dev/null && find . -maxdepth 1 -name '*.h' ! -name 'ng-*' ! -name '*-internal.h' -printf '%f ')
+        [ "$(wc -w <<<"$f")" = 1 ] || faces+=" $m: ${f:-none};"
+done
+if [ -z "$faces" ]; then pass "collect-modules-one-face"
+else fail "collect-modules-one-face" "a module's face is one header:$faces"; fi
+declare -A header_rank
+while IFS= read -r -d '' h; do header_rank[${h##*/}]=$(rank_of "$h"); done < <(find "$SRC/lib/1-collect" -name '*.h' -print0)
+includes_up() { # stdin: grep -n lines "FILE:N:#include ...": " FILE:N->HEADER" for each later module's header
+        local f n inc h
+        while IFS=: read -r f n inc; do
+                h=$(sed -n 's/^#include "\([^"]*\)".*/\1/p' <<<"$inc")
+                [ -n "$h" ] && [ -n "${header_rank[$h]:-}" ] || continue
+                [ "${header_rank[$h]}" -le "$(rank_of "$f")" ] || printf ' %s:%s->%s' "$f" "$n" "$h"
+        done
+}
+up=$(cd "$SRC" && grep -rnE '^#include "' lib/1-collect | includes_up)
+if [ ${#header_rank[@]} -gt 0 ] && [ -z "$up" ]; then pass "collect-modules-include-down"
+else fail "collect-modules-include-down" "a later module's header included:${up:- (no header found)}"; fi
+calls_up() {    # stdin: edges "CALLER CALLEE SYMBOL": those from a module of collect to a later one
+        local a b sym
+        while read -r a b sym; do
+                case $a in *lib/1-collect/*) ;; *) continue ;; esac
+                case $b in *lib/1-collect/*) ;; *) continue ;; esac
+                [ "$(rank_of "$b")" -le "$(rank_of "$a")" ] || printf ' %s->%s(%s)' "$(rel "$a")" "$(rel "$b")" "$sym"
+        done
+}
+up=$(calls_up <<<"$libedges")
+if [ -z "$up" ]; then pass "collect-modules-call-down"
+else fail "collect-modules-call-down" "calls into a later module:$up"; fi
+# ... and both checks can fail: the kernel's text including the placement's
+# face, the snapshot's public header the owners' (as it once did), the
+# snapshot's queries calling into the placement.
+fake=$(printf 'lib/1-collect/kernel-text/x.c:1:#include "placement.h"\nlib/1-collect/placement/y.c:2:#include "parse.h"\nlib/1-collect/collect.c:3:#include "shm.h"\nlib/1-collect/snapshot/ng-snapshot.h:4:#include "ng-owner.h"\n')
+fedge="$B/lib/1-collect/snapshot/q.o $B/lib/1-collect/placement/c.o f
+$B/lib/1-collect/placement/c.o $B/lib/1-collect/snapshot/q.o g"
+if [ "$(includes_up <<<"$fake")" = " lib/1-collect/kernel-text/x.c:1->placement.h lib/1-collect/snapshot/ng-snapshot.h:4->ng-owner.h" ] &&
+   [ "$(calls_up <<<"$fedge")" = " lib/1-collect/snapshot/q.c->lib/1-collect/placement/c.c(f)" ]
+then pass "collect-modules-checks-report"
+else fail "collect-modules-checks-report" "got: $(includes_up <<<"$fake"); $(calls_up <<<"$fedge")"; fi
 
 # One core kit: ELEMENTSOF and the time units defined once, in util.h.
 kit_defs() {    # FILE...: "file:line" of each definition of a kit macro

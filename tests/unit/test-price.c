@@ -4,6 +4,7 @@
 
 #include <math.h>
 
+#include "ng-latency.h"
 #include "snapshot-builder.h"
 #include "ng-audit.h"
 #include "ng-config.h"

@@ -12,7 +12,7 @@
 #include <linux/netlink.h>
 
 #include "ng-test.h"
-#include "collect-internal.h"
+#include "picture-internal.h"
 #include "util.h"
 
 #define DIR_ NG_FIXTURES "/proc-events"

@@ -23,10 +23,10 @@
 #include "ng-segments.h"
 #include "ng-snapshot.h"
 #include "ng-test.h"
-#include "path-internal.h"
+#include "path.h"
 #include "snapshot-builder.h"
 #include "util.h"
-#include "whole-index.h"
+#include "snapshot.h"
 
 #define TREES NG_FIXTURES "/trees/"
 

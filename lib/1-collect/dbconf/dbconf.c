@@ -14,12 +14,10 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "collect-internal.h"
-#include "dbconf-read.h"
+#include "dbconf-internal.h"
 #include "engine.h"
 #include "ng-bitmap.h"
-#include "owner-internal.h"
-#include "owner-lookup.h"
+#include "owner.h"
 #include "parse.h"
 #include "util.h"
 

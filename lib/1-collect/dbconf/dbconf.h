@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The parsers of the databases' configuration files (fuzzed: another
- * user's text) and the applying of their settings: PostgreSQL's, MariaDB's
- * option files, Oracle's parameter files. Internal: not installed. */
+/*
+ * What the databases leave and read outside /proc, as the snapshot holds
+ * it: what each main process's configuration asks of hugepages at its
+ * next start (dbconf.c, mycnf.c, oracle.c), the pid files the
+ * configuration names and the unversioned libnuma.so an engine loads
+ * (db-files.c); and the parsers of the databases' configuration files
+ * (fuzzed: another user's text) with the applying of their settings:
+ * PostgreSQL's, MariaDB's option files, Oracle's parameter files.
+ * Internal: not installed; what only dbconf/'s readers share is in
+ * dbconf-internal.h.
+ */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,6 +19,20 @@
 #include "ng-dbconf.h"
 
 #pragma GCC visibility push(hidden)
+
+/* ---- collection, in the order ng_snapshot_collect() calls it ---- */
+
+struct collector;
+/* db-files.c: the pid files of ng_collect_opts.pidfiles, each one's pid
+ * (0 when absent or unreadable). 0 or -ENOMEM. */
+int ng_collect_pidfiles(struct collector *c);
+/* dbconf.c: the hugepage settings of each database main process. */
+int ng_collect_db_settings(struct collector *c);
+/* db-files.c: whether the unversioned libnuma.so is there, looked for
+ * only where an engine that needs it runs (ng_snapshot.libnuma_so). */
+void ng_collect_libnuma(struct collector *c);
+
+/* ---- PostgreSQL's configuration text (parse-dbconf.c) ---- */
 
 struct ng_pg_conf_item {
         char name[64];          /* lower case */

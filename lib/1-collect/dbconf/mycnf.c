@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "dbconf-read.h"
+#include "dbconf-internal.h"
 #include "util.h"
 
 /* The server skips a directive beyond this depth (with a warning). */

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "dbconf-read.h"
+#include "dbconf-internal.h"
 #include "engine.h"
 #include "util.h"
 

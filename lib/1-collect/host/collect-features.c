@@ -20,7 +20,7 @@
 #include <linux/mount.h>
 
 #include "cleanup.h"
-#include "collect-internal.h"
+#include "host-internal.h"
 #include "parse.h"
 #include "ng-snapshot.h"
 #include "util.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect-internal.h"
+#include "host-internal.h"
 #include "parse.h"
 #include "ng-snapshot.h"
 #include "units.h"

@@ -17,7 +17,7 @@
 
 #include "cleanup-json.h"
 #include "ng-latency.h"
-#include "path-internal.h"
+#include "path.h"
 
 NG_DEFINE_CLEANUP(struct ng_latency, ng_latency_free)
 

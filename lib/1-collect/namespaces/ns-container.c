@@ -9,6 +9,8 @@
  * and the kubelet puts a pod's containers under
  *   kubepods.slice/kubepods-<qos>.slice/kubepods-<qos>-pod<uid>.slice
  * (Guaranteed pods directly under kubepods.slice, UID dashes as '_').
+ * A snapshot's container of a process (ng_snapshot_container) is the one
+ * its cgroups name.
  */
 
 #include <errno.h>
@@ -150,4 +152,15 @@ int ng_container_of_cgroups(const struct ng_pid_cgroup *cg, struct ng_container 
                 if (ng_container_from_cgroup(ng_pid_cgroup_v1_path(cg, v1[i]), ret) == 0)
                         return 0;
         return -ENOENT;
+}
+
+const struct ng_container *ng_snapshot_container(const struct ng_snapshot *s, const struct ng_proc *pr)
+{
+        struct ng_container ct;
+        if (!s->n_containers || ng_container_of_cgroups(&pr->cgroup, &ct) < 0)
+                return NULL;
+        for (size_t i = 0; i < s->n_containers; i++)
+                if (!strcmp(s->containers[i].id, ct.id))
+                        return &s->containers[i];
+        return NULL;
 }

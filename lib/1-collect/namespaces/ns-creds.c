@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect-internal.h"
 #include "parse.h"
 #include "ns-internal.h"
 

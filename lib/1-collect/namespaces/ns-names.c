@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect-internal.h"
 #include "ns-internal.h"
 
 #define DOCKER_CONFIG "/var/lib/docker/containers/%s/config.v2.json"

@@ -20,7 +20,7 @@
 #include "cleanup.h"
 #include "ng-path.h"
 #include "ns-internal.h"
-#include "path-internal.h"
+#include "path.h"
 
 int ng_path_read_link(const struct ng_path *p, char *buf, size_t size, const char *fmt, ...)
 {

@@ -15,7 +15,7 @@
 #include "ng-path.h"
 #include "ng-snapshot.h"
 #include "owner-internal.h"
-#include "parse-internal.h"
+#include "parse.h"
 #include "util.h"
 
 struct boot_sysctl {

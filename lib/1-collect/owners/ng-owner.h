@@ -26,6 +26,9 @@
  * sd-bus (the unit's AllowedCPUs/AllowedMemoryNodes properties), else from
  * the files it reads: unit files with their drop-ins, and the cgconfig
  * files (all read through the path layer, so --root and snapshots see them).
+ *
+ * What a snapshot holds of owners and boot pools (struct ng_owner, struct
+ * ng_boot_pool) is defined in ng-snapshot.h, which this header includes.
  */
 
 #include <stdbool.h>
@@ -33,6 +36,7 @@
 
 #include "ng-bitmap.h"
 #include "ng-path.h"
+#include "ng-snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,37 +50,7 @@ extern "C" {
                                "/run/systemd/transient", "/etc/systemd/system", "/run/systemd/system", \
                                "/usr/lib/systemd/system", "/lib/systemd/system" }
 
-enum ng_owner_kind {
-        NG_OWNER_NONE = 0,
-        NG_OWNER_SYSTEMD,
-        NG_OWNER_CGCONFIG,
-        NG_OWNER_UNKNOWN,       /* its declaration could not be read: error says why */
-        NG_OWNER_DOCKER,
-        NG_OWNER_PODMAN,
-        NG_OWNER_KUBELET,
-};
-
 const char *ng_owner_kind_name(enum ng_owner_kind k);
-
-struct ng_owner {
-        enum ng_owner_kind kind;
-        char name[256];         /* unit ("oracle-db.service"), group ("oracle"), container or pod */
-        char id[65];            /* docker, podman: the container's id */
-        char source[NG_PATH_MAX]; /* cgconfig file; unit: "systemd" (sd-bus) or the unit file */
-        bool known;             /* what it restores is known (below) */
-        /* What the owner writes back: set when it declares the value; on
-         * systemd an unset property restores "" (the parent's). */
-        bool has_cpus, has_mems;
-        struct ng_bitmap cpus, mems;
-        unsigned cpus_line, mems_line;  /* cgconfig: line of each value, 0 if absent */
-        /* cgconfig: a file cgconfigparser reads mounts a v1 cpuset hierarchy
-         * ("mount { cpuset = PATH; }"), which needs the kernel's v1 cpuset
-         * (kernel feature cgroup_v1_cpuset): without it cgconfigparser fails
-         * and creates no group. Its path in v1_mount_file. */
-        bool v1_mount;
-        char v1_mount_file[NG_PATH_MAX];
-        char error[NG_PATH_MAX + 512]; /* NG_OWNER_UNKNOWN: "FILE:LINE: what" */
-};
 
 /* ---- systemd unit files ---- */
 
@@ -100,38 +74,6 @@ const char *ng_unit_numa_policy_name(int mode);
  * tmpfiles.d "w" line per node and size, applied by systemd-tmpfiles-setup
  * early in boot, after the kernel command line's pools. */
 #define NG_HUGEPAGES_BOOT_FILE "/etc/tmpfiles.d/numaguard-hugepages.conf"
-
-/* Where a boot pool comes from, in the order boot applies them: the kernel
- * sets its pools while it starts, runs the sysctl.* parameters of its
- * command line before init, systemd-sysctl.service applies sysctl.d, and
- * systemd-tmpfiles-setup.service numaguard's file (it starts after the
- * local file systems are mounted, systemd-sysctl right after the kernel
- * modules are loaded). */
-enum ng_boot_source {
-        NG_BOOT_CMDLINE,        /* "hugepages=" on the kernel command line */
-        NG_BOOT_CMDLINE_SYSCTL, /* "sysctl.vm.nr_hugepages=" on it */
-        NG_BOOT_SYSCTL,         /* vm.nr_hugepages in a sysctl.d file */
-        NG_BOOT_TMPFILES,       /* NG_HUGEPAGES_BOOT_FILE */
-};
-
-/* node of a total the kernel spreads over the nodes with memory */
-#define NG_BOOT_ALL_NODES (-1)
-
-struct ng_boot_pool {
-        int node;               /* or NG_BOOT_ALL_NODES, as parsed */
-        uint64_t page_kib;
-        uint64_t pages;
-        bool from_file;         /* NG_HUGEPAGES_BOOT_FILE, else the kernel command line */
-        unsigned line;          /* its line in the file */
-        enum ng_boot_source source;
-        /* A node's share of a total (hugepages=N, vm.nr_hugepages): the kernel
-         * hands the pages out round robin over the nodes with memory, so
-         * pages is this node's expected share and only the sum over the
-         * split nodes is certain. */
-        bool split;
-        uint64_t setting;       /* the total as written (split, or NG_BOOT_ALL_NODES) */
-        char file[128];         /* NG_BOOT_SYSCTL: the file, as inside the root */
-};
 
 /* The pool a node of that size gets at boot: the file's line over the
  * command line's; NULL when neither says. */

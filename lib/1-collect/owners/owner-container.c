@@ -17,9 +17,9 @@
 #include <string.h>
 
 #include "ng-snapshot.h"
-#include "ns-internal.h"
+#include "namespaces.h"
 #include "owner-internal.h"
-#include "path-internal.h"
+#include "path.h"
 
 #define DOCKER_HOSTCONFIG "/var/lib/docker/containers/%s/hostconfig.json"
 #define PODMAN_SPEC "/var/lib/containers/storage/%s-containers/%s/userdata/config.json"

@@ -2,11 +2,10 @@
 #pragma once
 
 /*
- * The owners' parsers and readers: cgconfig.conf, unit files and the
- * manager's properties, the boot-time hugepage settings (kernel command
- * line, sysctl.d, numaguard's tmpfiles.d file). Shared by collect, plan and
- * act; not installed, not exported. The types they fill that the public API
- * uses stay in ng-owner.h; what the later stages use is owner-lookup.h.
+ * Shared by the files of owners/: the parsers of unit files, the kernel
+ * command line and sysctl.d, a container's owner. Not installed, not
+ * exported; the rest of the library uses owner.h, and the types the public
+ * API uses are in ng-owner.h and ng-snapshot.h.
  */
 
 #include <stdbool.h>
@@ -14,7 +13,7 @@
 #include <stdint.h>
 
 #include "ng-owner.h"
-#include "owner-lookup.h"
+#include "owner.h"
 
 /* Library-internal: not exported from libnumaguard.so. */
 #pragma GCC visibility push(hidden)
@@ -30,19 +29,11 @@
  */
 int ng_parse_unit_cpuset(const char *buf, struct ng_unit_cpuset *acc);
 
-/* "system.slice/oracle-db.service" -> "oracle-db.service"; -EINVAL when the
- * cgroup is not a unit's own (service or scope) cgroup. */
-int ng_unit_from_cgroup(const char *cgroup_path, char *buf, size_t size);
-
 /* ---- collection ---- */
 
 struct ng_path;
 struct ng_snapshot;
 
-/* Fills the owner of every cgroup of s (ng_snapshot_collect() calls it, with
- * the path that counts its reads into the snapshot's cost). Returns 0 or
- * -ENOMEM; what cannot be read is recorded in the owner. */
-int ng_owners_collect(const struct ng_path *p, struct ng_snapshot *s);
 struct ng_cgroup;
 /* owner-container.c: the owner of a container's cgroup (docker, podman,
  * kubelet; unknown for another runtime's). false when cg is no container's. */
@@ -84,12 +75,5 @@ int ng_parse_sysctl_hugepages(const char *text, uint64_t *ret_pages, unsigned *r
 #define NG_SYSCTL_DIRS { "/etc/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d", "/usr/lib/sysctl.d", \
                          "/lib/sysctl.d" }
 #define NG_SYSCTL_CONF "/etc/sysctl.conf"
-/* Fills s->boot_pools with what boot gives every node, per size that any
- * source sets: the kernel command line (NG_PROC_DIR/cmdline), sysctl.d, then
- * NG_HUGEPAGES_BOOT_FILE, applied in that order (ng_snapshot_collect()
- * calls it). A per-node command line form gives 0 to the nodes it does not
- * list; a total is split as the kernel splits it (split set). 0 or
- * -ENOMEM. */
-int ng_boot_pools_collect(const struct ng_path *p, struct ng_snapshot *s);
 
 #pragma GCC visibility pop

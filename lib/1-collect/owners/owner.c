@@ -20,7 +20,6 @@
 #include "ng-path.h"
 #include "ng-snapshot.h"
 #include "owner-internal.h"
-#include "parse-internal.h"
 #include "util.h"
 
 struct cgconfig_file {

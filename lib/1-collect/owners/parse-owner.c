@@ -20,7 +20,7 @@
 
 #include "ng-owner.h"
 #include "owner-internal.h"
-#include "parse-internal.h"
+#include "parse.h"
 #include "util.h"
 
 const char *ng_owner_kind_name(enum ng_owner_kind k)

@@ -1,66 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The path layer's library-internal part: counting what reads cost. Not
- * installed. */
+/* Shared by the path layer's own files (path.c, path-list.c, path-open.c,
+ * path-why.c); the rest of the library uses path.h. Not installed. */
 
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdbool.h>
-#include <stdint.h>
-#include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/vfs.h>
 
 #include "ng-path.h"
-#include "path-open.h"
+#include "path.h"
 
 /* Library-internal: not exported from libnumaguard.so. */
 #pragma GCC visibility push(hidden)
 
-/* What the files read through a path cost. */
-struct ng_path_cost {
-        uint64_t files_read, bytes_read;
-};
-
-/*
- * A copy of p as it is now (root, recorder, the tree's denied paths) that
- * adds every file it reads whole (ng_path_read, ng_path_vread,
- * ng_path_read_u64) to *cost. Listings and stat(2)s are not counted. Free it
- * with ng_path_free(); *cost must outlive it. Returns 0 or -ENOMEM.
- */
-int ng_path_new_counting(const struct ng_path *p, struct ng_path_cost *cost, struct ng_path **ret);
-
-/* Reads fd whole into a malloc'd NUL-terminated buffer: 0 or -errno. */
-int ng_path_read_fd(int fd, char **ret_buf, size_t *ret_len);
 /* A directory under the root (rel: PATH_MAX bytes, the formatted path),
  * for readdir(3); follow false refuses a last component that is a link.
  * Tells the recorder of a listing of n entries. (path-list.c) */
 int ng_path_vopen_dir(const struct ng_path *p, bool follow, char *rel, DIR **ret, const char *fmt, va_list ap)
         __attribute__((format(printf, 5, 0)));
 void ng_path_record_dir(const struct ng_path *p, const char *rel, size_t n);
-/* ng_path_list_nofollow() taking at most max names (0: none), those
- * readdir(3) gives first, sorted; *ret_total counts every entry, the names
- * taken and those past them (a directory anyone can fill: the names are
- * bounded, the count is not). ret_st (or NULL): the directory's own stat,
- * taken before its entries are read. */
-int ng_path_list_bounded(const struct ng_path *p, size_t max, char ***ret_names, size_t *ret_n, size_t *ret_total,
-                         struct stat *ret_st, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-/* A directory's own stat and (ret_sfs, or NULL) its file system's, never
- * through a link. 0 or -errno. */
-int ng_path_dir_stat(const struct ng_path *p, struct stat *ret_st, struct statfs *ret_sfs, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-/* Whether p has a recorder (a snapshot is being taken). */
-bool ng_path_recording(const struct ng_path *p);
-/* Tells p's recorder (and cost) that rel was read and held buf. */
-void ng_path_record(const struct ng_path *p, const char *rel, const char *buf, size_t len);
-
-/* Live host only (-EOPNOTSUPP under a root prefix): opens a regular file
- * read-only to ask it where its pages are, never blocking (a FIFO is
- * -EINVAL), following no symlink unless follow (/proc/PID/map_files links
- * must be followed). Returns the descriptor or -errno. */
-int ng_path_open_segment(const struct ng_path *p, bool follow, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
 
 /*
  * Opening inside a root (path-open.c). root_fd is the tree held open
@@ -80,17 +40,5 @@ int ng_root_probe(int root_fd);
 
 /* Whether p refuses the links of its tree (no openat2(2)). */
 bool ng_path_walks(const struct ng_path *p);
-
-/*
- * Why a read of p's rel failed with r (-EINVAL: not a regular file, -ELOOP,
- * -ENOTDIR, -ENOENT through a link that leads nowhere in the tree), for a
- * message about the tree: the path to name (the component at fault:
- * "/proc/179" for a FIFO there) into ret_path and the reason into ret_why
- * ("is a FIFO, not a regular file", "too many levels of symbolic links",
- * "is a symbolic link to /dev/zero, which is not in the tree"). Returns 0,
- * or -errno when r is none of those (a file that is simply missing).
- */
-int ng_path_why(const struct ng_path *p, int r, const char *rel, char *ret_path, size_t path_size, char *ret_why,
-                size_t why_size);
 
 #pragma GCC visibility pop

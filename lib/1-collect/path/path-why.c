@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Naming what is wrong in a tree (path-internal.h, ng_path_why): a read
+ * Naming what is wrong in a tree (path.h, ng_path_why): a read
  * that met a FIFO, a link that loops, or a file where the kernel has a
  * directory says which file, and what it is instead.
  */

@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "collect-internal.h"
 #include "picture-internal.h"
 
 void ng_picture_set_read_budget(struct ng_picture *pic, unsigned budget)
@@ -105,4 +104,86 @@ int ng_picture_read_cpu(struct ng_picture *pic, struct collector *c, struct pic_
                 pic->stats.cpu_read_every = (unsigned) ((holders + pic->read_budget - 1) / pic->read_budget);
         c->s->cpu_read_every = pic->stats.cpu_read_every;
         return 0;
+}
+
+/* ---- each process's CPU time since the previous snapshot ---- */
+
+/* Thread tid of pr, looked for at index k first: a process's threads are
+ * listed in the same order from one read to the next. */
+static const struct ng_task *task_of(const struct ng_proc *pr, size_t k, pid_t tid)
+{
+        if (k < pr->n_tasks && pr->tasks[k].tid == tid)
+                return &pr->tasks[k];
+        for (size_t i = 0; i < pr->n_tasks; i++)
+                if (pr->tasks[i].tid == tid)
+                        return &pr->tasks[i];
+        return NULL;
+}
+
+/* CPU time only grows; a value that went down (a tree edited, a counter
+ * reset) counts whole rather than wrapping. Read after window collections
+ * of a picture reading by turns, it is scaled to every collections: the
+ * same rate weighs the same whether read one poll ago or every polls ago. */
+static uint64_t since(uint64_t now, uint64_t then, uint64_t window, unsigned every)
+{
+        uint64_t d = now >= then ? now - then : now;
+        if (window == every)
+                return d;
+        return (uint64_t) ((double) d * every / (double) window + 0.5);
+}
+
+/* Not read by this collection (a picture's turn had not come): its
+ * figures are those of its last read, and so are its weights. */
+static void keep_weights(struct ng_proc *pr, const struct ng_proc *old)
+{
+        pr->cpu_weight_ticks = old->cpu_weight_ticks;
+        for (size_t k = 0; k < pr->n_tasks; k++) {
+                const struct ng_task *ot = task_of(old, k, pr->tasks[k].tid);
+                pr->tasks[k].weight_ticks = ot ? ot->weight_ticks : 0;
+        }
+}
+
+static void weigh(struct ng_proc *pr, const struct ng_proc *old, unsigned every)
+{
+        uint64_t window = every;
+        if (pr->cpu_read_seq && old->cpu_read_seq) {
+                if (pr->cpu_read_seq == old->cpu_read_seq) {
+                        keep_weights(pr, old);
+                        return;
+                }
+                if (pr->cpu_read_seq > old->cpu_read_seq)
+                        window = pr->cpu_read_seq - old->cpu_read_seq;
+        }
+        pr->cpu_weight_ticks = since(pr->stat.utime_ticks + pr->stat.stime_ticks,
+                                     old->stat.utime_ticks + old->stat.stime_ticks, window, every);
+        for (size_t k = 0; k < pr->n_tasks; k++) {
+                struct ng_task *t = &pr->tasks[k];
+                const struct ng_task *ot = task_of(old, k, t->tid);
+                /* a thread started since: all of its time is new */
+                t->weight_ticks = ot ? since(t->ticks, ot->ticks, window, every) : t->ticks;
+        }
+}
+
+/* Both snapshots hold their processes in pid order: one pass over each. */
+void ng_snapshot_cpu_since(struct ng_snapshot *s, const struct ng_snapshot *prev)
+{
+        unsigned every = s->cpu_read_every ? s->cpu_read_every : 1;
+        size_t j = 0;
+        for (size_t i = 0; i < s->n_procs; i++) {
+                struct ng_proc *pr = s->procs[i];
+                /* Without maps a record may be a picture's (shared): its
+                 * process is in no price. */
+                if (!pr->n_maps)
+                        continue;
+                while (j < prev->n_procs && prev->procs[j]->pid < pr->pid)
+                        j++;
+                const struct ng_proc *old = j < prev->n_procs && prev->procs[j]->pid == pr->pid ? prev->procs[j] : NULL;
+                /* old == pr: a picture's record handed to both, unchanged
+                 * since (not read again): its weights are prev's, kept. A
+                 * shared record prev did not hold is new to s: weighed
+                 * here, before any later snapshot gets it. */
+                if (!old || old == pr || old->stat.starttime_ticks != pr->stat.starttime_ticks)
+                        continue;
+                weigh(pr, old, every);
+        }
 }

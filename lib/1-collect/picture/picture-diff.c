@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect-internal.h"
 #include "parse.h"
 #include "picture-internal.h"
 

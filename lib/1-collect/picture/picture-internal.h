@@ -1,17 +1,49 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Shared by picture.c (collecting through the picture) and picture-diff.c
- * (its change detection). Not installed. */
+/* Shared by the picture's own files: picture.c (collecting through the
+ * picture), picture-diff.c (its change detection), picture-gen.c (how long
+ * its records live), picture-cpu.c (CPU time by turns) and proc-events.c
+ * (the kernel's process events). Not installed; the rest of collect uses
+ * picture.h. */
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "collect-internal.h"
+#include "picture.h"
+#include "proc.h"
+#include "reader.h"
 
 /* Library-internal: not exported from libnumaguard.so. */
 #pragma GCC visibility push(hidden)
+
+/* proc-events.c: the kernel's process events (live host only). */
+struct ng_pid_touch {
+        pid_t pid;
+        bool exited;            /* this event was its exit */
+        size_t seq;             /* the order the kernel sent them in */
+};
+struct ng_pid_set {
+        struct ng_pid_touch *v; /* in the order the kernel sent them */
+        size_t n, cap;
+};
+struct ng_proc_events;
+/* 0, or -errno when the kernel does not deliver them to this process:
+ * -ECONNREFUSED in another network namespace, -ETIMEDOUT outside the
+ * initial user and pid namespaces (no answer), -EPERM without CAP_NET_ADMIN
+ * on older kernels, -EAFNOSUPPORT where AF_NETLINK is filtered. */
+int ng_proc_events_open(struct ng_proc_events **ret);
+void ng_proc_events_free(struct ng_proc_events *ev);
+/* The processes born, exec()ed, renamed, exited or given another uid or gid
+ * since the last call, in *touched (replaced; may repeat). -ENOBUFS when
+ * events were lost meanwhile (then *touched is incomplete). */
+int ng_proc_events_drain(struct ng_proc_events *ev, struct ng_pid_set *touched);
+/* One datagram the kernel sent (buf aligned to NLMSG_ALIGNTO, len bytes):
+ * 1 when it names a process, appended to *touched; 0 when it names none of
+ * ours (a thread's event, another kind, short or not the proc connector's);
+ * -ENOMEM. */
+int ng_proc_events_parse(const void *buf, size_t len, struct ng_pid_set *touched);
 
 /*
  * One process as last read. Its cmdline, cgroup and status sets are shared
@@ -27,7 +59,7 @@
  * of one SGA, read by turns, are), a new one after a change, the old one
  * retired as entries are. A snapshot that annotates a record (the
  * placement of a representative, a page size carried over) takes its own
- * copy first (ng_picture_proc_copy).
+ * copy first (ng_proc_copy_own).
  */
 struct pic_rec {
         struct ng_proc pr;      /* pr.shared set */
@@ -117,8 +149,9 @@ struct ng_picture {
         unsigned read_budget;
         pid_t cpu_cursor, counters_cursor;
         /* What the last listing of each /dev/shm and hugetlbfs mount found
-         * (collect-shm-cache.c). */
+         * (shm/collect-shm-cache.c), and what frees it. */
         struct shm_cache *shm_cache;
+        void (*free_shm_cache)(struct shm_cache *cache);
 };
 
 /* picture-gen.c: an entry let go of by the picture (freed once no

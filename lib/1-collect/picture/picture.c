@@ -11,8 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collect-internal.h"
-#include "ns-internal.h"
+#include "namespaces.h"
 #include "parse.h"
 #include "picture-internal.h"
 
@@ -35,7 +34,8 @@ void ng_picture_free(struct ng_picture *pic)
         free(pic->segs);
         ng_proc_events_free(pic->events);
         free(pic->touched.v);
-        ng_shm_cache_free(pic->shm_cache);
+        if (pic->shm_cache)
+                pic->free_shm_cache(pic->shm_cache);
         free(pic);
 }
 
@@ -66,51 +66,30 @@ void ng_picture_get_stats(const struct ng_picture *pic, struct ng_picture_stats 
         *ret = pic->stats;
 }
 
+struct shm_cache *ng_picture_shm_cache(const struct ng_picture *pic)
+{
+        return pic->shm_cache;
+}
+
+void ng_picture_keep_shm_cache(struct ng_picture *pic, struct shm_cache *cache,
+                               void (*free_cache)(struct shm_cache *cache))
+{
+        pic->shm_cache = cache;
+        pic->free_shm_cache = free_cache;
+}
+
+unsigned ng_picture_full_scan_every(const struct ng_picture *pic)
+{
+        return pic->full_scan_every;
+}
+
+void ng_picture_count_shm(struct ng_picture *pic, unsigned listed, unsigned copied)
+{
+        pic->stats.shm_listed = listed;
+        pic->stats.shm_copied = copied;
+}
+
 /* ---- what is handed to the snapshot ---- */
-
-static int copy_maps(const struct ng_proc *src, struct ng_proc *dst)
-{
-        dst->maps = NULL;
-        dst->n_maps = 0;
-        if (!src->n_maps)
-                return 0;
-        if (!(dst->maps = calloc(src->n_maps, sizeof(*dst->maps))))
-                return -ENOMEM;
-        for (size_t j = 0; j < src->n_maps; j++) {
-                dst->maps[dst->n_maps] = src->maps[j];
-                dst->maps[dst->n_maps].path = strdup(src->maps[j].path);
-                if (!dst->maps[dst->n_maps++].path)
-                        return -ENOMEM;
-        }
-        return 0;
-}
-
-static int copy_tasks(const struct ng_proc *src, struct ng_proc *dst)
-{
-        if (!src->n_tasks)
-                return 0;
-        if (!(dst->tasks = malloc(src->n_tasks * sizeof(*dst->tasks))))
-                return -ENOMEM;
-        memcpy(dst->tasks, src->tasks, src->n_tasks * sizeof(*dst->tasks));
-        dst->n_tasks = src->n_tasks;
-        return 0;
-}
-
-/* A record of its own for a snapshot, of a picture's record src (a process
- * with maps): src's shared parts held, its own copy of the maps and
- * threads (collection annotates them), no numa_maps (those belong to one
- * collection). */
-int ng_picture_proc_copy(const struct ng_proc *src, struct ng_proc *dst)
-{
-        ng_proc_copy_shared(src, dst);
-        dst->shared = false;
-        int r = copy_maps(src, dst);
-        if (r >= 0)
-                r = copy_tasks(src, dst);
-        if (r < 0)
-                ng_proc_done(dst);
-        return r;
-}
 
 /* e's handed copy, made when there is none: what each snapshot gets while
  * e->pr is unchanged. */
@@ -120,7 +99,7 @@ static int handed(struct pic_ent *e, struct ng_proc **ret)
                 struct pic_rec *h = calloc(1, sizeof(*h));
                 if (!h)
                         return -ENOMEM;
-                int r = ng_picture_proc_copy(&e->pr, &h->pr);
+                int r = ng_proc_copy_own(&e->pr, &h->pr);
                 if (r < 0) {
                         free(h);
                         return r;

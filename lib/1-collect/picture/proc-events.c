@@ -25,7 +25,7 @@
 #include <linux/connector.h>
 #include <linux/netlink.h>
 
-#include "collect-internal.h"
+#include "picture-internal.h"
 #include "util.h"
 
 /* Room for ~10^5 events between two polls: thread churn counts too. */

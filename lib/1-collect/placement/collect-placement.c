@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* collect: the processes, where their segments' pages sit (numa_maps of one
- * representative per segment), their libnuma and the databases' pid files. */
+/* collect: where the processes' segments' pages sit: numa_maps or tier-1
+ * samples of one representative per segment, and each segment asked of
+ * itself (collect-whole.c). */
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -9,37 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect-internal.h"
+#include "placement-internal.h"
+#include "proc.h"
 #include "engine.h"
 #include "parse.h"
 #include "sample.h"
 #include "ng-snapshot.h"
 #include "units.h"
 #include "util.h"
-
-/* ---- processes ---- */
-
-int ng_collect_procs(struct collector *c)
-{
-        struct ng_snapshot *s = c->s;
-        if (c->o.picture)
-                return ng_picture_collect_procs(c->o.picture, c);
-        struct ng_pid_entry *pids;
-        size_t n, cap = 0;
-        int r = ng_path_list_pids(c->p, &pids, &n, NG_PROC_DIR);
-        if (r < 0)
-                return r == -ENOENT ? 0 : r;
-        for (size_t i = 0; i < n && r >= 0; i++) {
-                struct ng_proc pr;
-                s->cost.procs_scanned++;
-                r = ng_collect_read_proc(c, pids[i].pid, &pr);
-                if (r > 0 && (r = ng_collect_add_proc(s, &cap, &pr)) < 0)
-                        ng_proc_done(&pr);
-        }
-        free(pids);
-        c->current_pid = 0;
-        return r < 0 ? r : 0;
-}
 
 struct seg_id {
         unsigned major, minor;
@@ -326,50 +304,4 @@ int ng_collect_placement(struct collector *c)
         default:
                 return 0;
         }
-}
-
-/* Only where an engine that needs the unversioned libnuma.so runs: the
- * check stats files outside /proc and /sys. */
-void ng_collect_libnuma(struct collector *c)
-{
-        static const char *const paths[] = NG_LIBNUMA_PATHS;
-        struct ng_snapshot *s = c->s;
-        s->libnuma_so = -1;
-        for (size_t i = 0; i < s->n_procs && s->libnuma_so < 0; i++) {
-                const struct ng_engine *e = ng_engine_of_process(s->procs[i]->name);
-                if (e && e->needs_libnuma)
-                        s->libnuma_so = 0;
-        }
-        for (size_t i = 0; i < ELEMENTSOF(paths) && s->libnuma_so == 0; i++) {
-                uint64_t size;
-                if (ng_path_file_size(c->p, &size, "%s", paths[i]) >= 0)
-                        s->libnuma_so = 1;
-        }
-}
-
-int ng_collect_pidfiles(struct collector *c)
-{
-        struct ng_snapshot *s = c->s;
-        if (c->o.n_pidfiles == 0)
-                return 0;
-        s->pidfiles = calloc(c->o.n_pidfiles, sizeof(*s->pidfiles));
-        if (!s->pidfiles)
-                return -ENOMEM;
-        for (size_t i = 0; i < c->o.n_pidfiles; i++) {
-                struct ng_pidfile *pf = &s->pidfiles[s->n_pidfiles++];
-                char *buf;
-                uint64_t v;
-                if (!(pf->path = strdup(c->o.pidfiles[i])))
-                        return -ENOMEM;
-                if (ng_collect_read(c, &buf, NULL, "%s", pf->path) < 0)
-                        continue;
-                /* PostgreSQL's postmaster.pid holds more lines after the pid. */
-                char *nl = strchr(buf, '\n');
-                if (nl)
-                        *nl = '\0';
-                if (ng_parse_u64_full(buf, &v) >= 0 && v > 0 && v <= INT32_MAX)
-                        pf->pid = (pid_t) v;
-                free(buf);
-        }
-        return 0;
 }

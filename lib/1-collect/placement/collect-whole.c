@@ -21,7 +21,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "collect-internal.h"
+#include "placement-internal.h"
+#include "proc.h"
 #include "cleanup.h"
 #include "sample.h"
 #include "text.h"
@@ -103,6 +104,15 @@ static int mark(struct collector *c, bool sysv, uint64_t ipc_ns, unsigned major,
 /* Samples the segment behind fd and adds the result: 1 done, 0 not this
  * way (hugetlb, not a regular file), <0 an error that ends the collection
  * (-ENOMEM) or that must be told (a refused call). */
+int ng_collect_add_sample(struct ng_snapshot *s, const struct ng_sample *smp)
+{
+        if (ng_grow(&s->samples, NULL, s->n_samples, sizeof(*s->samples), 0) < 0)
+                return -ENOMEM;
+        s->samples[s->n_samples++] = *smp;
+        return 0;
+}
+
+
 static int sample_fd(struct collector *c, int fd, pid_t via, bool sysv, uint64_t ipc_ns, unsigned k, bool exact)
 {
         struct ng_sample smp;

@@ -21,7 +21,6 @@
 
 #include <string.h>
 
-#include "collect-internal.h"
 #include "ng-snapshot.h"
 #include "util.h"
 

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "collect-internal.h"
+#include "shm-internal.h"
 #include "parse.h"
 #include "ng-snapshot.h"
 #include "units.h"

@@ -5,8 +5,8 @@
  * Tier 1 of the cost model: where a mapping's pages are, from move_pages(2)
  * asked about K addresses of one process -- no page-table walk, no fault,
  * no allocation (nodes == NULL only queries). struct ng_sample and
- * ng_move_pages_fn are in ng-kernel.h. Internal to the library: not
- * installed.
+ * ng_move_pages_fn are public, in ng-sample.h. Internal to the library:
+ * not installed.
  */
 
 #include <stdbool.h>
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "ng-kernel.h"
+#include "ng-sample.h"
 
 #ifdef __cplusplus
 extern "C" {

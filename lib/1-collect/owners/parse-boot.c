@@ -17,7 +17,6 @@
 #include "ng-owner.h"
 #include "parse.h"
 #include "owner-internal.h"
-#include "parse-internal.h"
 #include "util.h"
 
 static int push(struct ng_boot_pool **pools, size_t *n, struct ng_boot_pool bp)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect-internal.h"
+#include "cgroups.h"
 #include "parse.h"
 #include "ng-snapshot.h"
 #include "units.h"

@@ -27,8 +27,8 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 
-#include "collect-internal.h"
-#include "picture-internal.h"
+#include "picture.h"
+#include "shm-internal.h"
 #include "units.h"
 #include "util.h"
 
@@ -90,7 +90,7 @@ static void cached_done(struct shm_cached *k)
         *k = (struct shm_cached) { 0 };
 }
 
-void ng_shm_cache_free(struct shm_cache *cache)
+static void cache_free(struct shm_cache *cache)
 {
         if (!cache)
                 return;
@@ -107,7 +107,7 @@ bool ng_shm_cache_wanted(const struct collector *c)
 
 bool ng_shm_cache_usable(const struct collector *c)
 {
-        return ng_shm_cache_wanted(c) && c->o.picture->shm_cache;
+        return ng_shm_cache_wanted(c) && ng_picture_shm_cache(c->o.picture);
 }
 
 /* What decides which files are counted, not listed: a copy listed under
@@ -163,12 +163,12 @@ struct shm_cached *ng_shm_cache_find(struct collector *c, const struct ng_shm_un
 {
         if (!ng_shm_cache_usable(c))
                 return NULL;
-        struct shm_cached *k = lookup(c->o.picture->shm_cache, u->mnt_ns, u->dev_major, u->dev_minor, u->mountpoint);
+        struct shm_cached *k = lookup(ng_picture_shm_cache(c->o.picture), u->mnt_ns, u->dev_major, u->dev_minor, u->mountpoint);
         if (!k)
                 return NULL;
         k->used = true;
         /* every full_scan_every-th collection lists the mount again */
-        if (!k->valid || k->opts_sig != opts_sig(c) || k->budget != sc->budget || !k->n_dirs || k->served + 1 >= c->o.picture->full_scan_every)
+        if (!k->valid || k->opts_sig != opts_sig(c) || k->budget != sc->budget || !k->n_dirs || k->served + 1 >= ng_picture_full_scan_every(c->o.picture))
                 return NULL;
         struct statfs sfs;
         /* the first directory is the mount's own */
@@ -289,17 +289,21 @@ int ng_shm_cache_store(struct collector *c)
 {
         struct ng_picture *pic = c->o.picture;
         if (pic) {
-                pic->stats.shm_listed = pic->stats.shm_copied = 0;
+                unsigned listed = 0, copied = 0;
                 for (size_t i = 0; i < c->s->n_unlisted; i++) {
-                        pic->stats.shm_copied += c->shm_scans[i].cached != NULL;
-                        pic->stats.shm_listed += !c->shm_scans[i].cached;
+                        copied += c->shm_scans[i].cached != NULL;
+                        listed += !c->shm_scans[i].cached;
                 }
+                ng_picture_count_shm(pic, listed, copied);
         }
         if (!ng_shm_cache_wanted(c))
                 return 0;
-        if (!pic->shm_cache && !(pic->shm_cache = calloc(1, sizeof(*pic->shm_cache))))
-                return -ENOMEM;
-        struct shm_cache *cache = pic->shm_cache;
+        struct shm_cache *cache = ng_picture_shm_cache(pic);
+        if (!cache) {
+                if (!(cache = calloc(1, sizeof(*cache))))
+                        return -ENOMEM;
+                ng_picture_keep_shm_cache(pic, cache, cache_free);
+        }
         int r = 0;
         for (size_t i = 0; i < c->s->n_unlisted && r >= 0; i++)
                 if (!c->shm_scans[i].cached)

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The readers of each engine's configuration files (dbconf.c for
- * PostgreSQL, mycnf.c, oracle.c) and what they share. Internal. */
+/* Shared by the readers of each engine's configuration files (dbconf.c for
+ * PostgreSQL, mycnf.c, oracle.c). Internal; the rest of collect uses
+ * dbconf.h. */
 
-#include "collect-internal.h"
 #include "dbconf.h"
+#include "reader.h"
 
 #pragma GCC visibility push(hidden)
 

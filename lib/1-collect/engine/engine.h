@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ng-dbconf.h"
+#include "ng-snapshot.h"
 
 /* Library-internal (not installed): not exported from libnumaguard.so. */
 #pragma GCC visibility push(hidden)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* collect: reading one process, for a full scan (snapshot.c) and for the
- * picture kept between polls (picture.c). */
+/* collect: reading one process, for a full scan of /proc (ng_collect_procs,
+ * below) and for the picture kept between polls (picture/); the records a
+ * snapshot holds, shared with a picture or its own copy. */
 
 #include <assert.h>
 #include <errno.h>
@@ -11,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect-internal.h"
+#include "namespaces.h"
+#include "proc.h"
 #include "engine.h"
 #include "parse.h"
 
@@ -140,6 +142,68 @@ void ng_proc_done(struct ng_proc *pr)
         ng_proc_release(pr);
         memset(pr, 0, sizeof(*pr));
 }
+
+/* ---- a snapshot's own copy of a shared record ---- */
+
+static int copy_maps(const struct ng_proc *src, struct ng_proc *dst)
+{
+        dst->maps = NULL;
+        dst->n_maps = 0;
+        if (!src->n_maps)
+                return 0;
+        if (!(dst->maps = calloc(src->n_maps, sizeof(*dst->maps))))
+                return -ENOMEM;
+        for (size_t j = 0; j < src->n_maps; j++) {
+                dst->maps[dst->n_maps] = src->maps[j];
+                dst->maps[dst->n_maps].path = strdup(src->maps[j].path);
+                if (!dst->maps[dst->n_maps++].path)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static int copy_tasks(const struct ng_proc *src, struct ng_proc *dst)
+{
+        if (!src->n_tasks)
+                return 0;
+        if (!(dst->tasks = malloc(src->n_tasks * sizeof(*dst->tasks))))
+                return -ENOMEM;
+        memcpy(dst->tasks, src->tasks, src->n_tasks * sizeof(*dst->tasks));
+        dst->n_tasks = src->n_tasks;
+        return 0;
+}
+
+/* A record of its own for a snapshot, of a picture's record src (a process
+ * with maps): src's shared parts held, its own copy of the maps and
+ * threads (collection annotates them), no numa_maps (those belong to one
+ * collection). */
+int ng_proc_copy_own(const struct ng_proc *src, struct ng_proc *dst)
+{
+        ng_proc_copy_shared(src, dst);
+        dst->shared = false;
+        int r = copy_maps(src, dst);
+        if (r >= 0)
+                r = copy_tasks(src, dst);
+        if (r < 0)
+                ng_proc_done(dst);
+        return r;
+}
+
+int ng_snapshot_own_proc(struct ng_snapshot *s, size_t i)
+{
+        if (!s->procs[i]->shared)
+                return 0;
+        struct ng_proc *own = malloc(sizeof(*own));
+        int r = own ? ng_proc_copy_own(s->procs[i], own) : -ENOMEM;
+        if (r < 0) {
+                free(own);
+                return r;
+        }
+        s->procs[i] = own;
+        return 0;
+}
+
+/* ---- reading one process ---- */
 
 static bool keeps_private_heaps(const struct collector *c, const char *comm)
 {
@@ -390,6 +454,28 @@ int ng_collect_add_proc(struct ng_snapshot *s, size_t *cap, const struct ng_proc
         *own = *pr;
         s->procs[s->n_procs++] = own;
         return 0;
+}
+
+/* ---- every process, read in full ---- */
+
+int ng_collect_procs(struct collector *c)
+{
+        struct ng_snapshot *s = c->s;
+        struct ng_pid_entry *pids;
+        size_t n, cap = 0;
+        int r = ng_path_list_pids(c->p, &pids, &n, NG_PROC_DIR);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                struct ng_proc pr;
+                s->cost.procs_scanned++;
+                r = ng_collect_read_proc(c, pids[i].pid, &pr);
+                if (r > 0 && (r = ng_collect_add_proc(s, &cap, &pr)) < 0)
+                        ng_proc_done(&pr);
+        }
+        free(pids);
+        c->current_pid = 0;
+        return r < 0 ? r : 0;
 }
 
 /* Every process of the listing, read in full; kept in the picture when

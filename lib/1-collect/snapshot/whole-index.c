@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The whole samples of a snapshot by identity (whole-index.h). */
+/* The whole samples of a snapshot by identity (snapshot.h). */
 
 #include <errno.h>
 #include <stdlib.h>
 
-#include "whole-index.h"
+#include "snapshot.h"
 
 /* A SysV segment is (IPC namespace, shmid) and, where known, a device; a
  * file or anonymous segment its device and inode. Sorted by kind, inode,

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "collect-internal.h"
-#include "path-internal.h"
+#include "reader.h"
+#include "path.h"
 #include "parse.h"
 #include "ng-snapshot.h"
 #include "text.h"

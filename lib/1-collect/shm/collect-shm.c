@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "cleanup.h"
-#include "collect-internal.h"
+#include "shm-internal.h"
 #include "parse.h"
 #include "ng-snapshot.h"
 #include "units.h"

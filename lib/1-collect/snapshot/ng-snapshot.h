@@ -12,11 +12,9 @@
 #include <sys/types.h>
 
 #include "ng-bitmap.h"
-#include "ng-dbconf.h"
-#include "ng-owner.h"
-#include "ng-latency.h"
 #include "ng-kernel.h"
 #include "ng-path.h"
+#include "ng-sample.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,6 +31,40 @@ struct ng_hugepool {
          * (a problem of the snapshot says which): the pool exists, its
          * counters are unknown and read 0. */
         bool unknown;
+};
+
+/* ---- hugepage pools at boot (ng-owner.h: the files they are read from) ---- */
+
+/* Where a boot pool comes from, in the order boot applies them: the kernel
+ * sets its pools while it starts, runs the sysctl.* parameters of its
+ * command line before init, systemd-sysctl.service applies sysctl.d, and
+ * systemd-tmpfiles-setup.service numaguard's file (it starts after the
+ * local file systems are mounted, systemd-sysctl right after the kernel
+ * modules are loaded). */
+enum ng_boot_source {
+        NG_BOOT_CMDLINE,        /* "hugepages=" on the kernel command line */
+        NG_BOOT_CMDLINE_SYSCTL, /* "sysctl.vm.nr_hugepages=" on it */
+        NG_BOOT_SYSCTL,         /* vm.nr_hugepages in a sysctl.d file */
+        NG_BOOT_TMPFILES,       /* NG_HUGEPAGES_BOOT_FILE */
+};
+
+/* node of a total the kernel spreads over the nodes with memory */
+#define NG_BOOT_ALL_NODES (-1)
+
+struct ng_boot_pool {
+        int node;               /* or NG_BOOT_ALL_NODES, as parsed */
+        uint64_t page_kib;
+        uint64_t pages;
+        bool from_file;         /* NG_HUGEPAGES_BOOT_FILE, else the kernel command line */
+        unsigned line;          /* its line in the file */
+        enum ng_boot_source source;
+        /* A node's share of a total (hugepages=N, vm.nr_hugepages): the kernel
+         * hands the pages out round robin over the nodes with memory, so
+         * pages is this node's expected share and only the sum over the
+         * split nodes is certain. */
+        bool split;
+        uint64_t setting;       /* the total as written (split, or NG_BOOT_ALL_NODES) */
+        char file[128];         /* NG_BOOT_SYSCTL: the file, as inside the root */
 };
 
 struct ng_node {
@@ -239,6 +271,38 @@ struct ng_container {
         char pod_namespace[64];
 };
 
+/* The owner of a cpuset cgroup: whoever puts its own values back, and
+ * what it restores (ng-owner.h says what each kind restores, and when). */
+enum ng_owner_kind {
+        NG_OWNER_NONE = 0,
+        NG_OWNER_SYSTEMD,
+        NG_OWNER_CGCONFIG,
+        NG_OWNER_UNKNOWN,       /* its declaration could not be read: error says why */
+        NG_OWNER_DOCKER,
+        NG_OWNER_PODMAN,
+        NG_OWNER_KUBELET,
+};
+
+struct ng_owner {
+        enum ng_owner_kind kind;
+        char name[256];         /* unit ("oracle-db.service"), group ("oracle"), container or pod */
+        char id[65];            /* docker, podman: the container's id */
+        char source[NG_PATH_MAX]; /* cgconfig file; unit: "systemd" (sd-bus) or the unit file */
+        bool known;             /* what it restores is known (below) */
+        /* What the owner writes back: set when it declares the value; on
+         * systemd an unset property restores "" (the parent's). */
+        bool has_cpus, has_mems;
+        struct ng_bitmap cpus, mems;
+        unsigned cpus_line, mems_line;  /* cgconfig: line of each value, 0 if absent */
+        /* cgconfig: a file cgconfigparser reads mounts a v1 cpuset hierarchy
+         * ("mount { cpuset = PATH; }"), which needs the kernel's v1 cpuset
+         * (kernel feature cgroup_v1_cpuset): without it cgconfigparser fails
+         * and creates no group. Its path in v1_mount_file. */
+        bool v1_mount;
+        char v1_mount_file[NG_PATH_MAX];
+        char error[NG_PATH_MAX + 512]; /* NG_OWNER_UNKNOWN: "FILE:LINE: what" */
+};
+
 struct ng_cgroup {
         char *path;             /* as /proc/<pid>/cgroup shows it: "/oracle" */
         int version;            /* 1 or 2: where the cpuset controller lives */
@@ -411,6 +475,7 @@ struct ng_pidfile {
 
 struct ng_picture;
 struct ng_proc_gen;
+struct ng_latency;       /* ng-latency.h */
 
 struct ng_collect_opts {
         enum ng_placement placement;
@@ -451,6 +516,80 @@ struct ng_collect_opts {
 #define NG_COLLECT_OPTS_DEFAULT ((struct ng_collect_opts) { \
         .placement = NG_PLACEMENT_AUTO, .sample_pages = 4096, .min_private_bytes = 64u << 20, \
         .min_file_bytes = 64u << 20 })
+
+/* ---- what a database asks of hugepages at its next start, read from
+ * its own configuration (ng-dbconf.h: which files) ---- */
+
+/* A database's setting for hugepages: PostgreSQL huge_pages (off, on, try),
+ * Oracle use_large_pages (FALSE, ONLY, TRUE, AUTO), MariaDB large_pages. */
+enum ng_huge_setting {
+        NG_HUGE_UNSET = 0,      /* not set: the engine's default */
+        NG_HUGE_OFF,
+        NG_HUGE_ON,             /* hugepages or no start (PostgreSQL on, Oracle ONLY) */
+        NG_HUGE_TRY,            /* hugepages, else 4 KiB pages (PostgreSQL try, MariaDB) */
+        NG_HUGE_PARTIAL,        /* as many as the pool has, the rest in 4 KiB (Oracle TRUE) */
+        NG_HUGE_SETTING_COUNT_
+};
+
+/* Whose configuration the settings are: the reader that filled them. */
+enum ng_db_conf_kind {
+        NG_DB_CONF_POSTGRESQL = 0,
+        NG_DB_CONF_MARIADB,     /* MariaDB's (or MySQL's) option files and command line */
+        NG_DB_CONF_ORACLE,      /* an Oracle instance's parameter file */
+        NG_DB_CONF_KIND_COUNT_
+};
+
+struct ng_db_settings {
+        pid_t pid;                      /* the main process they were read for */
+        /* 0, or -errno of the first file that could not be read (the
+         * settings then hold what was read before it, and are unknown). */
+        int error;
+        char error_path[256];
+        enum ng_huge_setting huge_pages;
+        char huge_pages_from[160];      /* "FILE:LINE", "command line", "" unset */
+        bool shm_sysv;                  /* PostgreSQL shared_memory_type = sysv */
+        uint64_t huge_page_size_kib;    /* huge_page_size; 0: the system's default */
+        uint64_t shared_buffers_bytes;  /* 0 when not set */
+        unsigned files;                 /* configuration files read */
+        /* The memory policy the main process runs under (numactl, systemd's
+         * NUMAPolicy=), from the first line of its numa_maps: what a start
+         * from the same place gets. policy_known false: not read. */
+        bool policy_known;
+        int policy;                     /* enum ng_mpol (ng-kernel.h) */
+        char policy_nodes[64];          /* "1", "0-3"; "" none */
+        /* The systemd service it runs in (its cgroup "/A.slice/NAME.service",
+         * every parent a slice), "" none; unit_known: its unit files were
+         * read. What they say of the memory policy its next start begins
+         * under: NUMAPolicy= (unit_has_policy, a set_mempolicy(2) mode) and
+         * NUMAMask= ("0-3", "" none). */
+        char unit[256];
+        bool unit_known, unit_has_policy;
+        int unit_policy;
+        char unit_mask[64];
+        enum ng_db_conf_kind kind;
+        /* The setting in the engine's own words where they are not
+         * PostgreSQL's: "ON", "ONLY", "AUTO_ONLY"; "" unset or PostgreSQL. */
+        char huge_pages_word[16];
+        /* Oracle use_large_pages AUTO or AUTO_ONLY: the instance asks the
+         * kernel for the pages it lacks at its start (it raises
+         * vm.nr_hugepages itself). */
+        bool huge_auto;
+        /* What its next start sizes its memory in hugepages by, where the
+         * configuration says it: MariaDB's innodb_buffer_pool_size (or
+         * innodb_buffer_pool_size_max, which newer servers map whole),
+         * Oracle's sga_max_size or sga_target. 0 when not set. */
+        uint64_t size_bytes;
+        char size_from[160];            /* "NAME in FILE:LINE", "NAME on the command line" */
+        /* Oracle memory_target or memory_max_target (automatic memory
+         * management: its SGA in /dev/shm files, never in hugepages), 0
+         * when not set. */
+        uint64_t amm_bytes;
+        char amm_from[160];
+        /* Why its next start cannot be told though its files were read
+         * (an spfile in ASM, a setting in a section only a server version
+         * numaguard cannot tell reads), "" none. */
+        char unknown[256];
+};
 
 /* A file numaguard read and could not use: what it holds cannot be true,
  * or it is missing where the rest of the tree says it must exist. What
@@ -515,7 +654,7 @@ struct ng_snapshot {
         struct ng_problem problems[NG_MAX_PROBLEMS];
         size_t n_problems;      /* all of them; the first NG_MAX_PROBLEMS kept */
         /* What numaguardctl probe measured (NULL when never saved or not
-         * usable: then latency_error says why, naming the file). */
+         * usable: then latency_error says why, naming the file): ng-latency.h. */
         struct ng_latency *latency;
         char latency_error[256];
         /* Collected through a picture that reads the CPU time of at most

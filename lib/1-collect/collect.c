@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* collect: read the host through the path layer into one snapshot. */
+/* collect: read the host through the path layer into one snapshot, each
+ * part of it by the module that knows it, in the order the parts depend on
+ * each other (docs/ARCHITECTURE.md, "The modules of collect"). */
 
 #include <assert.h>
 #include <errno.h>
@@ -14,15 +16,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroups.h"
 #include "cleanup.h"
-#include "collect-internal.h"
+#include "dbconf.h"
+#include "host.h"
+#include "namespaces.h"
 #include "ng-latency.h"
 #include "ng-snapshot.h"
-#include "units.h"
-#include "sample.h"
+#include "owner.h"
 #include "parse.h"
-#include "owner-internal.h"
-#include "path-internal.h"
+#include "path.h"
+#include "picture.h"
+#include "placement.h"
+#include "proc.h"
+#include "reader.h"
+#include "sample.h"
+#include "shm.h"
 #include "util.h"
 
 NG_DEFINE_CLEANUP(struct ng_snapshot, ng_snapshot_free)
@@ -96,7 +105,7 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
                 if (r >= 0)
                         r = ng_collect_files(&c);
                 if (r >= 0)
-                        r = ng_collect_procs(&c);
+                        r = c.o.picture ? ng_picture_collect_procs(c.o.picture, &c) : ng_collect_procs(&c);
                 if (r >= 0)
                         r = ng_collect_namespaces(&c);
                 if (r >= 0)

@@ -1,11 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The samples a snapshot asked of segments themselves (ng_sample.whole),
+/*
+ * The snapshot's face inside the library; its public part is ng-snapshot.h
+ * (the struct every part of collect fills, its queries, and the types it
+ * carries of the parts above it: owners, boot pools, a database's
+ * settings). Not installed.
+ *
+ * The samples a snapshot asked of segments themselves (ng_sample.whole),
  * by identity: a lookup is a bisection rather than a walk of every
- * sample, which a /dev/shm of a hundred thousand files would make a
- * walk a file. Not installed; for the placement (2-analyze) and the
- * carry-over of placement from one poll to the next (snapshot-query.c). */
+ * sample, which a /dev/shm of a hundred thousand files would make a walk
+ * a file. For the placement (2-analyze) and the carry-over of placement
+ * from one poll to the next (placement/carry-placement.c).
+ */
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "collect-internal.h"
+#include "shm-internal.h"
 #include "parse.h"
 #include "text.h"
 #include "ng-snapshot.h"

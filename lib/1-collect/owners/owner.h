@@ -2,10 +2,12 @@
 #pragma once
 
 /*
- * The owner lookup, as the stages after collect use it (act: a cpuset's
- * owner rewritten, a boot pool made persistent): cgconfig.conf's groups,
- * a unit's cpuset from the manager and from its files, numaguard's boot
- * pools file. Not installed, not exported; what only collect uses stays in
+ * Who restores a cpuset or a boot-time hugepage pool, as the rest of the
+ * library uses it: collect fills each cgroup's owner and the boot pools of
+ * a snapshot; the stages after it (act: a cpuset's owner rewritten, a boot
+ * pool made persistent) read and edit cgconfig.conf's groups, a unit's
+ * cpuset from the manager and from its files, numaguard's boot pools file.
+ * Not installed, not exported; what only owners/ shares is in
  * owner-internal.h.
  */
 
@@ -16,8 +18,23 @@
 #include "ng-owner.h"
 
 struct ng_path;
+struct ng_snapshot;
 
 #pragma GCC visibility push(hidden)
+
+/* ---- collection ---- */
+
+/* Fills the owner of every cgroup of s (ng_snapshot_collect() calls it, with
+ * the path that counts its reads into the snapshot's cost). Returns 0 or
+ * -ENOMEM; what cannot be read is recorded in the owner. */
+int ng_owners_collect(const struct ng_path *p, struct ng_snapshot *s);
+/* Fills s->boot_pools with what boot gives every node, per size that any
+ * source sets: the kernel command line (NG_PROC_DIR/cmdline), sysctl.d, then
+ * NG_HUGEPAGES_BOOT_FILE, applied in that order (ng_snapshot_collect()
+ * calls it). A per-node command line form gives 0 to the nodes it does not
+ * list; a total is split as the kernel splits it (split set). 0 or
+ * -ENOMEM. */
+int ng_boot_pools_collect(const struct ng_path *p, struct ng_snapshot *s);
 
 /* ---- libcgroup's cgconfig.conf (cgconfig.conf(5)) ---- */
 
@@ -50,6 +67,11 @@ int ng_parse_cgconfig(const char *buf, struct ng_cgconfig_group **ret, size_t *r
  * is not libcgroup's syntax. */
 int ng_cgconfig_mounts(const char *buf, const char *controller);
 
+/* ---- systemd units ---- */
+
+/* "system.slice/oracle-db.service" -> "oracle-db.service"; -EINVAL when the
+ * cgroup is not a unit's own (service or scope) cgroup. */
+int ng_unit_from_cgroup(const char *cgroup_path, char *buf, size_t size);
 /* A connection to the service manager (an sd_bus *): for root its private
  * socket, as systemctl uses, else the system bus. 0 or -errno. */
 int ng_systemd_bus_open(void **ret);
