@@ -172,8 +172,9 @@ struct ng_resv_memcg {
         char segment[128];              /* the first of them, as messages name it */
         /* memory.max - memory.current: what the charge finds free without
          * reclaim; memory.max - hugetlb: what it could find with every
-         * other page of the cgroup reclaimed (room_most_known false when
-         * memory.stat has no hugetlb line). */
+         * other page of the cgroup reclaimed; room_most_known false when
+         * memory.stat has no hugetlb line, and room_most_bytes then all of
+         * memory.max. */
         uint64_t room_bytes, room_most_bytes;
         bool room_most_known;
 };

@@ -496,9 +496,12 @@ void ng_resv_memcg(const struct ng_snapshot *s, const struct ng_audit *a, const 
         if (max == UINT64_MAX)
                 return;
         ret->room_bytes = max > cg->memory.current_bytes ? max - cg->memory.current_bytes : 0;
+        /* With its hugetlb unknown (a kernel whose memory.stat has no
+         * hugetlb line: 6.12 charges hugetlb but does not list it), all of
+         * memory.max is the most any reclaim could leave. */
         ret->room_most_known = cg->memory.hugetlb_known;
-        ret->room_most_bytes = !ret->room_most_known ? ret->room_bytes
+        ret->room_most_bytes = !ret->room_most_known ? max
                              : max > cg->memory.hugetlb_bytes ? max - cg->memory.hugetlb_bytes : 0;
-        ret->state = ret->room_most_known && ret->unfaulted_bytes > ret->room_most_bytes ? NG_RESV_MEMCG_BEYOND
+        ret->state = ret->unfaulted_bytes > ret->room_most_bytes ? NG_RESV_MEMCG_BEYOND
                    : ret->unfaulted_bytes > ret->room_bytes ? NG_RESV_MEMCG_RECLAIM : NG_RESV_MEMCG_ROOM;
 }

@@ -80,7 +80,8 @@ static int raise_memcg(struct audit_ctx *ctx, const struct ng_instance *in)
                    "into it fails", m.at_most ? "at most " : "", ng_rules_bytes_h(m.unfaulted_bytes).s, m.segment,
                    m.n_segments > 1 ? " and others" : "", cg->path, ng_rules_bytes_h(cg->memory.max_bytes).s,
                    ng_rules_bytes_h(m.room_bytes).s, ng_rules_bytes_h(cg->memory.current_bytes).s, hugetlb,
-                   beyond ? "; more than it can hold beside its hugetlb, whatever else is reclaimed"
+                   beyond && cg->memory.hugetlb_known ? "; more than it can hold beside its hugetlb, whatever else is reclaimed"
+                   : beyond ? "; more than all of its memory.max, whatever else is reclaimed (its hugetlb unknown)"
                    : cg->memory.hugetlb_known ? "; only if the charge first reclaims as much of its other memory"
                    : "; only if the charge first reclaims as much of its other memory (its hugetlb unknown)");
 }

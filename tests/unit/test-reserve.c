@@ -324,6 +324,19 @@ START_TEST(memory_cgroup_bounds_the_faults)
         ck_assert_int_eq(f->severity, NG_SEV_WARNING);
         ck_assert_ptr_nonnull(strstr(f->message, "(its hugetlb unknown)"));
         ng_audit_free(a);
+        /* ... but a memory.max below what is still to fault is beyond any
+         * reclaim, its hugetlb known or not (6.12's memory.stat lists none) */
+        cg->memory.max_bytes = 6 * MiB;
+        a = run(s, c);
+        f = memcg_risk(a);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, NG_SEV_CRITICAL);
+        ck_assert(f->value == 2 * MiB);
+        ck_assert_msg(strstr(f->message, "more than all of its memory.max, whatever else is reclaimed (its hugetlb "
+                             "unknown)"), "%s", f->message);
+        ck_assert_int_eq(ng_audit_exit_status(a), 2);
+        ng_audit_free(a);
+        cg->memory.max_bytes = 14 * MiB;
         /* the memory files not read: unknown, no finding made of nothing */
         cg->memory.known = false;
         a = run(s, c);
