@@ -19,6 +19,7 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <pthread.h>
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -314,14 +315,15 @@ struct ctl_progress {
         bool stop, shown;
         const char *what;
         uint64_t delay_ms;
-        struct timespec start;
+        uint64_t start_usec;    /* CLOCK_MONOTONIC */
         atomic_ulong files;
 };
 
-static void show(struct ctl_progress *p, time_t secs)
+static void show(struct ctl_progress *p)
 {
         unsigned long n = atomic_load(&p->files);
-        fprintf(stderr, "\rnumaguardctl: %s... %ld s", p->what, (long) secs);
+        uint64_t secs = (now_usec(CLOCK_MONOTONIC) - p->start_usec) / USEC_PER_SEC;
+        fprintf(stderr, "\rnumaguardctl: %s... %" PRIu64 " s", p->what, secs);
         if (n)
                 fprintf(stderr, ", %lu files read", n);
         fputs("\033[K", stderr);
@@ -331,22 +333,15 @@ static void show(struct ctl_progress *p, time_t secs)
 static void *progress_thread(void *userdata)
 {
         struct ctl_progress *p = userdata;
-        struct timespec start = p->start, until, now;
         pthread_mutex_lock(&p->lock);
         for (unsigned tick = p->shown ? 1 : 0; !p->stop; tick++) {
                 uint64_t at_ms = p->delay_ms + (uint64_t) tick * 250;
-                until.tv_sec = start.tv_sec + (time_t) (at_ms / 1000);
-                until.tv_nsec = start.tv_nsec + (long) (at_ms % 1000) * 1000000L;
-                if (until.tv_nsec >= 1000000000L) {
-                        until.tv_sec++;
-                        until.tv_nsec -= 1000000000L;
-                }
+                struct timespec until = ng_timespec_usec(p->start_usec + at_ms * USEC_PER_MSEC);
                 while (!p->stop && pthread_cond_timedwait(&p->cond, &p->lock, &until) != ETIMEDOUT)
                         ;
                 if (p->stop)
                         break;
-                clock_gettime(CLOCK_MONOTONIC, &now);
-                show(p, now.tv_sec - start.tv_sec);
+                show(p);
         }
         pthread_mutex_unlock(&p->lock);
         return NULL;
@@ -361,7 +356,7 @@ struct ctl_progress *ctl_progress_start(const struct ctl_term *t, const char *wh
                 return NULL;
         p->what = what;
         p->delay_ms = 1000;
-        clock_gettime(CLOCK_MONOTONIC, &p->start);
+        p->start_usec = now_usec(CLOCK_MONOTONIC);
         const char *d = getenv("NUMAGUARD_PROGRESS_DELAY_MS");
         if (d && *d) {
                 char *end;
@@ -376,7 +371,7 @@ struct ctl_progress *ctl_progress_start(const struct ctl_term *t, const char *wh
         pthread_cond_init(&p->cond, &ca);
         pthread_condattr_destroy(&ca);
         if (p->delay_ms == 0)   /* at once: before the work, not racing it */
-                show(p, 0);
+                show(p);
         if (pthread_create(&p->thread, NULL, progress_thread, p) != 0) {
                 pthread_cond_destroy(&p->cond);
                 pthread_mutex_destroy(&p->lock);
@@ -404,9 +399,7 @@ void ctl_progress_stop(struct ctl_progress *p)
         if (p->shown) {
                 /* The final count is drawn once before the line is cleared:
                  * work shorter than a tick would otherwise never show it. */
-                struct timespec now;
-                clock_gettime(CLOCK_MONOTONIC, &now);
-                show(p, now.tv_sec - p->start.tv_sec);
+                show(p);
                 fputs("\r\033[K", stderr);
         }
         pthread_cond_destroy(&p->cond);

@@ -21,6 +21,7 @@
 
 #include "daemon.h"
 #include "ng-segments.h"
+#include "util.h"
 
 struct reload_diag {
         char first[512];
@@ -395,9 +396,7 @@ struct manager *manager_free(struct manager *m)
         if (m->worker_busy) {
                 /* A collection still runs: wait a little, and if it is stuck
                  * leave what it reads allocated; the process is ending. */
-                struct timespec ts;
-                clock_gettime(CLOCK_REALTIME, &ts);
-                ts.tv_sec += 2;
+                struct timespec ts = ng_timespec_usec(now_usec(CLOCK_REALTIME) + 2 * USEC_PER_SEC);
                 if (pthread_timedjoin_np(m->worker, NULL, &ts) != 0) {
                         log_warning("Exiting with a poll still stuck on pid %d", (int) m->job.pid);
                         return NULL;

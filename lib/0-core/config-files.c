@@ -20,6 +20,7 @@
 
 #include "cleanup.h"
 #include "config-internal.h"
+#include "util.h"
 
 /* The file is opened without blocking and read only when it is a regular
  * one: a FIFO would block the open (and numaguardd's start or its event
@@ -104,11 +105,9 @@ static bool dropin_name(const char *name)
 
 static int add_dropin(char ***paths, size_t *n, const char *dir, const char *name)
 {
-        char **v = reallocarray(*paths, *n + 1, sizeof(**paths));
-        if (!v)
+        if (ng_grow(paths, NULL, *n, sizeof(**paths), 0) < 0)
                 return -ENOMEM;
-        *paths = v;
-        if (asprintf(&v[*n], "%s/%s", dir, name) < 0)
+        if (asprintf(&(*paths)[*n], "%s/%s", dir, name) < 0)
                 return -ENOMEM;
         (*n)++;
         return 0;

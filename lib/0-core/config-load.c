@@ -25,6 +25,7 @@
 
 #include "cleanup.h"
 #include "config-internal.h"
+#include "util.h"
 
 /* ---- loading ---------------------------------------------------------- */
 
@@ -42,6 +43,7 @@ struct load_ctx {
         unsigned errors;
         bool oom;
         size_t instances_cap;   /* room in cfg->instances */
+        size_t files_cap;       /* room in instance_files */
         /* Instance names, open addressing: slot = index + 1, 0 = empty. A
          * scan of every earlier name per [instance] made a file of 20,000
          * instances take seconds to load. */
@@ -170,18 +172,9 @@ static int names_grow(struct load_ctx *ctx)
 {
         struct ng_config *c = ctx->cfg;
 
-        if (c->n_instances == ctx->instances_cap) {
-                size_t cap = ctx->instances_cap ? 2 * ctx->instances_cap : 8;
-                struct ng_instance_config *v = reallocarray(c->instances, cap, sizeof(*v));
-                if (!v)
-                        return -ENOMEM;
-                c->instances = v;
-                const char **files = reallocarray(ctx->instance_files, cap, sizeof(*files));
-                if (!files)
-                        return -ENOMEM;
-                ctx->instance_files = files;
-                ctx->instances_cap = cap;
-        }
+        if (ng_grow(&c->instances, &ctx->instances_cap, c->n_instances, sizeof(*c->instances), 0) < 0 ||
+            ng_grow(&ctx->instance_files, &ctx->files_cap, c->n_instances, sizeof(*ctx->instance_files), 0) < 0)
+                return -ENOMEM;
         if (2 * (c->n_instances + 1) <= ctx->names_cap)
                 return 0;
         size_t cap = ctx->names_cap ? 2 * ctx->names_cap : 16;

@@ -30,6 +30,14 @@ static inline uint64_t now_usec(clockid_t clk)
         return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
 }
 
+/* usec as a struct timespec: the deadline pthread_cond_timedwait(3) and
+ * pthread_timedjoin_np(3) take, read from now_usec() of their clock. */
+static inline struct timespec ng_timespec_usec(uint64_t usec)
+{
+        return (struct timespec) { .tv_sec = (time_t) (usec / USEC_PER_SEC),
+                                   .tv_nsec = (long) (usec % USEC_PER_SEC * NSEC_PER_USEC) };
+}
+
 /* The first size of an array grown by ng_grow(). */
 #define NG_GROW_FIRST 16
 

@@ -22,8 +22,9 @@
 #    before it and of its own;
 #  - the core kit (lib/0-core/util.h) is the one definition of ELEMENTSOF
 #    and the time units, and is used: no array length spelled out as
-#    sizeof / sizeof, no bare realloc() growth, no clock read by hand
-#    into microseconds;
+#    sizeof / sizeof, no realloc() or reallocarray() growth by hand
+#    (ng_grow), no clock_gettime() (now_usec, ng_timespec_usec) in lib or
+#    the daemon;
 #  - README.md opens with the two set-up commands, each in a block of its
 #    own: installing, building and auditing this host first, alone; then a
 #    one-line warning that the suite is for a test machine, never a
@@ -238,16 +239,17 @@ else fail "core-kit-defined-once" "ELEMENTSOF, NSEC_PER_USEC, USEC_PER_MSEC, USE
 kit_bypassed() {        # FILE...: lines that spell out what the kit does (tests may grow
                         # and read clocks their own way, to check the kit)
         { grep -HnE 'sizeof[^;/]*/[[:space:]]*sizeof' "$@"
-          grep -HnE '[^_a-z]realloc\(|tv_nsec[[:space:]]*/[[:space:]]*1000[^0]' "$@" | grep -v '^tests/'; } |
+          grep -HnE '(^|[^_a-z])(realloc|reallocarray|clock_gettime)\(|tv_nsec[[:space:]]*/[[:space:]]*1000[^0]' "$@" |
+                grep -v '^tests/'; } |
                 grep -v '^lib/0-core/util.h:' | cut -d: -f1,2 | sort -t: -k1,1 -k2,2n | tr '\n' ' '
 }
 bypass=$(cd "$SRC" && kit_bypassed "${srcs[@]}")
 if [ -z "$bypass" ]; then pass "core-kit-used"
 else fail "core-kit-used" "use ELEMENTSOF, ng_grow() or now_usec() (util.h) at: $bypass"; fi
 # ... and both checks can fail.
-printf '#define ELEMENTSOF(a) 1\nn = sizeof(v) / sizeof(v[0]);\np = realloc(p, 2 * n);\nu = ts.tv_nsec / 1000;\n' > "$tmp"
-if [ "$(kit_defs "$tmp" | wc -w)" = 1 ] && [ "$(kit_bypassed "$tmp" | wc -w)" = 3 ]; then pass "core-kit-checks-report"
-else fail "core-kit-checks-report" "a second ELEMENTSOF, a spelled-out length, realloc or clock went unseen"; fi
+printf '#define ELEMENTSOF(a) 1\nn = sizeof(v) / sizeof(v[0]);\np = realloc(p, 2 * n);\nu = ts.tv_nsec / 1000;\nq = reallocarray(q, n + 1, 8);\nclock_gettime(CLOCK_MONOTONIC, &ts);\n' > "$tmp"
+if [ "$(kit_defs "$tmp" | wc -w)" = 1 ] && [ "$(kit_bypassed "$tmp" | wc -w)" = 5 ]; then pass "core-kit-checks-report"
+else fail "core-kit-checks-report" "a second ELEMENTSOF, a spelled-out length, realloc, reallocarray or clock went unseen"; fi
 
 # README.md's opening, up to its first section: two code blocks of one
 # command each, the warning on the line right before the second.

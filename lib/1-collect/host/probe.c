@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ng-probe.h"
+#include "util.h"
 
 #define LINE_BYTES 64
 /* Bandwidth: each rep streams the buffer this many times. */
@@ -40,16 +41,12 @@ static int fail(char *err, size_t size, int r, const char *fmt, ...)
  * another program on a busy host is not. */
 static double thread_sec(void)
 {
-        struct timespec ts;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+        return (double) now_usec(CLOCK_THREAD_CPUTIME_ID) / (double) USEC_PER_SEC;
 }
 
 static double now_sec(void)
 {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+        return (double) now_usec(CLOCK_MONOTONIC) / (double) USEC_PER_SEC;
 }
 
 static bool selected(const struct ng_probe_opts *o, int id)

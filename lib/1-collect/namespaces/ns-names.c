@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ns-internal.h"
+#include "util.h"
 
 #define DOCKER_CONFIG "/var/lib/docker/containers/%s/config.v2.json"
 /* containers/storage keeps one list per storage driver. */
@@ -189,10 +190,8 @@ static bool known(const struct ng_snapshot *s, const char *id)
 
 static int add_container(struct ng_snapshot *s, const struct ng_container *ct)
 {
-        struct ng_container *nv = reallocarray(s->containers, s->n_containers + 1, sizeof(*nv));
-        if (!nv)
+        if (ng_grow(&s->containers, NULL, s->n_containers, sizeof(*s->containers), 0) < 0)
                 return -ENOMEM;
-        s->containers = nv;
         s->containers[s->n_containers++] = *ct;
         return 0;
 }

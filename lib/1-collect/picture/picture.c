@@ -366,7 +366,7 @@ static int hand_over(struct ng_picture *pic, struct ng_snapshot *s)
         size_t kept = 0;
         for (size_t i = 0; i < pic->n; i++)
                 kept += pic->v[i]->kept;
-        if (!(s->procs = reallocarray(NULL, kept + 1, sizeof(*s->procs))))
+        if (!(s->procs = calloc(kept + 1, sizeof(*s->procs))))
                 return -ENOMEM;
         for (size_t i = 0; i < pic->n; i++) {
                 struct pic_ent *e = pic->v[i];

@@ -16,6 +16,7 @@
 #include "proc.h"
 #include "engine.h"
 #include "parse.h"
+#include "util.h"
 
 void ng_proc_set_name(struct ng_proc *pr)
 {
@@ -440,14 +441,8 @@ void ng_collect_maps_check(struct collector *c)
 
 int ng_collect_add_proc(struct ng_snapshot *s, size_t *cap, const struct ng_proc *pr)
 {
-        if (s->n_procs == *cap) {
-                size_t ncap = *cap ? *cap * 2 : 64;
-                struct ng_proc **np = reallocarray(s->procs, ncap, sizeof(*np));
-                if (!np)
-                        return -ENOMEM;
-                s->procs = np;
-                *cap = ncap;
-        }
+        if (ng_grow(&s->procs, cap, s->n_procs, sizeof(*s->procs), 0) < 0)
+                return -ENOMEM;
         struct ng_proc *own = malloc(sizeof(*own));
         if (!own)
                 return -ENOMEM;

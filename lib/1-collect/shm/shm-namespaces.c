@@ -15,6 +15,7 @@
 
 #include "namespaces.h"
 #include "parse.h"
+#include "util.h"
 #include "shm-internal.h"
 
 /* The namespaces already scanned in this collection. */
@@ -33,11 +34,9 @@ static bool ns_has(const struct ns_set *set, uint64_t ns)
 
 static int ns_add(struct ns_set *set, uint64_t ns)
 {
-        uint64_t *nv = reallocarray(set->v, set->n + 1, sizeof(*nv));
-        if (!nv)
+        if (ng_grow(&set->v, NULL, set->n, sizeof(*set->v), 0) < 0)
                 return -ENOMEM;
-        nv[set->n++] = ns;
-        set->v = nv;
+        set->v[set->n++] = ns;
         return 0;
 }
 
@@ -45,11 +44,10 @@ static int add_table(struct ng_snapshot *s, struct ng_shm_seg *v, size_t n, uint
 {
         if (!n)
                 return 0;
-        struct ng_shm_seg *nv = reallocarray(s->shm, s->n_shm + n, sizeof(*nv));
-        if (!nv)
-                return -ENOMEM;
-        s->shm = nv;
+        size_t cap = s->n_shm;  /* the host's table, as its parser left it */
         for (size_t i = 0; i < n; i++) {
+                if (ng_grow(&s->shm, &cap, s->n_shm, sizeof(*s->shm), 0) < 0)
+                        return -ENOMEM;
                 v[i].ipc_ns = ns;
                 s->shm[s->n_shm++] = v[i];
         }
@@ -115,10 +113,8 @@ static bool scanned(const struct mount_keys *k, const struct ng_mount *m)
 
 static int remember(struct mount_keys *k, const struct ng_mount *m)
 {
-        void *nv = reallocarray(k->v, k->n + 1, sizeof(*k->v));
-        if (!nv)
+        if (ng_grow(&k->v, NULL, k->n, sizeof(*k->v), 0) < 0)
                 return -ENOMEM;
-        k->v = nv;
         if (!(k->v[k->n].root = strdup(m->root)))
                 return -ENOMEM;
         k->v[k->n].major = m->major;
