@@ -208,7 +208,7 @@ static int ambiguous(struct audit_ctx *ctx, const struct ng_ns_split *sp)
                 (void) append(msg, sizeof(msg), &at, "%s%s", sep, one);
                 shown++;
         }
-        return ng_rules_add(ctx, NG_CODE_INSTANCE_AMBIGUOUS, NG_SEV_WARNING, in, NULL, NULL, (double) sp->n,
+        return ng_rules_add(ctx, NG_CODE_INSTANCE_AMBIGUOUS, in, NULL, NULL, (double) sp->n,
                             "narrow the matcher to one database (container =, cgroup =, pidfile =) and give each its "
                             "own [instance] section, or set span_namespaces = yes to make them one instance",
                             "%s", msg);

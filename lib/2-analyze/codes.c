@@ -17,6 +17,33 @@ static const struct ng_code_info codes[NG_CODE_MAX_] = {
 #undef NG_CODE_ROW_
 };
 
+static const struct {
+        enum ng_code code;
+        enum ng_severity severity;
+        const char *when;
+} overrides[] = {
+#define NG_CODE_OVERRIDE_(n, sev, w) { NG_CODE_##n, NG_SEV_##sev, w },
+        NG_CODE_OVERRIDES(NG_CODE_OVERRIDE_)
+#undef NG_CODE_OVERRIDE_
+};
+
+bool ng_code_severity_allowed(enum ng_code c, enum ng_severity sev, const char **when)
+{
+        if (when)
+                *when = NULL;
+        if ((unsigned) c >= NG_CODE_MAX_)
+                return false;
+        if (codes[c].severity == sev)
+                return true;
+        for (size_t i = 0; i < ELEMENTSOF(overrides); i++)
+                if (overrides[i].code == c && overrides[i].severity == sev) {
+                        if (when)
+                                *when = overrides[i].when;
+                        return true;
+                }
+        return false;
+}
+
 const struct ng_code_info *ng_code_info(enum ng_code c)
 {
         return (unsigned) c < NG_CODE_MAX_ ? &codes[c] : NULL;

@@ -63,6 +63,22 @@ enum ng_severity {
         X(OUT_OF_REACH, "aa8c0e9baea94c9abaf9c70b54b72fe4", INFO, NONE)                   \
         X(INSTANCE_AMBIGUOUS, "3c1803ff717ddf126522d7535023fa88", WARNING, NONE)
 
+/* X(NAME, severity, when): the documented overrides of the table's
+ * severity, the only other severities a rule raises a code with
+ * (ng_rules_add_as() refuses any else). README.md and numaguardctl(1) list
+ * them; the docs test checks they agree. */
+#define NG_CODE_OVERRIDES(X)                                                                            \
+        X(REMOTE_MEMORY, CRITICAL, "memory bound to nodes of another socket than the instance's CPUs")  \
+        X(HUGEPAGE_FALLBACK, CRITICAL, "the instance's hugepages = required")                           \
+        X(HUGEPAGE_SHORTFALL, CRITICAL, "the instance's hugepages = required")                          \
+        X(HUGEPAGE_NODE_SHORTFALL, CRITICAL, "the instance's hugepages = required")                     \
+        X(NODE_PRESSURE, CRITICAL, "a node's free memory below a quarter of its floor")                 \
+        X(ORPHAN_SEGMENT, INFO, "a removed SysV segment still attached: freed at the last detach")     \
+        X(HUGEPAGE_SIGBUS_RISK, WARNING, "surplus pages may still cover it, or reclaim in the memory cgroup") \
+        X(HUGEPAGE_NEXT_START, CRITICAL, "the next start would not start, die of SIGBUS or stall")      \
+        X(SEGMENT_POLICY_DRIFT, INFO, "the segment has no policy of its own (default)")                 \
+        X(INTERLEAVE_WEIGHTS, INFO, "the kernel lacks weighted interleave (6.9)")
+
 enum ng_code {
 #define NG_CODE_ENUM_(name, msgid, sev, corr) NG_CODE_##name,
         NG_CODES(NG_CODE_ENUM_)
@@ -74,7 +90,7 @@ struct ng_code_info {
         enum ng_code id;
         const char *name;               /* "CYCLOPS" */
         const char *message_id;         /* 32 hex digits, of the raised alert */
-        enum ng_severity severity;      /* unless the rule escalates or lowers it */
+        enum ng_severity severity;      /* unless one of its overrides applies */
         int correction;                 /* enum ng_correction enforce= carries out, NG_CORRECTION_NONE */
 };
 
@@ -85,6 +101,10 @@ const char *ng_code_name(enum ng_code c);
 /* -EINVAL for an unknown name. */
 int ng_code_from_name(const char *name, enum ng_code *ret);
 const char *ng_severity_name(enum ng_severity s);
+/* sev is code c's severity in the table or one of its overrides
+ * (NG_CODE_OVERRIDES); when is the override's condition, NULL for the
+ * table's own. */
+bool ng_code_severity_allowed(enum ng_code c, enum ng_severity sev, const char **when);
 
 /* The kernel feature (enum ng_feature of ng-snapshot.h) code c's rule
  * depends on, -1 for none: the rule cannot raise c where the feature is

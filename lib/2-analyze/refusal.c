@@ -293,7 +293,7 @@ static int refused_finding(struct audit_ctx *ctx, enum ng_refusal kind, const st
                 snprintf(who + u, sizeof(who) - u, " and %zu more", more_uids);
         char reason[320], advice[sizeof(ctx->a->findings[0].advice)];
         ng_refusal_explain(kind, &s->self, missing, label, reason, sizeof(reason), advice, sizeof(advice));
-        int r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, in, NULL, NULL, (double) n, advice,
+        int r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, in, NULL, NULL, (double) n, advice,
                              "could not read the memory maps of %zu process%s %sof uid %s (permission denied: the "
                              "segments they attach and their placement are unknown), pid%s %s: %s", n,
                              n == 1 ? "" : "es", in ? "of the instance, " : "", who, n == 1 ? "" : "s", procs,

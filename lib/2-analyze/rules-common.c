@@ -15,9 +15,9 @@
 #include "rules-internal.h"
 #include "util.h"
 
-int ng_rules_add(struct audit_ctx *ctx, enum ng_code code, enum ng_severity sev, const struct ng_instance *in,
-                 const char *segment, const struct ng_bitmap *nodes, double value, const char *advice,
-                 const char *fmt, ...)
+static int vadd(struct audit_ctx *ctx, enum ng_code code, enum ng_severity sev, const struct ng_instance *in,
+                const char *segment, const struct ng_bitmap *nodes, double value, const char *advice,
+                const char *fmt, va_list ap)
 {
         struct ng_audit *a = ctx->a;
         if (ng_grow(&a->findings, NULL, a->n_findings, sizeof(*a->findings), 0) < 0)
@@ -36,11 +36,34 @@ int ng_rules_add(struct audit_ctx *ctx, enum ng_code code, enum ng_severity sev,
         if (nodes)
                 f->nodes = *nodes;
         snprintf(f->advice, sizeof(f->advice), "%s", advice);
+        vsnprintf(f->message, sizeof(f->message), fmt, ap);
+        return 0;
+}
+
+int ng_rules_add(struct audit_ctx *ctx, enum ng_code code, const struct ng_instance *in, const char *segment,
+                 const struct ng_bitmap *nodes, double value, const char *advice, const char *fmt, ...)
+{
+        const struct ng_code_info *c = ng_code_info(code);
+        if (!c)
+                return -EINVAL;
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(f->message, sizeof(f->message), fmt, ap);
+        int r = vadd(ctx, code, c->severity, in, segment, nodes, value, advice, fmt, ap);
         va_end(ap);
-        return 0;
+        return r;
+}
+
+int ng_rules_add_as(struct audit_ctx *ctx, enum ng_code code, enum ng_severity sev, const struct ng_instance *in,
+                    const char *segment, const struct ng_bitmap *nodes, double value, const char *advice,
+                    const char *fmt, ...)
+{
+        if (!ng_code_severity_allowed(code, sev, NULL))
+                return -EINVAL;         /* an override ng-codes.h does not list */
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vadd(ctx, code, sev, in, segment, nodes, value, advice, fmt, ap);
+        va_end(ap);
+        return r;
 }
 
 struct sz ng_rules_bytes_h(uint64_t bytes)

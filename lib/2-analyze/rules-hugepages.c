@@ -48,7 +48,7 @@ static int not_persistent_split(struct audit_ctx *ctx, const struct ng_boot_pool
         char where[256], list[64];
         ng_boot_pool_describe(bp0, where, sizeof(where));
         ng_bitmap_format_list(&nodes, list, sizeof(list));
-        return ng_rules_add(ctx, NG_CODE_HUGEPAGE_NOT_PERSISTENT, NG_SEV_WARNING, NULL, NULL, &nodes, (double) live,
+        return ng_rules_add(ctx, NG_CODE_HUGEPAGE_NOT_PERSISTENT, NULL, NULL, &nodes, (double) live,
                    "record the pools for boot (numaguardctl hugepages apply --persist), or set the pool back",
                    "node%s %s ha%s %" PRIu64 " hugepages of %s; the boot configuration (%s) gives %s %" PRIu64
                    ": a reboot changes the pool",
@@ -75,7 +75,7 @@ int ng_rule_hugepage_not_persistent(struct audit_ctx *ctx)
                         ng_bitmap_set(&node, (unsigned) nd->id);
                         char where[256];
                         ng_boot_pool_describe(bp, where, sizeof(where));
-                        r = ng_rules_add(ctx, NG_CODE_HUGEPAGE_NOT_PERSISTENT, NG_SEV_WARNING, NULL, NULL, &node,
+                        r = ng_rules_add(ctx, NG_CODE_HUGEPAGE_NOT_PERSISTENT, NULL, NULL, &node,
                                 (double) hp->nr_pages,
                                 "record the pools for boot (numaguardctl hugepages apply --persist), or set the "
                                 "pool back",
@@ -126,7 +126,7 @@ int ng_rule_fallback(struct audit_ctx *ctx, const struct ng_instance *in)
                 uint64_t need = (seg->bytes + page_bytes - 1) / page_bytes;
                 char label[128];
                 ng_segment_label(seg, label, sizeof(label));
-                int r = ng_rules_add(ctx, NG_CODE_HUGEPAGE_FALLBACK, required ? NG_SEV_CRITICAL : NG_SEV_WARNING, in,
+                int r = ng_rules_add_as(ctx, NG_CODE_HUGEPAGE_FALLBACK, required ? NG_SEV_CRITICAL : NG_SEV_WARNING, in,
                             label, NULL, (double) seg->bytes,
                             "size the pool to the whole segment plus a margin (numaguardctl hugepages plan) "
                             "and restart the instance; set the database to refuse 4K pages",
@@ -155,7 +155,7 @@ int ng_rule_idle(struct audit_ctx *ctx)
                 uint64_t idle = pool_available(hp);
                 if (idle == 0)
                         continue;
-                int r = ng_rules_add(ctx, NG_CODE_HUGEPAGE_IDLE, NG_SEV_WARNING, NULL, NULL, NULL, (double) idle,
+                int r = ng_rules_add(ctx, NG_CODE_HUGEPAGE_IDLE, NULL, NULL, NULL, (double) idle,
                             "the pool is sized but unused: find why the database fell back to 4K pages "
                             "(pool one page short, permissions, memlock) or release the pages",
                             "%" PRIu64 " of %" PRIu64 " %s hugepages (%s) are free and unreserved while %s of "
@@ -221,7 +221,7 @@ int ng_rule_shortfall(struct audit_ctx *ctx)
                                      "at boot if the host is fragmented";
                 int r = 0;
                 if (need > remaining)
-                        r = ng_rules_add(ctx, NG_CODE_HUGEPAGE_SHORTFALL, sev, in, NULL, NULL, (double) (need - remaining),
+                        r = ng_rules_add_as(ctx, NG_CODE_HUGEPAGE_SHORTFALL, sev, in, NULL, NULL, (double) (need - remaining),
                                 advice, "needs %" PRIu64 " more %s pages (%s) but the pool has %" PRIu64
                                 " free and unreserved of %" PRIu64,
                                 need, ng_rules_bytes_h(page_bytes).s, ng_rules_bytes_h(ng_mul_sat(need, page_bytes)).s, remaining,
@@ -230,7 +230,7 @@ int ng_rule_shortfall(struct audit_ctx *ctx)
                         struct ng_bitmap nodes = ng_bitmap_empty(&in->cfg->nodes) ? in->mems : in->cfg->nodes;
                         uint64_t on_nodes = node_free_pages(ctx->s, &nodes, page_bytes / 1024);
                         if (on_nodes < need && !ng_bitmap_empty(&nodes))
-                                r = ng_rules_add(ctx, NG_CODE_HUGEPAGE_NODE_SHORTFALL, sev, in, NULL, &nodes,
+                                r = ng_rules_add_as(ctx, NG_CODE_HUGEPAGE_NODE_SHORTFALL, sev, in, NULL, &nodes,
                                         (double) (need - on_nodes), advice,
                                         "needs %" PRIu64 " %s pages on its node%s %s, which have %" PRIu64
                                         " free; the other %" PRIu64 " free pages are on nodes it may not use",
@@ -263,7 +263,7 @@ int ng_rule_hugepage_overcommit(struct audit_ctx *ctx)
                                     s->topo.nodes[n].pools[k].surplus_pages)
                                         ng_bitmap_set(&nodes, (unsigned) s->topo.nodes[n].id);
                 uint64_t page_bytes = ng_kib_bytes_sat(hp->page_kib);
-                r = ng_rules_add(ctx, NG_CODE_HUGEPAGE_OVERCOMMIT, NG_SEV_WARNING, NULL, NULL, &nodes,
+                r = ng_rules_add(ctx, NG_CODE_HUGEPAGE_OVERCOMMIT, NULL, NULL, &nodes,
                         (double) hp->surplus_pages,
                         "reserve the pages the instances need in the persistent pool, per node and at boot "
                         "(numaguardctl hugepages plan / apply --persist), and keep vm.nr_overcommit_hugepages = 0",
@@ -382,7 +382,7 @@ int ng_rule_hugepage_not_permitted(struct audit_ctx *ctx, const struct ng_instan
                          "of its SGA: %s locks in large pages only what the limit covers", no_right ? "; " : "",
                          (int) pr->pid, ng_rules_bytes_h(pr->memlock_soft_bytes).s, ng_rules_bytes_h(b.all).s, in->type);
         const char *fix = ng_engine_hugetlb_shm_fix(in->type);
-        return ng_rules_add(ctx, NG_CODE_HUGEPAGE_NOT_PERMITTED, NG_SEV_WARNING, in, NULL, NULL, (double) b.all,
+        return ng_rules_add(ctx, NG_CODE_HUGEPAGE_NOT_PERMITTED, in, NULL, NULL, (double) b.all,
                    fix ? fix : "add the database user's group to vm.hugetlb_shm_group (sysctl.d) or give its service "
                                "CAP_IPC_LOCK (systemd: AmbientCapabilities=CAP_IPC_LOCK), then restart it",
                    "%s%s", why, lock);

@@ -14,10 +14,15 @@
 /* Library-internal: not exported from libnumaguard.so. */
 #pragma GCC visibility push(hidden)
 
-/* Appends a finding; 0 or -ENOMEM. */
-int ng_rules_add(struct audit_ctx *ctx, enum ng_code code, enum ng_severity sev, const struct ng_instance *in,
-                 const char *segment, const struct ng_bitmap *nodes, double value, const char *advice,
-                 const char *fmt, ...) __attribute__((format(printf, 9, 10)));
+/* Appends a finding with its code's severity (ng-codes.h); 0 or -ENOMEM. */
+int ng_rules_add(struct audit_ctx *ctx, enum ng_code code, const struct ng_instance *in, const char *segment,
+                 const struct ng_bitmap *nodes, double value, const char *advice, const char *fmt, ...)
+        __attribute__((format(printf, 8, 9)));
+/* The same with sev, the table's or one of the code's documented
+ * overrides (NG_CODE_OVERRIDES); -EINVAL for any other. */
+int ng_rules_add_as(struct audit_ctx *ctx, enum ng_code code, enum ng_severity sev, const struct ng_instance *in,
+                    const char *segment, const struct ng_bitmap *nodes, double value, const char *advice,
+                    const char *fmt, ...) __attribute__((format(printf, 9, 10)));
 
 /* Short human sizes for messages: "7.4 GiB". */
 struct sz {

@@ -45,7 +45,7 @@ int ng_rule_cyclops(struct audit_ctx *ctx, const struct ng_instance *in)
         char advice[256];
         snprintf(advice, sizeof(advice), "interleave the %s over the instance's nodes (start it under numactl "
                  "--interleave, enable the database's NUMA support, or numaguardctl rebalance)", what);
-        return ng_rules_add(ctx, NG_CODE_CYCLOPS, NG_SEV_WARNING, in, NULL, &nodes, share, advice,
+        return ng_rules_add(ctx, NG_CODE_CYCLOPS, in, NULL, &nodes, share, advice,
                    "%" PRIu64 "%% of %s resident %s sits on node %d (%s) while the instance's "
                    "CPUs %s span nodes %s%s%s",
                    ng_rules_pct(share), ng_rules_bytes_h(in->resident_bytes).s, what, top, ng_rules_bytes_h(top_bytes).s, ng_rules_list_h(&in->cpus).s,
@@ -75,7 +75,7 @@ int ng_rule_segment_policy(struct audit_ctx *ctx, const struct ng_instance *in)
                         continue;
                 char label[sizeof(seg->name) + 64];
                 ng_segment_label(seg, label, sizeof(label));
-                int r = ng_rules_add(ctx, NG_CODE_SEGMENT_POLICY_DRIFT, none ? NG_SEV_INFO : NG_SEV_WARNING, in, label,
+                int r = ng_rules_add_as(ctx, NG_CODE_SEGMENT_POLICY_DRIFT, none ? NG_SEV_INFO : NG_SEV_WARNING, in, label,
                                      &spread, 0, "numaguardctl rebalance installs the instance's policy on the "
                                      "segment itself (enforce = rebalance does so on its own); it lasts as long as "
                                      "the segment",
@@ -149,7 +149,7 @@ int ng_rule_policy_persistent(struct audit_ctx *ctx, const struct ng_instance *i
                          "have no memory-policy option" : "", in->container ? "container" : "hand-started instance");
                 snprintf(where, sizeof(where), "; it runs in %s", in->container ? "a container" : "no systemd service");
         }
-        return ng_rules_add(ctx, NG_CODE_POLICY_NOT_PERSISTENT, NG_SEV_WARNING, in, label, &spread, 0, advice,
+        return ng_rules_add(ctx, NG_CODE_POLICY_NOT_PERSISTENT, in, label, &spread, 0, advice,
                             "%s follows %s, but that dies with the segment: the main process (pid %d) started under "
                             "%s%s, so the next start places its shared memory by first touch again", label, want,
                             (int) in->main_pid, start, where);
@@ -199,7 +199,7 @@ int ng_rule_remote(struct audit_ctx *ctx, const struct ng_instance *in)
                 char dist[32] = "distance unknown";
                 if (d >= 0)
                         snprintf(dist, sizeof(dist), "distance %d", d);
-                return ng_rules_add(ctx, NG_CODE_REMOTE_MEMORY, socket ? NG_SEV_WARNING : NG_SEV_CRITICAL, in, NULL,
+                return ng_rules_add_as(ctx, NG_CODE_REMOTE_MEMORY, socket ? NG_SEV_WARNING : NG_SEV_CRITICAL, in, NULL,
                            &in->mems, 1.0, advice,
                            "memory is bound to node%s %s but the CPUs %s are on node%s %s (%s): every "
                            "access is remote%s%s",
@@ -209,7 +209,7 @@ int ng_rule_remote(struct audit_ctx *ctx, const struct ng_instance *in)
                            ng_rules_socket_h(s, &in->cpu_nodes, &in->mems).s);
         }
         if (share >= REMOTE_SHARE_WARN && !ng_rules_intended(in, &sits_remote))
-                return ng_rules_add(ctx, NG_CODE_REMOTE_MEMORY, NG_SEV_WARNING, in, NULL, &sits_remote, share, advice,
+                return ng_rules_add(ctx, NG_CODE_REMOTE_MEMORY, in, NULL, &sits_remote, share, advice,
                            "%" PRIu64 "%% of %s resident %s (%s) sits on node%s %s, which hold%s none "
                            "of the instance's CPUs %s (nodes %s)%s%s",
                            ng_rules_pct(share), ng_rules_bytes_h(in->resident_bytes).s, ng_rules_memory_noun(in),
@@ -219,7 +219,7 @@ int ng_rule_remote(struct audit_ctx *ctx, const struct ng_instance *in)
                            ng_rules_list_h(&in->cpu_nodes).s, ng_rules_latency_h(&in->price).s,
                            ng_rules_socket_h(s, &in->cpu_nodes, &sits_remote).s);
         if (!ng_bitmap_empty(&allowed_remote) && !ng_rules_intended(in, &allowed_remote))
-                return ng_rules_add(ctx, NG_CODE_REMOTE_MEMORY, NG_SEV_WARNING, in, NULL, &allowed_remote, 0, advice,
+                return ng_rules_add(ctx, NG_CODE_REMOTE_MEMORY, in, NULL, &allowed_remote, 0, advice,
                            "memory may be allocated on node%s %s (allowed nodes %s), which hold%s none of the "
                            "instance's CPUs %s (nodes %s)",
                            ng_bitmap_count(&allowed_remote) == 1 ? "" : "s", ng_rules_list_h(&allowed_remote).s,
@@ -246,7 +246,7 @@ int ng_rule_cpuset_drift(struct audit_ctx *ctx, const struct ng_instance *in)
                           !ng_bitmap_empty(&outside);
         if (!mems_drift && !cpus_drift)
                 return 0;
-        return ng_rules_add(ctx, NG_CODE_CPUSET_DRIFT, NG_SEV_WARNING, in, NULL, &ic->nodes, 0,
+        return ng_rules_add(ctx, NG_CODE_CPUSET_DRIFT, in, NULL, &ic->nodes, 0,
                    "set the cgroup's cpuset.mems/cpuset.cpus to the configured nodes (numaguardctl cpuset apply)",
                    "%s%s has memory nodes %s and CPUs on nodes %s; the configured policy %s wants nodes %s",
                    cg ? "cpuset " : "processes", cg ? cg->path : "", ng_rules_list_h(&mems).s, ng_rules_list_h(&cpu_nodes).s,
@@ -292,7 +292,7 @@ static int kubelet_not_aligned(struct audit_ctx *ctx, const struct ng_instance *
         if (ng_bitmap_empty(mems) || ng_bitmap_empty(&in->cpu_nodes) || ng_bitmap_equal(mems, &in->cpu_nodes))
                 return 0;
         const char *qos = in->owner->source;
-        return ng_rules_add(ctx, NG_CODE_CPUSET_NOT_PERSISTENT, NG_SEV_WARNING, in, NULL, mems, 1,
+        return ng_rules_add(ctx, NG_CODE_CPUSET_NOT_PERSISTENT, in, NULL, mems, 1,
                    "let the kubelet align it: cpuManagerPolicy static, memoryManagerPolicy Static and "
                    "topologyManagerPolicy single-numa-node in its configuration, and a Guaranteed pod (integer CPU "
                    "requests equal to limits, memory requests equal to limits)",
@@ -308,7 +308,7 @@ static int container_not_persistent(struct audit_ctx *ctx, const struct ng_insta
 {
         const struct ng_owner *ow = in->owner;
         bool docker = ow->kind == NG_OWNER_DOCKER;
-        return ng_rules_add(ctx, NG_CODE_CPUSET_NOT_PERSISTENT, NG_SEV_WARNING, in, NULL, &cg->mems, 1,
+        return ng_rules_add(ctx, NG_CODE_CPUSET_NOT_PERSISTENT, in, NULL, &cg->mems, 1,
                    docker ? "save it with the container: docker update --cpuset-cpus=... --cpuset-mems=... "
                             "(Docker's POST /containers/{id}/update)"
                           : "Podman 4.3's podman update changes the cgroup only: recreate the container with "
@@ -330,7 +330,7 @@ int ng_rule_not_persistent(struct audit_ctx *ctx, const struct ng_instance *in)
                 return 0;
         const struct ng_feature_probe *v1 = &ctx->s->topo.features[NG_FEATURE_CGROUP_V1_CPUSET];
         if (ow->kind == NG_OWNER_CGCONFIG && ow->v1_mount && v1->state == NG_FEATURE_ABSENT)
-                return ng_rules_add(ctx, NG_CODE_CPUSET_NOT_PERSISTENT, NG_SEV_WARNING, in, NULL, &cg->mems, 1,
+                return ng_rules_add(ctx, NG_CODE_CPUSET_NOT_PERSISTENT, in, NULL, &cg->mems, 1,
                            "move the cpuset to a systemd unit (AllowedCPUs=, AllowedMemoryNodes=), or drop the v1 "
                            "mount section (libcgroup 2 and later use the v2 hierarchy)",
                            "cpuset %s's owner, cgconfig group %s, cannot work on this kernel: %s mounts a v1 cpuset "
@@ -345,7 +345,7 @@ int ng_rule_not_persistent(struct audit_ctx *ctx, const struct ng_instance *in)
         if (ow->kind == NG_OWNER_DOCKER || ow->kind == NG_OWNER_PODMAN)
                 return container_not_persistent(ctx, in, cg, diff);
         bool sd = ow->kind == NG_OWNER_SYSTEMD;
-        return ng_rules_add(ctx, NG_CODE_CPUSET_NOT_PERSISTENT, NG_SEV_WARNING, in, NULL, &cg->mems, 1,
+        return ng_rules_add(ctx, NG_CODE_CPUSET_NOT_PERSISTENT, in, NULL, &cg->mems, 1,
                    sd ? "write through the unit (numaguardctl cpuset apply, or systemctl set-property UNIT "
                         "AllowedCPUs=... AllowedMemoryNodes=...)"
                       : "write the group's values in its cgconfig file too (numaguardctl cpuset apply)",

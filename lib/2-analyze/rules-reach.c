@@ -51,7 +51,7 @@ int ng_rule_out_of_reach(struct audit_ctx *ctx, const struct ng_instance *in)
                         continue;
                 char label[sizeof(seg->name) + 64];
                 ng_segment_label(seg, label, sizeof(label));
-                int r = ng_rules_add(ctx, NG_CODE_OUT_OF_REACH, NG_SEV_INFO, in, label, NULL,
+                int r = ng_rules_add(ctx, NG_CODE_OUT_OF_REACH, in, label, NULL,
                                      (double) lost, "a restart of the instance places it anew (rehearse it first: "
                                      "numaguardctl rehearse); numaguardctl rebalance moves the rest and says "
                                      "what it left",

@@ -47,7 +47,7 @@ static int raise(struct audit_ctx *ctx, const struct ng_resv_weighed *w)
                 snprintf(surplus, sizeof(surplus), "; vm.nr_overcommit_hugepages may still give %" PRIu64
                          " surplus pages from free memory there at fault time, which a fragmented node cannot",
                          w->surplus_possible_pages);
-        return ng_rules_add(ctx, NG_CODE_HUGEPAGE_SIGBUS_RISK, may ? NG_SEV_WARNING : NG_SEV_CRITICAL, in,
+        return ng_rules_add_as(ctx, NG_CODE_HUGEPAGE_SIGBUS_RISK, may ? NG_SEV_WARNING : NG_SEV_CRITICAL, in,
                    nd->segment, &nd->nodes, (double) w->short_pages, advice,
                    "%" PRIu64 " page%s short: the next first touch of a reserved page may die of SIGBUS (%s)%s",
                    w->short_pages, w->short_pages == 1 ? "" : "s", what, surplus);
@@ -72,7 +72,7 @@ static int raise_memcg(struct audit_ctx *ctx, const struct ng_instance *in)
         char advice[256];
         snprintf(advice, sizeof(advice), "raise memory.max of cgroup %.80s by at least %s (a unit's MemoryMax=, a "
                  "container's memory limit)", cg->path, ng_rules_bytes_h(over).s);
-        return ng_rules_add(ctx, NG_CODE_HUGEPAGE_SIGBUS_RISK, beyond ? NG_SEV_CRITICAL : NG_SEV_WARNING, in,
+        return ng_rules_add_as(ctx, NG_CODE_HUGEPAGE_SIGBUS_RISK, beyond ? NG_SEV_CRITICAL : NG_SEV_WARNING, in,
                    m.segment, NULL, (double) over, advice,
                    "%s%s of hugepages not yet faulted (%.60s%s) are charged at first touch to cgroup %.80s "
                    "(memory_hugetlb_accounting), whose memory.max %s leaves %s (it holds %s%s)%s: a touch the "
@@ -154,7 +154,7 @@ int ng_rule_next_start(struct audit_ctx *ctx, const struct ng_instance *in)
                          : r.outcome == NG_REHEARSE_SMALL ? "would be all in 4 KiB pages"
                          : r.outcome == NG_REHEARSE_PARTIAL ? "would be partly in 4 KiB pages"
                          : "would take every hugepage from one node (cyclops)";
-        return ng_rules_add(ctx, NG_CODE_HUGEPAGE_NEXT_START, critical ? NG_SEV_CRITICAL : NG_SEV_WARNING, in, NULL,
+        return ng_rules_add_as(ctx, NG_CODE_HUGEPAGE_NEXT_START, critical ? NG_SEV_CRITICAL : NG_SEV_WARNING, in, NULL,
                    &nodes, (double) r.pages, r.fix[0] ? r.fix : "see numaguardctl rehearse",
                    "its next start %s (%s = %s, %.80s; numaguardctl rehearse): %s", what, r.setting_name,
                    r.setting_value, r.setting_from, r.why);

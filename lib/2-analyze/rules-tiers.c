@@ -57,7 +57,7 @@ int ng_rule_slow_tier(struct audit_ctx *ctx, const struct ng_instance *in)
         snprintf(advice, sizeof(advice), "put the %s on the tier of the instance's CPUs: bind or interleave it over "
                  "their nodes (numaguardctl rebalance), and back it by hugepages, which the kernel never demotes",
                  what);
-        return ng_rules_add(ctx, NG_CODE_SLOW_TIER, NG_SEV_WARNING, in, NULL, &slow, share, advice,
+        return ng_rules_add(ctx, NG_CODE_SLOW_TIER, in, NULL, &slow, share, advice,
                    "%" PRIu64 "%% of %s resident %s (%s) sits on node%s %s in memory tier %d, slower than "
                    "tier %d of the instance's CPU nodes %s%s",
                    ng_rules_pct(share), ng_rules_bytes_h(in->resident_bytes).s, what, ng_rules_bytes_h(slow_bytes).s,
@@ -93,7 +93,7 @@ static int demotable(struct audit_ctx *ctx, const struct ng_instance *in)
         char advice[256];
         snprintf(advice, sizeof(advice), "back the %s by hugepages (hugetlb pages are never demoted), or turn "
                  "demotion off: echo false > /sys/kernel/mm/numa/demotion_enabled", what);
-        return ng_rules_add(ctx, NG_CODE_SHMEM_DEMOTABLE, NG_SEV_WARNING, in, NULL, &below, (double) bytes, advice,
+        return ng_rules_add(ctx, NG_CODE_SHMEM_DEMOTABLE, in, NULL, &below, (double) bytes, advice,
                    "demotion is on and %s of the instance's resident %s is not in hugepages: under "
                    "memory pressure on node%s %s the kernel may move it to the slower tier on node%s %s%s",
                    ng_rules_bytes_h(bytes).s, what, ng_bitmap_count(&in->cpu_nodes) == 1 ? "" : "s",
@@ -117,7 +117,7 @@ int ng_rule_thp_vendor(struct audit_ctx *ctx, const struct ng_instance *in)
         const char *want = type ? ng_engine_thp_wanted(type) : NULL, *now = ctx->s->knobs.thp_enabled;
         if (!want || !now[0] || !strcmp(want, now))
                 return 0;
-        return ng_rules_add(ctx, NG_CODE_THP_NOT_AS_VENDOR, NG_SEV_WARNING, in, NULL, NULL, 0,
+        return ng_rules_add(ctx, NG_CODE_THP_NOT_AS_VENDOR, in, NULL, NULL, 0,
                    "set transparent_hugepage=never on the kernel command line (or the tuned profile the vendor "
                    "ships) and back the shared memory by hugetlb pages",
                    "transparent hugepages are \"%s\" (/sys/kernel/mm/transparent_hugepage/enabled) but %s asks for "
@@ -204,7 +204,7 @@ static int tier_ignores_hmat(struct audit_ctx *ctx, int tier)
                 return 0;
         char list[128];
         ng_bitmap_format_list(&slow, list, sizeof(list));
-        return ng_rules_add(ctx, NG_CODE_TIERS_IGNORE_HMAT, NG_SEV_INFO, NULL, NULL, &slow, worst,
+        return ng_rules_add(ctx, NG_CODE_TIERS_IGNORE_HMAT, NULL, NULL, &slow, worst,
                             "know that memory on these nodes is slower whatever its tier (numaguard prices it from "
                             "the HMAT); a kernel that places CPU-less nodes by the HMAT, or dax/kmem with a slower "
                             "abstract distance, gives them a tier of their own",

@@ -48,7 +48,7 @@ int ng_rule_interleave_weights(struct audit_ctx *ctx, const struct ng_instance *
         ng_instance_spread_nodes(s, in, &nodes);
         const struct ng_feature_probe *f = &s->topo.features[NG_FEATURE_WEIGHTED_INTERLEAVE];
         if (f->state != NG_FEATURE_PRESENT)
-                return ng_rules_add(ctx, NG_CODE_INTERLEAVE_WEIGHTS, NG_SEV_INFO, in, NULL, &nodes, 0,
+                return ng_rules_add_as(ctx, NG_CODE_INTERLEAVE_WEIGHTS, NG_SEV_INFO, in, NULL, &nodes, 0,
                                     "a kernel with weighted interleave (6.9 or later) spreads it by bandwidth; "
                                     "until then numaguardctl rebalance interleaves evenly over its fastest tier",
                                     "policy weighted-interleave, but the kernel %s weighted interleave (%s): its "
@@ -73,7 +73,7 @@ int ng_rule_interleave_weights(struct audit_ctx *ctx, const struct ng_instance *
         format_weights(&nodes, want, 256, w, sizeof(w));
         snprintf(fix, sizeof(fix), "write them to /sys/kernel/mm/mempolicy/weighted_interleave/nodeN (%s); they are "
                  "host-global: every user of weighted interleave follows them", w);
-        return ng_rules_add(ctx, NG_CODE_INTERLEAVE_WEIGHTS, NG_SEV_WARNING, in, NULL, &nodes, 0, fix,
+        return ng_rules_add(ctx, NG_CODE_INTERLEAVE_WEIGHTS, in, NULL, &nodes, 0, fix,
                             "the host's weights (%s) spread the new pages of its weighted interleave in another "
                             "ratio than its nodes' bandwidth (%s) calls for: %s", h, src, w);
 }

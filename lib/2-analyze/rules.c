@@ -43,7 +43,7 @@ static int rule_pagetables(struct audit_ctx *ctx)
                 double share = (double) in->vm_pte_kib / (double) total_kib;
                 if (share < limit)
                         continue;
-                int r = ng_rules_add(ctx, NG_CODE_PAGETABLE_BLOAT, NG_SEV_WARNING, in, NULL, NULL, share, advice,
+                int r = ng_rules_add(ctx, NG_CODE_PAGETABLE_BLOAT, in, NULL, NULL, share, advice,
                             "the instance's %zu processes hold %s of page tables (%" PRIu64 "%% of the host's "
                             "%s, /proc/meminfo's MemTotal); with 2M pages the shared part would need about %s",
                             in->n_pids, ng_rules_bytes_h(ng_kib_bytes_sat(in->vm_pte_kib)).s, ng_rules_pct(share),
@@ -55,7 +55,7 @@ static int rule_pagetables(struct audit_ctx *ctx)
         double share = (double) pt_kib / (double) total_kib;
         if (share < limit)
                 return 0;
-        return ng_rules_add(ctx, NG_CODE_PAGETABLE_BLOAT, NG_SEV_WARNING, NULL, NULL, NULL, share, advice,
+        return ng_rules_add(ctx, NG_CODE_PAGETABLE_BLOAT, NULL, NULL, NULL, share, advice,
                    "page tables take %s (/proc/meminfo's PageTables), %" PRIu64 "%% of the host's %s (its "
                    "MemTotal; threshold %" PRIu64 "%%)",
                    ng_rules_bytes_h(ng_kib_bytes_sat(pt_kib)).s, ng_rules_pct(share), ng_rules_bytes_h(ng_kib_bytes_sat(total_kib)).s, ng_rules_pct(limit));
@@ -78,7 +78,7 @@ static int rule_pressure(struct audit_ctx *ctx)
                         continue;
                 struct ng_bitmap nodes = {0};
                 ng_bitmap_set(&nodes, (unsigned) nd->id);
-                int r = ng_rules_add(ctx, NG_CODE_NODE_PRESSURE, free_b < floor / 4 ? NG_SEV_CRITICAL : NG_SEV_WARNING, NULL,
+                int r = ng_rules_add_as(ctx, NG_CODE_NODE_PRESSURE, free_b < floor / 4 ? NG_SEV_CRITICAL : NG_SEV_WARNING, NULL,
                             NULL, &nodes, (double) free_b,
                             "find what filled the node (a cyclops segment, a bound instance) and spread it; "
                             "allocations there now fall back to remote nodes or reclaim",
@@ -103,7 +103,7 @@ static int rule_orphans(struct audit_ctx *ctx)
                 if (seg->bytes_unknown)
                         continue;
                 if (seg->kind == NG_SEG_SYSV && seg->dest && seg->nattch > 0)
-                        r = ng_rules_add(ctx, NG_CODE_ORPHAN_SEGMENT, NG_SEV_INFO, NULL, label, NULL, (double) seg->bytes,
+                        r = ng_rules_add_as(ctx, NG_CODE_ORPHAN_SEGMENT, NG_SEV_INFO, NULL, label, NULL, (double) seg->bytes,
                                 "the memory is freed when the last process detaches; restart those processes if "
                                 "it must go now",
                                 "%s (%s) was removed but %" PRIu64 " process%s still attached",
@@ -112,14 +112,14 @@ static int rule_orphans(struct audit_ctx *ctx)
                 else if (seg->bytes < ctx->cfg->min_segment_size_bytes || seg->kind == NG_SEG_PRIVATE)
                         continue;
                 else if (seg->kind == NG_SEG_SYSV && seg->nattch == 0)
-                        r = ng_rules_add(ctx, NG_CODE_ORPHAN_SEGMENT, NG_SEV_WARNING, NULL, label, NULL,
+                        r = ng_rules_add(ctx, NG_CODE_ORPHAN_SEGMENT, NULL, label, NULL,
                                 (double) seg->bytes,
                                 "check that no instance will attach it again, then remove it with ipcrm -m "
                                 "(ipcrm exits 0 even for a segment that is already gone)",
                                 "%s (%s, %s resident) has no process attached",
                                 label, ng_rules_bytes_h(seg->bytes).s, ng_rules_bytes_h(seg->resident_bytes).s);
                 else if (seg->kind == NG_SEG_FILE && seg->n_pids == 0)
-                        r = ng_rules_add(ctx, NG_CODE_ORPHAN_SEGMENT, NG_SEV_WARNING, NULL, label, NULL,
+                        r = ng_rules_add(ctx, NG_CODE_ORPHAN_SEGMENT, NULL, label, NULL,
                                 (double) seg->bytes,
                                 "a file left by an instance that stopped uncleanly: remove it once no instance "
                                 "will map it again",
@@ -139,13 +139,13 @@ static int rule_host(struct audit_ctx *ctx)
         /* Bit 1 moves pages between nodes; 2 alone (tiering mode) only
          * promotes pages from a slower tier. */
         if (s->topo.n_nodes >= 2 && s->knobs.numa_balancing > 0 && (s->knobs.numa_balancing & 1))
-                r = ng_rules_add(ctx, NG_CODE_AUTONUMA_ON, NG_SEV_INFO, NULL, NULL, NULL, s->knobs.numa_balancing,
+                r = ng_rules_add(ctx, NG_CODE_AUTONUMA_ON, NULL, NULL, NULL, s->knobs.numa_balancing,
                         "database tuning profiles set kernel.numa_balancing=0; place shared memory deliberately",
                         "kernel.numa_balancing=%d: automatic NUMA balancing skips hugetlb mappings and migrates "
                         "4 KiB shared pages toward whichever process touched them last",
                         s->knobs.numa_balancing);
         if (r >= 0 && s->topo.n_nodes >= 2 && s->knobs.zone_reclaim_mode > 0)
-                r = ng_rules_add(ctx, NG_CODE_ZONE_RECLAIM_ON, NG_SEV_WARNING, NULL, NULL, NULL,
+                r = ng_rules_add(ctx, NG_CODE_ZONE_RECLAIM_ON, NULL, NULL, NULL,
                         s->knobs.zone_reclaim_mode,
                         "set vm.zone_reclaim_mode = 0 (sysctl.d), the kernel's default: allocate on another node "
                         "before reclaiming",
@@ -155,7 +155,7 @@ static int rule_host(struct audit_ctx *ctx)
                         "swapping, bits 2 and 4)" : "");
         for (size_t i = 0; i < s->n_procs && r >= 0; i++)
                 if (!strcmp(s->procs[i]->name, "numad"))
-                        r = ng_rules_add(ctx, NG_CODE_NUMAD_RUNNING, NG_SEV_INFO, NULL, NULL, NULL, s->procs[i]->pid,
+                        r = ng_rules_add(ctx, NG_CODE_NUMAD_RUNNING, NULL, NULL, NULL, s->procs[i]->pid,
                                 "exclude database processes from numad (numad -x PID) or stop it",
                                 "numad (pid %d) moves whole processes between nodes and drags shared pages "
                                 "after them", (int) s->procs[i]->pid);
@@ -179,7 +179,7 @@ static int rule_libnuma(struct audit_ctx *ctx, const struct ng_instance *in)
 {
         if (ctx->s->libnuma_so != 0 || ctx->s->topo.n_nodes < 2 || !needs_libnuma(ctx, in))
                 return 0;
-        return ng_rules_add(ctx, NG_CODE_LIBNUMA_MISSING, NG_SEV_INFO, in, NULL, NULL, 0,
+        return ng_rules_add(ctx, NG_CODE_LIBNUMA_MISSING, in, NULL, NULL, 0,
                    "install the development symlink (libnuma-dev / numactl-devel) if the instance sets "
                    "_enable_NUMA_support",
                    "no unversioned libnuma.so on this host: Oracle's NUMA support falls back to off silently");
@@ -201,7 +201,7 @@ static int rule_not_found(struct audit_ctx *ctx, const struct ng_instance *in)
                          ic->pidfile ? ic->pidfile : "");
         if (n >= (int) sizeof(what))
                 strcpy(what + sizeof(what) - 4, "...");
-        return ng_rules_add(ctx, NG_CODE_INSTANCE_NOT_FOUND, NG_SEV_WARNING, in, NULL, NULL, 0,
+        return ng_rules_add(ctx, NG_CODE_INSTANCE_NOT_FOUND, in, NULL, NULL, 0,
                    "start the database, or correct the matcher (names are matched in full: argv[0] where "
                    "comm is its 15-character cut; see numaguard.conf(5))",
                    "no process matches%s: the instance is down or the matcher is wrong; its placement "
@@ -218,7 +218,7 @@ static int outside_topology(struct audit_ctx *ctx, const struct ng_segment *seg)
                 struct ng_bitmap nodes = {0};
                 if (seg->nodes[k].node >= 0 && seg->nodes[k].node < NG_BITMAP_BITS)
                         ng_bitmap_set(&nodes, (unsigned) seg->nodes[k].node);
-                int r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, seg->name, &nodes,
+                int r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NULL, seg->name, &nodes,
                             (double) seg->nodes[k].bytes,
                             "compare the node directories with node/online; the placement of this segment is "
                             "not audited against them",
@@ -241,7 +241,7 @@ static int untrusted_only(struct audit_ctx *ctx, const struct ng_segment *seg)
                 return 0;
         char label[sizeof(seg->name) + 64], who[64], pids[80];
         ng_segment_label(seg, label, sizeof(label));
-        return ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, label, NULL,
+        return ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NULL, label, NULL,
                             (double) seg->n_untrusted,
                             "its placement is read through a process of root or of its owner: one that maps it, "
                             "or its own file reached through such a process (numaguardctl(1), PLACEMENT)",
@@ -267,14 +267,14 @@ static int problem_finding(struct audit_ctx *ctx, const struct ng_problem *pb)
                 for (size_t k = 0; k < in->n_pids && !its; k++)
                         its = in->pids[k] == pb->pid;
                 if (its) {
-                        r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, in, NULL, NULL, 0, advice,
+                        r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, in, NULL, NULL, 0, advice,
                                          "%s: %s", pb->path, pb->reason);
                         any = true;
                 }
         }
         if (r < 0 || any)
                 return r;
-        r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, NULL, NULL, 0, advice, "%s: %s",
+        r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NULL, NULL, NULL, 0, advice, "%s: %s",
                          pb->path, pb->reason);
         if (r >= 0)
                 ctx->a->findings[ctx->a->n_findings - 1].other_processes = pb->pid > 0;
@@ -290,7 +290,7 @@ static int rule_incomplete(struct audit_ctx *ctx)
         for (size_t i = 0; i < s->n_problems && i < NG_MAX_PROBLEMS && r >= 0; i++)
                 r = problem_finding(ctx, &s->problems[i]);
         if (r >= 0 && s->n_problems > NG_MAX_PROBLEMS)
-                r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NG_SEV_WARNING, NULL, NULL, NULL,
+                r = ng_rules_add(ctx, NG_CODE_AUDIT_INCOMPLETE, NULL, NULL, NULL,
                         (double) (s->n_problems - NG_MAX_PROBLEMS), "check the files named above",
                         "%zu more files could not be used", s->n_problems - NG_MAX_PROBLEMS);
         for (size_t i = 0; i < ctx->a->n_segments && r >= 0; i++) {
@@ -320,14 +320,14 @@ static int rule_hidden_hop(struct audit_ctx *ctx)
                 const char *verb = hmat ? "the firmware's HMAT gives" : "they measure";
                 double ratio = h[i].far_ns / h[i].near_ns;
                 if (h[i].far_slit == h[i].near_slit)
-                        r = ng_rules_add(ctx, NG_CODE_HIDDEN_HOP, NG_SEV_INFO, NULL, NULL, &nodes, ratio, advice,
+                        r = ng_rules_add(ctx, NG_CODE_HIDDEN_HOP, NULL, NULL, &nodes, ratio, advice,
                                 "from node %d, nodes %d and %d share SLIT distance %d but %s %s ns and %s ns "
                                 "(+%" PRIu64 "%%): node %d is a further hop the distance table hides",
                                 h[i].cpu_node, h[i].near_node, h[i].far_node, h[i].near_slit, hmat ? verb : "measure",
                                 ng_rules_num_h(h[i].near_ns).s, ng_rules_num_h(h[i].far_ns).s, ng_rules_pct(ratio - 1),
                                 h[i].far_node);
                 else
-                        r = ng_rules_add(ctx, NG_CODE_HIDDEN_HOP, NG_SEV_INFO, NULL, NULL, &nodes, ratio, advice,
+                        r = ng_rules_add(ctx, NG_CODE_HIDDEN_HOP, NULL, NULL, &nodes, ratio, advice,
                                 "from node %d, the SLIT puts node %d (distance %d) nearer than node %d (distance "
                                 "%d), but %s %s ns and %s ns (+%" PRIu64 "%%): the distance table has "
                                 "the order wrong",

@@ -4,6 +4,7 @@
 #include "snapshot-builder.h"
 #include "ng-audit.h"
 #include "ng-config.h"
+#include "rules-internal.h"
 #include "util.h"
 
 #define GiB (UINT64_C(1) << 30)
@@ -62,6 +63,37 @@ static void pages_split(struct ng_node_pages *pl, int nodes, uint64_t total, dou
         for (int i = 1; i < nodes; i++)
                 pl[i] = (struct ng_node_pages) { i, rest / (uint64_t) (nodes - 1) + (i == 1 ? rest % (uint64_t) (nodes - 1) : 0) };
 }
+
+/* Severities come from the code table: a rule raises its code's own or
+ * one of the overrides ng-codes.h lists, and ng_rules_add_as() refuses
+ * any other. */
+START_TEST(severity_from_table)
+{
+        const char *when = "x";
+        for (int k = 0; k < NG_CODE_MAX_; k++) {
+                ck_assert(ng_code_severity_allowed((enum ng_code) k, ng_code_info((enum ng_code) k)->severity, &when));
+                ck_assert_ptr_null(when);
+        }
+        ck_assert(ng_code_severity_allowed(NG_CODE_REMOTE_MEMORY, NG_SEV_CRITICAL, &when));
+        ck_assert_ptr_nonnull(strstr(when, "another socket"));
+        ck_assert(ng_code_severity_allowed(NG_CODE_ORPHAN_SEGMENT, NG_SEV_INFO, &when));
+        ck_assert(!ng_code_severity_allowed(NG_CODE_ORPHAN_SEGMENT, NG_SEV_CRITICAL, NULL));
+        ck_assert(!ng_code_severity_allowed(NG_CODE_CYCLOPS, NG_SEV_CRITICAL, NULL));
+        ck_assert(!ng_code_severity_allowed(NG_CODE_MAX_, NG_SEV_WARNING, NULL));
+
+        struct ng_audit a = { 0 };
+        struct audit_ctx ctx = { .a = &a };
+        ck_assert_int_eq(ng_rules_add(&ctx, NG_CODE_CYCLOPS, NULL, NULL, NULL, 0, "", "m"), 0);
+        ck_assert_int_eq(a.findings[0].severity, NG_SEV_WARNING);
+        ck_assert_int_eq(ng_rules_add_as(&ctx, NG_CODE_REMOTE_MEMORY, NG_SEV_CRITICAL, NULL, NULL, NULL, 0, "", "m"), 0);
+        ck_assert_int_eq(a.findings[1].severity, NG_SEV_CRITICAL);
+        /* a severity the table does not list: refused, nothing added */
+        ck_assert_int_eq(ng_rules_add_as(&ctx, NG_CODE_CYCLOPS, NG_SEV_CRITICAL, NULL, NULL, NULL, 0, "", "m"),
+                         -EINVAL);
+        ck_assert_uint_eq(a.n_findings, 2);
+        free(a.findings);
+}
+END_TEST
 
 START_TEST(cyclops_raised_at_fraction)
 {
@@ -1120,6 +1152,7 @@ int main(void)
 {
         Suite *s = suite_create("audit");
         TCase *tc = tcase_create("rules");
+        tcase_add_test(tc, severity_from_table);
         tcase_add_test(tc, cyclops_raised_at_fraction);
         tcase_add_test(tc, cyclops_not_raised_below_fraction);
         tcase_add_test(tc, segment_policy_drift);
