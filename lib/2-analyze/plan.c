@@ -12,7 +12,7 @@
 
 static uint64_t default_page_kib(const struct ng_snapshot *s)
 {
-        uint64_t kib = s->has_meminfo ? ng_meminfo_value(&s->meminfo, "Hugepagesize") : 0;
+        uint64_t kib = ng_default_huge_kib(s);
         return kib ? kib : 2048;
 }
 

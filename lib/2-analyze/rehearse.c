@@ -67,7 +67,7 @@ static void cgroup_size_name(uint64_t kib, char *buf, size_t size)
 
 uint64_t ng_rehearse_default_page_kib(const struct ng_snapshot *s)
 {
-        uint64_t kib = s->has_meminfo ? ng_meminfo_value(&s->meminfo, "Hugepagesize") : 0;
+        uint64_t kib = ng_default_huge_kib(s);
         return kib ? kib : 2048;
 }
 
@@ -271,7 +271,7 @@ static void weigh(struct stage *st)
                         on_nodes += st->free_after[i];
                         if (st->free_after[i])
                                 ng_bitmap_set(&r->from_nodes, (unsigned) nd->id);
-                        mem_kib += nd->has_meminfo ? ng_meminfo_value(&nd->meminfo, "MemFree") : 0;
+                        mem_kib += ng_meminfo_bytes(s, nd, "MemFree").v / 1024;
                 }
         }
         r->avail_pages = total > st->resv_after ? total - st->resv_after : 0;

@@ -233,8 +233,8 @@ static uint64_t surplus_possible(const struct ng_snapshot *s, const struct ng_bi
         uint64_t room = hp->overcommit_pages - hp->surplus_pages, mem_pages = 0;
         for (size_t i = 0; i < s->topo.n_nodes; i++) {
                 const struct ng_node *nd = &s->topo.nodes[i];
-                if (ng_bitmap_test(nodes, (unsigned) nd->id) && nd->has_meminfo)
-                        mem_pages += ng_meminfo_value(&nd->meminfo, "MemFree") / page_kib;
+                if (ng_bitmap_test(nodes, (unsigned) nd->id))
+                        mem_pages += ng_meminfo_bytes(s, nd, "MemFree").v / 1024 / page_kib;
         }
         return room < mem_pages ? room : mem_pages;
 }

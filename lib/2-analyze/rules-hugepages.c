@@ -89,7 +89,7 @@ int ng_rule_hugepage_not_persistent(struct audit_ctx *ctx)
 
 static const struct ng_hugepool *default_pool(const struct ng_snapshot *s)
 {
-        uint64_t kib = s->has_meminfo ? ng_meminfo_value(&s->meminfo, "Hugepagesize") : 0;
+        uint64_t kib = ng_default_huge_kib(s);
         for (size_t i = 0; i < s->n_pools; i++)
                 if (s->pools[i].page_kib == (kib ? kib : 2048))
                         return &s->pools[i];

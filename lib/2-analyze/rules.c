@@ -33,7 +33,7 @@ static int rule_pagetables(struct audit_ctx *ctx)
         const struct ng_snapshot *s = ctx->s;
         struct ng_known_u64 total, free_b;
         ng_host_memory(s, &total, &free_b);
-        uint64_t total_kib = total.v / 1024, pt_kib = ng_meminfo_value(&s->meminfo, "PageTables");
+        uint64_t total_kib = total.v / 1024, pt_kib = ng_meminfo_bytes(s, NULL, "PageTables").v / 1024;
         if (!total.known || total_kib == 0)
                 return 0;
         double limit = ctx->cfg->pagetable_share;
@@ -85,8 +85,8 @@ static int rule_pressure(struct audit_ctx *ctx)
                             "node %d has %s free of its %s (the node's MemTotal), below its floor of %s (shmem %s, "
                             "page tables %s)",
                             nd->id, ng_rules_bytes_h(free_b).s, ng_rules_bytes_h(total).s, ng_rules_bytes_h(floor).s,
-                            ng_rules_bytes_h(ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, "Shmem"))).s,
-                            ng_rules_bytes_h(ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, "PageTables"))).s);
+                            ng_rules_bytes_h(ng_meminfo_bytes(s, nd, "Shmem").v).s,
+                            ng_rules_bytes_h(ng_meminfo_bytes(s, nd, "PageTables").v).s);
                 if (r < 0)
                         return r;
         }

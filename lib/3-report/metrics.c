@@ -75,7 +75,7 @@ static void node_memory(FILE *f, const struct ng_snapshot *s)
                                 continue;
                         struct ng_node_supply sup;
                         ng_node_supply(nd, 0, 0, &sup);
-                        uint64_t bytes = kinds[k].key ? ng_kib_bytes_sat(ng_meminfo_value(&nd->meminfo, kinds[k].key))
+                        uint64_t bytes = kinds[k].key ? ng_meminfo_bytes(s, nd, kinds[k].key).v
                                        : kinds[k].total ? sup.total_bytes.v : sup.free_bytes.v;
                         fprintf(f, "numaguard_%s{node=\"%d\"} %" PRIu64 "\n", kinds[k].name, nd->id, bytes);
                 }

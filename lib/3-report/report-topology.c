@@ -118,8 +118,10 @@ static void print_shmem_thp(const struct ng_snapshot *s, FILE *f)
         size_t o = 0, u = 0, zero = 0;
         for (size_t i = 0; i < s->topo.n_nodes; i++) {
                 const struct ng_node *nd = &s->topo.nodes[i];
-                uint64_t huge, mapped;
-                if (!nd->has_meminfo || ng_meminfo_get(&nd->meminfo, "ShmemHugePages", &huge) < 0) {
+                struct ng_known_u64 hb = ng_meminfo_bytes(s, nd, "ShmemHugePages");
+                struct ng_known_u64 mb = ng_meminfo_bytes(s, nd, "ShmemPmdMapped");
+                uint64_t huge = hb.v / 1024;
+                if (!hb.known) {
                         if (u < sizeof(unknown)) {
                                 int n = snprintf(unknown + u, sizeof(unknown) - u, "%s%d", u ? "," : "", nd->id);
                                 u += n > 0 ? (size_t) n : 0;
@@ -132,8 +134,8 @@ static void print_shmem_thp(const struct ng_snapshot *s, FILE *f)
                 }
                 char h[24], m[24] = "unknown";
                 ng_format_kib(huge, h, sizeof(h));
-                if (ng_meminfo_get(&nd->meminfo, "ShmemPmdMapped", &mapped) >= 0)
-                        ng_format_kib(mapped, m, sizeof(m));
+                if (mb.known)
+                        ng_format_kib(mb.v / 1024, m, sizeof(m));
                 if (o < sizeof(list)) {
                         int n = snprintf(list + o, sizeof(list) - o, "%snode %d %s (%s PMD-mapped)", o ? ", " : "",
                                          nd->id, h, m);
@@ -447,10 +449,10 @@ static struct json_object *pool_json(const struct ng_hugepool *hp, bool global)
 
 /* A meminfo field in KiB: null when unknown (no usable meminfo, or no such
  * line). */
-static struct json_object *json_meminfo(bool has, const struct ng_meminfo *m, const char *key)
+static struct json_object *json_meminfo(const struct ng_snapshot *s, const struct ng_node *nd, const char *key)
 {
-        uint64_t kib;
-        return has && ng_meminfo_get(m, key, &kib) >= 0 ? json_u64(kib) : NULL;
+        struct ng_known_u64 b = ng_meminfo_bytes(s, nd, key);
+        return b.known ? json_u64(b.v / 1024) : NULL;
 }
 
 /* A figure in JSON: null when the firmware did not give it. */
@@ -516,7 +518,7 @@ static struct json_object *node_json(const struct ng_snapshot *s, const struct n
                 { "shmem_huge_kib", "ShmemHugePages" }, { "shmem_pmd_mapped_kib", "ShmemPmdMapped" },
         };
         for (size_t i = 0; i < ELEMENTSOF(mem); i++)
-                json_object_object_add(o, mem[i].json, json_meminfo(nd->has_meminfo, &nd->meminfo, mem[i].key));
+                json_object_object_add(o, mem[i].json, json_meminfo(s, nd, mem[i].key));
         for (size_t i = 0; i < nd->n_pools; i++)
                 json_object_array_add(pools, pool_json(&nd->pools[i], false));
         json_object_object_add(o, "hugepages", pools);

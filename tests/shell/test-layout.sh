@@ -36,7 +36,7 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
 # the sources and the objects' include arrows: the plain pass checks them
 case $BUILD in *san*) echo "1..0 # layout: checked by the plain (non-sanitizer) pass"; exit 0 ;; esac
-echo "1..24"
+echo "1..26"
 command -v nm >/dev/null && command -v tsort >/dev/null || { echo "skip layout: nm or tsort missing"; exit 77; }
 
 stages=()
@@ -250,6 +250,25 @@ else fail "core-kit-used" "use ELEMENTSOF, ng_grow() or now_usec() (util.h) at: 
 printf '#define ELEMENTSOF(a) 1\nn = sizeof(v) / sizeof(v[0]);\np = realloc(p, 2 * n);\nu = ts.tv_nsec / 1000;\nq = reallocarray(q, n + 1, 8);\nclock_gettime(CLOCK_MONOTONIC, &ts);\n' > "$tmp"
 if [ "$(kit_defs "$tmp" | wc -w)" = 1 ] && [ "$(kit_bypassed "$tmp" | wc -w)" = 5 ]; then pass "core-kit-checks-report"
 else fail "core-kit-checks-report" "a second ELEMENTSOF, a spelled-out length, realloc, reallocarray or clock went unseen"; fi
+
+# One typed query of meminfo: after collection (the parser in kernel-text,
+# the reader's checks of what it read), a key is looked up by its text only
+# in lib/1-collect/snapshot/node-supply.c (ng_meminfo_bytes,
+# ng_default_huge_kib, ng_node_supply, ng_host_memory).
+meminfo_lookups() {     # FILE...: "file:line" of a lookup outside the query
+        grep -HnE '(^|[^_a-z])ng_meminfo_(get|value)\(' "$@" |
+                grep -vE '^(lib/1-collect/kernel-text/|lib/1-collect/reader/|lib/1-collect/snapshot/node-supply\.c:|tests/)' |
+                cut -d: -f1,2 | tr '\n' ' '
+}
+mapfile -t lib_srcs < <(cd "$SRC" && find lib daemon -name '*.[ch]' | sort)
+look=$(cd "$SRC" && meminfo_lookups "${lib_srcs[@]}")
+if [ -z "$look" ]; then pass "meminfo-one-query"
+else fail "meminfo-one-query" "ask ng_meminfo_bytes() or ng_default_huge_kib() (ng-snapshot.h) at: $look"; fi
+mkdir -p "$tmp.d/lib/2-analyze"
+printf 'uint64_t k = ng_meminfo_value(&s->meminfo, "Hugepagesize");\n' > "$tmp.d/lib/2-analyze/x.c"
+if [ "$(cd "$tmp.d" && meminfo_lookups lib/2-analyze/x.c)" = "lib/2-analyze/x.c:1 " ]; then pass "meminfo-check-reports"
+else fail "meminfo-check-reports" "a lookup in lib/2-analyze went unseen"; fi
+rm -rf "$tmp.d"
 
 # README.md's opening, up to its first section: two code blocks of one
 # command each, the warning on the line right before the second.

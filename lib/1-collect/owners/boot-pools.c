@@ -264,7 +264,7 @@ int ng_boot_pools_collect(const struct ng_path *p, struct ng_snapshot *s)
         struct boot_sysctl sysctl = {0};
         char *buf;
         int r = 0;
-        uint64_t def = s->has_meminfo ? ng_meminfo_value(&s->meminfo, "Hugepagesize") : 0;
+        uint64_t def = ng_default_huge_kib(s);
         if (!def)
                 def = 2048;
         if (ng_path_read(p, &buf, NULL, "%s", NG_PROC_DIR "/cmdline") >= 0) {

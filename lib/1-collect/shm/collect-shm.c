@@ -163,8 +163,8 @@ static uint64_t hugetlbfs_page_kib(const struct ng_mount *m, const struct ng_sna
                         }
                 }
         }
-        if (kib == 0 && s->has_meminfo)
-                kib = ng_meminfo_value(&s->meminfo, "Hugepagesize");
+        if (kib == 0)
+                kib = ng_default_huge_kib(s);
         return kib;
 }
 

@@ -704,6 +704,13 @@ uint64_t ng_node_free_floor(uint64_t configured_bytes, const struct ng_node *nd)
  * ng_node_free_floor()) and its pool of page_kib pages (0: none asked).
  * Every value says whether it is known. */
 void ng_node_supply(const struct ng_node *nd, uint64_t floor_bytes, uint64_t page_kib, struct ng_node_supply *ret);
+/* Line key of nd's meminfo (the host's /proc/meminfo when nd is NULL) in
+ * bytes: unknown without a usable meminfo, without the line, or past what
+ * bytes can hold. What every reader outside collection asks. */
+struct ng_known_u64 ng_meminfo_bytes(const struct ng_snapshot *s, const struct ng_node *nd, const char *key);
+/* The default hugepage size (/proc/meminfo's Hugepagesize) in KiB, 0 when
+ * unknown. */
+uint64_t ng_default_huge_kib(const struct ng_snapshot *s);
 /* The host's memory (/proc/meminfo) as ng_node_supply() gives a node's:
  * MemTotal and MemFree in bytes, each known or not. */
 void ng_host_memory(const struct ng_snapshot *s, struct ng_known_u64 *ret_total, struct ng_known_u64 *ret_free);

@@ -33,8 +33,8 @@ static struct ng_known_u64 known(uint64_t v)
 }
 
 /* A meminfo field in bytes: unknown without a usable meminfo, without the
- * line, or past what bytes can hold. The only place MemTotal and MemFree
- * are looked up by their text. */
+ * line, or past what bytes can hold. The only place a meminfo key is
+ * looked up by its text after collection (test-layout checks it). */
 static struct ng_known_u64 meminfo_field(bool has, const struct ng_meminfo *m, const char *key)
 {
         uint64_t kib, bytes;
@@ -46,6 +46,18 @@ static struct ng_known_u64 meminfo_field(bool has, const struct ng_meminfo *m, c
 static struct ng_known_u64 mem_field(const struct ng_node *nd, const char *key)
 {
         return meminfo_field(nd->has_meminfo, &nd->meminfo, key);
+}
+
+struct ng_known_u64 ng_meminfo_bytes(const struct ng_snapshot *s, const struct ng_node *nd, const char *key)
+{
+        assert(s && key);
+        return nd ? mem_field(nd, key) : meminfo_field(s->has_meminfo, &s->meminfo, key);
+}
+
+uint64_t ng_default_huge_kib(const struct ng_snapshot *s)
+{
+        struct ng_known_u64 b = ng_meminfo_bytes(s, NULL, "Hugepagesize");
+        return b.known ? b.v / 1024 : 0;
 }
 
 void ng_host_memory(const struct ng_snapshot *s, struct ng_known_u64 *ret_total, struct ng_known_u64 *ret_free)
