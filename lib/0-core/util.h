@@ -30,6 +30,11 @@ static inline uint64_t now_usec(clockid_t clk)
         return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
 }
 
+/* The name of enum value v in names[] (a table indexed by the enum), dflt
+ * for a value past the table or without a name: every enum's names. */
+#define NG_NAME(names, v, dflt) \
+        ((size_t) (v) < ELEMENTSOF(names) && (names)[(size_t) (v)] ? (names)[(size_t) (v)] : (dflt))
+
 /* usec as a struct timespec: the deadline pthread_cond_timedwait(3) and
  * pthread_timedjoin_np(3) take, read from now_usec() of their clock. */
 static inline struct timespec ng_timespec_usec(uint64_t usec)

@@ -66,12 +66,12 @@ int ng_code_from_name(const char *name, enum ng_code *ret)
 
 const char *ng_severity_name(enum ng_severity s)
 {
-        switch (s) {
-        case NG_SEV_INFO: return "info";
-        case NG_SEV_WARNING: return "warning";
-        case NG_SEV_CRITICAL: return "critical";
-        }
-        return "unknown";
+        static const char *const names[] = {
+                [NG_SEV_INFO] = "info",
+                [NG_SEV_WARNING] = "warning",
+                [NG_SEV_CRITICAL] = "critical",
+        };
+        return NG_NAME(names, s, "unknown");
 }
 
 /* What a rule reads that not every kernel has (numaguardctl(1), KERNEL

@@ -142,9 +142,6 @@ void ng_instance_spread_nodes(const struct ng_snapshot *s, const struct ng_insta
  * in buf. NG_MPOL_DEFAULT and "" for no nodes. */
 enum ng_mpol ng_instance_segment_policy(const struct ng_snapshot *s, const struct ng_instance *in,
                                         const struct ng_bitmap *nodes, char *buf, size_t size);
-/* The numactl(8) option that starts a process under policy m
- * ("interleave", "membind", "preferred", "weighted-interleave"). */
-const char *ng_mpol_numactl_option(enum ng_mpol m);
 /* Whether the instance asks policy weighted-interleave and the kernel has
  * it (NG_FEATURE_WEIGHTED_INTERLEAVE): its policy is then weighted
  * interleave over nodes, slower tiers included. */

@@ -8,15 +8,16 @@
 
 #include "ng-latency.h"
 #include "ng-price.h"
+#include "util.h"
 
 const char *ng_price_source_name(enum ng_price_source src)
 {
-        switch (src) {
-        case NG_PRICE_SLIT: return "slit";
-        case NG_PRICE_MEASURED: return "measured";
-        case NG_PRICE_HMAT: return "hmat";
-        default: return "none";
-        }
+        static const char *const names[] = {
+                [NG_PRICE_SLIT] = "slit",
+                [NG_PRICE_MEASURED] = "measured",
+                [NG_PRICE_HMAT] = "hmat",
+        };
+        return NG_NAME(names, src, "none");
 }
 
 void ng_price_done(struct ng_price *p)

@@ -18,37 +18,36 @@
 
 const char *ng_seg_kind_name(enum ng_seg_kind k)
 {
-        switch (k) {
-        case NG_SEG_SYSV: return "sysv";
-        case NG_SEG_FILE: return "file";
-        case NG_SEG_ANON_SHARED: return "anon_shared";
-        case NG_SEG_PRIVATE: return "private";
-        }
-        return "unknown";
+        static const char *const names[] = {
+                [NG_SEG_SYSV] = "sysv",
+                [NG_SEG_FILE] = "file",
+                [NG_SEG_ANON_SHARED] = "anon_shared",
+                [NG_SEG_PRIVATE] = "private",
+        };
+        return NG_NAME(names, k, "unknown");
 }
 
 const char *ng_method_name(enum ng_method m)
 {
-        switch (m) {
-        case NG_METHOD_NONE: return "none";
-        case NG_METHOD_COUNTERS: return "counters";
-        case NG_METHOD_SAMPLED: return "sampled";
-        case NG_METHOD_EXACT: return "exact";
-        }
-        return "unknown";
+        static const char *const names[] = {
+                [NG_METHOD_NONE] = "none",
+                [NG_METHOD_COUNTERS] = "counters",
+                [NG_METHOD_SAMPLED] = "sampled",
+                [NG_METHOD_EXACT] = "exact",
+        };
+        return NG_NAME(names, m, "unknown");
 }
 
 const char *ng_source_name(enum ng_source src)
 {
-        switch (src) {
-        case NG_SOURCE_NONE: return "none";
-        case NG_SOURCE_SEGMENT: return "segment";
-        case NG_SOURCE_COUNTER: return "counter";
-        case NG_SOURCE_ATTACHER: return "attacher";
-        case NG_SOURCE_POOL: return "pool";
-        case NG_SOURCE_COUNT_: break;
-        }
-        return "unknown";
+        static const char *const names[] = {
+                [NG_SOURCE_NONE] = "none",
+                [NG_SOURCE_SEGMENT] = "segment",
+                [NG_SOURCE_COUNTER] = "counter",
+                [NG_SOURCE_ATTACHER] = "attacher",
+                [NG_SOURCE_POOL] = "pool",
+        };
+        return NG_NAME(names, src, "unknown");
 }
 
 const char *ng_segment_label(const struct ng_segment *seg, char *buf, size_t size)

@@ -51,34 +51,32 @@
 
 const char *ng_thp_when_name(enum ng_thp_when w)
 {
-        switch (w) {
-        case NG_THP_WHEN_ALWAYS: return "always";
-        case NG_THP_WHEN_WITHIN_SIZE: return "within_size";
-        case NG_THP_WHEN_ADVISED: return "advised";
-        }
-        return "unknown";
+        static const char *const names[] = {
+                [NG_THP_WHEN_ALWAYS] = "always",
+                [NG_THP_WHEN_WITHIN_SIZE] = "within_size",
+                [NG_THP_WHEN_ADVISED] = "advised",
+        };
+        return NG_NAME(names, w, "unknown");
 }
 
 const char *ng_thp_fold_state_name(enum ng_thp_fold_state st)
 {
-        switch (st) {
-        case NG_THP_FOLD_KNOWN: return "known";
-        case NG_THP_FOLD_UNKNOWN: return "unknown";
-        case NG_THP_FOLD_NOT_APPLICABLE: break;
-        }
-        return "not_applicable";
+        static const char *const names[] = {
+                [NG_THP_FOLD_KNOWN] = "known",
+                [NG_THP_FOLD_UNKNOWN] = "unknown",
+        };
+        return NG_NAME(names, st, "not_applicable");
 }
 
 const char *ng_thp_per_size_name(enum ng_thp_per_size p)
 {
-        switch (p) {
-        case NG_THP_PER_SIZE_APPLIED: return "applied";
-        case NG_THP_PER_SIZE_NOT_USED: return "not_used";
-        case NG_THP_PER_SIZE_ABSENT: return "absent";
-        case NG_THP_PER_SIZE_UNKNOWN: return "unknown";
-        case NG_THP_PER_SIZE_NOT_APPLICABLE: break;
-        }
-        return "not_applicable";
+        static const char *const names[] = {
+                [NG_THP_PER_SIZE_APPLIED] = "applied",
+                [NG_THP_PER_SIZE_NOT_USED] = "not_used",
+                [NG_THP_PER_SIZE_ABSENT] = "absent",
+                [NG_THP_PER_SIZE_UNKNOWN] = "unknown",
+        };
+        return NG_NAME(names, p, "not_applicable");
 }
 
 /* -1: none; else the condition. */

@@ -11,12 +11,6 @@
 #include "ng-audit.h"
 #include "ng-latency.h"
 
-const char *ng_mpol_numactl_option(enum ng_mpol m)
-{
-        return m == NG_MPOL_BIND ? "membind" : m == NG_MPOL_PREFERRED ? "preferred"
-               : m == NG_MPOL_WEIGHTED_INTERLEAVE ? "weighted-interleave" : "interleave";
-}
-
 bool ng_instance_weighted(const struct ng_snapshot *s, const struct ng_instance *in)
 {
         return in->cfg->policy == NG_POLICY_WEIGHTED_INTERLEAVE &&

@@ -21,12 +21,12 @@
 
 static const char *origin_name(enum ng_instance_origin o)
 {
-        switch (o) {
-        case NG_INST_CONFIGURED: return "configured";
-        case NG_INST_DISCOVERED: return "discovered";
-        case NG_INST_UNCLAIMED: return "unclaimed";
-        }
-        return "unknown";
+        static const char *const names[] = {
+                [NG_INST_CONFIGURED] = "configured",
+                [NG_INST_DISCOVERED] = "discovered",
+                [NG_INST_UNCLAIMED] = "unclaimed",
+        };
+        return NG_NAME(names, o, "unknown");
 }
 
 static void count_severities(const struct ng_audit *a, size_t counts[3])

@@ -42,12 +42,12 @@ enum ng_distance_class ng_distance_class(const struct ng_snapshot *s, int from, 
 
 const char *ng_distance_class_name(enum ng_distance_class c)
 {
-        switch (c) {
-        case NG_DIST_LOCAL: return "local";
-        case NG_DIST_NEAR: return "near";
-        case NG_DIST_FAR: return "far";
-        }
-        return "unknown";
+        static const char *const names[] = {
+                [NG_DIST_LOCAL] = "local",
+                [NG_DIST_NEAR] = "near",
+                [NG_DIST_FAR] = "far",
+        };
+        return NG_NAME(names, c, "unknown");
 }
 
 /* The union of page sizes over the host, ascending. */

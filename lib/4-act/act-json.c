@@ -12,6 +12,7 @@
 
 #include "act-json.h"
 #include "bitmap-json.h"
+#include "util.h"
 
 void ng_act_tree_path(const char *root, const char *path, char *buf, size_t size)
 {
@@ -131,13 +132,13 @@ static struct json_object *string_or_null(const char *s)
 
 static const char *write_kind_name(enum ng_write_kind k)
 {
-        switch (k) {
-        case NG_WRITE_FILE: return "file";
-        case NG_WRITE_UNIT_PROPERTY: return "unit_property";
-        case NG_WRITE_CONFIG_LINE: return "config_line";
-        case NG_WRITE_SEGMENT_POLICY: return "segment_policy";
-        }
-        return "file";
+        static const char *const names[] = {
+                [NG_WRITE_FILE] = "file",
+                [NG_WRITE_UNIT_PROPERTY] = "unit_property",
+                [NG_WRITE_CONFIG_LINE] = "config_line",
+                [NG_WRITE_SEGMENT_POLICY] = "segment_policy",
+        };
+        return NG_NAME(names, k, "file");
 }
 
 static struct json_object *write_json(const char *root, const struct ng_write *w, bool dry)

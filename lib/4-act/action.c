@@ -14,19 +14,20 @@
 #include "cleanup.h"
 #include "ng-action.h"
 #include "text.h"
+#include "util.h"
 
 const char *ng_outcome_name(enum ng_outcome o)
 {
-        switch (o) {
-        case NG_OUTCOME_DRY_RUN: return "dry-run";
-        case NG_OUTCOME_NOOP: return "noop";
-        case NG_OUTCOME_DONE: return "done";
-        case NG_OUTCOME_PARTIAL: return "partial";
-        case NG_OUTCOME_REFUSED: return "refused";
-        case NG_OUTCOME_TRANSIENT: return "transient-error";
-        case NG_OUTCOME_PERMANENT: return "permanent-error";
-        }
-        return "unknown";
+        static const char *const names[] = {
+                [NG_OUTCOME_DRY_RUN] = "dry-run",
+                [NG_OUTCOME_NOOP] = "noop",
+                [NG_OUTCOME_DONE] = "done",
+                [NG_OUTCOME_PARTIAL] = "partial",
+                [NG_OUTCOME_REFUSED] = "refused",
+                [NG_OUTCOME_TRANSIENT] = "transient-error",
+                [NG_OUTCOME_PERMANENT] = "permanent-error",
+        };
+        return NG_NAME(names, o, "unknown");
 }
 
 bool ng_errno_transient(int err)

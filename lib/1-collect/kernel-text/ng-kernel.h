@@ -241,6 +241,12 @@ struct ng_numa_map {
 };
 
 const char *ng_mpol_name(enum ng_mpol p);
+/* The numactl(8) option that starts a process under policy m
+ * ("interleave", "membind", "preferred", "weighted-interleave";
+ * "interleave" for a policy without one). */
+const char *ng_mpol_numactl_option(enum ng_mpol m);
+/* systemd's name of a NUMAPolicy= mode ("interleave"), NULL for none. */
+const char *ng_unit_numa_policy_name(int mode);
 /* What get_mempolicy(2) said (mode, with its flags; a mask of nbits) as
  * numa_maps writes a policy: "default", "interleave:0-3", "prefer:1". */
 void ng_mpol_format(int mode, const unsigned long *mask, size_t nbits, char *buf, size_t size);

@@ -203,22 +203,35 @@ int ng_parse_maps(const char *buf, uint64_t min_private_bytes, struct ng_map **r
 
 /* ---- /proc/<pid>/numa_maps ---- */
 
-static const char *const mpol_names[] = {
-        [NG_MPOL_DEFAULT] = "default",
-        [NG_MPOL_PREFERRED] = "prefer",
-        [NG_MPOL_BIND] = "bind",
-        [NG_MPOL_INTERLEAVE] = "interleave",
-        [NG_MPOL_LOCAL] = "local",
-        [NG_MPOL_PREFERRED_MANY] = "prefer (many)",
-        [NG_MPOL_WEIGHTED_INTERLEAVE] = "weighted interleave",
-        [NG_MPOL_UNKNOWN] = "unknown",
+/* Each policy's names: in numa_maps (mm/mempolicy.c policy_modes[]), the
+ * numactl(8) option that starts a process under it, and systemd's
+ * NUMAPolicy= (the modes 0 to 4 only). The one table of them. */
+static const struct {
+        const char *kernel, *numactl, *systemd;
+} mpols[] = {
+        [NG_MPOL_DEFAULT] = { "default", NULL, "default" },
+        [NG_MPOL_PREFERRED] = { "prefer", "preferred", "preferred" },
+        [NG_MPOL_BIND] = { "bind", "membind", "bind" },
+        [NG_MPOL_INTERLEAVE] = { "interleave", "interleave", "interleave" },
+        [NG_MPOL_LOCAL] = { "local", NULL, "local" },
+        [NG_MPOL_PREFERRED_MANY] = { "prefer (many)", NULL, NULL },
+        [NG_MPOL_WEIGHTED_INTERLEAVE] = { "weighted interleave", "weighted-interleave", NULL },
+        [NG_MPOL_UNKNOWN] = { "unknown", NULL, NULL },
 };
 
 const char *ng_mpol_name(enum ng_mpol p)
 {
-        if ((unsigned)p >= ELEMENTSOF(mpol_names))
-                return "unknown";
-        return mpol_names[p];
+        return (unsigned) p < ELEMENTSOF(mpols) ? mpols[p].kernel : "unknown";
+}
+
+const char *ng_mpol_numactl_option(enum ng_mpol m)
+{
+        return (unsigned) m < ELEMENTSOF(mpols) && mpols[m].numactl ? mpols[m].numactl : "interleave";
+}
+
+const char *ng_unit_numa_policy_name(int mode)
+{
+        return mode >= 0 && (size_t) mode < ELEMENTSOF(mpols) ? mpols[mode].systemd : NULL;
 }
 
 void ng_mpol_format(int mode, const unsigned long *mask, size_t nbits, char *buf, size_t size)
@@ -260,7 +273,7 @@ void ng_numa_maps_free(struct ng_numa_map *m, size_t n)
 static enum ng_mpol mpol_from_name(const char *name, size_t len)
 {
         for (size_t i = 0; i < NG_MPOL_UNKNOWN; i++)
-                if (strlen(mpol_names[i]) == len && strncmp(name, mpol_names[i], len) == 0)
+                if (strlen(mpols[i].kernel) == len && strncmp(name, mpols[i].kernel, len) == 0)
                         return (enum ng_mpol)i;
         return NG_MPOL_UNKNOWN;
 }

@@ -65,8 +65,6 @@ struct ng_unit_cpuset {
         struct ng_bitmap numa_mask;
 };
 
-/* systemd's name of a NUMAPolicy= mode ("interleave"), NULL for none. */
-const char *ng_unit_numa_policy_name(int mode);
 
 /* ---- hugepage pools at boot ---- */
 

@@ -25,16 +25,16 @@
 
 const char *ng_owner_kind_name(enum ng_owner_kind k)
 {
-        switch (k) {
-        case NG_OWNER_NONE: return "none";
-        case NG_OWNER_SYSTEMD: return "systemd";
-        case NG_OWNER_CGCONFIG: return "cgconfig";
-        case NG_OWNER_UNKNOWN: return "unknown";
-        case NG_OWNER_DOCKER: return "docker";
-        case NG_OWNER_PODMAN: return "podman";
-        case NG_OWNER_KUBELET: return "kubelet";
-        }
-        return "unknown";
+        static const char *const names[] = {
+                [NG_OWNER_NONE] = "none",
+                [NG_OWNER_SYSTEMD] = "systemd",
+                [NG_OWNER_CGCONFIG] = "cgconfig",
+                [NG_OWNER_UNKNOWN] = "unknown",
+                [NG_OWNER_DOCKER] = "docker",
+                [NG_OWNER_PODMAN] = "podman",
+                [NG_OWNER_KUBELET] = "kubelet",
+        };
+        return NG_NAME(names, k, "unknown");
 }
 
 /* ---- cgconfig.conf ---- */
@@ -296,13 +296,6 @@ static void unit_assign(const char *value, bool *has, struct ng_bitmap *set)
         ng_bitmap_or(set, &b);
 }
 
-static const char *const numa_policies[] = { "default", "preferred", "bind", "interleave", "local" };
-
-const char *ng_unit_numa_policy_name(int mode)
-{
-        return mode >= 0 && (size_t) mode < ELEMENTSOF(numa_policies) ? numa_policies[mode] : NULL;
-}
-
 /* NUMAPolicy=: one of systemd's names; "" resets it. Anything else is
  * what systemd ignores with a warning: the setting stays as it was. */
 static void numa_policy_assign(const char *value, struct ng_unit_cpuset *acc)
@@ -312,10 +305,11 @@ static void numa_policy_assign(const char *value, struct ng_unit_cpuset *acc)
                 acc->numa_policy = 0;
                 return;
         }
-        for (size_t i = 0; i < ELEMENTSOF(numa_policies); i++)
-                if (!strcmp(value, numa_policies[i])) {
+        const char *name;
+        for (int i = 0; (name = ng_unit_numa_policy_name(i)) || i < NG_MPOL_UNKNOWN; i++)
+                if (name && !strcmp(value, name)) {
                         acc->has_numa_policy = true;
-                        acc->numa_policy = (int) i;
+                        acc->numa_policy = i;
                 }
 }
 
