@@ -131,8 +131,12 @@ pn=2
 # rounds, each taking what is still above 24 MiB. The pool stops growing
 # while megabytes are still free when no free 2 MiB block is left (or a
 # boosted watermark holds them back): what is left above 24 MiB is then
-# taken in 4 KiB pages, a file written under --membind on a tmpfs of the
+# taken in 4 KiB pages, a file written under --preferred on a tmpfs of the
 # case's own (no swap in the guest: they stay; /dev/shm is not touched).
+# Preferred, not membind: a write that finds the node fuller than its
+# MemFree said spills to another node; under membind it met the OOM
+# killer, which killed the case's own shell (the tmpfs pages it could not
+# free stay).
 FILL=$T/fill FILLS=0
 mkdir -p "$FILL" && mount -t tmpfs -o size=1g e2e-fill "$FILL" || abort "set-up: tmpfs $FILL"
 at_exit "umount $FILL"
@@ -149,8 +153,8 @@ squeeze() {
     for _ in 1 2 3; do
         ((FK < 40 * 1024)) && break
         mib=$(( (FK - 24 * 1024) / 1024 )) FILLS=$((FILLS + 1))
-        numactl --membind=$pn -- dd if=/dev/zero of="$FILL/$FILLS" bs=1M count=$mib status=none ||
-            log "dd of $mib MiB under --membind=$pn failed"
+        numactl --preferred=$pn -- dd if=/dev/zero of="$FILL/$FILLS" bs=1M count=$mib status=none ||
+            log "dd of $mib MiB under --preferred=$pn failed"
         FK=$(node_free_kib $pn)
         log "node $pn: $mib MiB of tmpfs pages written, MemFree now $FK kB"
     done
