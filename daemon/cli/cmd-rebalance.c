@@ -4,7 +4,7 @@
  * segments over its nodes (lib/4-act/act-rebalance.c says how each kind of
  * segment is reached: its own file, or a hugetlb segment's attacher). Per segment: plan from the audit, exact
  * count, supply check, then the move (or, with --dry-run, what would move
- * where), each reported and logged through ctl_action_report().
+ * where), each reported and logged through ctl_action_emit().
  *
  * NUMAGUARD_REBALANCE_RATE (a size per second, "64M" by default, "0" for
  * no limit) sets the migration rate limit.
@@ -173,12 +173,8 @@ static int persist_policy(const struct ctl_opts *o, const struct ng_snapshot *s,
         if (r >= 0)
                 r = ng_policy_persist_run(pp, NULL, path, o->dry_run || o->root, res);
         struct json_object *plan = NULL;
-        if (r >= 0 && o->json && (plan = json_object_new_object())) {
-                json_object_object_add(plan, "unit", pp->unit[0] ? json_object_new_string(pp->unit) : NULL);
-                json_object_object_add(plan, "dropin", pp->unit[0] ? json_object_new_string(pp->dropin) : NULL);
-                json_object_object_add(plan, "value", pp->unit[0] ? json_object_new_string(pp->value) : NULL);
-                json_object_object_add(plan, "note", json_object_new_string(pp->note));
-        }
+        if (r >= 0 && o->json)
+                plan = ng_act_policy_persist_json(pp);
         if (r >= 0 && !pp->unit[0]) {
                 /* nothing written: said, not logged as a correction */
                 if (o->json)
@@ -261,19 +257,9 @@ static int rebalance_instance(const struct ctl_opts *o, const struct ng_snapshot
         }
         if (!o->json)
                 return worst;
-        struct json_object *j = json_object_new_object();
-        if (!j) {
-                json_object_put(segs);
+        struct json_object *j = ng_act_rebalance_json(in->name, o->dry_run, weights, segs, next, worst);
+        if (!j)
                 return ctl_fail("rebalance", -ENOMEM);
-        }
-        json_object_object_add(j, "schema", json_object_new_int(1));
-        json_object_object_add(j, "action", json_object_new_string("rebalance"));
-        json_object_object_add(j, "target", json_object_new_string(in->name));
-        json_object_object_add(j, "dry_run", json_object_new_boolean(o->dry_run));
-        json_object_object_add(j, "weights", weights);
-        json_object_object_add(j, "segments", segs);
-        json_object_object_add(j, "next_start", next);
-        json_object_object_add(j, "exit_status", json_object_new_int(worst));
         return ctl_print_json(j, stdout) < 0 ? ctl_fail("writing output", -EIO) : worst;
 }
 

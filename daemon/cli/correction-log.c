@@ -236,9 +236,3 @@ int ctl_action_emit(const struct ctl_opts *o, enum ng_correction kind, const cha
                 log_action(kind, kind == NG_CORRECTION_HUGEPAGES ? NULL : target, target, res);
         return status;
 }
-
-int ctl_action_report(const struct ctl_opts *o, enum ng_correction kind, const char *target,
-                      const struct ng_action_result *res)
-{
-        return ctl_action_emit(o, kind, target, NULL, res, NULL);
-}

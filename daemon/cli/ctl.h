@@ -139,10 +139,8 @@ int ctl_collect_for_audit_recorded(const struct ctl_opts *o, const struct ng_con
  * it at NOTICE unless dry-run or --root (the fields of
  * ng_correction_journal_fields; NUMAGUARD_INSTANCE is the target but for
  * hugepages, which correct the host), and returns the exit status:
- * 0 done / no-op / dry run, 1 partial, 2 refused, 3 failed. */
-int ctl_action_report(const struct ctl_opts *o, enum ng_correction kind, const char *target,
-                      const struct ng_action_result *res);
-/* The same with --json: one document (schema 1) with the action, its plan
+ * 0 done / no-op / dry run, 1 partial, 2 refused, 3 failed. With --json,
+ * instead of the text: one document (schema 1) with the action, its plan
  * (taken over; may be NULL), every write with before / asked / read back,
  * the outcome and exit status; appended to collect instead of printed when
  * collect is not NULL (rebalance: one entry per segment). */

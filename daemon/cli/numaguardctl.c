@@ -58,7 +58,8 @@ static const struct ctl_option {
         { CO_INSTANCE, "instance", OPT_INSTANCE, "NAME",
           "only this instance (repeatable): its segments and findings, and the exit status of those" },
         { CO_EXACT, "exact", OPT_EXACT, NULL,
-          "read numa_maps of one process per segment instead of sampling with move_pages(2)" },
+          "every resident page instead of a sample: a shmem segment asked of itself whole, a hugetlb "
+          "segment by the numa_maps of one process that maps it" },
         { CO_JSON, "json", 'j', NULL, "machine-readable output (schema in numaguardctl(1))" },
         { CO_VERBOSE, "verbose", 'v', NULL,
           "every segment on its own line, also each Oracle AMM granule file and each small segment" },

@@ -3,14 +3,20 @@
 
 /*
  * numaguardd's modules (daemon/numaguardd/) share this header:
+ *   numaguardd.c     main: options, --check-config, the Manager's run
+ *   check.c          --check-config: the merged configuration against this
+ *                    host
  *   manager.c        the Manager: sd-event loop, poll timer, signals, reload,
  *                    watchdog, sd_notify
+ *   poll.c           one poll: collect (on the worker thread), then audit,
+ *                    alerts, metrics and the status line
  *   alerts.c         finding -> alert transitions (raise/clear, damping)
  *   enforce.c        corrections in enforce mode
  *   sink.c           where alerts go: journald, syslog or a JSON-lines file,
  *                    and whether each delivers
  *   syslog.c         /dev/log, written so that a failure is known
  *   server.c         the control socket (numaguardctl status/reload)
+ *   request.c        its request framing, pure (fuzzed apart from it)
  *   listen.c         its place in the file system: the directory and those
  *                    above it checked, the socket bound and handed to status_group without a race
  *   status-reply.c   what `status` answers, text and JSON

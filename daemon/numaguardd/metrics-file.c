@@ -55,20 +55,19 @@ static void fill_poll(const struct manager *m, struct ng_metrics_poll *p)
  * delivers (numaguardd(8), METRICS). */
 static void sink_metrics(const struct alert_sink *s, FILE *f)
 {
-        fputs("# HELP numaguard_alert_sink_up 1 when the alert sink took the last alert sent to it (before any, "
-              "could be reached at start), 0 when not.\n# TYPE numaguard_alert_sink_up gauge\n", f);
+        ng_metrics_family(f, "alert_sink_up", "gauge", "1 when the alert sink took the last alert sent to it (before "
+                          "any, could be reached at start), 0 when not.");
         for (int k = 0; k < SINK_KINDS_; k++)
                 if (s->health[k].used)
                         fprintf(f, "numaguard_alert_sink_up{sink=\"%s\"} %d\n", sink_kind_name((enum sink_kind) k),
                                 s->health[k].up);
-        fputs("# HELP numaguard_alert_sink_failures_total Alerts the sink did not take.\n"
-              "# TYPE numaguard_alert_sink_failures_total counter\n", f);
+        ng_metrics_family(f, "alert_sink_failures_total", "counter", "Alerts the sink did not take.");
         for (int k = 0; k < SINK_KINDS_; k++)
                 if (s->health[k].used)
                         fprintf(f, "numaguard_alert_sink_failures_total{sink=\"%s\"} %" PRIu64 "\n",
                                 sink_kind_name((enum sink_kind) k), s->health[k].failures);
-        fprintf(f, "# HELP numaguard_alerts_lost_total Alerts no sink took, written to standard error only.\n"
-                "# TYPE numaguard_alerts_lost_total counter\nnumaguard_alerts_lost_total %" PRIu64 "\n", s->lost);
+        ng_metrics_family(f, "alerts_lost_total", "counter", "Alerts no sink took, written to standard error only.");
+        fprintf(f, "numaguard_alerts_lost_total %" PRIu64 "\n", s->lost);
 }
 
 /* What enforce mode did: every correction tried, by kind and outcome, and
@@ -76,41 +75,29 @@ static void sink_metrics(const struct alert_sink *s, FILE *f)
  * left a reservation short of free pages: SIGBUS at the next first touch). */
 static void enforce_metrics(const struct enforce_table *e, FILE *f)
 {
-        fputs("# HELP numaguard_corrections_total Corrections numaguardd tried in enforce mode, by kind and "
-              "outcome.\n# TYPE numaguard_corrections_total counter\n", f);
+        ng_metrics_family(f, "corrections_total", "counter",
+                          "Corrections numaguardd tried in enforce mode, by kind and outcome.");
         for (int k = 0; k < NG_CORRECTION_MAX_; k++)
                 for (int o = 0; o <= NG_OUTCOME_PERMANENT; o++)
                         if (e->outcomes[k][o])
                                 fprintf(f, "numaguard_corrections_total{kind=\"%s\",outcome=\"%s\"} %" PRIu64 "\n",
                                         ng_correction_kind((enum ng_correction) k)->name,
                                         ng_outcome_name((enum ng_outcome) o), e->outcomes[k][o]);
-        fputs("# HELP numaguard_corrections_refused_hugepage_check_total Corrections the hugepage reservation "
-              "check refused: the write would have left reserved hugepages without free pages on the nodes "
-              "allowed (SIGBUS at the next first touch).\n"
-              "# TYPE numaguard_corrections_refused_hugepage_check_total counter\n", f);
+        ng_metrics_family(f, "corrections_refused_hugepage_check_total", "counter",
+                          "Corrections the hugepage reservation check refused: the write would have left reserved "
+                          "hugepages without free pages on the nodes allowed (SIGBUS at the next first touch).");
         for (int k = 0; k < NG_CORRECTION_MAX_; k++)
                 fprintf(f, "numaguard_corrections_refused_hugepage_check_total{kind=\"%s\"} %" PRIu64 "\n",
                         ng_correction_kind((enum ng_correction) k)->name, e->check_refused[k]);
 }
 
-static void family(FILE *f, const char *name, const char *help)
-{
-        fprintf(f, "# HELP numaguard_%s %s\n# TYPE numaguard_%s gauge\n", name, help, name);
-}
-
 static void up(FILE *f, bool running)
 {
-        family(f, "up", "1 while numaguardd runs; 0 once it stopped on purpose (SIGTERM, systemctl stop) or "
+        ng_metrics_family(f, "up", "gauge", "1 while numaguardd runs; 0 once it stopped on purpose (SIGTERM, systemctl stop) or "
                "after a one-off poll (--once).");
         fprintf(f, "numaguard_up %d\n", running);
-        family(f, "build_info", "Always 1; its version label is the numaguardd that wrote this file.");
+        ng_metrics_family(f, "build_info", "gauge", "Always 1; its version label is the numaguardd that wrote this file.");
         fprintf(f, "numaguard_build_info{version=\"%s\"} 1\n", NG_VERSION);
-}
-
-static void seconds(FILE *f, const char *name, const char *help, uint64_t usec)
-{
-        family(f, name, help);
-        fprintf(f, "numaguard_%s %" PRIu64 ".%06" PRIu64 "\n", name, usec / 1000000, usec % 1000000);
 }
 
 /* The running daemon's file: up, then the last poll. */
@@ -132,10 +119,10 @@ static int render_poll(const struct manager *m, FILE *f)
 static int render_stopped(const struct manager *m, FILE *f)
 {
         up(f, false);
-        seconds(f, "stopped_timestamp_seconds", "When numaguardd stopped on purpose (Unix time).",
+        ng_metrics_seconds(f, "stopped_timestamp_seconds", "When numaguardd stopped on purpose (Unix time).",
                 now_usec(CLOCK_REALTIME));
         if (m->last_poll_usec)
-                seconds(f, "last_poll_timestamp_seconds", "End of the last poll (Unix time).", m->last_poll_usec);
+                ng_metrics_seconds(f, "last_poll_timestamp_seconds", "End of the last poll (Unix time).", m->last_poll_usec);
         return ferror(f) ? -EIO : 0;
 }
 

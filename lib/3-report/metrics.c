@@ -23,7 +23,7 @@ void ng_metrics_escape(const char *v, char *buf, size_t size)
                 ng_text_escape(NG_TEXT_LABEL, v, buf, size);
 }
 
-static void family(FILE *f, const char *name, const char *type, const char *help)
+void ng_metrics_family(FILE *f, const char *name, const char *type, const char *help)
 {
         fprintf(f, "# HELP numaguard_%s %s\n# TYPE numaguard_%s %s\n", name, help, name, type);
 }
@@ -42,7 +42,7 @@ static void pools(FILE *f, const struct ng_snapshot *s)
                   offsetof(struct ng_hugepool, surplus_pages) },
         };
         for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
-                family(f, kinds[k].name, "gauge", kinds[k].help);
+                ng_metrics_family(f, kinds[k].name, "gauge", kinds[k].help);
                 for (size_t i = 0; i < s->topo.n_nodes; i++) {
                         const struct ng_node *nd = &s->topo.nodes[i];
                         for (size_t j = 0; j < nd->n_pools; j++) {
@@ -68,7 +68,7 @@ static void node_memory(FILE *f, const struct ng_snapshot *s)
                 { "node_page_tables_bytes", "PageTables", "Page tables allocated on the node.", false },
         };
         for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
-                family(f, kinds[k].name, "gauge", kinds[k].help);
+                ng_metrics_family(f, kinds[k].name, "gauge", kinds[k].help);
                 for (size_t i = 0; i < s->topo.n_nodes; i++) {
                         const struct ng_node *nd = &s->topo.nodes[i];
                         if (!nd->has_meminfo)
@@ -92,7 +92,7 @@ static void container_info(FILE *f, const struct ng_audit *a)
                 any |= a->instances[i].container != NULL;
         if (!any)
                 return;
-        family(f, "instance_container_info", "gauge",
+        ng_metrics_family(f, "instance_container_info", "gauge",
                "The container an instance runs in: its runtime, name and id, and its Kubernetes pod.");
         for (size_t i = 0; i < a->n_instances; i++) {
                 const struct ng_container *ct = a->instances[i].container;
@@ -113,7 +113,7 @@ static void container_info(FILE *f, const struct ng_audit *a)
 static void instances(FILE *f, const struct ng_audit *a)
 {
         char name[NG_TEXT_SIZE(NG_INSTANCE_NAME_MAX)];
-        family(f, "instance_resident_bytes", "gauge",
+        ng_metrics_family(f, "instance_resident_bytes", "gauge",
                "Resident shared memory of the instance per node.");
         for (size_t i = 0; i < a->n_instances; i++) {
                 const struct ng_instance *in = &a->instances[i];
@@ -125,7 +125,7 @@ static void instances(FILE *f, const struct ng_audit *a)
                         fprintf(f, "numaguard_instance_resident_bytes{db_instance=\"%s\",node=\"%d\"} %" PRIu64 "\n",
                                 name, in->nodes[j].node, in->nodes[j].bytes);
         }
-        family(f, "instance_resident_by_placement_source_bytes", "gauge",
+        ng_metrics_family(f, "instance_resident_by_placement_source_bytes", "gauge",
                "Resident shared memory of the instance by where its placement was measured: the segments' own "
                "pages (segment), what an attacher maps (attacher), or not at all (none).");
         for (size_t i = 0; i < a->n_instances; i++) {
@@ -141,7 +141,7 @@ static void instances(FILE *f, const struct ng_audit *a)
                                         "source=\"%s\"} %" PRIu64 "\n", name, ng_source_name(k), by[k]);
         }
         container_info(f, a);
-        family(f, "instance_shared_bytes", "gauge", "Size of the instance's segments: its shared memory, and "
+        ng_metrics_family(f, "instance_shared_bytes", "gauge", "Size of the instance's segments: its shared memory, and "
                "its large private mappings where it keeps its buffer pool there (InnoDB).");
         for (size_t i = 0; i < a->n_instances; i++) {
                 /* an unknown size is no sample, never 0 */
@@ -152,7 +152,7 @@ static void instances(FILE *f, const struct ng_audit *a)
                         name, a->instances[i].type ? a->instances[i].type : "",
                         a->instances[i].shared_bytes);
         }
-        family(f, "instance_page_tables_bytes", "gauge",
+        ng_metrics_family(f, "instance_page_tables_bytes", "gauge",
                "Page tables of the instance's processes (sum of VmPTE).");
         for (size_t i = 0; i < a->n_instances; i++) {
                 ng_metrics_escape(a->instances[i].name, name, sizeof(name));
@@ -166,7 +166,7 @@ static void instances(FILE *f, const struct ng_audit *a)
 static void prices(FILE *f, const struct ng_audit *a)
 {
         char name[NG_TEXT_SIZE(NG_INSTANCE_NAME_MAX)];
-        family(f, "instance_remote_access_ratio", "gauge",
+        ng_metrics_family(f, "instance_remote_access_ratio", "gauge",
                "Share of the instance's memory accesses that go to another node (CPU time x resident memory).");
         for (size_t i = 0; i < a->n_instances; i++) {
                 const struct ng_price *p = &a->instances[i].price;
@@ -176,7 +176,7 @@ static void prices(FILE *f, const struct ng_audit *a)
                 fprintf(f, "numaguard_instance_remote_access_ratio{db_instance=\"%s\",source=\"%s\"} %.6g\n", name,
                         ng_price_source_name(p->source), p->remote_access_ratio);
         }
-        family(f, "instance_expected_latency_seconds", "gauge",
+        ng_metrics_family(f, "instance_expected_latency_seconds", "gauge",
                "Expected average memory latency of the instance's placement, from the measured matrix or the "
                "firmware's HMAT.");
         for (size_t i = 0; i < a->n_instances; i++) {
@@ -192,14 +192,14 @@ static void prices(FILE *f, const struct ng_audit *a)
 /* The matrices numaguardctl probe saved. */
 static void matrices(FILE *f, const struct ng_latency *m)
 {
-        family(f, "node_latency_seconds", "gauge",
+        ng_metrics_family(f, "node_latency_seconds", "gauge",
                "Measured dependent-load latency from a CPU of cpu_node to memory on memory_node.");
         for (size_t r = 0; r < m->n_cpu_nodes; r++)
                 for (size_t c = 0; c < m->n_nodes; c++)
                         if (m->latency_ns[r * m->n_nodes + c] == m->latency_ns[r * m->n_nodes + c])
                                 fprintf(f, "numaguard_node_latency_seconds{cpu_node=\"%d\",memory_node=\"%d\"} "
                                         "%.6g\n", m->cpu_nodes[r], m->nodes[c], m->latency_ns[r * m->n_nodes + c] / 1e9);
-        family(f, "node_read_bandwidth_bytes_per_second", "gauge",
+        ng_metrics_family(f, "node_read_bandwidth_bytes_per_second", "gauge",
                "Measured read bandwidth of all CPUs of cpu_node from memory on memory_node.");
         for (size_t r = 0; r < m->n_cpu_nodes; r++)
                 for (size_t c = 0; c < m->n_nodes; c++)
@@ -213,7 +213,7 @@ static void matrices(FILE *f, const struct ng_latency *m)
 static void findings(FILE *f, const struct ng_audit *a)
 {
         char name[NG_TEXT_SIZE(NG_INSTANCE_NAME_MAX)];
-        family(f, "findings_active", "gauge",
+        ng_metrics_family(f, "findings_active", "gauge",
                "Findings of the last poll by code, severity and database instance (\"\" = host).");
         for (size_t i = 0; i < a->n_findings; i++) {
                 const struct ng_finding *x = &a->findings[i];
@@ -231,7 +231,7 @@ static void findings(FILE *f, const struct ng_audit *a)
                 fprintf(f, "numaguard_findings_active{code=\"%s\",severity=\"%s\",db_instance=\"%s\"} %u\n",
                         ng_code_name(x->code), ng_severity_name(x->severity), name, n);
         }
-        family(f, "findings_by_code", "gauge", "Findings of the last poll per code, zeros included.");
+        ng_metrics_family(f, "findings_by_code", "gauge", "Findings of the last poll per code, zeros included.");
         for (int c = 0; c < NG_CODE_MAX_; c++) {
                 unsigned n = 0;
                 for (size_t j = 0; j < a->n_findings; j++)
@@ -266,12 +266,12 @@ static bool acknowledged(const struct ng_audit *a, pid_t pid)
 static int unreadable(FILE *f, const struct ng_snapshot *s, const struct ng_audit *a)
 {
         if (a) {
-                family(f, "audit_acknowledged_unreadable_processes", "gauge",
+                ng_metrics_family(f, "audit_acknowledged_unreadable_processes", "gauge",
                        "Processes whose memory maps the last poll could not read and unreadable_ok acknowledges: "
                        "not AUDIT_INCOMPLETE.");
                 fprintf(f, "numaguard_audit_acknowledged_unreadable_processes %zu\n", a->n_acknowledged);
         }
-        family(f, "audit_unreadable_processes", "gauge",
+        ng_metrics_family(f, "audit_unreadable_processes", "gauge",
                "Processes whose memory maps the last poll could not read, per uid: what they attach is unknown.");
         size_t n = 0;
         for (size_t i = 0; i < s->n_procs; i++)
@@ -297,24 +297,23 @@ static int unreadable(FILE *f, const struct ng_snapshot *s, const struct ng_audi
 
 static void gauge(FILE *f, const char *name, const char *type, const char *help, uint64_t v)
 {
-        family(f, name, type, help);
+        ng_metrics_family(f, name, type, help);
         fprintf(f, "numaguard_%s %" PRIu64 "\n", name, v);
 }
 
-/* Seconds from microseconds, exact to the microsecond. */
-static void seconds(FILE *f, const char *name, const char *help, uint64_t usec)
+void ng_metrics_seconds(FILE *f, const char *name, const char *help, uint64_t usec)
 {
-        family(f, name, "gauge", help);
-        fprintf(f, "numaguard_%s %" PRIu64 ".%06" PRIu64 "\n", name, usec / 1000000, usec % 1000000);
+        ng_metrics_family(f, name, "gauge", help);
+        fprintf(f, "numaguard_%s %" PRIu64 ".%06" PRIu64 "\n", name, usec / USEC_PER_SEC, usec % USEC_PER_SEC);
 }
 
 static void poll_cost(FILE *f, const struct ng_snapshot *s, const struct ng_metrics_poll *p)
 {
         const struct ng_collect_cost *c = &s->cost;
-        seconds(f, "last_poll_timestamp_seconds", "End of the last poll (Unix time).", p->timestamp_usec);
-        seconds(f, "poll_duration_seconds", "Wall time of the last poll.", p->duration_usec);
-        seconds(f, "poll_cpu_seconds", "CPU time of the last poll.", p->cpu_usec);
-        seconds(f, "poll_collect_seconds", "Wall time of the last collection.", c->wall_usec);
+        ng_metrics_seconds(f, "last_poll_timestamp_seconds", "End of the last poll (Unix time).", p->timestamp_usec);
+        ng_metrics_seconds(f, "poll_duration_seconds", "Wall time of the last poll.", p->duration_usec);
+        ng_metrics_seconds(f, "poll_cpu_seconds", "CPU time of the last poll.", p->cpu_usec);
+        ng_metrics_seconds(f, "poll_collect_seconds", "Wall time of the last collection.", c->wall_usec);
         gauge(f, "poll_files_read", "gauge", "Files read by the last poll.", c->files_read);
         gauge(f, "poll_read_bytes", "gauge", "Bytes read by the last poll.", c->bytes_read);
         gauge(f, "poll_processes_scanned", "gauge", "Processes read by the last poll.", c->procs_scanned);
@@ -344,7 +343,7 @@ static void poll_cost(FILE *f, const struct ng_snapshot *s, const struct ng_metr
         gauge(f, "poll_stuck", "gauge",
               "1 while a poll has read nothing for longer than stuck_after (status names the process).",
               p->stalled_usec > 0);
-        seconds(f, "poll_stalled_seconds", "How long the stuck poll has read nothing, 0 when none is stuck.",
+        ng_metrics_seconds(f, "poll_stalled_seconds", "How long the stuck poll has read nothing, 0 when none is stuck.",
                 p->stalled_usec);
         gauge(f, "polls_stuck_total", "counter", "Polls reported stuck since the daemon started.",
               p->polls_stuck_total);

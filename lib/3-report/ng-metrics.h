@@ -47,6 +47,14 @@ struct ng_metrics_poll {
 int ng_metrics_render(const struct ng_snapshot *s, const struct ng_audit *a,
                       const struct ng_metrics_poll *p, FILE *f);
 
+/* The exposition text's head of family numaguard_NAME: its HELP and its
+ * TYPE (gauge, counter). Every family numaguard writes, the library's and
+ * numaguardd's own, begins here. */
+void ng_metrics_family(FILE *f, const char *name, const char *type, const char *help);
+/* A gauge family numaguard_NAME of one series without labels, in seconds
+ * from usec, exact to the microsecond. */
+void ng_metrics_seconds(FILE *f, const char *name, const char *help, uint64_t usec);
+
 /* Escapes a label value into buf: backslash, double quote and newline as
  * the exposition format says, and each byte that is not valid UTF-8 as
  * U+FFFD (label values must be UTF-8). A buf of 4 times the length of v

@@ -193,3 +193,38 @@ struct json_object *ng_act_outcome_json(enum ng_correction kind, const char *tar
         json_object_object_add(j, "exit_status", json_object_new_int(exit_status));
         return j;
 }
+
+struct json_object *ng_act_policy_persist_json(const struct ng_policy_persist *pp)
+{
+        struct json_object *o = json_object_new_object();
+        if (!o)
+                return NULL;
+        bool unit = pp->unit[0] != 0;
+        json_object_object_add(o, "unit", unit ? json_object_new_string(pp->unit) : NULL);
+        json_object_object_add(o, "dropin", unit ? json_object_new_string(pp->dropin) : NULL);
+        json_object_object_add(o, "value", unit ? json_object_new_string(pp->value) : NULL);
+        json_object_object_add(o, "note", json_object_new_string(pp->note));
+        return o;
+}
+
+struct json_object *ng_act_rebalance_json(const char *target, bool dry_run, struct json_object *weights,
+                                          struct json_object *segments, struct json_object *next_start,
+                                          int exit_status)
+{
+        struct json_object *j = json_object_new_object();
+        if (!j) {
+                json_object_put(weights);
+                json_object_put(segments);
+                json_object_put(next_start);
+                return NULL;
+        }
+        json_object_object_add(j, "schema", json_object_new_int(1));
+        json_object_object_add(j, "action", json_object_new_string("rebalance"));
+        json_object_object_add(j, "target", json_object_new_string(target));
+        json_object_object_add(j, "dry_run", json_object_new_boolean(dry_run));
+        json_object_object_add(j, "weights", weights);
+        json_object_object_add(j, "segments", segments);
+        json_object_object_add(j, "next_start", next_start);
+        json_object_object_add(j, "exit_status", json_object_new_int(exit_status));
+        return j;
+}

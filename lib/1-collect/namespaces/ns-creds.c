@@ -23,7 +23,7 @@
 
 /* A small text file into buf, its trailing newlines cut; "" when
  * unreadable. Control characters never reach a message: the renderers
- * escape it (ng-text.h). */
+ * escape it (text.h). */
 static void read_small(struct collector *c, char *buf, size_t size, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 static void read_small(struct collector *c, char *buf, size_t size, const char *fmt, ...)

@@ -410,7 +410,7 @@ struct ng_proc {
         uint64_t ipc_ns, mnt_ns, pid_ns;
         /* Its "Max locked memory" soft limit (/proc/PID/limits), in bytes,
          * UINT64_MAX unlimited; read only for the main processes of the
-         * engines that lock their shared memory (ng-engine.h). */
+         * engines that lock their shared memory (engine.h). */
         bool has_memlock;
         uint64_t memlock_soft_bytes;
         /* Where its maps were refused (maps_errno) on a live host, what

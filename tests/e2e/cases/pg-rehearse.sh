@@ -59,8 +59,19 @@ ROWS=(
   "cglimit-sigbus|cglimit:1:20|0/30/0/0|try|32|"
   "cgrsvd-short|cgrsvd:1:20|0/30/0/0|on|32|"
 )
-# Every row runs on every kernel the suite boots (6.1, and 6.12 and 5.10
-# through run-e2e --core / --core-subset): at least 24 a kernel.
+# Every row runs on 6.1; on the other kernels the suite boots (6.12 and
+# 5.10, run-e2e --core / --core-subset: E2E_CORE set) the 15 rows of
+# CORE_ROWS: each binding (none, a cgroup cpuset, membind, interleave,
+# preferred, a cpuset narrowed, a node drained, a competitor, the hugetlb
+# cgroup's limits) and each outcome (hugepages, 4 KiB by fallback and by
+# setting, no start, SIGBUS), and every row that is replayed from a tree.
+CORE_ROWS=" none-fit none-short-on none-short-try none-1g-on none-sysv-on cg1-empty-try bind2-fit il-one-node"
+CORE_ROWS+=" pref3-elsewhere narrowed-empty drained-short competed-sigbus restart-in-place cglimit-sigbus cgrsvd-short "
+if [ "${E2E_CORE:-0}" != 0 ]; then
+    core=()
+    for row in "${ROWS[@]}"; do [[ $CORE_ROWS == *" ${row%%|*} "* ]] && core+=("$row"); done
+    ROWS=("${core[@]}")
+fi
 # rows whose host is also captured (numaguardctl snapshot) and rehearsed
 # again from the tree: --root must give the live answer; with
 # NUMAGUARD_E2E_CAPTURE=1 the trees are kept (tests/fixtures/trees/rehearse-*)
