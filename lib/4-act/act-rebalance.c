@@ -235,6 +235,24 @@ static int move_list(struct run *r, unsigned m)
         return 0;
 }
 
+/* Moves the n pages of the move list, then those set aside busy again, up
+ * to the run's retries; what stays busy is counted. */
+static int move_retrying(struct run *r, unsigned n)
+{
+        r->n_aside = 0;
+        int err = move_list(r, n);
+        for (unsigned attempt = 0; err >= 0 && attempt < r->o->retries && r->n_aside > 0; attempt++) {
+                unsigned m = r->n_aside;
+                memcpy(r->maddrs, r->aaddrs, m * sizeof(*r->maddrs));
+                memcpy(r->mnodes, r->anodes, m * sizeof(*r->mnodes));
+                memcpy(r->mfrom, r->afrom, m * sizeof(*r->mfrom));
+                r->n_aside = 0;
+                err = move_list(r, m);
+        }
+        r->st.busy_pages += r->n_aside;
+        return err;
+}
+
 /* Picks the batch's moves, moves them, then gives the pages set aside
  * (busy: EBUSY, EAGAIN after the kernel's own retries) opts->retries more
  * chances before counting them as left for a later run. */
@@ -267,17 +285,7 @@ static int move_window_one_way(struct run *r, unsigned n)
                 r->mfrom[i] = src;
         }
         uint64_t moved0 = r->st.moved_pages;
-        r->n_aside = 0;
-        int err = move_list(r, n);
-        for (unsigned attempt = 0; err >= 0 && attempt < r->o->retries && r->n_aside > 0; attempt++) {
-                unsigned m = r->n_aside;
-                memcpy(r->maddrs, r->aaddrs, m * sizeof(*r->maddrs));
-                memcpy(r->mnodes, r->anodes, m * sizeof(*r->mnodes));
-                memcpy(r->mfrom, r->afrom, m * sizeof(*r->mfrom));
-                r->n_aside = 0;
-                err = move_list(r, m);
-        }
-        r->st.busy_pages += r->n_aside;
+        int err = move_retrying(r, n);
         /* the pages that were there already, counted as they answered */
         uint64_t there = counts[d], counted = r->st.moved_pages - moved0;
         uint64_t back = there < counted ? there : counted;
@@ -309,17 +317,7 @@ static int move_batch(struct run *r, unsigned n)
                         if (k >= 0)
                                 r->p->nodes[k].before_pages++;
                 }
-        r->n_aside = 0;
-        int err = move_list(r, pick_moves(r, n));
-        for (unsigned attempt = 0; err >= 0 && attempt < r->o->retries && r->n_aside > 0; attempt++) {
-                unsigned m = r->n_aside;
-                memcpy(r->maddrs, r->aaddrs, m * sizeof(*r->maddrs));
-                memcpy(r->mnodes, r->anodes, m * sizeof(*r->mnodes));
-                memcpy(r->mfrom, r->afrom, m * sizeof(*r->mfrom));
-                r->n_aside = 0;
-                err = move_list(r, m);
-        }
-        r->st.busy_pages += r->n_aside;
+        int err = move_retrying(r, pick_moves(r, n));
         return err;
 }
 
