@@ -32,6 +32,7 @@
 #include "reader.h"
 #include "sample.h"
 #include "shm.h"
+#include "snapshot.h"
 #include "util.h"
 
 NG_DEFINE_CLEANUP(struct ng_snapshot, ng_snapshot_free)
@@ -70,7 +71,7 @@ int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *o
          * than audit an empty machine. */
         if (!ng_path_is_live(p) && !tree_has_dir(p, NG_PROC_DIR) && !tree_has_dir(p, NG_SYS_DIR))
                 return -ENOENT;
-        _ng_cleanup_(ng_snapshot_freep) struct ng_snapshot *s = calloc(1, sizeof(*s));
+        _ng_cleanup_(ng_snapshot_freep) struct ng_snapshot *s = ng_snapshot_alloc();
         if (!s)
                 return -ENOMEM;
         struct collector c = { .p = p, .o = opts ? *opts : NG_COLLECT_OPTS_DEFAULT, .s = s };
@@ -155,14 +156,15 @@ void ng_snapshot_free(struct ng_snapshot *s)
                 free(s->unlisted[i].mountpoint);
         free(s->unlisted);
         /* A picture's snapshot shares the records of unchanged processes. */
+        struct ng_proc_gen *gen = snapshot_rec_of(s)->proc_gen;
         for (size_t i = 0; i < s->n_procs; i++) {
-                if (s->proc_gen && s->procs[i]->shared)
+                if (gen && proc_rec_of(s->procs[i])->shared)
                         continue;
                 ng_proc_release(s->procs[i]);
                 free(s->procs[i]);
         }
         free(s->procs);
-        ng_proc_gen_unref(s->proc_gen);
+        ng_proc_gen_unref(gen);
         for (size_t i = 0; i < s->n_cgroups; i++) {
                 free(s->cgroups[i].path);
                 free(s->cgroups[i].dir);

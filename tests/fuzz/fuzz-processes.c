@@ -26,6 +26,8 @@
 #include "refusal.h"
 #include "ng-report.h"
 #include "ng-snapshot.h"
+#include "proc.h"
+#include "snapshot.h"
 #include "text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -42,7 +44,9 @@ static void *xcalloc(size_t n, size_t size)
 
 static struct ng_snapshot *one_node_host(void)
 {
-        struct ng_snapshot *s = xcalloc(1, sizeof(*s));
+        struct ng_snapshot *s = ng_snapshot_alloc();
+        if (!s)
+                abort();
         s->topo.numa_sysfs = true;
         s->topo.nodes = xcalloc(1, sizeof(*s->topo.nodes));
         s->topo.n_nodes = 1;
@@ -82,7 +86,9 @@ static uint64_t hash(const char *s)
 
 static void add_proc(struct ng_snapshot *s, size_t i, const char *comm, const char *cmdline, const char *label)
 {
-        struct ng_proc *pr = xcalloc(1, sizeof(*pr));
+        struct ng_proc *pr = ng_proc_alloc();
+        if (!pr)
+                abort();
         s->procs[s->n_procs++] = pr;
         uint64_t h = hash(cmdline) ^ hash(comm);
         pr->pid = pr->stat.pid = (pid_t) (100 + i);

@@ -7,6 +7,8 @@
 
 #include "ng-test.h"
 #include "ng-snapshot.h"
+#include "proc.h"
+#include "snapshot.h"
 
 static inline void *xcalloc(size_t n, size_t size)
 {
@@ -47,7 +49,8 @@ static inline void mi_set(struct ng_meminfo *m, const char *key, uint64_t value)
  * node_with_cpus nodes), distance 10 local / dist remote, mem_kib each. */
 static inline struct ng_snapshot *snap_new(int n, int cpus_per_node, int nodes_with_cpus, uint64_t dist, uint64_t mem_kib)
 {
-        struct ng_snapshot *s = xcalloc(1, sizeof(*s));
+        struct ng_snapshot *s = ng_snapshot_alloc();
+        ck_assert_ptr_nonnull(s);
         s->topo.numa_sysfs = true;
         s->topo.nodes = xcalloc((size_t) n, sizeof(*s->topo.nodes));
         s->topo.n_nodes = (size_t) n;
@@ -129,7 +132,7 @@ static inline struct ng_proc *snap_proc(struct ng_snapshot *s, pid_t pid, pid_t 
 {
         s->procs = realloc(s->procs, (s->n_procs + 1) * sizeof(*s->procs));
         ck_assert_ptr_nonnull(s->procs);
-        struct ng_proc *pr = calloc(1, sizeof(*pr));
+        struct ng_proc *pr = ng_proc_alloc();
         ck_assert_ptr_nonnull(pr);
         s->procs[s->n_procs++] = pr;
         pr->pid = pid;

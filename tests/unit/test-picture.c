@@ -537,14 +537,14 @@ START_TEST(snapshots_share_records_and_keep_them)
                 if (a->n_maps) {
                         ck_assert_uint_eq(a->n_maps, b->n_maps);
                         mapped++;
-                        if (b->cpu_read_seq != a->cpu_read_seq) {
+                        if (proc_rec_of(b)->cpu_read_seq != proc_rec_of(a)->cpu_read_seq) {
                                 ck_assert_msg(a != b, "pid %d: read again, yet the same record", (int) a->pid);
                                 ck_assert_ptr_ne(a->maps, b->maps);
                                 reread++;
                                 continue;
                         }
                         ck_assert_msg(a == b, "pid %d: unchanged, yet copied", (int) a->pid);
-                        ck_assert(a->shared);
+                        ck_assert(proc_rec_of(a)->shared);
                         kept = a;
                         continue;
                 }

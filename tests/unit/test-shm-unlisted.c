@@ -270,7 +270,8 @@ END_TEST
  * repeated identities (the first wins) and samples that are not whole. */
 START_TEST(test_whole_index_as_the_walk)
 {
-        struct ng_snapshot *s = xcalloc(1, sizeof(*s));
+        struct ng_snapshot *s = ng_snapshot_alloc();
+        ck_assert_ptr_nonnull(s);
         s->ipc_ns = 9;
         s->n_samples = 400;
         s->samples = xcalloc(s->n_samples, sizeof(*s->samples));

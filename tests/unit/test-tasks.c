@@ -558,11 +558,13 @@ START_TEST(test_cpu_read_by_turns)
                 pe = se;
                 /* every holder read within a turn */
                 uint64_t now = 0;
+                for (int i = 0; i < HOLDERS; i++) {
+                        uint64_t seq = proc_rec_of(ng_snapshot_proc(st, pids[i]))->cpu_read_seq;
+                        now = now > seq ? now : seq;
+                }
                 for (int i = 0; i < HOLDERS; i++)
-                        now = now > ng_snapshot_proc(st, pids[i])->cpu_read_seq ? now
-                                                                                 : ng_snapshot_proc(st, pids[i])->cpu_read_seq;
-                for (int i = 0; i < HOLDERS; i++)
-                        ck_assert_uint_lt(now - ng_snapshot_proc(st, pids[i])->cpu_read_seq, ps.cpu_read_every);
+                        ck_assert_uint_lt(now - proc_rec_of(ng_snapshot_proc(st, pids[i]))->cpu_read_seq,
+                                          ps.cpu_read_every);
                 if (poll <= (int) ps.cpu_read_every)
                         continue;       /* the first turn mixes whole CPU times with rates */
                 double d = max_share_diff(st, se, pids);

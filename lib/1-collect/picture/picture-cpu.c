@@ -57,8 +57,8 @@ static size_t due_list(struct ng_picture *pic, struct pic_ent **v, size_t n, siz
                 if (!holder(e))
                         continue;
                 holders++;
-                if (e->fresh || e->pr.cpu_read_seq == pic->seq) {
-                        e->pr.cpu_read_seq = pic->seq;
+                if (e->fresh || e->rec.cpu_read_seq == pic->seq) {
+                        e->rec.cpu_read_seq = pic->seq;
                         continue;
                 }
                 if (start == SIZE_MAX && e->pr.pid > pic->cpu_cursor)
@@ -92,7 +92,7 @@ int ng_picture_read_cpu(struct ng_picture *pic, struct collector *c, struct pic_
                         pic->stats.procs_gone++;
                         continue;
                 }
-                e->pr.cpu_read_seq = pic->seq;
+                e->rec.cpu_read_seq = pic->seq;
         }
         free(due);
         if (r < 0)
@@ -146,13 +146,14 @@ static void keep_weights(struct ng_proc *pr, const struct ng_proc *old)
 static void weigh(struct ng_proc *pr, const struct ng_proc *old, unsigned every)
 {
         uint64_t window = every;
-        if (pr->cpu_read_seq && old->cpu_read_seq) {
-                if (pr->cpu_read_seq == old->cpu_read_seq) {
+        uint64_t seq = proc_rec_of(pr)->cpu_read_seq, old_seq = proc_rec_of(old)->cpu_read_seq;
+        if (seq && old_seq) {
+                if (seq == old_seq) {
                         keep_weights(pr, old);
                         return;
                 }
-                if (pr->cpu_read_seq > old->cpu_read_seq)
-                        window = pr->cpu_read_seq - old->cpu_read_seq;
+                if (seq > old_seq)
+                        window = seq - old_seq;
         }
         pr->cpu_weight_ticks = since(pr->stat.utime_ticks + pr->stat.stime_ticks,
                                      old->stat.utime_ticks + old->stat.stime_ticks, window, every);

@@ -62,7 +62,10 @@ int ng_proc_events_parse(const void *buf, size_t len, struct ng_pid_set *touched
  * copy first (ng_proc_copy_own).
  */
 struct pic_rec {
-        struct ng_proc pr;      /* pr.shared set */
+        union {
+                struct proc_rec rec;    /* rec.shared set */
+                struct ng_proc pr;      /* rec.pr */
+        };
         struct pic_rec *next_retired;   /* in ng_proc_gen.retired_recs */
 };
 
@@ -73,7 +76,10 @@ struct pic_ent {
         bool fresh;             /* read in full by this collection */
         bool mapped;            /* pr.n_maps > 0: something a poll may look at again */
         bool holds;             /* ng_proc_maps_segment(&pr), as pr's maps never change */
-        struct ng_proc pr;      /* pr.pid and pr.stat set for every entry */
+        union {
+                struct proc_rec rec;
+                struct ng_proc pr;      /* rec.pr: pid and stat set for every entry */
+        };
         struct pic_rec *handed; /* pr as the last snapshots got it, or NULL */
         struct pic_ent *next_retired;   /* in ng_proc_gen.retired */
 };
@@ -141,7 +147,7 @@ struct ng_picture {
         bool witness_ok;
         struct ng_pid_witness witness;
         struct ng_picture_stats stats;
-        uint64_t seq;           /* collections begun: ng_proc.cpu_read_seq */
+        uint64_t seq;           /* collections begun: proc_rec.cpu_read_seq */
         /* Reads by turns: of the processes that map a segment, how many a
          * collection reads the CPU time (picture-cpu.c) and the status
          * counters (picture.c) of (0: all), and the pid of the last one

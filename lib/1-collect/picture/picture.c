@@ -14,6 +14,7 @@
 #include "namespaces.h"
 #include "parse.h"
 #include "picture-internal.h"
+#include "snapshot.h"
 
 int ng_picture_new(unsigned full_scan_every, struct ng_picture **ret)
 {
@@ -104,7 +105,7 @@ static int handed(struct pic_ent *e, struct ng_proc **ret)
                         free(h);
                         return r;
                 }
-                h->pr.shared = true;
+                h->rec.shared = true;
                 e->handed = h;
         }
         *ret = &e->handed->pr;
@@ -147,7 +148,7 @@ static int read_entry(struct collector *c, pid_t pid, const struct pic_ent *like
         e->fresh = true;
         e->mapped = e->pr.n_maps > 0;
         e->holds = ng_proc_maps_segment(&e->pr);
-        e->pr.shared = true;
+        e->rec.shared = true;
         *ret = e;
         return 0;
 }
@@ -340,7 +341,7 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
                         }
                         ne->ino = e->ino;
                         ne->fresh = false;
-                        ne->pr.cpu_read_seq = pic->seq;
+                        ne->rec.cpu_read_seq = pic->seq;
                         ng_picture_retire(pic, e);
                         v[i] = ne;
                         r = ne->kept;
@@ -361,7 +362,7 @@ static int refresh(struct ng_picture *pic, struct collector *c, struct pic_ent *
  * (no maps) or the copy handed while the process is unchanged (maps). */
 static int hand_over(struct ng_picture *pic, struct ng_snapshot *s)
 {
-        if (!(s->proc_gen = ng_picture_next_gen(pic)))
+        if (!(snapshot_rec_of(s)->proc_gen = ng_picture_next_gen(pic)))
                 return -ENOMEM;
         size_t kept = 0;
         for (size_t i = 0; i < pic->n; i++)

@@ -18,6 +18,8 @@
 /* Library-internal: not exported from libnumaguard.so. */
 #pragma GCC visibility push(hidden)
 
+struct ng_proc_gen;
+
 /* picture.c: the processes of c->s from the picture, reading only what may
  * have changed since the last collection (or everything, see ng-snapshot.h). */
 int ng_picture_collect_procs(struct ng_picture *pic, struct collector *c);

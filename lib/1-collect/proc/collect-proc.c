@@ -14,6 +14,7 @@
 
 #include "namespaces.h"
 #include "proc.h"
+#include "snapshot.h"
 #include "engine.h"
 #include "parse.h"
 #include "util.h"
@@ -42,7 +43,7 @@ struct cgroup_ref {
         struct ng_pid_cgroup cg;
 };
 
-/* What records of one process share (ng_proc.held), counted. */
+/* What records of one process share (proc_rec.held), counted. */
 struct ng_proc_hold {
         unsigned refs;
         char *cmdline;
@@ -65,9 +66,10 @@ static int share_cgroup(struct ng_proc *pr, const struct ng_proc *like, struct n
 {
         if (!pr->cgroup.n)
                 return 0;
-        if (like && like->held && like->held->cgroup && cgroup_equal(&pr->cgroup, &like->cgroup)) {
+        const struct ng_proc_hold *lh = like ? proc_rec_of(like)->held : NULL;
+        if (lh && lh->cgroup && cgroup_equal(&pr->cgroup, &like->cgroup)) {
                 ng_pid_cgroup_done(&pr->cgroup);
-                h->cgroup = like->held->cgroup;
+                h->cgroup = lh->cgroup;
                 __atomic_add_fetch(&h->cgroup->refs, 1, __ATOMIC_RELAXED);
                 pr->cgroup = h->cgroup->cg;
                 return 0;
@@ -78,9 +80,16 @@ static int share_cgroup(struct ng_proc *pr, const struct ng_proc *like, struct n
         return 0;
 }
 
+struct ng_proc *ng_proc_alloc(void)
+{
+        struct proc_rec *rec = calloc(1, sizeof(*rec));
+        return rec ? &rec->pr : NULL;
+}
+
 int ng_proc_share(struct ng_proc *pr, const struct ng_proc *like)
 {
-        if (pr->held)
+        struct proc_rec *rec = proc_rec_of(pr);
+        if (rec->held)
                 return 0;
         struct ng_proc_hold *h = calloc(1, sizeof(*h));
         if (!h)
@@ -93,14 +102,15 @@ int ng_proc_share(struct ng_proc *pr, const struct ng_proc *like)
         h->cmdline = pr->cmdline;
         h->status.cpus_allowed = pr->status.cpus_allowed;
         h->status.mems_allowed = pr->status.mems_allowed;
-        pr->held = h;
+        rec->held = h;
         return 0;
 }
 
 void ng_proc_copy_shared(const struct ng_proc *src, struct ng_proc *dst)
 {
-        assert(src->held);
-        *dst = *src;
+        const struct proc_rec *from = proc_rec_of(src);
+        assert(from->held);
+        *proc_rec_of(dst) = *from;
         dst->maps = NULL;
         dst->n_maps = 0;
         dst->numa_maps = NULL;
@@ -108,7 +118,7 @@ void ng_proc_copy_shared(const struct ng_proc *src, struct ng_proc *dst)
         dst->has_numa_maps = false;
         dst->tasks = NULL;      /* each record weighs its own (ng_snapshot_cpu_since) */
         dst->n_tasks = 0;
-        __atomic_add_fetch(&src->held->refs, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&from->held->refs, 1, __ATOMIC_RELAXED);
 }
 
 static void hold_release(struct ng_proc_hold *h)
@@ -126,8 +136,9 @@ static void hold_release(struct ng_proc_hold *h)
 
 void ng_proc_release(struct ng_proc *pr)
 {
-        if (pr->held) {
-                hold_release(pr->held);
+        struct proc_rec *rec = proc_rec_of(pr);
+        if (rec->held) {
+                hold_release(rec->held);
         } else {
                 free(pr->cmdline);
                 ng_pid_cgroup_done(&pr->cgroup);
@@ -141,7 +152,7 @@ void ng_proc_release(struct ng_proc *pr)
 void ng_proc_done(struct ng_proc *pr)
 {
         ng_proc_release(pr);
-        memset(pr, 0, sizeof(*pr));
+        memset(proc_rec_of(pr), 0, sizeof(struct proc_rec));
 }
 
 /* ---- a snapshot's own copy of a shared record ---- */
@@ -181,7 +192,7 @@ static int copy_tasks(const struct ng_proc *src, struct ng_proc *dst)
 int ng_proc_copy_own(const struct ng_proc *src, struct ng_proc *dst)
 {
         ng_proc_copy_shared(src, dst);
-        dst->shared = false;
+        proc_rec_of(dst)->shared = false;
         int r = copy_maps(src, dst);
         if (r >= 0)
                 r = copy_tasks(src, dst);
@@ -192,9 +203,9 @@ int ng_proc_copy_own(const struct ng_proc *src, struct ng_proc *dst)
 
 int ng_snapshot_own_proc(struct ng_snapshot *s, size_t i)
 {
-        if (!s->procs[i]->shared)
+        if (!snapshot_rec_of(s)->proc_gen || !proc_rec_of(s->procs[i])->shared)
                 return 0;
-        struct ng_proc *own = malloc(sizeof(*own));
+        struct ng_proc *own = ng_proc_alloc();
         int r = own ? ng_proc_copy_own(s->procs[i], own) : -ENOMEM;
         if (r < 0) {
                 free(own);
@@ -443,10 +454,10 @@ int ng_collect_add_proc(struct ng_snapshot *s, size_t *cap, const struct ng_proc
 {
         if (ng_grow(&s->procs, cap, s->n_procs, sizeof(*s->procs), 0) < 0)
                 return -ENOMEM;
-        struct ng_proc *own = malloc(sizeof(*own));
+        struct ng_proc *own = ng_proc_alloc();
         if (!own)
                 return -ENOMEM;
-        *own = *pr;
+        *proc_rec_of(own) = *proc_rec_of(pr);
         s->procs[s->n_procs++] = own;
         return 0;
 }
@@ -462,11 +473,11 @@ int ng_collect_procs(struct collector *c)
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
         for (size_t i = 0; i < n && r >= 0; i++) {
-                struct ng_proc pr;
+                struct proc_rec rec = {};
                 s->cost.procs_scanned++;
-                r = ng_collect_read_proc(c, pids[i].pid, &pr);
-                if (r > 0 && (r = ng_collect_add_proc(s, &cap, &pr)) < 0)
-                        ng_proc_done(&pr);
+                r = ng_collect_read_proc(c, pids[i].pid, &rec.pr);
+                if (r > 0 && (r = ng_collect_add_proc(s, &cap, &rec.pr)) < 0)
+                        ng_proc_done(&rec.pr);
         }
         free(pids);
         c->current_pid = 0;

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "ng-snapshot.h"
@@ -17,6 +18,36 @@
 
 /* Library-internal: not exported from libnumaguard.so. */
 #pragma GCC visibility push(hidden)
+
+/* A process record as the library allocates it: the public part first (a
+ * record's address is its rec's), then what only the library sees. Every
+ * record of a snapshot is one (ng_proc_alloc(), or a picture's entry). */
+struct proc_rec {
+        struct ng_proc pr;
+        /* Set when cmdline, cgroup and the status's CPU and node sets are
+         * shared, counted and never modified, between this record and
+         * others of the same process (the process picture a daemon keeps
+         * and the snapshots of its polls); ng_proc_done() releases them.
+         * NULL: the record owns them. */
+        struct ng_proc_hold *held;
+        /* The collection of a picture that last read its stat and its
+         * threads' (ng_picture_set_read_budget: a poll may leave them as
+         * read some polls before); 0 outside a picture, or for a process
+         * that maps no segment. */
+        uint64_t cpu_read_seq;
+        /* Held by a process picture and handed to each of its snapshots
+         * while the process is unchanged: such a snapshot neither frees
+         * the record nor changes it (it takes its own copy first). */
+        bool shared;
+};
+
+static inline struct proc_rec *proc_rec_of(const struct ng_proc *pr)
+{
+        return (struct proc_rec *) pr;
+}
+
+/* A zeroed record, or NULL; freed with ng_proc_release() and free(). */
+struct ng_proc *ng_proc_alloc(void);
 
 /* 1 when the process was read, 0 when it is a kernel thread or went away
  * mid-read, <0 on a real error. */
@@ -57,7 +88,7 @@ int ng_collect_procs(struct collector *c);
 /* After the processes: a process whose maps hold a line that does not
  * parse is a problem (its segments are unknown). */
 void ng_collect_maps_check(struct collector *c);
-/* A record of its own (shared false) copied from a picture's (src->held
+/* A record of its own (shared false) copied from a picture's (its held
  * set): maps and threads copied, no numa_maps. 0 or -ENOMEM. */
 int ng_proc_copy_own(const struct ng_proc *src, struct ng_proc *dst);
 /* s->procs[i] made s's own when it is a picture's shared record, before s

@@ -382,26 +382,11 @@ struct ng_proc {
          * it in one collection, since the previous poll after
          * ng_snapshot_cpu_since(). Used when tasks is empty. */
         uint64_t cpu_weight_ticks;
-        /* Set when cmdline, cgroup and the status's CPU and node sets are
-         * shared, counted and never modified, between this record and
-         * others of the same process (the process picture a daemon keeps
-         * and the snapshots of its polls); ng_proc_done() releases them.
-         * NULL: the record owns them. */
-        struct ng_proc_hold *held;
         /* Its threads, read for processes that map a segment (a database's,
          * whose threads run on many nodes: MariaDB is one process); empty
          * for the others and where task/ cannot be read. */
         struct ng_task *tasks;
         size_t n_tasks;
-        /* The collection of a picture that last read its stat and its
-         * threads' (ng_picture_set_read_budget: a poll may leave them as
-         * read some polls before); 0 outside a picture, or for a process
-         * that maps no segment. */
-        uint64_t cpu_read_seq;
-        /* Held by a process picture and handed to each of its snapshots
-         * while the process is unchanged: such a snapshot neither frees
-         * the record nor changes it (it takes its own copy first). */
-        bool shared;
         /* Its IPC, mount and PID namespaces (the inodes of
          * /proc/PID/ns/ipc, ns/mnt and ns/pid), read for the processes that
          * map a segment or run a database, and for every process when
@@ -474,7 +459,6 @@ struct ng_pidfile {
 };
 
 struct ng_picture;
-struct ng_proc_gen;
 struct ng_latency;       /* ng-latency.h */
 
 struct ng_collect_opts {
@@ -604,6 +588,9 @@ struct ng_problem {
 };
 #define NG_MAX_PROBLEMS 16
 
+/* Made by the library only (ng_snapshot_collect, ng_collect_for_config),
+ * freed with ng_snapshot_free(): it carries more than this part, and so does
+ * each of its process records. */
 struct ng_snapshot {
         uint64_t taken_usec;    /* CLOCK_REALTIME */
         char root[4096];        /* "" for the live host */
@@ -637,9 +624,6 @@ struct ng_snapshot {
          * modified: treat every record as read-only. */
         struct ng_proc **procs;
         size_t n_procs;
-        /* Private: what keeps the picture's shared records alive (NULL
-         * when every record is the snapshot's own). */
-        struct ng_proc_gen *proc_gen;
         struct ng_cgroup *cgroups;
         size_t n_cgroups;
         struct ng_pidfile *pidfiles;

@@ -10,6 +10,13 @@
 #include <string.h>
 
 #include "ng-snapshot.h"
+#include "snapshot.h"
+
+struct ng_snapshot *ng_snapshot_alloc(void)
+{
+        struct snapshot_rec *rec = calloc(1, sizeof(*rec));
+        return rec ? &rec->s : NULL;
+}
 
 const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id)
 {

@@ -23,6 +23,28 @@
 /* Library-internal: not exported from libnumaguard.so. */
 #pragma GCC visibility push(hidden)
 
+struct ng_proc_gen;
+
+/* A snapshot as the library allocates it: the public part first (a
+ * snapshot's address is its rec's), then what only the library sees. Every
+ * snapshot is one: ng_snapshot_free() reads the rest. */
+struct snapshot_rec {
+        struct ng_snapshot s;
+        /* What keeps the records a process picture shares with this
+         * snapshot alive (picture-gen.c); NULL when every record is the
+         * snapshot's own. */
+        struct ng_proc_gen *proc_gen;
+};
+
+/* A zeroed snapshot (a literal one's start, too: the tests build theirs
+ * with it), or NULL. */
+struct ng_snapshot *ng_snapshot_alloc(void);
+
+static inline struct snapshot_rec *snapshot_rec_of(const struct ng_snapshot *s)
+{
+        return (struct snapshot_rec *) s;
+}
+
 struct ng_whole_index {
         const struct ng_sample **v;
         size_t n;
