@@ -41,7 +41,7 @@ int ng_interleave_weights_run(const struct ng_snapshot *s, const struct ng_insta
                 snprintf(value, sizeof(value), "%u", want[i]);
                 r = ng_action_write(ops ? ops : &ng_action_ops_default, p, res, dry_run, path, value);
         }
-        if (res->n_writes == 0)
+        if (res->n_writes == 0 && r >= 0)
                 return 0;
         res->outcome = dry_run ? NG_OUTCOME_DRY_RUN : r < 0 ? ng_outcome_for_errno(r) : NG_OUTCOME_DONE;
         snprintf(res->summary, sizeof(res->summary), "%s the host's weighted-interleave weights %s (%s; host-global)%s%s",
