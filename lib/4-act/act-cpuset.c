@@ -400,11 +400,13 @@ static void apply_cgconfig(struct exec *x, const struct ng_action_ops *ops)
         run_steps(x);
 }
 
-int ng_cpuset_apply(const struct ng_path *p, const struct ng_action_ops *ops, const struct ng_cpuset_plan *plan,
+int ng_cpuset_apply(const struct ng_path *p, const struct ng_action_ops *ops_in, const struct ng_cpuset_plan *plan,
                     bool dry_run, struct ng_action_result *res)
 {
-        if (!ops || !plan || !res)
+        struct ng_action_ops o;
+        if (!ops_in || !plan || !res || ng_action_ops_complete(ops_in, &o) < 0)
                 return -EINVAL;
+        const struct ng_action_ops *ops = &o;
         ng_action_result_reset(res);
         snprintf(res->check, sizeof(res->check), "%s", plan->check);
         res->check_refused = plan->check_refused;
@@ -426,8 +428,6 @@ int ng_cpuset_apply(const struct ng_path *p, const struct ng_action_ops *ops, co
         x.now_cpus = x.cur_cpus;
         x.now_mems = x.cur_mems;
         plan_steps(&x);
-        struct ng_action_ops o = *ops;
-        ng_action_ops_fill_owner(&o);
         const struct ng_owner *ow = &plan->owner;
         bool owner_ok = (ow->kind != NG_OWNER_SYSTEMD && ow->kind != NG_OWNER_CGCONFIG && ow->kind != NG_OWNER_DOCKER) ||
                         (!owner_needs(plan, false) && !owner_needs(plan, true));
@@ -438,11 +438,11 @@ int ng_cpuset_apply(const struct ng_path *p, const struct ng_action_ops *ops, co
                 return 0;
         }
         if (ow->kind == NG_OWNER_SYSTEMD)
-                apply_systemd(&x, &o);
+                apply_systemd(&x, ops);
         else if (ow->kind == NG_OWNER_CGCONFIG)
-                apply_cgconfig(&x, &o);
+                apply_cgconfig(&x, ops);
         else if (ow->kind == NG_OWNER_DOCKER)
-                apply_docker(&x, &o);
+                apply_docker(&x, ops);
         else if (ow->kind == NG_OWNER_PODMAN) {
                 run_steps(&x);
                 if (res->outcome == NG_OUTCOME_DONE || res->outcome == NG_OUTCOME_DRY_RUN)

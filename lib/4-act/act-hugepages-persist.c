@@ -161,10 +161,9 @@ static void appendf(char *buf, size_t size, const char *fmt, ...)
 int ng_act_hugepages_persist(const struct ng_act_hugepages *a, const struct ng_path *p,
                              const struct ng_action_ops *ops, bool dry_run, struct ng_action_result *res)
 {
-        if (!a || !ops || !res)
+        struct ng_action_ops o;
+        if (!a || !ops || !res || ng_action_ops_complete(ops, &o) < 0)
                 return -EINVAL;
-        struct ng_action_ops o = *ops;
-        ng_action_ops_fill_owner(&o);
         char *old = NULL, *text = NULL, cmd[256];
         struct ng_boot_pool *was = NULL, *v = NULL;
         size_t n_was = 0, n = 0;

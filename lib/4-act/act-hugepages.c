@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "action-internal.h"
 #include "cleanup.h"
 #include "ng-act-hugepages.h"
 #include "ng-reserve.h"
@@ -459,7 +460,10 @@ int ng_act_hugepages_run(const struct ng_act_hugepages *a, const struct ng_path 
                          bool dry_run, struct ng_action_result *res)
 {
         assert(a && ops && res);
-        struct run x = { .a = a, .p = p, .ops = ops, .res = res };
+        struct ng_action_ops o;
+        if (ng_action_ops_complete(ops, &o) < 0)
+                return -EINVAL;
+        struct run x = { .a = a, .p = p, .ops = &o, .res = res };
         ng_hugepage_size_format(a->page_kib, x.size, sizeof(x.size));
         ng_action_result_reset(res);
         snprintf(res->check, sizeof(res->check), "%s", a->check);

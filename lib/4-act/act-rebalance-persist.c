@@ -94,15 +94,14 @@ int ng_policy_persist_plan(const struct ng_snapshot *s, const struct ng_audit *a
 int ng_policy_persist_run(const struct ng_policy_persist *pp, const struct ng_action_ops *ops_in,
                           const struct ng_path *p, bool dry_run, struct ng_action_result *res)
 {
-        if (!pp || !p || !res)
+        struct ng_action_ops ops;
+        if (!pp || !p || !res || ng_action_ops_complete(ops_in, &ops) < 0)
                 return -EINVAL;
         if (!pp->unit[0]) {
                 res->outcome = dry_run ? NG_OUTCOME_DRY_RUN : NG_OUTCOME_NOOP;
                 snprintf(res->summary, sizeof(res->summary), "%s", pp->note);
                 return 0;
         }
-        struct ng_action_ops ops = ops_in ? *ops_in : ng_action_ops_default;
-        ng_action_ops_fill_owner(&ops);
         struct ng_write *w;
         int r = ng_action_result_add(res, NG_WRITE_UNIT_PROPERTY, &w);
         if (r < 0) {

@@ -13,6 +13,7 @@
 
 #include "action-internal.h"
 #include "cleanup.h"
+#include "ng-act-cpuset.h"
 #include "text.h"
 #include "util.h"
 
@@ -68,10 +69,31 @@ static void default_sleep(void *userdata, uint64_t usec)
 }
 
 const struct ng_action_ops ng_action_ops_default = {
+        .size = sizeof(struct ng_action_ops),
         .write = default_write,
         .read = default_read,
         .sleep_usec = default_sleep,
 };
+
+int ng_action_ops_complete(const struct ng_action_ops *ops, struct ng_action_ops *ret)
+{
+        assert(ret);
+        if (!ops)
+                ops = &ng_action_ops_default;
+        if (!ng_action_ops_has(ops, userdata))
+                return -EINVAL;
+        /* a later member set: what it asks of this library cannot be done */
+        const unsigned char *tail = (const unsigned char *) ops + sizeof(*ret);
+        for (size_t i = sizeof(*ret); i < ops->size; i++, tail++)
+                if (*tail)
+                        return -EINVAL;
+        struct ng_action_ops o = {0};
+        memcpy(&o, ops, ops->size < sizeof(o) ? ops->size : sizeof(o));
+        o.size = sizeof(o);
+        ng_action_ops_fill_owner(&o);
+        *ret = o;
+        return 0;
+}
 
 int ng_action_result_new(struct ng_action_result **ret)
 {
@@ -127,6 +149,8 @@ int ng_action_write(const struct ng_action_ops *ops, const struct ng_path *p, st
                     bool dry_run, const char *path, const char *value)
 {
         assert(ops && res && path && value);
+        if (!ng_action_ops_has(ops, userdata))
+                return -EINVAL;
         struct ng_write *w;
         int r = ng_action_result_add(res, NG_WRITE_FILE, &w);
         if (r < 0)

@@ -102,8 +102,16 @@ static inline void ng_action_result_freep(struct ng_action_result **res)
  * I/O of the actions, swappable so tests inject EBUSY, partial grants or
  * EACCES (docs/ARCHITECTURE.md, "Corrections"). Paths are host paths; the default ops go
  * through the path layer (root prefix honoured).
+ *
+ * A table built by hand sets size to sizeof(struct ng_action_ops), so that
+ * members added later leave it working: the library reads no member past
+ * size (to it such a member is NULL: the default), refuses a table whose
+ * size does not reach past userdata (-EINVAL, from every function that
+ * takes ops), and refuses one that sets a member it does not know (size
+ * past its own struct, that member not NULL: -EINVAL).
  */
 struct ng_action_ops {
+        size_t size;
         int (*write)(void *userdata, const struct ng_path *p, const char *path, const char *value);
         /* Reads a small file into buf (NUL-terminated, trailing newline kept). */
         int (*read)(void *userdata, const struct ng_path *p, const char *path, char *buf, size_t size);

@@ -360,8 +360,8 @@ static void fx_open_release(const char *tree, const char *conf, const char *rele
         ck_assert_int_eq(ng_config_load_string(conf, "t.conf", NULL, NULL, &fx->cfg), 0);
         ck_assert_int_eq(ng_action_result_new(&fx->res), 0);
         fx->rec.fail_at = fx->rec.alter_at = SIZE_MAX;
-        fx->ops = (struct ng_action_ops) { .write = rec_write, .read = rec_read, .sleep_usec = rec_sleep,
-                                           .userdata = &fx->rec };
+        fx->ops = (struct ng_action_ops) { .size = sizeof(fx->ops), .write = rec_write, .read = rec_read,
+                                           .sleep_usec = rec_sleep, .userdata = &fx->rec };
         fx_collect();
 }
 

@@ -302,7 +302,8 @@ static void fake_sleep(void *userdata, uint64_t usec)
 
 static struct ng_action_ops fake_ops(struct fake *f)
 {
-        return (struct ng_action_ops) { .write = fake_write, .read = fake_read, .sleep_usec = fake_sleep, .userdata = f };
+        return (struct ng_action_ops) { .size = sizeof(struct ng_action_ops), .write = fake_write, .read = fake_read,
+                                        .sleep_usec = fake_sleep, .userdata = f };
 }
 
 /* The snapshot of the copy, a plan for it, and the result of running it. */

@@ -230,7 +230,7 @@ START_TEST(weights_written)
         plan(&f);
         const struct ng_instance *in = ng_audit_instance(f.a, "ORCL");
         struct wfiles w = {0};
-        struct ng_action_ops ops = { .write = w_write, .read = w_read, .userdata = &w };
+        struct ng_action_ops ops = { .size = sizeof(ops), .write = w_write, .read = w_read, .userdata = &w };
         struct ng_path *p;
         ck_assert_int_eq(ng_path_new(NULL, &p), 0);
         _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;

@@ -162,7 +162,7 @@ static int reads_back(void *userdata, const struct ng_path *p, const char *path,
 
 static void one_write(struct ng_action_result *res)
 {
-        const struct ng_action_ops ops = { .write = written, .read = reads_back };
+        const struct ng_action_ops ops = { .size = sizeof(ops), .write = written, .read = reads_back };
         ng_action_result_reset(res);
         ck_assert_int_eq(ng_action_write(&ops, NULL, res, false, "/sys/fs/cgroup/db/cpuset.mems", "0-1"), 0);
         res->outcome = NG_OUTCOME_DONE;
