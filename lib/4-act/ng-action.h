@@ -92,7 +92,8 @@ struct ng_action_result *ng_action_result_free(struct ng_action_result *res);
  * write), keeping the room it has for writes. */
 void ng_action_result_reset(struct ng_action_result *res);
 
-/* For _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL; */
+/* For __attribute__((cleanup(ng_action_result_freep))) struct ng_action_result *res = NULL;
+ * (the programs' _ng_cleanup_, cleanup.h). */
 static inline void ng_action_result_freep(struct ng_action_result **res)
 {
         ng_action_result_free(*res);
