@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "ng-act-rebalance.h"
 
 static double now_s(void)
@@ -270,7 +271,11 @@ int main(int argc, char **argv)
                mib, a, a, b, rounds, on_node(f1, bytes, a), on_node(f2, bytes, a));
 
         static struct ng_rebalance_plan p;
-        static struct ng_action_result res;
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        if (ng_action_result_new(&res) < 0) {
+                perror("rebalance: the result");
+                return 1;
+        }
         struct ng_rebalance_stats rs;
         plan_for(&p, f1, a, b);
         struct ng_rebalance_opts o = ng_rebalance_opts_for(&p);
@@ -278,7 +283,7 @@ int main(int argc, char **argv)
         /* its exact count alone (a dry run): the first of its two passes */
         o.dry_run = true;
         double t0 = now_s();
-        ng_rebalance_run(&p, &o, NULL, &rs, &res);
+        ng_rebalance_run(&p, &o, NULL, &rs, res);
         printf("numaguard's count alone (--dry-run): %.3f s, %llu resident pages\n", now_s() - t0,
                (unsigned long long) p.resident_pages);
         o.dry_run = false;
@@ -304,7 +309,7 @@ int main(int argc, char **argv)
                 pid_t smp = start_sampler(pfd[1]);
                 usleep(20000);
                 t0 = now_s();
-                int r = ng_rebalance_run(&p, &o, NULL, &rs, &res);
+                int r = ng_rebalance_run(&p, &o, NULL, &rs, res);
                 ng_s[i] = now_s() - t0;
                 long pk = stop_sampler(smp, pfd[0]);
                 close(pfd[0]);
@@ -314,7 +319,7 @@ int main(int argc, char **argv)
                 printf("round %d numaguard %d->%d: %.3f s, moved %llu pages (%s: %s), %zu of %zu pages on node %d "
                        "after, peak page tables %ld kB with its mover's, %llu windows, %llu move_pages calls, "
                        "%llu busy\n",
-                       i + 1, src, dst, ng_s[i], (unsigned long long) rs.moved_pages, ng_outcome_name(res.outcome),
+                       i + 1, src, dst, ng_s[i], (unsigned long long) rs.moved_pages, ng_outcome_name(res->outcome),
                        r < 0 ? strerror(-r) : "ok", ng_on, pages, dst, pk, (unsigned long long) rs.windows,
                        (unsigned long long) rs.move_calls, (unsigned long long) rs.busy_pages);
                 /* the kernel: migrate_pages(2) of a process that maps every page */

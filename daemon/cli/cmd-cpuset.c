@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "act-json.h"
+#include "cleanup.h"
 #include "ctl.h"
 #include "ng-act-cpuset.h"
 #include "ng-audit.h"
@@ -30,16 +31,18 @@ static int apply(const struct ctl_opts *o, const struct ng_snapshot *s, const st
         struct ng_cpuset_bounds parent;
         bool have_parent = ng_cpuset_parent_read(p, ops, s, in, &parent) >= 0;
         struct ng_cpuset_plan plan;
-        static struct ng_action_result res;     /* ~300 KiB: not on the stack */
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
         r = ng_cpuset_plan(s, in, have_parent ? &parent : NULL, &plan);
         if (r >= 0)
                 r = ng_cpuset_plan_check(s, a, &plan);
         if (r >= 0)
-                r = ng_cpuset_apply(p, ops, &plan, o->dry_run, &res);
+                r = ng_action_result_new(&res);
+        if (r >= 0)
+                r = ng_cpuset_apply(p, ops, &plan, o->dry_run, res);
         ng_path_free(p);
         if (r < 0)
                 return ctl_fail("cpuset apply", r);
-        r = ctl_action_emit(o, NG_CORRECTION_CPUSET, in->name, o->json ? ng_act_cpuset_plan_json(&plan, o->root) : NULL, &res, NULL);
+        r = ctl_action_emit(o, NG_CORRECTION_CPUSET, in->name, o->json ? ng_act_cpuset_plan_json(&plan, o->root) : NULL, res, NULL);
         if (fflush(stdout) != 0)
                 return ctl_fail("writing output", -EIO);
         return r;

@@ -69,9 +69,11 @@ static bool host_has_size(const struct ng_snapshot *s, uint64_t kib)
  * tree) and reports it; returns the exit status. */
 static int run_and_report(const struct ctl_opts *o, const struct ng_act_hugepages *a, const char *target)
 {
-        _cleanup_free_ struct ng_action_result *res = calloc(1, sizeof(*res));
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
         _ng_cleanup_(ng_path_freep) struct ng_path *p = NULL;
-        int r = res ? ng_path_new(o->root, &p) : -ENOMEM;
+        int r = ng_action_result_new(&res);
+        if (r >= 0)
+                r = ng_path_new(o->root, &p);
         if (r >= 0)
                 r = ng_act_hugepages_run(a, p, &ng_action_ops_default, o->dry_run, res);
         /* Boot gets the targets even when the kernel granted fewer now:
@@ -97,9 +99,10 @@ static int check_node(const struct ctl_opts *o, const struct ng_snapshot *s, con
         char online[256];
         if (nd && nd->has_memory)
                 return 0;
-        _cleanup_free_ struct ng_action_result *res = calloc(1, sizeof(*res));
-        if (!res)
-                return ctl_fail("hugepages", -ENOMEM);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        int r = ng_action_result_new(&res);
+        if (r < 0)
+                return ctl_fail("hugepages", r);
         ng_bitmap_format_list(&s->topo.online, online, sizeof(online));
         res->outcome = NG_OUTCOME_REFUSED;
         if (!nd)

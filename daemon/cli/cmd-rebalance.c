@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "act-json.h"
+#include "cleanup.h"
 #include "ctl.h"
 #include "ng-act-rebalance.h"
 #include "ng-audit.h"
@@ -104,9 +105,11 @@ static int rebalance_segment(const struct ctl_opts *o, const struct ng_snapshot 
                              struct json_object *collect)
 {
         struct ng_rebalance_plan *p = calloc(1, sizeof(*p));
-        struct ng_action_result *res = calloc(1, sizeof(*res));
+        struct ng_action_result *res = NULL;
         struct ng_path *path = NULL;
-        int r = p && res ? ng_rebalance_plan_segment(s, cfg, in, seg, p) : -ENOMEM;
+        int r = p ? ng_action_result_new(&res) : -ENOMEM;
+        if (r >= 0)
+                r = ng_rebalance_plan_segment(s, cfg, in, seg, p);
         if (r >= 0)
                 r = ng_rebalance_plan_check(s, a, p);
         if (r >= 0 && !o->root)
@@ -147,7 +150,7 @@ static int rebalance_segment(const struct ctl_opts *o, const struct ng_snapshot 
         } else
                 r = ctl_fail("rebalance", r);
         ng_path_free(path);
-        free(res);
+        ng_action_result_free(res);
         free(p);
         return r;
 }
@@ -160,11 +163,13 @@ static int persist_policy(const struct ctl_opts *o, const struct ng_snapshot *s,
                           const struct ng_instance *in, struct json_object *collect)
 {
         struct ng_policy_persist *pp = calloc(1, sizeof(*pp));
-        struct ng_action_result *res = calloc(1, sizeof(*res));
+        struct ng_action_result *res = NULL;
         struct ng_path *path = NULL;
-        int r = pp && res ? ng_policy_persist_plan(s, a, in, pp) : -ENOMEM;
+        int r = pp ? ng_action_result_new(&res) : -ENOMEM;
+        if (r >= 0)
+                r = ng_policy_persist_plan(s, a, in, pp);
         if (r >= 0 && !pp->unit[0] && !pp->note[0]) {     /* no policy to keep */
-                free(res);
+                ng_action_result_free(res);
                 free(pp);
                 return NG_EXIT_OK;
         }
@@ -191,7 +196,7 @@ static int persist_policy(const struct ctl_opts *o, const struct ng_snapshot *s,
         else
                 r = ctl_fail("rebalance", r);
         ng_path_free(path);
-        free(res);
+        ng_action_result_free(res);
         free(pp);
         return r;
 }
@@ -204,9 +209,11 @@ static int write_weights(const struct ctl_opts *o, const struct ng_snapshot *s, 
 {
         if (!cfg->write_interleave_weights)
                 return NG_EXIT_OK;
-        struct ng_action_result *res = calloc(1, sizeof(*res));
+        struct ng_action_result *res = NULL;
         struct ng_path *path = NULL;
-        int r = res ? ng_path_new(o->root, &path) : -ENOMEM;
+        int r = ng_action_result_new(&res);
+        if (r >= 0)
+                r = ng_path_new(o->root, &path);
         if (r >= 0)
                 r = ng_interleave_weights_run(s, in, NULL, path, o->dry_run || o->root, res);
         if (r > 0)
@@ -214,8 +221,21 @@ static int write_weights(const struct ctl_opts *o, const struct ng_snapshot *s, 
         else if (r < 0)
                 r = ctl_fail("rebalance", r);
         ng_path_free(path);
-        free(res);
+        ng_action_result_free(res);
         return r;
+}
+
+/* An entry of the instance with no segment's: outcome and summary alone. */
+static int emit_alone(const struct ctl_opts *o, const struct ng_instance *in, enum ng_outcome outcome,
+                      const char *summary, struct json_object *collect)
+{
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        int r = ng_action_result_new(&res);
+        if (r < 0)
+                return ctl_fail("rebalance", r);
+        res->outcome = outcome;
+        snprintf(res->summary, sizeof(res->summary), "%s", summary);
+        return ctl_action_emit(o, NG_CORRECTION_REBALANCE, in->name, NULL, res, collect);
 }
 
 /* With --json, one document: the instance and one entry per segment. */
@@ -246,15 +266,13 @@ static int rebalance_instance(const struct ctl_opts *o, const struct ng_snapshot
         if (done == 0 && in->n_pids == 0) {
                 /* Nothing of it runs: not "nothing to do", which would
                  * tell a script the instance is fine. */
-                struct ng_action_result res = { .outcome = NG_OUTCOME_REFUSED };
-                snprintf(res.summary, sizeof(res.summary), "instance %s was not found: no process matches it "
+                char why[sizeof(in->name) + 128];
+                snprintf(why, sizeof(why), "instance %s was not found: no process matches it "
                          "(INSTANCE_NOT_FOUND), so it has no shared segment to rebalance", in->name);
-                worst = ctl_action_emit(o, NG_CORRECTION_REBALANCE, in->name, NULL, &res, segs);
-        } else if (done == 0) {
-                struct ng_action_result res = { .outcome = o->dry_run ? NG_OUTCOME_DRY_RUN : NG_OUTCOME_NOOP };
-                snprintf(res.summary, sizeof(res.summary), "no shared segment to rebalance");
-                worst = ctl_action_emit(o, NG_CORRECTION_REBALANCE, in->name, NULL, &res, segs);
-        }
+                worst = emit_alone(o, in, NG_OUTCOME_REFUSED, why, segs);
+        } else if (done == 0)
+                worst = emit_alone(o, in, o->dry_run ? NG_OUTCOME_DRY_RUN : NG_OUTCOME_NOOP,
+                                   "no shared segment to rebalance", segs);
         if (!o->json)
                 return worst;
         struct json_object *j = ng_act_rebalance_json(in->name, o->dry_run, weights, segs, next, worst);

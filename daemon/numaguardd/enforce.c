@@ -94,14 +94,14 @@ static int do_rebalance(struct manager *m, const struct ng_snapshot *s, const st
                 return 0;
         }
         struct ng_rebalance_plan *plan = calloc(1, sizeof(*plan));
-        struct ng_action_result *one = calloc(1, sizeof(*one));
-        int r = plan && one ? 0 : -ENOMEM;
+        struct ng_action_result *one = NULL;
+        int r = plan ? ng_action_result_new(&one) : -ENOMEM;
         res->outcome = NG_OUTCOME_NOOP;
         for (size_t k = 0; k < in->n_segs && r >= 0; k++) {
                 const struct ng_segment *seg = &a->segments[in->segs[k]];
                 if (seg->kind == NG_SEG_PRIVATE)
                         continue;
-                memset(one, 0, sizeof(*one));
+                ng_action_result_reset(one);
                 r = ng_rebalance_plan_segment(s, m->config, in, seg, plan);
                 struct ng_rebalance_opts opts = ng_rebalance_opts_for(plan);
                 opts.set_policy = true;         /* enforce = rebalance: new pages follow the instance */
@@ -121,7 +121,7 @@ static int do_rebalance(struct manager *m, const struct ng_snapshot *s, const st
         }
         if (r >= 0 && res->summary[0] == '\0')
                 snprintf(res->summary, sizeof(res->summary), "nothing to move");
-        free(one);
+        ng_action_result_free(one);
         free(plan);
         return r;
 }
@@ -145,9 +145,10 @@ void enforce_run(struct manager *m, const struct ng_snapshot *s, const struct ng
         if (m->config->mode != NG_MODE_ENFORCE)
                 return;
         uint64_t now = now_usec(CLOCK_MONOTONIC);
-        struct ng_action_result *res = malloc(sizeof(*res));     /* ~300 KiB */
-        if (!res) {
-                log_error_errno(-ENOMEM, "Enforcing, ignoring");
+        struct ng_action_result *res = NULL;
+        int r = ng_action_result_new(&res);
+        if (r < 0) {
+                log_error_errno(r, "Enforcing, ignoring");
                 return;
         }
         for (size_t i = 0; i < a->n_instances; i++) {
@@ -161,8 +162,8 @@ void enforce_run(struct manager *m, const struct ng_snapshot *s, const struct ng
                         if (!e || e->unmanaged || (e->last_usec && now - e->last_usec < m->config->cooldown_usec))
                                 continue;
                         e->last_usec = now;
-                        memset(res, 0, sizeof(*res));
-                        int r = k == NG_CORRECTION_CPUSET ? do_cpuset(m, s, a, in, res)
+                        ng_action_result_reset(res);
+                        r = k == NG_CORRECTION_CPUSET ? do_cpuset(m, s, a, in, res)
                               : k == NG_CORRECTION_HUGEPAGES ? do_hugepages(m, s, a, res)
                               : do_rebalance(m, s, a, in, res);
                         if (r < 0) {
@@ -177,7 +178,7 @@ void enforce_run(struct manager *m, const struct ng_snapshot *s, const struct ng
                         settle(m, e, res);
                 }
         }
-        free(res);
+        ng_action_result_free(res);
 }
 
 void enforce_table_free(struct enforce_table *t)

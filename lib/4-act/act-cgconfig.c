@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "action-internal.h"
 #include "ng-act-cpuset.h"
 #include "owner.h"
 
@@ -81,12 +82,15 @@ static int insert_edit(const char *text, const struct ng_cgconfig_group *g, cons
         return 0;
 }
 
-static void record(struct ng_action_result *res, const char *file, const char *text, const struct edit *e)
+/* 0, also when res is NULL or full (not recorded), or -ENOMEM. */
+static int record(struct ng_action_result *res, const char *file, const char *text, const struct edit *e)
 {
-        if (!res || res->n_writes >= NG_ACTION_MAX_WRITES)
-                return;
-        struct ng_write *w = &res->writes[res->n_writes++];
-        *w = (struct ng_write) { .kind = NG_WRITE_CONFIG_LINE };
+        if (!res)
+                return 0;
+        struct ng_write *w;
+        int r = ng_action_result_add(res, NG_WRITE_CONFIG_LINE, &w);
+        if (r < 0)
+                return r == -E2BIG ? 0 : r;     /* full: the edit is made, not recorded */
         snprintf(w->path, sizeof(w->path), "%s:%u", file, e->line);
         line_at(text, e->start, w->before, sizeof(w->before));
         size_t s = e->start;
@@ -96,13 +100,14 @@ static void record(struct ng_action_result *res, const char *file, const char *t
                 /* an added line */
                 snprintf(w->value, sizeof(w->value), "%.*s", (int) strlen(e->with) - 1, e->with);
                 w->before[0] = '\0';
-                return;
+                return 0;
         }
         size_t le = e->end;
         while (text[le] && text[le] != '\n')
                 le++;
         snprintf(w->value, sizeof(w->value), "%.*s%s%.*s", (int) (e->start - s), text + s, e->with,
                  (int) (le - e->end), text + e->end);
+        return 0;
 }
 
 static int cmp_edit(const void *a, const void *b)
@@ -162,7 +167,7 @@ int ng_cgconfig_edit(const char *text, const char *file, const char *group, cons
                 r = want[i].v->present ? value_edit(text, want[i].v, want[i].set, &e[ne])
                                        : insert_edit(text, g, want[i].key, want[i].set, &e[ne]);
                 if (r >= 0)
-                        record(res, file, text, &e[ne++]);
+                        r = record(res, file, text, &e[ne++]);
         }
         if (r >= 0)
                 r = apply_edits(text, e, ne, ret);

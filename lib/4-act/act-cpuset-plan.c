@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "act-cpuset-internal.h"
+#include "action-internal.h"
 #include "ng-reserve.h"
 
 struct list_str ng_cpuset_list_s(const struct ng_bitmap *b)
@@ -269,11 +270,13 @@ static int read_list(const struct ng_path *p, const struct ng_action_ops *ops, c
         return ng_bitmap_parse_list(buf, ret);
 }
 
-int ng_cpuset_parent_read(const struct ng_path *p, const struct ng_action_ops *ops, const struct ng_snapshot *s,
+int ng_cpuset_parent_read(const struct ng_path *p, const struct ng_action_ops *ops_in, const struct ng_snapshot *s,
                           const struct ng_instance *in, struct ng_cpuset_bounds *ret)
 {
-        if (!ops || !s || !in || !ret || is_root_cgroup(in->cgroup))
+        struct ng_action_ops o;
+        if (!ops_in || !s || !in || !ret || is_root_cgroup(in->cgroup) || ng_action_ops_complete(ops_in, &o) < 0)
                 return -EINVAL;
+        const struct ng_action_ops *ops = &o;
         const struct ng_cgroup *cg = ng_snapshot_cgroup(s, in->cgroup);
         const char *slash = cg ? strrchr(cg->dir, '/') : NULL;
         if (!slash || slash == cg->dir)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "act-cpuset-internal.h"
+#include "action-internal.h"
 #include "act-docker-internal.h"
 #include "owner.h"
 
@@ -200,17 +201,19 @@ static void unit_prop(char *buf, size_t size, const char *prop, bool has, const 
         snprintf(buf, size, "%s=%s", prop, l);
 }
 
-static void record_unit(struct ng_action_result *res, const struct ng_cpuset_plan *pl, bool mems)
+/* 0, also when res is full (not recorded), or -ENOMEM. */
+static int record_unit(struct ng_action_result *res, const struct ng_cpuset_plan *pl, bool mems)
 {
-        if (res->n_writes >= NG_ACTION_MAX_WRITES)
-                return;
         const char *prop = mems ? "AllowedMemoryNodes" : "AllowedCPUs";
-        struct ng_write *w = &res->writes[res->n_writes++];
-        *w = (struct ng_write) { .kind = NG_WRITE_UNIT_PROPERTY };
+        struct ng_write *w;
+        int r = ng_action_result_add(res, NG_WRITE_UNIT_PROPERTY, &w);
+        if (r < 0)
+                return r == -E2BIG ? 0 : r;
         snprintf(w->path, sizeof(w->path), "%s", pl->owner.name);
         unit_prop(w->value, sizeof(w->value), prop, true, mems ? &pl->mems : &pl->cpus);
         unit_prop(w->before, sizeof(w->before), prop, mems ? pl->owner.has_mems : pl->owner.has_cpus,
                   mems ? &pl->owner.mems : &pl->owner.cpus);
+        return 0;
 }
 
 /* systemd applies the properties to the cgroup from its event loop, after
@@ -234,10 +237,15 @@ static void apply_systemd(struct exec *x, const struct ng_action_ops *ops)
 {
         const struct ng_cpuset_plan *pl = x->plan;
         bool c = owner_needs(pl, false), m = owner_needs(pl, true);
-        if (c)
-                record_unit(x->res, pl, false);
-        if (m)
-                record_unit(x->res, pl, true);
+        int r = c ? record_unit(x->res, pl, false) : 0;
+        if (r >= 0 && m)
+                r = record_unit(x->res, pl, true);
+        if (r < 0) {
+                x->res->outcome = ng_outcome_for_errno(r);
+                summarize(x->res, "recording the properties of systemd unit %s failed: %s; nothing changed",
+                          pl->owner.name, strerror(-r));
+                return;
+        }
         if (x->dry_run) {
                 x->res->outcome = NG_OUTCOME_DRY_RUN;
                 summarize(x->res, "would set the properties on systemd unit %s (at runtime and persistently, as "
@@ -246,8 +254,8 @@ static void apply_systemd(struct exec *x, const struct ng_action_ops *ops)
                 describe_memory(x);
                 return;
         }
-        int r = ops->set_unit_cpuset(ops->userdata, x->p, pl->owner.name, pl->dir, c ? &pl->cpus : NULL,
-                                     m ? &pl->mems : NULL);
+        r = ops->set_unit_cpuset(ops->userdata, x->p, pl->owner.name, pl->dir, c ? &pl->cpus : NULL,
+                                 m ? &pl->mems : NULL);
         if (r < 0) {
                 x->res->outcome = ng_outcome_for_errno(r);
                 x->res->error = r;
@@ -392,12 +400,14 @@ static void apply_cgconfig(struct exec *x, const struct ng_action_ops *ops)
         run_steps(x);
 }
 
-int ng_cpuset_apply(const struct ng_path *p, const struct ng_action_ops *ops, const struct ng_cpuset_plan *plan,
+int ng_cpuset_apply(const struct ng_path *p, const struct ng_action_ops *ops_in, const struct ng_cpuset_plan *plan,
                     bool dry_run, struct ng_action_result *res)
 {
-        if (!ops || !plan || !res)
+        struct ng_action_ops o;
+        if (!ops_in || !plan || !res || ng_action_ops_complete(ops_in, &o) < 0)
                 return -EINVAL;
-        memset(res, 0, sizeof(*res));
+        const struct ng_action_ops *ops = &o;
+        ng_action_result_reset(res);
         snprintf(res->check, sizeof(res->check), "%s", plan->check);
         res->check_refused = plan->check_refused;
         if (plan->refused) {
@@ -418,8 +428,6 @@ int ng_cpuset_apply(const struct ng_path *p, const struct ng_action_ops *ops, co
         x.now_cpus = x.cur_cpus;
         x.now_mems = x.cur_mems;
         plan_steps(&x);
-        struct ng_action_ops o = *ops;
-        ng_action_ops_fill_owner(&o);
         const struct ng_owner *ow = &plan->owner;
         bool owner_ok = (ow->kind != NG_OWNER_SYSTEMD && ow->kind != NG_OWNER_CGCONFIG && ow->kind != NG_OWNER_DOCKER) ||
                         (!owner_needs(plan, false) && !owner_needs(plan, true));
@@ -430,11 +438,11 @@ int ng_cpuset_apply(const struct ng_path *p, const struct ng_action_ops *ops, co
                 return 0;
         }
         if (ow->kind == NG_OWNER_SYSTEMD)
-                apply_systemd(&x, &o);
+                apply_systemd(&x, ops);
         else if (ow->kind == NG_OWNER_CGCONFIG)
-                apply_cgconfig(&x, &o);
+                apply_cgconfig(&x, ops);
         else if (ow->kind == NG_OWNER_DOCKER)
-                apply_docker(&x, &o);
+                apply_docker(&x, ops);
         else if (ow->kind == NG_OWNER_PODMAN) {
                 run_steps(&x);
                 if (res->outcome == NG_OUTCOME_DONE || res->outcome == NG_OUTCOME_DRY_RUN)

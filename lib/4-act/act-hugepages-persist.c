@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "action-internal.h"
 #include "ng-act-cpuset.h"
 #include "ng-act-hugepages.h"
 #include "owner.h"
@@ -83,24 +84,30 @@ static int render(const struct ng_boot_pool *v, size_t n, char **ret)
         return 0;
 }
 
-/* One write per node of the plan whose line is new or changes. */
-static void record(struct ng_action_result *res, const struct ng_act_hugepages *a, const struct ng_boot_pool *old,
-                   size_t n_old, const struct ng_boot_pool *v, size_t n)
+/* One write per node of the plan whose line is new or changes (those past
+ * a full res are not recorded). 0 or -ENOMEM. */
+static int record(struct ng_action_result *res, const struct ng_act_hugepages *a, const struct ng_boot_pool *old,
+                  size_t n_old, const struct ng_boot_pool *v, size_t n)
 {
         for (size_t i = 0; i < n; i++) {
                 bool ours = false;
                 for (size_t k = 0; k < a->n_nodes; k++)
                         ours |= a->nodes[k].id == v[i].node && a->page_kib == v[i].page_kib;
                 const struct ng_boot_pool *was = ng_boot_pool_find(old, n_old, v[i].node, v[i].page_kib);
-                if (!ours || (was && was->pages == v[i].pages) || res->n_writes >= NG_ACTION_MAX_WRITES)
+                if (!ours || (was && was->pages == v[i].pages))
                         continue;
-                struct ng_write *w = &res->writes[res->n_writes++];
-                *w = (struct ng_write) { .kind = NG_WRITE_CONFIG_LINE };
+                struct ng_write *w;
+                int r = ng_action_result_add(res, NG_WRITE_CONFIG_LINE, &w);
+                if (r == -E2BIG)
+                        continue;
+                if (r < 0)
+                        return r;
                 snprintf(w->path, sizeof(w->path), "%s:%zu", NG_HUGEPAGES_BOOT_FILE, i + 3);
                 line_for(&v[i], w->value, sizeof(w->value));
                 if (was)
                         line_for(was, w->before, sizeof(w->before));
         }
+        return 0;
 }
 
 /* "hugepagesz=2M hugepages=0:512,1:512" for the file's pools of a's size. */
@@ -154,10 +161,9 @@ static void appendf(char *buf, size_t size, const char *fmt, ...)
 int ng_act_hugepages_persist(const struct ng_act_hugepages *a, const struct ng_path *p,
                              const struct ng_action_ops *ops, bool dry_run, struct ng_action_result *res)
 {
-        if (!a || !ops || !res)
+        struct ng_action_ops o;
+        if (!a || !ops || !res || ng_action_ops_complete(ops, &o) < 0)
                 return -EINVAL;
-        struct ng_action_ops o = *ops;
-        ng_action_ops_fill_owner(&o);
         char *old = NULL, *text = NULL, cmd[256];
         struct ng_boot_pool *was = NULL, *v = NULL;
         size_t n_was = 0, n = 0;
@@ -170,8 +176,9 @@ int ng_act_hugepages_persist(const struct ng_act_hugepages *a, const struct ng_p
                 r = merge(a, old, &v, &n);
         if (r >= 0)
                 r = render(v, n, &text);
+        if (r >= 0)
+                r = record(res, a, was, n_was, v, n);
         if (r >= 0) {
-                record(res, a, was, n_was, v, n);
                 if (!dry_run && (!old || strcmp(old, text)))
                         r = o.replace_file(o.userdata, p, NG_HUGEPAGES_BOOT_FILE, text);
                 if (r >= 0 && !dry_run)

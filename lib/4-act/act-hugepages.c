@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "action-internal.h"
 #include "cleanup.h"
 #include "ng-act-hugepages.h"
 #include "ng-reserve.h"
@@ -331,9 +332,11 @@ static unsigned retry_short(struct run *x, const struct ng_act_hugepages_node *a
         unsigned k;
         snprintf(value, sizeof(value), "%" PRIu64, an->target_pages);
         for (k = 0; k < NG_ACT_HP_RETRIES && *granted < an->target_pages; k++, sleep_usec *= 2) {
-                if (can_compact && k == 0)
-                        ng_action_write(x->ops, x->p, x->res, false, cpath, "1");
-                else if (can_compact)
+                if (can_compact && k == 0) {
+                        /* not recorded, so not done: res->error says why */
+                        if (ng_action_write(x->ops, x->p, x->res, false, cpath, "1") == -ENOMEM)
+                                break;
+                } else if (can_compact)
                         x->ops->write(x->ops->userdata, x->p, cpath, "1");
                 x->ops->sleep_usec(x->ops->userdata, sleep_usec);
                 int r = x->ops->write(x->ops->userdata, x->p, path, value);
@@ -415,8 +418,15 @@ static void run_dry(struct run *x)
                         continue;
                 char path[PATH_MAX], value[32];
                 pool_path(x->a, an, path, sizeof(path), value, sizeof(value));
-                if (ng_action_write(x->ops, x->p, x->res, true, path, value) == -E2BIG)
+                int r = ng_action_write(x->ops, x->p, x->res, true, path, value);
+                if (r == -E2BIG)
                         x->e2big = true;
+                else if (r < 0) {
+                        x->res->outcome = ng_outcome_for_errno(r);
+                        appendf(x->parts, sizeof(x->parts), "%srecording node %d failed: %s", sep(x->parts), an->id,
+                                strerror(-r));
+                        return;
+                }
                 appendf(x->parts, sizeof(x->parts), "%swould set node %d to %" PRIu64 " (now %" PRIu64 ")",
                         sep(x->parts), an->id, an->target_pages, an->nr_pages);
         }
@@ -450,9 +460,12 @@ int ng_act_hugepages_run(const struct ng_act_hugepages *a, const struct ng_path 
                          bool dry_run, struct ng_action_result *res)
 {
         assert(a && ops && res);
-        struct run x = { .a = a, .p = p, .ops = ops, .res = res };
+        struct ng_action_ops o;
+        if (ng_action_ops_complete(ops, &o) < 0)
+                return -EINVAL;
+        struct run x = { .a = a, .p = p, .ops = &o, .res = res };
         ng_hugepage_size_format(a->page_kib, x.size, sizeof(x.size));
-        memset(res, 0, sizeof(*res));
+        ng_action_result_reset(res);
         snprintf(res->check, sizeof(res->check), "%s", a->check);
         res->check_refused = a->check_refused;
         if (a->refused) {

@@ -29,6 +29,7 @@
 #include "owner.h"
 #include "path.h"
 #include "act-docker-internal.h"
+#include "action-internal.h"
 
 /* ---- systemd over sd-bus ---- */
 
@@ -284,16 +285,16 @@ static int default_replace_file(void *userdata, const struct ng_path *p, const c
 
 void ng_action_ops_fill_owner(struct ng_action_ops *ops)
 {
-        if (!ops->set_unit_cpuset)
+        if (ng_action_ops_has(ops, set_unit_cpuset) && !ops->set_unit_cpuset)
                 ops->set_unit_cpuset = default_set_unit;
-        if (!ops->get_unit_cpuset)
+        if (ng_action_ops_has(ops, get_unit_cpuset) && !ops->get_unit_cpuset)
                 ops->get_unit_cpuset = default_get_unit;
-        if (!ops->read_text)
+        if (ng_action_ops_has(ops, read_text) && !ops->read_text)
                 ops->read_text = default_read_text;
-        if (!ops->replace_file)
+        if (ng_action_ops_has(ops, replace_file) && !ops->replace_file)
                 ops->replace_file = default_replace_file;
-        if (!ops->docker_update)
+        if (ng_action_ops_has(ops, docker_update) && !ops->docker_update)
                 ops->docker_update = ng_docker_update;
-        if (!ops->reload_units)
+        if (ng_action_ops_has(ops, reload_units) && !ops->reload_units)
                 ops->reload_units = default_reload_units;
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "action-internal.h"
 #include "ng-act-cpuset.h"
 #include "ng-act-rebalance.h"
 #include "ng-dbconf.h"
@@ -93,17 +94,24 @@ int ng_policy_persist_plan(const struct ng_snapshot *s, const struct ng_audit *a
 int ng_policy_persist_run(const struct ng_policy_persist *pp, const struct ng_action_ops *ops_in,
                           const struct ng_path *p, bool dry_run, struct ng_action_result *res)
 {
-        if (!pp || !p || !res)
+        struct ng_action_ops ops;
+        if (!pp || !p || !res || ng_action_ops_complete(ops_in, &ops) < 0)
                 return -EINVAL;
         if (!pp->unit[0]) {
                 res->outcome = dry_run ? NG_OUTCOME_DRY_RUN : NG_OUTCOME_NOOP;
                 snprintf(res->summary, sizeof(res->summary), "%s", pp->note);
                 return 0;
         }
-        struct ng_action_ops ops = ops_in ? *ops_in : ng_action_ops_default;
-        ng_action_ops_fill_owner(&ops);
-        struct ng_write *w = &res->writes[res->n_writes++];
-        *w = (struct ng_write) { .kind = NG_WRITE_UNIT_PROPERTY };
+        struct ng_write *w;
+        int r = ng_action_result_add(res, NG_WRITE_UNIT_PROPERTY, &w);
+        if (r < 0) {
+                res->outcome = ng_outcome_for_errno(r);
+                if (!res->error)
+                        res->error = r;
+                snprintf(res->summary, sizeof(res->summary), "its next start: recording %s in %.300s failed: %s",
+                         pp->value, pp->dropin, strerror(-r));
+                return 0;
+        }
         snprintf(w->path, sizeof(w->path), "%s", pp->unit);
         snprintf(w->value, sizeof(w->value), "%s", pp->value);
         snprintf(w->before, sizeof(w->before), "%s", pp->before);
@@ -119,7 +127,7 @@ int ng_policy_persist_run(const struct ng_policy_persist *pp, const struct ng_ac
                  "# processes start under, so that its shared memory is placed as numaguard\n"
                  "# placed it from the first page of the next start.\n[Service]\nNUMAPolicy=%s\nNUMAMask=%s\n",
                  ng_unit_numa_policy_name(pp->mode), list);
-        int r = ops.replace_file(ops.userdata, p, pp->dropin, text);
+        r = ops.replace_file(ops.userdata, p, pp->dropin, text);
         if (r >= 0)
                 r = ops.reload_units(ops.userdata, p);
         struct ng_unit_cpuset back = {0};
@@ -134,10 +142,13 @@ int ng_policy_persist_run(const struct ng_policy_persist *pp, const struct ng_ac
         w->error = r < 0 ? r : 0;
         res->error = w->error;
         res->outcome = r < 0 ? ng_outcome_for_errno(r) : NG_OUTCOME_DONE;
-        if (r < 0)
-                snprintf(res->summary, sizeof(res->summary), "its next start: recording %s in %.300s failed: %s%s%s",
-                         pp->value, pp->dropin, strerror(-r), w->after[0] ? "; the manager has " : "", w->after);
-        else
+        if (r < 0) {
+                snprintf(res->summary, sizeof(res->summary), "its next start: recording %s in %.300s failed: %s",
+                         pp->value, pp->dropin, strerror(-r));
+                size_t l = strlen(res->summary);
+                if (w->after[0])
+                        snprintf(res->summary + l, sizeof(res->summary) - l, "; the manager has %s", w->after);
+        } else
                 snprintf(res->summary, sizeof(res->summary), "its next start keeps it: wrote %.300s (%s), reloaded, "
                          "read back", pp->dropin, pp->value);
         return 0;

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "act-rebalance-internal.h"
+#include "action-internal.h"
 #include "sample.h"
 
 const char *ng_rebalance_via_name(enum ng_rebalance_via v)
@@ -152,12 +153,16 @@ int ng_rebalance_set_policy(const struct ng_rebalance_plan *p, const struct ng_r
                 return -errno;
         char before[96];
         r = read_policy(ops, addr, before, sizeof(before));
-        if (r < 0 || !strcmp(before, p->policy_text) || res->n_writes >= NG_ACTION_MAX_WRITES) {
+        struct ng_write *w = NULL;
+        if (r >= 0 && strcmp(before, p->policy_text)) {
+                r = ng_action_result_add(res, NG_WRITE_SEGMENT_POLICY, &w);
+                if (r == -E2BIG)
+                        r = 0;          /* res full: left alone */
+        }
+        if (r < 0 || !w) {
                 munmap(addr, len);
                 return r < 0 ? r : 0;
         }
-        struct ng_write *w = &res->writes[res->n_writes++];
-        *w = (struct ng_write) { .kind = NG_WRITE_SEGMENT_POLICY };
         snprintf(w->path, sizeof(w->path), "%s", p->label);
         snprintf(w->value, sizeof(w->value), "%s", p->policy_text);
         snprintf(w->before, sizeof(w->before), "%s", before);

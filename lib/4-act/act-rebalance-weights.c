@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "action-internal.h"
 #include "ng-act-rebalance.h"
 #include "ng-path.h"
 
@@ -18,7 +19,8 @@ int ng_interleave_weights_run(const struct ng_snapshot *s, const struct ng_insta
                               const struct ng_action_ops *ops, const struct ng_path *p, bool dry_run,
                               struct ng_action_result *res)
 {
-        if (!s || !in || !p || !res)
+        struct ng_action_ops o;
+        if (!s || !in || !p || !res || ng_action_ops_complete(ops, &o) < 0)
                 return -EINVAL;
         if (!ng_instance_weighted(s, in))
                 return 0;
@@ -39,9 +41,9 @@ int ng_interleave_weights_run(const struct ng_snapshot *s, const struct ng_insta
                 char path[128], value[16];
                 snprintf(path, sizeof(path), NG_SYS_WEIGHTED_INTERLEAVE_DIR "/node%u", i);
                 snprintf(value, sizeof(value), "%u", want[i]);
-                r = ng_action_write(ops ? ops : &ng_action_ops_default, p, res, dry_run, path, value);
+                r = ng_action_write(&o, p, res, dry_run, path, value);
         }
-        if (res->n_writes == 0)
+        if (res->n_writes == 0 && r >= 0)
                 return 0;
         res->outcome = dry_run ? NG_OUTCOME_DRY_RUN : r < 0 ? ng_outcome_for_errno(r) : NG_OUTCOME_DONE;
         snprintf(res->summary, sizeof(res->summary), "%s the host's weighted-interleave weights %s (%s; host-global)%s%s",

@@ -527,7 +527,7 @@ int ng_rebalance_run(struct ng_rebalance_plan *plan, const struct ng_rebalance_o
                 return -EINVAL;
         if (!ops)
                 ops = &ng_rebalance_ops_default;
-        memset(res, 0, sizeof(*res));
+        ng_action_result_reset(res);
         snprintf(res->check, sizeof(res->check), "%s", plan->check);
         res->check_refused = plan->check_refused;
         if (plan->verdict != NG_OUTCOME_DRY_RUN || plan->n_dest == 0) {

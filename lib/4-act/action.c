@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Shared machinery of the corrections: outcomes, error classes, ops, and
- * the journal entry of a correction. */
+/* Shared machinery of the corrections: outcomes, error classes, results,
+ * ops, and the journal entry of a correction. */
 
 #include <assert.h>
 #include <errno.h>
@@ -11,8 +11,9 @@
 #include <syslog.h>
 #include <time.h>
 
+#include "action-internal.h"
 #include "cleanup.h"
-#include "ng-action.h"
+#include "ng-act-cpuset.h"
 #include "text.h"
 #include "util.h"
 
@@ -68,10 +69,74 @@ static void default_sleep(void *userdata, uint64_t usec)
 }
 
 const struct ng_action_ops ng_action_ops_default = {
+        .size = sizeof(struct ng_action_ops),
         .write = default_write,
         .read = default_read,
         .sleep_usec = default_sleep,
 };
+
+int ng_action_ops_complete(const struct ng_action_ops *ops, struct ng_action_ops *ret)
+{
+        assert(ret);
+        if (!ops)
+                ops = &ng_action_ops_default;
+        if (!ng_action_ops_has(ops, userdata))
+                return -EINVAL;
+        /* a later member set: what it asks of this library cannot be done */
+        const unsigned char *tail = (const unsigned char *) ops + sizeof(*ret);
+        for (size_t i = sizeof(*ret); i < ops->size; i++, tail++)
+                if (*tail)
+                        return -EINVAL;
+        struct ng_action_ops o = {0};
+        memcpy(&o, ops, ops->size < sizeof(o) ? ops->size : sizeof(o));
+        o.size = sizeof(o);
+        ng_action_ops_fill_owner(&o);
+        *ret = o;
+        return 0;
+}
+
+int ng_action_result_new(struct ng_action_result **ret)
+{
+        assert(ret);
+        struct ng_action_result *res = calloc(1, sizeof(*res));
+        if (!res)
+                return -ENOMEM;
+        *ret = res;
+        return 0;
+}
+
+struct ng_action_result *ng_action_result_free(struct ng_action_result *res)
+{
+        if (res) {
+                free(res->writes);
+                free(res);
+        }
+        return NULL;
+}
+
+void ng_action_result_reset(struct ng_action_result *res)
+{
+        assert(res);
+        *res = (struct ng_action_result) { .writes = res->writes, .writes_allocated = res->writes_allocated };
+}
+
+int ng_action_result_add(struct ng_action_result *res, enum ng_write_kind kind, struct ng_write **ret)
+{
+        assert(res && ret);
+        if (res->n_writes >= NG_ACTION_MAX_WRITES)
+                return -E2BIG;
+        int r = ng_grow(&res->writes, &res->writes_allocated, res->n_writes, sizeof(*res->writes),
+                        NG_ACTION_MAX_WRITES);
+        if (r < 0) {
+                if (res->error == 0)
+                        res->error = r;
+                return r;
+        }
+        struct ng_write *w = &res->writes[res->n_writes++];
+        *w = (struct ng_write) { .kind = kind };
+        *ret = w;
+        return 0;
+}
 
 static void chomp(char *s)
 {
@@ -84,10 +149,12 @@ int ng_action_write(const struct ng_action_ops *ops, const struct ng_path *p, st
                     bool dry_run, const char *path, const char *value)
 {
         assert(ops && res && path && value);
-        if (res->n_writes >= NG_ACTION_MAX_WRITES)
-                return -E2BIG;
-        struct ng_write *w = &res->writes[res->n_writes++];
-        memset(w, 0, sizeof(*w));
+        if (!ng_action_ops_has(ops, userdata))
+                return -EINVAL;
+        struct ng_write *w;
+        int r = ng_action_result_add(res, NG_WRITE_FILE, &w);
+        if (r < 0)
+                return r;
         snprintf(w->path, sizeof(w->path), "%s", path);
         snprintf(w->value, sizeof(w->value), "%s", value);
         if (ops->read(ops->userdata, p, path, w->before, sizeof(w->before)) >= 0)

@@ -108,7 +108,9 @@ struct ng_cpuset_plan {
  * 0 or -errno (the manager's error mapped by sd-bus). */
 int ng_unit_bus_set(void *bus, const char *unit, const struct ng_bitmap *cpus, const struct ng_bitmap *mems);
 
-/* Fills the owner I/O of ops left NULL with the defaults (act-owner.c). */
+/* Fills the owner I/O of ops left NULL with the defaults (act-owner.c),
+ * each that ops->size reaches (the functions that take ops do it on their
+ * own copy: a table need not). */
 void ng_action_ops_fill_owner(struct ng_action_ops *ops);
 
 /*

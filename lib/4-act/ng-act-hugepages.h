@@ -90,7 +90,8 @@ void ng_act_hugepages_free(struct ng_act_hugepages *a);
  * node changes; DONE when every node reads back its target; PARTIAL with
  * "asked X, granted Y on node N after K retries" and the boot line to use
  * instead; TRANSIENT or PERMANENT on the first failed write (later nodes are
- * not written). Returns 0, or -errno when res could not hold the writes.
+ * not written). Returns 0, -E2BIG when res could not hold the writes, or
+ * -EINVAL for an ops table it cannot take (struct ng_action_ops).
  */
 int ng_act_hugepages_run(const struct ng_act_hugepages *a, const struct ng_path *p, const struct ng_action_ops *ops,
                          bool dry_run, struct ng_action_result *res);

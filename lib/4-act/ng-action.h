@@ -56,14 +56,24 @@ struct ng_write {
         int error;              /* 0 or -errno of the write */
 };
 
+/* The most writes one result holds: a correction that would record more
+ * gets -E2BIG from ng_action_write() (nothing recorded; each action says
+ * what it does then), so a runaway one cannot grow it without bound. */
 #define NG_ACTION_MAX_WRITES 64
 
+/*
+ * What one correction did. Allocated by ng_action_result_new() (empty),
+ * freed by ng_action_result_free(); never copied by value or cleared by
+ * hand (it owns writes): ng_action_result_reset() empties it, and the
+ * actions that fill one from scratch (ng_cpuset_apply(),
+ * ng_act_hugepages_run(), ng_rebalance_run()) reset it first.
+ */
 struct ng_action_result {
         enum ng_outcome outcome;
         char summary[512];      /* one line with the numbers ("asked 64, granted 40 on node 2") */
-        struct ng_write writes[NG_ACTION_MAX_WRITES];
-        size_t n_writes;
-        int error;              /* the first -errno, 0 if none */
+        struct ng_write *writes;        /* n_writes of them, in order (NULL: none yet) */
+        size_t n_writes;        /* at most NG_ACTION_MAX_WRITES */
+        int error;              /* the first -errno, 0 if none; -ENOMEM when a write could not be recorded */
         /* The hugepage reservation check (ng-reserve.h) of a correction
          * that narrows where an instance may take hugepages or changes the
          * free pages of a pool: what it weighed, with the numbers; "" when
@@ -71,14 +81,38 @@ struct ng_action_result {
          * that check refused it. */
         char check[768];
         bool check_refused;
+        size_t writes_allocated;        /* the library's: room in writes */
 };
+
+/* 0 with *ret an empty result, or -ENOMEM. */
+int ng_action_result_new(struct ng_action_result **ret);
+/* Frees res and its writes; NULL is fine. Returns NULL. */
+struct ng_action_result *ng_action_result_free(struct ng_action_result *res);
+/* Empties res as ng_action_result_new() makes it (every member zero, no
+ * write), keeping the room it has for writes. */
+void ng_action_result_reset(struct ng_action_result *res);
+
+/* For __attribute__((cleanup(ng_action_result_freep))) struct ng_action_result *res = NULL;
+ * (the programs' _ng_cleanup_, cleanup.h). */
+static inline void ng_action_result_freep(struct ng_action_result **res)
+{
+        ng_action_result_free(*res);
+}
 
 /*
  * I/O of the actions, swappable so tests inject EBUSY, partial grants or
  * EACCES (docs/ARCHITECTURE.md, "Corrections"). Paths are host paths; the default ops go
  * through the path layer (root prefix honoured).
+ *
+ * A table built by hand sets size to sizeof(struct ng_action_ops), so that
+ * members added later leave it working: the library reads no member past
+ * size (to it such a member is NULL: the default), refuses a table whose
+ * size does not reach past userdata (-EINVAL, from every function that
+ * takes ops), and refuses one that sets a member it does not know (size
+ * past its own struct, that member not NULL: -EINVAL).
  */
 struct ng_action_ops {
+        size_t size;
         int (*write)(void *userdata, const struct ng_path *p, const char *path, const char *value);
         /* Reads a small file into buf (NUL-terminated, trailing newline kept). */
         int (*read)(void *userdata, const struct ng_path *p, const char *path, char *buf, size_t size);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "snapshot-builder.h"
 #include "ng-act-cpuset.h"
 #include "ng-audit.h"
@@ -253,11 +254,12 @@ START_TEST(plan_refusals)
         ck_assert_ptr_nonnull(strstr(pl.reason, "not enabled"));
 
         /* a refused plan is carried out as REFUSED, nothing written */
-        static struct ng_action_result res;
-        ck_assert_int_eq(ng_cpuset_apply(NULL, &ng_action_ops_default, &pl, false, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_REFUSED);
-        ck_assert_uint_eq(res.n_writes, 0);
-        ck_assert_str_eq(res.summary, pl.reason);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_cpuset_apply(NULL, &ng_action_ops_default, &pl, false, res), 0);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_REFUSED);
+        ck_assert_uint_eq(res->n_writes, 0);
+        ck_assert_str_eq(res->summary, pl.reason);
         ng_snapshot_free(s);
 }
 END_TEST
@@ -315,7 +317,7 @@ struct fx {
         struct rec rec;
         struct ng_action_ops ops;
         struct ng_cpuset_plan plan;
-        struct ng_action_result res;
+        struct ng_action_result *res;
 };
 
 static struct fx *fx;
@@ -356,9 +358,10 @@ static void fx_open_release(const char *tree, const char *conf, const char *rele
         }
         ck_assert_int_eq(ng_path_new(fx->tree, &fx->p), 0);
         ck_assert_int_eq(ng_config_load_string(conf, "t.conf", NULL, NULL, &fx->cfg), 0);
+        ck_assert_int_eq(ng_action_result_new(&fx->res), 0);
         fx->rec.fail_at = fx->rec.alter_at = SIZE_MAX;
-        fx->ops = (struct ng_action_ops) { .write = rec_write, .read = rec_read, .sleep_usec = rec_sleep,
-                                           .userdata = &fx->rec };
+        fx->ops = (struct ng_action_ops) { .size = sizeof(fx->ops), .write = rec_write, .read = rec_read,
+                                           .sleep_usec = rec_sleep, .userdata = &fx->rec };
         fx_collect();
 }
 
@@ -374,6 +377,7 @@ static void fx_close(void)
         ng_snapshot_free(fx->s);
         ng_config_free(fx->cfg);
         ng_path_free(fx->p);
+        ng_action_result_free(fx->res);
         nftw(fx->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
         free(fx);
         fx = NULL;
@@ -397,7 +401,7 @@ static void fx_apply(bool dry_run)
 {
         fx_plan(&fx->plan);
         ck_assert_msg(!fx->plan.refused, "%s", fx->plan.reason);
-        ck_assert_int_eq(ng_cpuset_apply(fx->p, &fx->ops, &fx->plan, dry_run, &fx->res), 0);
+        ck_assert_int_eq(ng_cpuset_apply(fx->p, &fx->ops, &fx->plan, dry_run, fx->res), 0);
 }
 
 static void assert_file(const char *rel, const char *want)
@@ -425,26 +429,26 @@ START_TEST(apply_v2_local_widens_then_narrows)
 {
         fx_open("guest4-v2", LOCAL_CONF);
         fx_apply(false);
-        ck_assert_msg(fx->res.outcome == NG_OUTCOME_DONE, "%s", fx->res.summary);
+        ck_assert_msg(fx->res->outcome == NG_OUTCOME_DONE, "%s", fx->res->summary);
         ck_assert_uint_eq(fx->rec.n, 2);
         assert_write(0, V2_MEMS, "0,3");
         assert_write(1, V2_MEMS, "0");
         assert_file(V2_MEMS, "0");
         assert_file(V2_CPUS, "0\n");
-        ck_assert_uint_eq(fx->res.n_writes, 2);
-        ck_assert_str_eq(fx->res.writes[0].before, "3");
-        ck_assert_str_eq(fx->res.writes[1].before, "0,3");
-        ck_assert_str_eq(fx->res.writes[1].after, "0");
-        ck_assert_ptr_nonnull(strstr(fx->res.summary, "cpuset.mems 3 -> 0"));
-        ck_assert_ptr_nonnull(strstr(fx->res.summary, "migrates the tasks' memory"));
-        ck_assert_int_eq(fx->res.error, 0);
+        ck_assert_uint_eq(fx->res->n_writes, 2);
+        ck_assert_str_eq(fx->res->writes[0].before, "3");
+        ck_assert_str_eq(fx->res->writes[1].before, "0,3");
+        ck_assert_str_eq(fx->res->writes[1].after, "0");
+        ck_assert_ptr_nonnull(strstr(fx->res->summary, "cpuset.mems 3 -> 0"));
+        ck_assert_ptr_nonnull(strstr(fx->res->summary, "migrates the tasks' memory"));
+        ck_assert_int_eq(fx->res->error, 0);
         /* once more, from a fresh collection: nothing to do */
         fx->rec.n = 0;
         fx_collect();
         fx_apply(false);
-        ck_assert_msg(fx->res.outcome == NG_OUTCOME_NOOP, "%s", fx->res.summary);
+        ck_assert_msg(fx->res->outcome == NG_OUTCOME_NOOP, "%s", fx->res->summary);
         ck_assert_uint_eq(fx->rec.n, 0);
-        ck_assert_uint_eq(fx->res.n_writes, 0);
+        ck_assert_uint_eq(fx->res->n_writes, 0);
         fx_close();
 }
 END_TEST
@@ -522,7 +526,7 @@ START_TEST(apply_v2_summary_follows_the_kernel_release)
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 fx_open_release("guest4-v2", LOCAL_CONF, cases[i].release);
                 fx_apply(true);
-                ck_assert_msg(strstr(fx->res.summary, cases[i].says), "%s: %s", cases[i].release, fx->res.summary);
+                ck_assert_msg(strstr(fx->res->summary, cases[i].says), "%s: %s", cases[i].release, fx->res->summary);
                 fx_close();
         }
 }
@@ -532,13 +536,13 @@ START_TEST(apply_v1_local_reports_memory_migrate)
 {
         fx_open("guest4-v1", LOCAL_CONF);
         fx_apply(false);
-        ck_assert_msg(fx->res.outcome == NG_OUTCOME_DONE, "%s", fx->res.summary);
+        ck_assert_msg(fx->res->outcome == NG_OUTCOME_DONE, "%s", fx->res->summary);
         ck_assert_uint_eq(fx->rec.n, 2);
         assert_write(0, V1_MEMS, "0,3");
         assert_write(1, V1_MEMS, "0");
         assert_file(V1_MEMS, "0");
         assert_file("/sys/fs/cgroup/cpuset/oracle/cpuset.memory_migrate", "0\n");     /* never touched */
-        ck_assert_ptr_nonnull(strstr(fx->res.summary, "cpuset.memory_migrate=0: pages already allocated stay"));
+        ck_assert_ptr_nonnull(strstr(fx->res->summary, "cpuset.memory_migrate=0: pages already allocated stay"));
         fx_close();
 }
 END_TEST
@@ -547,7 +551,7 @@ START_TEST(apply_bind_order_mems_cpus_cpus_mems)
 {
         fx_open("guest4-v2", "[instance ora]\ncgroup = /oracle\npolicy = bind\nnodes = 1\n");
         fx_apply(false);
-        ck_assert_msg(fx->res.outcome == NG_OUTCOME_DONE, "%s", fx->res.summary);
+        ck_assert_msg(fx->res->outcome == NG_OUTCOME_DONE, "%s", fx->res->summary);
         ck_assert_uint_eq(fx->rec.n, 4);
         assert_write(0, V2_MEMS, "1,3");
         assert_write(1, V2_CPUS, "0-1");
@@ -563,7 +567,7 @@ START_TEST(apply_widening_only_is_one_write)
 {
         fx_open("guest4-v2", "[instance ora]\ncgroup = /oracle\npolicy = interleave\nnodes = 2-3\n");
         fx_apply(false);
-        ck_assert_msg(fx->res.outcome == NG_OUTCOME_DONE, "%s", fx->res.summary);
+        ck_assert_msg(fx->res->outcome == NG_OUTCOME_DONE, "%s", fx->res->summary);
         ck_assert_uint_eq(fx->rec.n, 1);
         assert_write(0, V2_MEMS, "2-3");
         fx_close();
@@ -574,15 +578,15 @@ START_TEST(apply_dry_run_writes_nothing)
 {
         fx_open("guest4-v2", LOCAL_CONF);
         fx_apply(true);
-        ck_assert_int_eq(fx->res.outcome, NG_OUTCOME_DRY_RUN);
+        ck_assert_int_eq(fx->res->outcome, NG_OUTCOME_DRY_RUN);
         ck_assert_uint_eq(fx->rec.n, 0);
-        ck_assert_uint_eq(fx->res.n_writes, 2);
-        ck_assert_str_eq(fx->res.writes[0].path, V2_MEMS);
-        ck_assert_str_eq(fx->res.writes[0].value, "0,3");
-        ck_assert_str_eq(fx->res.writes[1].value, "0");
-        ck_assert_str_eq(fx->res.writes[0].before, "3");
-        ck_assert_str_eq(fx->res.writes[0].after, "");
-        ck_assert_ptr_nonnull(strstr(fx->res.summary, "would set"));
+        ck_assert_uint_eq(fx->res->n_writes, 2);
+        ck_assert_str_eq(fx->res->writes[0].path, V2_MEMS);
+        ck_assert_str_eq(fx->res->writes[0].value, "0,3");
+        ck_assert_str_eq(fx->res->writes[1].value, "0");
+        ck_assert_str_eq(fx->res->writes[0].before, "3");
+        ck_assert_str_eq(fx->res->writes[0].after, "");
+        ck_assert_ptr_nonnull(strstr(fx->res->summary, "would set"));
         assert_file(V2_MEMS, "3\n");
         fx_close();
 }
@@ -594,10 +598,10 @@ START_TEST(apply_ebusy_is_transient)
         fx->rec.fail_at = 0;
         fx->rec.fail_errno = EBUSY;
         fx_apply(false);
-        ck_assert_int_eq(fx->res.outcome, NG_OUTCOME_TRANSIENT);
-        ck_assert_int_eq(fx->res.error, -EBUSY);
+        ck_assert_int_eq(fx->res->outcome, NG_OUTCOME_TRANSIENT);
+        ck_assert_int_eq(fx->res->error, -EBUSY);
         ck_assert_uint_eq(fx->rec.n, 1);        /* stops at the first failure */
-        ck_assert_ptr_nonnull(strstr(fx->res.summary, "nothing changed"));
+        ck_assert_ptr_nonnull(strstr(fx->res->summary, "nothing changed"));
         assert_file(V2_MEMS, "3\n");
         fx_close();
 }
@@ -609,8 +613,8 @@ START_TEST(apply_eacces_is_permanent)
         fx->rec.fail_at = 0;
         fx->rec.fail_errno = EACCES;
         fx_apply(false);
-        ck_assert_int_eq(fx->res.outcome, NG_OUTCOME_PERMANENT);
-        ck_assert_int_eq(fx->res.error, -EACCES);
+        ck_assert_int_eq(fx->res->outcome, NG_OUTCOME_PERMANENT);
+        ck_assert_int_eq(fx->res->error, -EACCES);
         fx_close();
 }
 END_TEST
@@ -621,10 +625,10 @@ START_TEST(apply_failure_after_widening_leaves_it_valid)
         fx->rec.fail_at = 1;
         fx->rec.fail_errno = EBUSY;
         fx_apply(false);
-        ck_assert_int_eq(fx->res.outcome, NG_OUTCOME_TRANSIENT);
+        ck_assert_int_eq(fx->res->outcome, NG_OUTCOME_TRANSIENT);
         assert_file(V2_MEMS, "0,3");
-        ck_assert_ptr_nonnull(strstr(fx->res.summary, "left valid"));
-        ck_assert_ptr_nonnull(strstr(fx->res.summary, "cpuset.mems 0,3"));
+        ck_assert_ptr_nonnull(strstr(fx->res->summary, "left valid"));
+        ck_assert_ptr_nonnull(strstr(fx->res->summary, "cpuset.mems 0,3"));
         fx_close();
 }
 END_TEST
@@ -636,15 +640,15 @@ START_TEST(apply_read_back_mismatch_is_not_done)
         fx->rec.alter_at = 1;
         fx->rec.alter_to = "0,3";
         fx_apply(false);
-        ck_assert_msg(fx->res.outcome == NG_OUTCOME_PARTIAL, "%s", fx->res.summary);
-        ck_assert_ptr_nonnull(strstr(fx->res.summary, "reads back as '0,3' after writing 0"));
+        ck_assert_msg(fx->res->outcome == NG_OUTCOME_PARTIAL, "%s", fx->res->summary);
+        ck_assert_ptr_nonnull(strstr(fx->res->summary, "reads back as '0,3' after writing 0"));
         fx_close();
         /* the first write does not take: PERMANENT, nothing more written */
         fx_open("guest4-v2", LOCAL_CONF);
         fx->rec.alter_at = 0;
         fx->rec.alter_to = "3";
         fx_apply(false);
-        ck_assert_int_eq(fx->res.outcome, NG_OUTCOME_PERMANENT);
+        ck_assert_int_eq(fx->res->outcome, NG_OUTCOME_PERMANENT);
         ck_assert_uint_eq(fx->rec.n, 1);
         fx_close();
 }
@@ -657,9 +661,9 @@ START_TEST(apply_compares_sets_not_strings)
         fx->rec.alter_at = 0;
         fx->rec.alter_to = "0,1,3\n";
         fx_apply(false);
-        ck_assert_msg(fx->res.outcome == NG_OUTCOME_DONE, "%s", fx->res.summary);
+        ck_assert_msg(fx->res->outcome == NG_OUTCOME_DONE, "%s", fx->res->summary);
         assert_write(0, V2_MEMS, "0-1,3");
-        ck_assert_str_eq(fx->res.writes[0].after, "0,1,3");
+        ck_assert_str_eq(fx->res->writes[0].after, "0,1,3");
         assert_write(1, V2_MEMS, "0-1");
         fx_close();
 }

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "snapshot-builder.h"
 #include "ng-act-hugepages.h"
 
@@ -95,11 +96,12 @@ START_TEST(floor_refuses_with_the_numbers)
         a = reserve(s, floor, 267, 1);
         ck_assert(a->refused);
         ck_assert_str_eq(a->reason, "node 1: 257 more 2M pages need 514 MiB, MemFree is 8192 MiB, floor 7680 MiB");
-        struct ng_action_result res;
-        ck_assert_int_eq(ng_act_hugepages_run(a, NULL, &ng_action_ops_default, false, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_REFUSED);
-        ck_assert_uint_eq(res.n_writes, 0);
-        ck_assert_str_eq(res.summary, "2M pages: would push a node below its free-memory floor: node 1: 257 more 2M "
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_act_hugepages_run(a, NULL, &ng_action_ops_default, false, res), 0);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_REFUSED);
+        ck_assert_uint_eq(res->n_writes, 0);
+        ck_assert_str_eq(res->summary, "2M pages: would push a node below its free-memory floor: node 1: 257 more 2M "
                          "pages need 514 MiB, MemFree is 8192 MiB, floor 7680 MiB");
         ng_act_hugepages_free(a);
 
@@ -300,7 +302,8 @@ static void fake_sleep(void *userdata, uint64_t usec)
 
 static struct ng_action_ops fake_ops(struct fake *f)
 {
-        return (struct ng_action_ops) { .write = fake_write, .read = fake_read, .sleep_usec = fake_sleep, .userdata = f };
+        return (struct ng_action_ops) { .size = sizeof(struct ng_action_ops), .write = fake_write, .read = fake_read,
+                                        .sleep_usec = fake_sleep, .userdata = f };
 }
 
 /* The snapshot of the copy, a plan for it, and the result of running it. */
@@ -311,8 +314,8 @@ static struct ng_action_result *run_on_tree(const struct ng_action_ops *ops, boo
         struct ng_act_hugepages *a;
         ck_assert_int_eq(ng_act_hugepages_plan_reserve(s, 0, 2048, pages, node, &a), 0);
         ck_assert(!a->refused);
-        struct ng_action_result *res = calloc(1, sizeof(*res));
-        ck_assert_ptr_nonnull(res);
+        struct ng_action_result *res;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
         ck_assert_int_eq(ng_act_hugepages_run(a, p, ops, dry_run, res), 0);
         ng_act_hugepages_free(a);
         ng_snapshot_free(s);
@@ -340,13 +343,13 @@ START_TEST(writes_the_node_and_reads_back)
         b = tree_file(NR(3));
         ck_assert_str_eq(b, "2\n");
         free(b);
-        free(res);
+        ng_action_result_free(res);
 
         /* Asked again: already there. */
         res = run_on_tree(&ng_action_ops_default, false, 64, 2);
         ck_assert_int_eq(res->outcome, NG_OUTCOME_NOOP);
         ck_assert_uint_eq(res->n_writes, 0);
-        free(res);
+        ng_action_result_free(res);
 }
 END_TEST
 
@@ -369,7 +372,7 @@ START_TEST(spread_writes_each_node)
         }
         ck_assert_uint_eq(f.n_sleeps, 0);
         ck_assert_ptr_nonnull(strstr(res->summary, "16 pages spread evenly over the nodes with memory 0-3 (4 each)"));
-        free(res);
+        ng_action_result_free(res);
 }
 END_TEST
 
@@ -386,7 +389,7 @@ START_TEST(dry_run_writes_nothing)
         ck_assert_str_eq(res->writes[0].before, "2");
         ck_assert_str_eq(res->writes[0].after, "");
         ck_assert_str_eq(res->summary, "2M pages: would set node 2 to 64 (now 2)");
-        free(res);
+        ng_action_result_free(res);
         char *b = tree_file(NR(2));
         ck_assert_str_eq(b, "2\n");
         free(b);
@@ -423,7 +426,7 @@ START_TEST(short_grant_compacts_and_retries_with_backoff)
         ck_assert_str_eq(res->writes[1].path, NODE_DIR "/node2/compact");
         ck_assert_str_eq(res->summary, "2M pages: asked 64, granted 50 on node 2 after 5 retries (no more free 2M blocks "
                          "after compaction: reserve at boot with hugepagesz=2M hugepages=0:2,1:8,2:64,3:2)");
-        free(res);
+        ng_action_result_free(res);
 }
 END_TEST
 
@@ -446,7 +449,7 @@ START_TEST(retry_stops_once_granted)
         ck_assert_uint_eq(f.sleeps[1], 200000);
         ck_assert_str_eq(res->writes[0].after, "64");
         ck_assert_str_eq(res->summary, "2M pages: node 2 2 -> 64 after compaction");
-        free(res);
+        ng_action_result_free(res);
 }
 END_TEST
 
@@ -462,7 +465,7 @@ START_TEST(no_compaction_file_still_retries)
         ck_assert_uint_eq(f.n_writes, 1 + NG_ACT_HP_RETRIES);
         ck_assert_uint_eq(f.n_sleeps, NG_ACT_HP_RETRIES);
         ck_assert_ptr_nonnull(strstr(res->summary, "asked 64, granted 10 on node 2 after 5 retries"));
-        free(res);
+        ng_action_result_free(res);
 }
 END_TEST
 
@@ -477,7 +480,7 @@ START_TEST(ebusy_is_transient_eacces_permanent)
         ck_assert_uint_eq(f.n_sleeps, 0);
         ck_assert_int_eq(res->writes[0].error, -EBUSY);
         ck_assert_ptr_nonnull(strstr(res->summary, "writing 4 to node 0 failed: Device or resource busy (transient, retry later)"));
-        free(res);
+        ng_action_result_free(res);
 
         f = (struct fake) { .err = -EACCES };
         res = run_on_tree(&ops, false, 64, 2);
@@ -485,7 +488,7 @@ START_TEST(ebusy_is_transient_eacces_permanent)
         ck_assert_int_eq(res->error, -EACCES);
         ck_assert_uint_eq(f.n_writes, 1);
         ck_assert_ptr_nonnull(strstr(res->summary, "writing 64 to node 2 failed: Permission denied (permanent)"));
-        free(res);
+        ng_action_result_free(res);
 }
 END_TEST
 

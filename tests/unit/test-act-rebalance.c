@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "snapshot-builder.h"
 #include "ng-act-rebalance.h"
 #include "ng-audit.h"
@@ -229,10 +230,11 @@ START_TEST(weights_written)
         plan(&f);
         const struct ng_instance *in = ng_audit_instance(f.a, "ORCL");
         struct wfiles w = {0};
-        struct ng_action_ops ops = { .write = w_write, .read = w_read, .userdata = &w };
+        struct ng_action_ops ops = { .size = sizeof(ops), .write = w_write, .read = w_read, .userdata = &w };
         struct ng_path *p;
         ck_assert_int_eq(ng_path_new(NULL, &p), 0);
-        struct ng_action_result *res = calloc(1, sizeof(*res));
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
         /* the dry run: two writes shown, none done */
         ck_assert_int_eq(ng_interleave_weights_run(f.s, in, &ops, p, true, res), 1);
         ck_assert_int_eq(res->outcome, NG_OUTCOME_DRY_RUN);
@@ -245,23 +247,22 @@ START_TEST(weights_written)
         ck_assert_msg(strstr(res->summary, "would set the host's weighted-interleave weights node0 5, node2 2, node3 4 "
                              "(HMAT bandwidth; host-global)"), "%s", res->summary);
         /* done, read back */
-        memset(res, 0, sizeof(*res));
+        ng_action_result_reset(res);
         ck_assert_int_eq(ng_interleave_weights_run(f.s, in, &ops, p, false, res), 1);
         ck_assert_int_eq(res->outcome, NG_OUTCOME_DONE);
         ck_assert_int_eq(w.n, 2);
         ck_assert_str_eq(res->writes[1].after, "4");
         /* refused by the kernel: the error's outcome */
-        memset(res, 0, sizeof(*res));
+        ng_action_result_reset(res);
         w = (struct wfiles) { .fail = 1 };
         ck_assert_int_eq(ng_interleave_weights_run(f.s, in, &ops, p, false, res), 1);
         ck_assert_int_eq(res->outcome, NG_OUTCOME_PERMANENT);
         ck_assert_int_eq(res->error, -EACCES);
         /* a kernel without weighted interleave: nothing to write */
-        memset(res, 0, sizeof(*res));
+        ng_action_result_reset(res);
         f.s->topo.features[NG_FEATURE_WEIGHTED_INTERLEAVE].state = NG_FEATURE_ABSENT;
         ck_assert_int_eq(ng_interleave_weights_run(f.s, in, &ops, p, false, res), 0);
         ck_assert_uint_eq(res->n_writes, 0);
-        free(res);
         ng_path_free(p);
         done(&f);
 }
@@ -715,9 +716,10 @@ START_TEST(run_moves_in_batches_with_rate_limit)
         reach(&f, _i);
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
         struct ng_rebalance_stats st;
-        struct ng_action_result res;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
-        ck_assert_msg(res.outcome == NG_OUTCOME_DONE, "%s: %s", ng_outcome_name(res.outcome), res.summary);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, res), 0);
+        ck_assert_msg(res->outcome == NG_OUTCOME_DONE, "%s: %s", ng_outcome_name(res->outcome), res->summary);
         /* 16 batches of 512 addresses, 384 of them move each time */
         ck_assert_uint_eq(st.batches, 16);
         ck_assert_uint_eq(F.moves, 16);
@@ -740,9 +742,9 @@ START_TEST(run_moves_in_batches_with_rate_limit)
         ck_assert_uint_eq(F.sleeps, 16);
         ck_assert_uint_eq(F.slept_usec, 375000);
         ck_assert_uint_eq(st.slept_usec, 375000);
-        ck_assert_msg(strstr(res.summary, "moved 6144 pages (24 MiB) of shmid 7") &&
-                      strstr(res.summary, "node0 -6144, node1 +2048, node2 +2048, node3 +2048 in 375 ms"),
-                      "summary: %s", res.summary);
+        ck_assert_msg(strstr(res->summary, "moved 6144 pages (24 MiB) of shmid 7") &&
+                      strstr(res->summary, "node0 -6144, node1 +2048, node2 +2048, node3 +2048 in 375 ms"),
+                      "summary: %s", res->summary);
         done(&f);
 }
 END_TEST
@@ -757,9 +759,10 @@ START_TEST(run_batch_size_and_no_rate_limit)
         o.batch_pages = 100;
         o.rate_bytes_per_sec = 0;
         struct ng_rebalance_stats st;
-        struct ng_action_result res;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_DONE);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, res), 0);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_DONE);
         ck_assert_uint_eq(st.batches, 82);      /* 8192 / 100, rounded up */
         ck_assert_uint_le(F.max_move, 100);
         ck_assert_uint_le(F.max_query, 100);
@@ -780,22 +783,23 @@ START_TEST(run_dry_run_counts_exactly_and_moves_nothing)
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
         o.dry_run = true;
         struct ng_rebalance_stats st;
-        struct ng_action_result res;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_DRY_RUN);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, res), 0);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_DRY_RUN);
         ck_assert_uint_eq(F.moves, 0);
         ck_assert_uint_eq(F.sleeps, 0);
         ck_assert_uint_eq(fake_on(0), 4096);
         ck_assert_uint_eq(f.plan.resident_pages, 4096);
         ck_assert_uint_eq(f.plan.move_pages, 3072);
-        ck_assert_msg(strstr(res.summary, "would move 3072 of 4096 resident pages (12 MiB) of shmid 7") &&
-                      strstr(res.summary, "node0 -3072, node1 +1024, node2 +1024, node3 +1024"),
-                      "summary: %s", res.summary);
+        ck_assert_msg(strstr(res->summary, "would move 3072 of 4096 resident pages (12 MiB) of shmid 7") &&
+                      strstr(res->summary, "node0 -3072, node1 +1024, node2 +1024, node3 +1024"),
+                      "summary: %s", res->summary);
         /* the attacher's page tables are asked about every address; the
          * segment's own file hands over its resident pages only */
         ck_assert_uint_eq(st.not_resident_pages, via_segment ? 0 : 4096);
         ck_assert_uint_eq(st.scanned_pages, via_segment ? 4096 : FAKE_PAGES);
-        ck_assert(!strstr(res.summary, "not resident") == via_segment);
+        ck_assert(!strstr(res->summary, "not resident") == via_segment);
         done(&f);
 }
 END_TEST
@@ -808,16 +812,17 @@ START_TEST(run_leaves_non_resident_pages_alone)
         reach(&f, _i);
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
         struct ng_rebalance_stats st;
-        struct ng_action_result res;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_DONE);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, res), 0);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_DONE);
         for (unsigned i = 6000; i < FAKE_PAGES; i++)
                 ck_assert_int_eq(F.node[i], -1);
         for (int n = 0; n < 4; n++)
                 ck_assert_uint_eq(fake_on(n), 1500);
         ck_assert_uint_eq(st.not_resident_pages, via_segment ? 0 : 2192);
         if (!via_segment)
-                ck_assert_ptr_nonnull(strstr(res.summary, "2192 pages not resident in pid 100 left alone"));
+                ck_assert_ptr_nonnull(strstr(res->summary, "2192 pages not resident in pid 100 left alone"));
         done(&f);
 }
 END_TEST
@@ -833,9 +838,10 @@ START_TEST(run_busy_pages_are_retried_then_left_for_later)
         F.busy[2] = 1;                  /* busy once: the retry moves it */
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
         struct ng_rebalance_stats st;
-        struct ng_action_result res;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
-        ck_assert_msg(res.outcome == NG_OUTCOME_PARTIAL, "%s", ng_outcome_name(res.outcome));
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, res), 0);
+        ck_assert_msg(res->outcome == NG_OUTCOME_PARTIAL, "%s", ng_outcome_name(res->outcome));
         ck_assert_uint_eq(st.busy_pages, 10);
         ck_assert_uint_eq(st.moved_pages, 6134);
         ck_assert_int_eq(F.node[2], 2);
@@ -845,7 +851,7 @@ START_TEST(run_busy_pages_are_retried_then_left_for_later)
          * 15 more batches of one call */
         ck_assert_uint_eq(F.moves, 37);
         ck_assert_uint_eq(pnode(&f.plan, 1)->moved_in_pages, 2038);
-        ck_assert_msg(strstr(res.summary, "10 pages busy (EBUSY), left for a later run"), "%s", res.summary);
+        ck_assert_msg(strstr(res->summary, "10 pages busy (EBUSY), left for a later run"), "%s", res->summary);
         done(&f);
 }
 END_TEST
@@ -860,14 +866,15 @@ START_TEST(run_process_gone_is_transient)
         F.fail_errno = ESRCH;
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
         struct ng_rebalance_stats st;
-        struct ng_action_result res;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_TRANSIENT);
-        ck_assert_int_eq(res.error, -ESRCH);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, res), 0);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_TRANSIENT);
+        ck_assert_int_eq(res->error, -ESRCH);
         ck_assert_uint_eq(st.moved_pages, 768);
         ck_assert_uint_eq(F.moves, 3);
-        ck_assert_msg(strstr(res.summary, "No such process") && strstr(res.summary, "moved 768 pages"), "%s",
-                      res.summary);
+        ck_assert_msg(strstr(res->summary, "No such process") && strstr(res->summary, "moved 768 pages"), "%s",
+                      res->summary);
         done(&f);
 }
 END_TEST
@@ -881,13 +888,14 @@ START_TEST(run_without_cap_sys_nice_is_permanent)
         F.fail_at = 1;
         F.fail_errno = EPERM;
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
-        struct ng_action_result res;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_PERMANENT);
-        ck_assert_int_eq(res.error, -EPERM);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, res), 0);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_PERMANENT);
+        ck_assert_int_eq(res->error, -EPERM);
         ck_assert_uint_eq(F.moves, 1);
         ck_assert_uint_eq(fake_on(0), FAKE_PAGES);
-        ck_assert_ptr_nonnull(strstr(res.summary, "CAP_SYS_NICE"));
+        ck_assert_ptr_nonnull(strstr(res->summary, "CAP_SYS_NICE"));
         done(&f);
 }
 END_TEST
@@ -908,11 +916,12 @@ START_TEST(run_stops_when_the_mapping_changed)
         struct ng_rebalance_ops ops = fake_ops;
         ops.verify = verify_gone;
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
-        struct ng_action_result res;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &ops, NULL, &res), 0);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &ops, NULL, res), 0);
         /* only an attacher's addresses can come to mean other pages; the
          * file stays the segment while it is open */
-        ck_assert_int_eq(res.outcome, via_segment ? NG_OUTCOME_DONE : NG_OUTCOME_TRANSIENT);
+        ck_assert_int_eq(res->outcome, via_segment ? NG_OUTCOME_DONE : NG_OUTCOME_TRANSIENT);
         ck_assert_uint_eq(F.moves, via_segment ? 16 : 0);
         done(&f);
 }
@@ -924,11 +933,12 @@ START_TEST(run_refuses_or_noops_from_the_plan)
         cyclops_2m(&f, 0);
         fake_reset(2 * MiB, 16);
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
-        struct ng_action_result res;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_REFUSED);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, res), 0);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_REFUSED);
         ck_assert_uint_eq(F.moves + F.queries, 0);
-        ck_assert_ptr_nonnull(strstr(res.summary, "node 3 has 0 free 2048 kB hugepages"));
+        ck_assert_ptr_nonnull(strstr(res->summary, "node 3 has 0 free 2048 kB hugepages"));
         done(&f);
 
         /* exact count finds the segment already spread: noop, nothing moved */
@@ -937,8 +947,8 @@ START_TEST(run_refuses_or_noops_from_the_plan)
         reach(&f, _i);
         for (unsigned i = 0; i < FAKE_PAGES; i++)
                 F.node[i] = (int) ((i + 1) % 4);        /* the kernel's interleave, rotated */
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_NOOP);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, res), 0);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_NOOP);
         ck_assert_uint_eq(F.moves, 0);
         done(&f);
 }
@@ -961,9 +971,10 @@ START_TEST(run_spreads_over_more_than_64_nodes)
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
         o.rate_bytes_per_sec = 0;
         struct ng_rebalance_stats st;
-        struct ng_action_result res;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
-        ck_assert_msg(res.outcome == NG_OUTCOME_DONE, "%s: %s", ng_outcome_name(res.outcome), res.summary);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, res), 0);
+        ck_assert_msg(res->outcome == NG_OUTCOME_DONE, "%s: %s", ng_outcome_name(res->outcome), res->summary);
         ck_assert_uint_eq(st.moved_pages, 7900);
         for (int n = 0; n < 80; n++)
                 ck_assert_msg(fake_on(n) == 100, "node %d holds %u pages", n, fake_on(n));
@@ -979,9 +990,10 @@ START_TEST(run_hugetlb_moves_whole_pages)
         fake_reset(2 * MiB, 16);
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
         struct ng_rebalance_stats st;
-        struct ng_action_result res;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_DONE);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, res), 0);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_DONE);
         ck_assert_uint_eq(st.moved_pages, 12);
         for (int n = 0; n < 4; n++)
                 ck_assert_uint_eq(fake_on(n), 4);
@@ -1000,12 +1012,13 @@ START_TEST(run_segment_replaced)
         reach(&f, 1);
         f.plan.inode = UINT64_MAX;
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
-        struct ng_action_result res;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_TRANSIENT);
-        ck_assert_int_eq(res.error, -ESTALE);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, res), 0);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_TRANSIENT);
+        ck_assert_int_eq(res->error, -ESTALE);
         ck_assert_uint_eq(F.moves + F.queries, 0);
-        ck_assert_msg(strstr(res.summary, "another file is there now"), "%s", res.summary);
+        ck_assert_msg(strstr(res->summary, "another file is there now"), "%s", res->summary);
         done(&f);
 }
 END_TEST
@@ -1021,16 +1034,17 @@ START_TEST(run_segment_named_otherwise)
         reach(&f, 1);
         snprintf(f.plan.seg_name, sizeof(f.plan.seg_name), "/SYSV00000000 (deleted)");
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
-        struct ng_action_result res;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_TRANSIENT);
-        ck_assert_int_eq(res.error, -ESTALE);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, res), 0);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_TRANSIENT);
+        ck_assert_int_eq(res->error, -ESTALE);
         ck_assert_uint_eq(F.moves + F.queries, 0);
-        ck_assert_msg(strstr(res.summary, "another file is there now"), "%s", res.summary);
+        ck_assert_msg(strstr(res->summary, "another file is there now"), "%s", res->summary);
         snprintf(f.plan.seg_name, sizeof(f.plan.seg_name), "/memfd:ng-rebalance-test (deleted)");
         f.plan.verdict = NG_OUTCOME_DRY_RUN;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, &res), 0);
-        ck_assert_msg(res.error != -ESTALE && F.queries > 0, "%s: %s", ng_outcome_name(res.outcome), res.summary);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, NULL, res), 0);
+        ck_assert_msg(res->error != -ESTALE && F.queries > 0, "%s: %s", ng_outcome_name(res->outcome), res->summary);
         done(&f);
 }
 END_TEST
@@ -1045,13 +1059,14 @@ START_TEST(run_hugetlb_out_of_reach_is_partial)
         f.plan.known_resident_pages = 20;
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
         struct ng_rebalance_stats st;
-        struct ng_action_result res;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
-        ck_assert_msg(res.outcome == NG_OUTCOME_PARTIAL, "%s: %s", ng_outcome_name(res.outcome), res.summary);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, res), 0);
+        ck_assert_msg(res->outcome == NG_OUTCOME_PARTIAL, "%s: %s", ng_outcome_name(res->outcome), res->summary);
         ck_assert_uint_eq(st.moved_pages, 12);
         ck_assert_uint_eq(f.plan.unreachable_pages, 4);
-        ck_assert_msg(strstr(res.summary, "4 resident pages out of reach: pid 100 does not map them"), "%s",
-                      res.summary);
+        ck_assert_msg(strstr(res->summary, "4 resident pages out of reach: pid 100 does not map them"), "%s",
+                      res->summary);
         done(&f);
         /* already spread as far as it reaches: still not "as wanted" */
         cyclops_2m(&f, 8);
@@ -1059,8 +1074,8 @@ START_TEST(run_hugetlb_out_of_reach_is_partial)
         for (unsigned i = 0; i < 16; i++)
                 F.node[i] = (int) (i % 4);
         f.plan.known_resident_pages = 20;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, &res), 0);
-        ck_assert_msg(res.outcome == NG_OUTCOME_PARTIAL, "%s: %s", ng_outcome_name(res.outcome), res.summary);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &fake_ops, &st, res), 0);
+        ck_assert_msg(res->outcome == NG_OUTCOME_PARTIAL, "%s: %s", ng_outcome_name(res->outcome), res->summary);
         ck_assert_uint_eq(F.moves, 0);
         done(&f);
 }
@@ -1095,9 +1110,10 @@ START_TEST(run_real_kernel_own_mapping)
         p.verdict = NG_OUTCOME_DRY_RUN;
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
         struct ng_rebalance_stats rs;
-        struct ng_action_result res;
-        ck_assert_int_eq(ng_rebalance_run(&p, &o, NULL, &rs, &res), 0);
-        ck_assert_msg(res.outcome == NG_OUTCOME_NOOP, "%s: %s", ng_outcome_name(res.outcome), res.summary);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_rebalance_run(&p, &o, NULL, &rs, res), 0);
+        ck_assert_msg(res->outcome == NG_OUTCOME_NOOP, "%s: %s", ng_outcome_name(res->outcome), res->summary);
         ck_assert_uint_eq(p.resident_pages, 300);
         ck_assert_uint_eq(p.nodes[0].before_pages, 300);
         ck_assert_uint_eq(rs.scanned_pages, 300);
@@ -1109,11 +1125,11 @@ START_TEST(run_real_kernel_own_mapping)
         snprintf(p.policy_text, sizeof(p.policy_text), "interleave:0");
         p.verdict = NG_OUTCOME_DRY_RUN;
         o.set_policy = true;
-        ck_assert_int_eq(ng_rebalance_run(&p, &o, NULL, &rs, &res), 0);
-        ck_assert_msg(res.outcome == NG_OUTCOME_DONE, "%s: %s", ng_outcome_name(res.outcome), res.summary);
-        ck_assert_uint_eq(res.n_writes, 1);
-        ck_assert_str_eq(res.writes[0].before, "default");
-        ck_assert_str_eq(res.writes[0].after, "interleave:0");
+        ck_assert_int_eq(ng_rebalance_run(&p, &o, NULL, &rs, res), 0);
+        ck_assert_msg(res->outcome == NG_OUTCOME_DONE, "%s: %s", ng_outcome_name(res->outcome), res->summary);
+        ck_assert_uint_eq(res->n_writes, 1);
+        ck_assert_str_eq(res->writes[0].before, "default");
+        ck_assert_str_eq(res->writes[0].after, "interleave:0");
         void *m = mmap(NULL, 1000 * 4096, PROT_READ, MAP_SHARED, fd, 0);
         ck_assert_ptr_ne(m, MAP_FAILED);
         int mode = -1;
@@ -1140,10 +1156,10 @@ START_TEST(run_real_kernel_own_mapping)
         p.seg_follow = false;
         p.inode = 0;
         p.verdict = NG_OUTCOME_DRY_RUN;
-        ck_assert_int_eq(ng_rebalance_run(&p, &o, NULL, &rs, &res), 0);
-        ck_assert_msg(res.outcome == NG_OUTCOME_PERMANENT && res.error == -ELOOP, "%s: %s",
-                      ng_outcome_name(res.outcome), res.summary);
-        ck_assert_ptr_nonnull(strstr(res.summary, "opening the segment's file"));
+        ck_assert_int_eq(ng_rebalance_run(&p, &o, NULL, &rs, res), 0);
+        ck_assert_msg(res->outcome == NG_OUTCOME_PERMANENT && res->error == -ELOOP, "%s: %s",
+                      ng_outcome_name(res->outcome), res->summary);
+        ck_assert_ptr_nonnull(strstr(res->summary, "opening the segment's file"));
         unlink(link);
         unlink(file);
         rmdir(dir);
@@ -1206,48 +1222,49 @@ START_TEST(run_installs_the_instance_policy_on_the_segment)
         memset(&P, 0, sizeof(P));
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
         o.set_policy = true;
-        struct ng_action_result res;
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
         /* dry run: shown, not done */
         o.dry_run = true;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, &res), 0);
-        const struct ng_write *w = policy_write(&res);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, res), 0);
+        const struct ng_write *w = policy_write(res);
         ck_assert_ptr_nonnull(w);
         ck_assert_str_eq(w->value, "interleave:0-3");
         ck_assert_str_eq(w->before, "default");
         ck_assert_str_eq(w->after, "");
         ck_assert_uint_eq(P.mbinds, 0);
-        ck_assert_msg(strstr(res.summary, "would install policy interleave:0-3 on it (now default)"), "%s",
-                      res.summary);
+        ck_assert_msg(strstr(res->summary, "would install policy interleave:0-3 on it (now default)"), "%s",
+                      res->summary);
         /* the run: moved, then installed and read back */
         o.dry_run = false;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_DONE);
-        w = policy_write(&res);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, res), 0);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_DONE);
+        w = policy_write(res);
         ck_assert_ptr_nonnull(w);
         ck_assert_str_eq(w->after, "interleave:0-3");
         ck_assert_int_eq(w->error, 0);
         ck_assert_uint_eq(P.mbinds, 1);
         ck_assert_int_eq(P.mode, MPOL_INTERLEAVE);
         ck_assert_uint_eq(P.mask[0], 0xf);
-        ck_assert_msg(strstr(res.summary, "installed policy interleave:0-3 on it (was default)"), "%s", res.summary);
+        ck_assert_msg(strstr(res->summary, "installed policy interleave:0-3 on it (was default)"), "%s", res->summary);
         /* again: spread and with its policy, nothing written */
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_NOOP);
-        ck_assert_ptr_null(policy_write(&res));
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, res), 0);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_NOOP);
+        ck_assert_ptr_null(policy_write(res));
         ck_assert_uint_eq(P.mbinds, 1);
-        ck_assert_msg(strstr(res.summary, "new pages follow interleave:0-3 already"), "%s", res.summary);
+        ck_assert_msg(strstr(res->summary, "new pages follow interleave:0-3 already"), "%s", res->summary);
         /* spread, policy gone (a new segment): installed, done */
         P.mode = MPOL_DEFAULT;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_DONE);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, res), 0);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_DONE);
         ck_assert_uint_eq(P.mbinds, 2);
         /* refused by the kernel: partial, with the error */
         P.mode = MPOL_DEFAULT;
         P.fail_errno = EPERM;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_PARTIAL);
-        ck_assert_int_eq(res.error, -EPERM);
-        ck_assert_ptr_nonnull(strstr(res.summary, "installing policy interleave:0-3 failed"));
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, res), 0);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_PARTIAL);
+        ck_assert_int_eq(res->error, -EPERM);
+        ck_assert_ptr_nonnull(strstr(res->summary, "installing policy interleave:0-3 failed"));
         done(&f);
 
         /* bind, and prefer on one node */
@@ -1271,13 +1288,14 @@ START_TEST(run_hugetlb_has_no_shared_policy)
         memset(&P, 0, sizeof(P));
         struct ng_rebalance_opts o = NG_REBALANCE_OPTS_DEFAULT;
         o.set_policy = true;
-        struct ng_action_result res;
-        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, &res), 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_DONE);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        ck_assert_int_eq(ng_rebalance_run(&f.plan, &o, &policy_ops, NULL, res), 0);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_DONE);
         ck_assert_uint_eq(P.mbinds, 0);
-        ck_assert_ptr_null(policy_write(&res));
-        ck_assert_msg(strstr(res.summary, "no policy installed: a hugetlb segment has no shared policy"), "%s",
-                      res.summary);
+        ck_assert_ptr_null(policy_write(res));
+        ck_assert_msg(strstr(res->summary, "no policy installed: a hugetlb segment has no shared policy"), "%s",
+                      res->summary);
         done(&f);
 }
 END_TEST

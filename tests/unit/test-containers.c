@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "cleanup.h"
 #include "ng-test.h"
 #include "ng-act-cpuset.h"
 #include "act-docker-internal.h"
@@ -387,7 +388,7 @@ static void apply_copy(const char *conf, const char *name, struct docker_call *d
         struct ng_cpuset_bounds parent;
         ck_assert_int_eq(ng_cpuset_parent_read(p, &ops, s, in, &parent), 0);
         ck_assert_int_eq(ng_cpuset_plan(s, in, &parent, ret_plan), 0);
-        *ret_res = (struct ng_action_result) { 0 };
+        ng_action_result_reset(ret_res);
         if (!ret_plan->refused)
                 ck_assert_int_eq(ng_cpuset_apply(p, &ops, ret_plan, false, ret_res), 0);
         ng_audit_free(a);
@@ -402,15 +403,16 @@ START_TEST(docker_cpuset_through_its_api)
 {
         struct docker_call d = { 0 };
         struct ng_cpuset_plan pl;
-        struct ng_action_result res;
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
         apply_copy("[instance billing]\ncontainer = billing-db\npolicy = bind\nnodes = 0\nenforce = cpuset\n",
-                   "billing", &d, &pl, &res);
+                   "billing", &d, &pl, res);
         ck_assert_msg(!pl.refused, "%s", pl.reason);
         ck_assert_int_eq(d.calls, 1);
         ck_assert_str_eq(d.id, "e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3");
         ck_assert_str_eq(d.mems, "0");
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_DONE);
-        ck_assert_msg(strstr(res.summary, "docker container billing-db updated and saved"), "%s", res.summary);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_DONE);
+        ck_assert_msg(strstr(res->summary, "docker container billing-db updated and saved"), "%s", res->summary);
 }
 END_TEST
 
@@ -419,14 +421,15 @@ START_TEST(podman_cpuset_live_not_persistent)
 {
         struct docker_call d = { 0 };
         struct ng_cpuset_plan pl;
-        struct ng_action_result res;
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
         apply_copy("[instance orders]\ncontainer = orders-db\npolicy = bind\nnodes = 2\nenforce = cpuset\n",
-                   "orders", &d, &pl, &res);
+                   "orders", &d, &pl, res);
         ck_assert_msg(!pl.refused, "%s", pl.reason);
         ck_assert_int_eq(d.calls, 0);
-        ck_assert_int_eq(res.outcome, NG_OUTCOME_DONE);
-        ck_assert_msg(strstr(res.summary, "not saved with podman container orders-db") &&
-                      strstr(res.summary, "CPUSET_NOT_PERSISTENT"), "%s", res.summary);
+        ck_assert_int_eq(res->outcome, NG_OUTCOME_DONE);
+        ck_assert_msg(strstr(res->summary, "not saved with podman container orders-db") &&
+                      strstr(res->summary, "CPUSET_NOT_PERSISTENT"), "%s", res->summary);
 }
 END_TEST
 
@@ -435,9 +438,10 @@ START_TEST(kubelet_cpuset_refused)
 {
         struct docker_call d = { 0 };
         struct ng_cpuset_plan pl;
-        struct ng_action_result res;
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
         apply_copy("[instance shop]\ncontainer = postgres\npolicy = bind\nnodes = 2\nenforce = cpuset\n",
-                   "shop", &d, &pl, &res);
+                   "shop", &d, &pl, res);
         ck_assert(pl.refused);
         ck_assert_msg(strstr(pl.reason, "kubelet") && strstr(pl.reason, "topologyManagerPolicy single-numa-node"),
                       "%s", pl.reason);

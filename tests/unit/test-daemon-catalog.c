@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "daemon.h"
 #include "ng-action.h"
 #include "ng-test.h"
@@ -146,15 +147,26 @@ static struct alert full_alert(enum ng_code code)
         return a;
 }
 
+static int written(void *userdata, const struct ng_path *p, const char *path, const char *value)
+{
+        (void) userdata, (void) p, (void) path, (void) value;
+        return 0;
+}
+
+static int reads_back(void *userdata, const struct ng_path *p, const char *path, char *buf, size_t size)
+{
+        (void) userdata, (void) p, (void) path;
+        snprintf(buf, size, "0-1");
+        return 0;
+}
+
 static void one_write(struct ng_action_result *res)
 {
-        memset(res, 0, sizeof(*res));
+        const struct ng_action_ops ops = { .size = sizeof(ops), .write = written, .read = reads_back };
+        ng_action_result_reset(res);
+        ck_assert_int_eq(ng_action_write(&ops, NULL, res, false, "/sys/fs/cgroup/db/cpuset.mems", "0-1"), 0);
         res->outcome = NG_OUTCOME_DONE;
         snprintf(res->summary, sizeof(res->summary), "wrote 1 file");
-        snprintf(res->writes[0].path, sizeof(res->writes[0].path), "/sys/fs/cgroup/db/cpuset.mems");
-        snprintf(res->writes[0].value, sizeof(res->writes[0].value), "0-1");
-        snprintf(res->writes[0].after, sizeof(res->writes[0].after), "0-1");
-        res->n_writes = 1;
 }
 
 /* The codes' table: each code's name round-trips, its ID is its own and
@@ -212,10 +224,11 @@ START_TEST(test_daemon_sends_catalog_fields)
         for (int ev = 0; ev < N_DAEMON_EVENTS; ev++)
                 sink_daemon_event(&s, (enum daemon_event) ev, LOG_ERR, "event %d: %s", ev, "why");
         sent += 1 + N_DAEMON_EVENTS;
-        struct ng_action_result res;
-        one_write(&res);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        one_write(res);
         for (int k = 0; k < NG_CORRECTION_MAX_; k++, sent++)
-                sink_action(&s, (enum ng_correction) k, "db", &res);
+                sink_action(&s, (enum ng_correction) k, "db", res);
         sink_close(&s);
         ck_assert_uint_eq(check_file(&c, path, "numaguardd"), sent);
         unlink(path);
@@ -233,14 +246,15 @@ START_TEST(test_ctl_sends_catalog_fields)
 {
         static struct catalog c;
         catalog_load(&c);
-        struct ng_action_result res;
-        one_write(&res);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        one_write(res);
         for (int k = 0; k < NG_CORRECTION_MAX_; k++) {
                 /* numaguardctl: hugepages correct the host, the others an instance. */
                 const char *instance = k == NG_CORRECTION_HUGEPAGES ? NULL : "db";
                 struct json_object *o = json_object_new_object();
                 ng_correction_journal_fields((enum ng_correction) k, "numaguardctl", instance,
-                                             instance ? instance : "node 0", &res, 16, to_json, o);
+                                             instance ? instance : "node 0", res, 16, to_json, o);
                 check_sent(&c, o, "numaguardctl");
                 json_object_put(o);
         }
@@ -330,11 +344,12 @@ START_TEST(test_hostile_names)
                          "oracle:N\xef\xbf\xbd\x1b[31m\nZ");
         json_object_put(o);
 
-        struct ng_action_result res;
-        one_write(&res);
-        snprintf(res.summary, sizeof(res.summary), "moved %s", HOSTILE);
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
+        one_write(res);
+        snprintf(res->summary, sizeof(res->summary), "moved %s", HOSTILE);
         o = json_object_new_object();
-        ng_correction_journal_fields(NG_CORRECTION_CPUSET, "numaguardctl", HOSTILE, HOSTILE, &res, 16, to_json, o);
+        ng_correction_journal_fields(NG_CORRECTION_CPUSET, "numaguardctl", HOSTILE, HOSTILE, res, 16, to_json, o);
         ck_assert_str_eq(json_object_get_string(field_of(o, "MESSAGE")),
                          "cpuset oracle:N\\xff\\x1b[31m\\x0aZ: done: moved oracle:N\\xff\\x1b[31m\\x0aZ");
         ck_assert_str_eq(json_object_get_string(field_of(o, "NUMAGUARD_INSTANCE")), HOSTILE);

@@ -3,6 +3,7 @@
  * uncommented), systemd unit files and set-property drop-ins, and unit
  * names from cgroup paths. */
 
+#include "cleanup.h"
 #include "ng-act-cpuset.h"
 #include "ng-owner.h"
 #include "ng-test.h"
@@ -190,31 +191,32 @@ END_TEST
  * lacks gets its own line; a one-line block gets it inline. */
 START_TEST(cgconfig_edit)
 {
-        static struct ng_action_result res;
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
         struct ng_bitmap zero = {0}, two = {0};
         ng_bitmap_set(&zero, 0);
         ng_bitmap_set(&two, 2);
         ng_bitmap_set(&two, 3);
         char *out = NULL;
-        ck_assert_int_eq(ng_cgconfig_edit(sample, "/etc/cgconfig.conf", "oracle", &two, &zero, &res, &out), 0);
+        ck_assert_int_eq(ng_cgconfig_edit(sample, "/etc/cgconfig.conf", "oracle", &two, &zero, res, &out), 0);
         size_t n = strlen(sample);
         ck_assert_uint_eq(strlen(out), n);      /* "1-9" -> "2-3", 0 -> 0 */
         const char *at = strstr(out, "cpuset.cpus = \"2-3\";\n\t\tcpuset.mems=0;\n");
         ck_assert_ptr_nonnull(at);
         ck_assert_int_eq(strncmp(out, sample, (size_t) (strstr(sample, "cpuset.cpus = \"1-9\"") - sample)), 0);
-        ck_assert_uint_eq(res.n_writes, 2);
-        ck_assert_int_eq(res.writes[0].kind, NG_WRITE_CONFIG_LINE);
-        ck_assert_str_eq(res.writes[0].path, "/etc/cgconfig.conf:34");
-        ck_assert_str_eq(res.writes[0].before, "\t\tcpuset.cpus = \"1-9\";");
-        ck_assert_str_eq(res.writes[0].value, "\t\tcpuset.cpus = \"2-3\";");
+        ck_assert_uint_eq(res->n_writes, 2);
+        ck_assert_int_eq(res->writes[0].kind, NG_WRITE_CONFIG_LINE);
+        ck_assert_str_eq(res->writes[0].path, "/etc/cgconfig.conf:34");
+        ck_assert_str_eq(res->writes[0].before, "\t\tcpuset.cpus = \"1-9\";");
+        ck_assert_str_eq(res->writes[0].value, "\t\tcpuset.cpus = \"2-3\";");
         free(out);
 
-        memset(&res, 0, sizeof(res));
+        ng_action_result_reset(res);
         ck_assert_int_eq(ng_cgconfig_edit("group db {\n\tcpuset {\n\t\tcpuset.cpus = 0;\n\t}\n}\n", "f", "db", NULL,
-                                          &two, &res, &out), 0);
+                                          &two, res, &out), 0);
         ck_assert_str_eq(out, "group db {\n\tcpuset {\n\t\tcpuset.cpus = 0;\n\t\tcpuset.mems = \"2-3\";\n\t}\n}\n");
-        ck_assert_str_eq(res.writes[0].path, "f:4");
-        ck_assert_str_eq(res.writes[0].before, "");
+        ck_assert_str_eq(res->writes[0].path, "f:4");
+        ck_assert_str_eq(res->writes[0].before, "");
         free(out);
         ck_assert_int_eq(ng_cgconfig_edit("group db { cpuset { cpuset.cpus = 0; } }", "f", "/db", NULL, &two, NULL, &out), 0);
         ck_assert_str_eq(out, "group db { cpuset { cpuset.cpus = 0; cpuset.mems = \"2-3\"; } }");

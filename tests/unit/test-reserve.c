@@ -422,7 +422,8 @@ START_TEST(cpuset_plan_gate)
         ck_assert(plan.refused && plan.check_refused);
         ck_assert_msg(strstr(plan.reason, "cpuset.mems 1: it would leave 4 reserved 2M hugepages"), "%s", plan.reason);
         /* Refused before any write, the check in the result. */
-        struct ng_action_result *res = xcalloc(1, sizeof(*res));
+        struct ng_action_result *res;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
         ck_assert_int_eq(ng_cpuset_apply(NULL, &ng_action_ops_default, &plan, true, res), 0);
         ck_assert_int_eq(res->outcome, NG_OUTCOME_REFUSED);
         ck_assert_uint_eq(res->n_writes, 0);
@@ -435,7 +436,7 @@ START_TEST(cpuset_plan_gate)
         ck_assert_int_eq(ng_cpuset_plan_check(s, a, &plan), 0);
         ck_assert(!plan.refused && !plan.check_refused);
         ck_assert_ptr_nonnull(strstr(plan.check, "hugepage reservations checked"));
-        free(res);
+        ng_action_result_free(res);
         ng_audit_free(a);
         ng_config_free(c);
         ng_snapshot_free(s);
@@ -453,7 +454,8 @@ START_TEST(hugepages_plan_gate)
         ck_assert_int_eq(ng_act_hugepages_check(s, a, act), 0);
         ck_assert(act->refused && act->check_refused);
         ck_assert_msg(strstr(act->reason, "0 free on nodes 0-1, 4 short"), "%s", act->reason);
-        struct ng_action_result *res = xcalloc(1, sizeof(*res));
+        struct ng_action_result *res;
+        ck_assert_int_eq(ng_action_result_new(&res), 0);
         ck_assert_int_eq(ng_act_hugepages_run(act, NULL, &ng_action_ops_default, false, res), 0);
         ck_assert_int_eq(res->outcome, NG_OUTCOME_REFUSED);
         ck_assert_uint_eq(res->n_writes, 0);
@@ -469,7 +471,7 @@ START_TEST(hugepages_plan_gate)
         ck_assert(!act->refused);
         ck_assert_str_eq(act->check, "");
         ng_act_hugepages_free(act);
-        free(res);
+        ng_action_result_free(res);
         ng_audit_free(a);
         ng_config_free(c);
         ng_snapshot_free(s);
