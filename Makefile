@@ -93,11 +93,12 @@ LIB_PUBLIC_HDRS := lib/numaguard.h $(foreach h,$(LIB_PUBLIC_NAMES),$(filter %/$(
 LIB_MAP := lib/libnumaguard.map
 CTL_SRCS := $(sort $(wildcard daemon/cli/*.c))
 CTL_OBJS := $(CTL_SRCS:%.c=$(BUILD)/%.o)
-CTL_HDRS := daemon/cli/ctl.h
+CTL_HDRS := $(wildcard daemon/cli/*.h)
 # numaguardd's modules; tests/unit/test-daemon-*.c link them without main().
-# Each module has a header of its own name; some of these names are system
-# headers' too (syslog.h, poll.h, check.h), so a program's folder is only
-# ever searched for #include "..." (-iquote), never for <...>.
+# In both programs each module has a header of its own name; some of these
+# names are system headers' too (syslog.h, poll.h, check.h; archive.h,
+# term.h), so a program's folder is only ever searched for #include "..."
+# (-iquote), never for <...>.
 DAEMON_SRCS := $(sort $(filter-out %/numaguardd.c,$(wildcard daemon/numaguardd/*.c)))
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
 DAEMON_HDRS := $(wildcard daemon/numaguardd/*.h)
