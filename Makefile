@@ -93,11 +93,15 @@ LIB_PUBLIC_HDRS := lib/numaguard.h $(foreach h,$(LIB_PUBLIC_NAMES),$(filter %/$(
 LIB_MAP := lib/libnumaguard.map
 CTL_SRCS := $(sort $(wildcard daemon/cli/*.c))
 CTL_OBJS := $(CTL_SRCS:%.c=$(BUILD)/%.o)
-CTL_HDRS := daemon/cli/ctl.h
+CTL_HDRS := $(wildcard daemon/cli/*.h)
 # numaguardd's modules; tests/unit/test-daemon-*.c link them without main().
+# In both programs each module has a header of its own name; some of these
+# names are system headers' too (syslog.h, poll.h, check.h; archive.h,
+# term.h), so a program's folder is only ever searched for #include "..."
+# (-iquote), never for <...>.
 DAEMON_SRCS := $(sort $(filter-out %/numaguardd.c,$(wildcard daemon/numaguardd/*.c)))
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
-DAEMON_HDRS := daemon/numaguardd/daemon.h
+DAEMON_HDRS := $(wildcard daemon/numaguardd/*.h)
 UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
@@ -157,7 +161,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(STATIC_LIB) tests/unit/ng-test.h
 
 $(BUILD)/tests/test-daemon-%: tests/unit/test-daemon-%.c $(DAEMON_OBJS) $(STATIC_LIB) tests/unit/ng-test.h $(DAEMON_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LIB_INC) $(CHECK_CFLAGS) -Itests/unit -Idaemon/numaguardd -o $@ $< $(DAEMON_OBJS) $(STATIC_LIB) $(DEPS_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) $(CHECK_CFLAGS) -Itests/unit -iquote daemon/numaguardd -o $@ $< $(DAEMON_OBJS) $(STATIC_LIB) $(DEPS_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
 
 $(BUILD)/tests/helpers/%: tests/helpers/%.c $(STATIC_LIB)
 	@mkdir -p $(@D)
@@ -199,10 +203,11 @@ build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) $(DEPS_CFLAGS) -o $@ $< $(FUZZ_LIB) $(LIB_LIBS)
 
-# The control socket's framing lives in the daemon, without its sd-event parts.
-build-fuzz/fuzz-control-request: tests/fuzz/fuzz-control-request.c daemon/numaguardd/request.c daemon/numaguardd/daemon.h $(LIB_HDRS)
+# The control socket's framing lives in the daemon, without its sd-event parts:
+# request.c and request.h alone.
+build-fuzz/fuzz-control-request: tests/fuzz/fuzz-control-request.c daemon/numaguardd/request.c daemon/numaguardd/request.h
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_CFLAGS) -Idaemon/numaguardd $(DEPS_CFLAGS) -o $@ $< daemon/numaguardd/request.c
+	$(CLANG) $(FUZZ_CFLAGS) -iquote daemon/numaguardd -o $@ $< daemon/numaguardd/request.c
 
 fuzz: $(FUZZ_BINS)
 

@@ -29,8 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "archive.h"
 #include "cleanup.h"
-#include "ctl.h"
+#include "ng-path.h"
 #include "text.h"
 #include "util.h"
 

@@ -14,10 +14,15 @@
 
 #include "act-json.h"
 #include "cleanup.h"
-#include "ctl.h"
+#include "cmd-cpuset.h"
+#include "common.h"
+#include "correction-log.h"
 #include "ng-act-cpuset.h"
+#include "ng-action.h"
 #include "ng-audit.h"
 #include "ng-config.h"
+#include "ng-path.h"
+#include "ng-snapshot.h"
 
 /* Plans against what the parent cgroup allows, read now, and carries it out. */
 static int apply(const struct ctl_opts *o, const struct ng_snapshot *s, const struct ng_audit *a,

@@ -14,10 +14,15 @@
 
 #include "act-json.h"
 #include "cleanup.h"
-#include "ctl.h"
+#include "cmd-hugepages.h"
+#include "common.h"
+#include "correction-log.h"
 #include "ng-act-hugepages.h"
+#include "ng-action.h"
 #include "ng-audit.h"
+#include "ng-bitmap.h"
 #include "ng-config.h"
+#include "ng-path.h"
 #include "ng-plan.h"
 #include "ng-snapshot.h"
 

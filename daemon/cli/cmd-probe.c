@@ -17,13 +17,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl.h"
+#include "cmd-probe.h"
+#include "common.h"
 #include "ng-audit.h"
+#include "ng-bitmap.h"
 #include "ng-config.h"
 #include "ng-latency.h"
+#include "ng-path.h"
 #include "ng-probe.h"
 #include "ng-report.h"
 #include "ng-snapshot.h"
+#include "term.h"
 
 static void progress(void *userdata, int cpu_node, int mem_node, double seconds, size_t done, size_t total)
 {

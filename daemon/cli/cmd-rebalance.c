@@ -19,12 +19,21 @@
 
 #include "act-json.h"
 #include "cleanup.h"
-#include "ctl.h"
+#include "cmd-rebalance.h"
+#include "common.h"
+#include "correction-log.h"
 #include "ng-act-rebalance.h"
+#include "ng-action.h"
 #include "ng-audit.h"
 #include "ng-config.h"
-#include "parse.h"
+#include "ng-format.h"
+#include "ng-kernel.h"
+#include "ng-path.h"
 #include "ng-report.h"
+#include "ng-segments.h"
+#include "ng-snapshot.h"
+#include "parse.h"
+#include "term.h"
 #include "text.h"
 
 /* The representative must still map every range where the plan found it:

@@ -12,11 +12,15 @@
 
 #include "bitmap-json.h"
 #include "cleanup-json.h"
-#include "ctl.h"
+#include "cleanup.h"
+#include "cmd-rehearse.h"
+#include "common.h"
 #include "ng-audit.h"
+#include "ng-bitmap.h"
 #include "ng-config.h"
 #include "ng-format.h"
 #include "ng-rehearse.h"
+#include "ng-snapshot.h"
 #include "text.h"
 
 static bool rehearsable(const struct ng_instance *in)

@@ -6,11 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl.h"
+#include "cmd-report.h"
+#include "common.h"
 #include "ng-audit.h"
 #include "ng-config.h"
+#include "ng-path.h"
 #include "ng-plan.h"
 #include "ng-report.h"
+#include "ng-snapshot.h"
 #include "text.h"
 
 static bool named(const struct ctl_opts *o, const char *name)

@@ -25,15 +25,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "archive.h"
 #include "cleanup.h"
-#include "ctl.h"
+#include "cmd-snapshot.h"
+#include "common.h"
 #include "engine.h"
 #include "ng-audit.h"
 #include "ng-config.h"
 #include "ng-dbconf.h"
+#include "ng-path.h"
 #include "ng-report.h"
 #include "ng-snapshot.h"
 #include "path.h"
+#include "term.h"
 #include "util.h"
 
 struct stage {

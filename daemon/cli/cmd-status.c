@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -18,9 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl.h"
-#include "ng-config.h"
 #include "cleanup.h"
+#include "cmd-status.h"
+#include "common.h"
+#include "ng-config.h"
 #include "util.h"
 
 /* The daemon drops a connection after 2 s; wait a little longer. */

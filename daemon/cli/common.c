@@ -10,12 +10,16 @@
 #include <sys/stat.h>
 #include <syslog.h>
 
-#include "ctl.h"
-#include "text.h"
+#include "common.h"
 #include "ng-audit.h"
+#include "ng-bitmap.h"
 #include "ng-config.h"
+#include "ng-path.h"
 #include "ng-report.h"
 #include "ng-segments.h"
+#include "ng-snapshot.h"
+#include "term.h"
+#include "text.h"
 
 int ctl_usage_error(const char *command, const char *fmt, ...)
 {

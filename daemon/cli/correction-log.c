@@ -20,9 +20,12 @@
 #include <systemd/sd-journal.h>
 #include <unistd.h>
 
-#include "cleanup.h"
 #include "act-json.h"
-#include "ctl.h"
+#include "cleanup.h"
+#include "common.h"
+#include "correction-log.h"
+#include "ng-action.h"
+#include "ng-correction.h"
 #include "text.h"
 
 /* Journal fields of one entry, collected before sending. */

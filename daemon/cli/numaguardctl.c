@@ -15,9 +15,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl.h"
+#include "cmd-cpuset.h"
+#include "cmd-hugepages.h"
+#include "cmd-probe.h"
+#include "cmd-rebalance.h"
+#include "cmd-rehearse.h"
+#include "cmd-report.h"
+#include "cmd-snapshot.h"
+#include "cmd-status.h"
+#include "common.h"
 #include "ng-config.h"
 #include "ng-latency.h"
+#include "ng-owner.h"
+#include "term.h"
 #include "util.h"
 
 #define PROG "numaguardctl"

@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl.h"
+#include "term.h"
 #include "util.h"
 
 int ctl_color_parse(const char *s, enum ctl_color *ret)

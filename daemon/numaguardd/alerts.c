@@ -7,10 +7,14 @@
  */
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
+#include "alerts.h"
+#include "ng-audit.h"
+#include "ng-bitmap.h"
+#include "util.h"
 
 void alert_nodes_format(const struct ng_bitmap *nodes, char *buf, size_t size)
 {

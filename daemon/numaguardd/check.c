@@ -12,7 +12,11 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "daemon.h"
+#include "check.h"
+#include "manager.h"
+#include "ng-bitmap.h"
+#include "ng-config.h"
+#include "ng-path.h"
 
 int host_nodes(const struct ng_path *p, struct ng_bitmap *ret)
 {

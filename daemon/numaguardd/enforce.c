@@ -15,14 +15,27 @@
  */
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
+#include "enforce.h"
+#include "log.h"
+#include "manager.h"
 #include "ng-act-cpuset.h"
 #include "ng-act-hugepages.h"
 #include "ng-act-rebalance.h"
+#include "ng-action.h"
+#include "ng-audit.h"
+#include "ng-codes.h"
+#include "ng-config.h"
+#include "ng-correction.h"
+#include "ng-path.h"
 #include "ng-plan.h"
+#include "ng-segments.h"
+#include "ng-snapshot.h"
+#include "sink.h"
+#include "util.h"
 
 static bool called_for(const struct ng_audit *a, const struct ng_instance *in, enum ng_correction k)
 {

@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "daemon.h"
+#include "listen.h"
 
 const char *file_type_name(mode_t mode)
 {

@@ -9,12 +9,15 @@
  */
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon.h"
+#include "log.h"
 #include "text.h"
 
 static int max_level = LOG_INFO;

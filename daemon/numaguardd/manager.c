@@ -12,15 +12,32 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
 
-#include "daemon.h"
-#include "ng-segments.h"
+#include "alerts.h"
+#include "check.h"
+#include "enforce.h"
+#include "log.h"
+#include "manager.h"
+#include "metrics-file.h"
+#include "ng-audit.h"
+#include "ng-bitmap.h"
+#include "ng-codes.h"
+#include "ng-config.h"
+#include "ng-path.h"
+#include "ng-snapshot.h"
+#include "poll.h"
+#include "server.h"
+#include "sink.h"
+#include "status-reply.h"
 #include "util.h"
 
 struct reload_diag {

@@ -19,14 +19,23 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alerts.h"
 #include "cleanup.h"
-#include "daemon.h"
+#include "enforce.h"
+#include "manager.h"
+#include "metrics-file.h"
+#include "ng-action.h"
+#include "ng-correction.h"
 #include "ng-metrics.h"
+#include "poll.h"
+#include "sink.h"
+#include "util.h"
 
 static void fill_poll(const struct manager *m, struct ng_metrics_poll *p)
 {

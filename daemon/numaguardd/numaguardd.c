@@ -6,8 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
-#include "daemon.h"
+#include "check.h"
+#include "log.h"
+#include "manager.h"
+#include "ng-config.h"
 
 /* Exit statuses, numaguardd(8). */
 enum {

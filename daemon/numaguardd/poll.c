@@ -9,14 +9,27 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
 
-#include "daemon.h"
+#include "alerts.h"
+#include "enforce.h"
+#include "log.h"
+#include "manager.h"
+#include "metrics-file.h"
+#include "ng-audit.h"
+#include "ng-config.h"
+#include "ng-path.h"
 #include "ng-segments.h"
+#include "ng-snapshot.h"
+#include "poll.h"
+#include "sink.h"
+#include "util.h"
 
 void manager_notify_status(struct manager *m)
 {

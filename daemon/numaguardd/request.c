@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "daemon.h"
+#include "request.h"
 
 int server_request_parse(const char *buf, size_t len, char *ret, size_t size)
 {

@@ -16,15 +16,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <systemd/sd-event.h>
 
 #include "cleanup.h"
-#include "daemon.h"
+#include "listen.h"
+#include "log.h"
+#include "request.h"
+#include "server.h"
 
 struct conn {
         struct server *srv;

@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -26,9 +27,16 @@
 #include <systemd/sd-journal.h>
 #include <unistd.h>
 
-#include "daemon.h"
+#include "alerts.h"
+#include "log.h"
 #include "ng-action.h"
+#include "ng-codes.h"
+#include "ng-correction.h"
+#include "ng-snapshot.h"
+#include "sink.h"
+#include "syslog.h"
 #include "text.h"
+#include "util.h"
 
 #define MAX_FIELDS 20
 /* NUMAGUARD_WRITE fields of a correction, at most. */

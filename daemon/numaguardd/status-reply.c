@@ -11,14 +11,27 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon.h"
-#include "ng-report.h"
-#include "text.h"
+#include "alerts.h"
 #include "bitmap-json.h"
+#include "manager.h"
+#include "ng-audit.h"
+#include "ng-bitmap.h"
+#include "ng-codes.h"
+#include "ng-config.h"
+#include "ng-format.h"
+#include "ng-report.h"
+#include "ng-snapshot.h"
+#include "poll.h"
+#include "server.h"
+#include "sink.h"
+#include "status-reply.h"
+#include "text.h"
+#include "util.h"
 
 static void format_time(uint64_t usec, char *buf, size_t size)
 {

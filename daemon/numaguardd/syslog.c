@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon.h"
+#include "syslog.h"
 
 #define SYSLOG_WAIT_MSEC 100
 

@@ -20,6 +20,11 @@
 #    *-internal.h), the top has no header of its own, and a module
 #    includes the headers and calls the functions only of the modules
 #    before it and of its own;
+#  - numaguardd and numaguardctl are modules, one header each: no header of
+#    a whole program (daemon.h, ctl.h) or of collect (collect-internal.h);
+#    every .c but main's has a header of its name, and there is no other;
+#    a program's headers are included by its own files (and the tests),
+#    never by the other program or lib/; each compiles alone;
 #  - the core kit (lib/0-core/util.h) is the one definition of ELEMENTSOF
 #    and the time units, and is used: no array length spelled out as
 #    sizeof / sizeof, no realloc() or reallocarray() growth by hand
@@ -36,7 +41,7 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$SRC/$BUILD ;; esac
 # the sources and the objects' include arrows: the plain pass checks them
 case $BUILD in *san*) echo "1..0 # layout: checked by the plain (non-sanitizer) pass"; exit 0 ;; esac
-echo "1..26"
+echo "1..31"
 command -v nm >/dev/null && command -v tsort >/dev/null || { echo "skip layout: nm or tsort missing"; exit 77; }
 
 stages=()
@@ -117,7 +122,7 @@ over=$(cd "$SRC" && big "${cfiles[@]}")
 if [ ${#cfiles[@]} -gt 0 ] && [ -z "$over" ]; then pass "c-files-at-most-$MAX_LINES-lines"
 else fail "c-files-at-most-$MAX_LINES-lines" "split along the seams:${over:- no .c found}"; fi
 # ... and the size check can fail.
-tmp=$(mktemp); trap 'rm -f "$tmp"' EXIT
+tmp=$(mktemp); trap 'rm -rf "$tmp" "$tmp.d"' EXIT
 seq 1 $((MAX_LINES + 1)) > "$tmp"
 if [ -n "$(big "$tmp")" ] && [ -z "$(head -n $MAX_LINES "$tmp" | big /dev/stdin)" ]; then pass "size-check-reports-big-file"
 else fail "size-check-reports-big-file" "a file of $((MAX_LINES + 1)) lines passed, or one of $MAX_LINES failed"; fi
@@ -268,6 +273,95 @@ mkdir -p "$tmp.d/lib/2-analyze"
 printf 'uint64_t k = ng_meminfo_value(&s->meminfo, "Hugepagesize");\n' > "$tmp.d/lib/2-analyze/x.c"
 if [ "$(cd "$tmp.d" && meminfo_lookups lib/2-analyze/x.c)" = "lib/2-analyze/x.c:1 " ]; then pass "meminfo-check-reports"
 else fail "meminfo-check-reports" "a lookup in lib/2-analyze went unseen"; fi
+rm -rf "$tmp.d"
+
+# The programs' modules (docs/ARCHITECTURE.md, "The modules of the
+# programs"): no header is shared by a whole program (daemon.h and ctl.h
+# are gone, as collect's hub collect-internal.h is); every .c of numaguardd
+# and numaguardctl but the one with main() has a header of its own name, and
+# no other header is there; a program's headers are its own (its files and
+# the tests include them, never the other program or lib/); each compiles
+# alone, included twice.
+programs=(daemon/numaguardd:numaguardd daemon/cli:numaguardctl)
+hubs_back() {   # ROOT: the shared headers that are gone, where one is back
+        (cd "$1" && find lib daemon tests bench \( -name daemon.h -o -name ctl.h -o -name collect-internal.h \) -print \
+                2>/dev/null) | sort | tr '\n' ' '
+}
+module_headers() {      # ROOT DIR MAIN: " DIR/X.h (why)" for a module without its header, a header of no module
+        local root=$1 dir=$2 main=$3 f b
+        for f in "$root/$dir"/*.c; do
+                [ -e "$f" ] || continue
+                b=${f##*/} b=${b%.c}
+                [ "$b" = "$main" ] || [ -e "$root/$dir/$b.h" ] || printf ' %s/%s.h (missing)' "$dir" "$b"
+        done
+        for f in "$root/$dir"/*.h; do
+                [ -e "$f" ] || continue
+                b=${f##*/} b=${b%.h}
+                [ "$b" != "$main" ] && [ -e "$root/$dir/$b.c" ] || printf ' %s/%s.h (not a module'"'"'s)' "$dir" "$b"
+        done
+}
+declare -A program_of
+for p in "${programs[@]}"; do
+        for h in "$SRC/${p%%:*}"/*.h; do [ -e "$h" ] && program_of[${h##*/}]=${p%%:*}; done
+done
+foreign_includes() {    # stdin: grep -n lines "FILE:N:#include ...": " FILE:N->HEADER" for a program's header included outside it
+        local f n inc h
+        while IFS=: read -r f n inc; do
+                h=$(sed -n 's/^#include "\([^"]*\)".*/\1/p' <<<"$inc")
+                [ -n "$h" ] && [ -n "${program_of[$h]:-}" ] || continue
+                [ "${f%/*}" = "${program_of[$h]}" ] || printf ' %s:%s->%s' "$f" "$n" "$h"
+        done
+}
+alone_flags=(-std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fsyntax-only)
+# shellcheck disable=SC2207
+alone_flags+=($(pkg-config --cflags json-c libsystemd 2>/dev/null))
+for d in "$SRC"/lib/*/ "$SRC"/lib/*/*/; do alone_flags+=("-I${d%/}"); done
+not_alone() {   # ROOT DIR...: " DIR/HEADER" for each header of DIR that does not compile alone
+        local root=$1 d h
+        shift
+        for d in "$@"; do
+                for h in "$root/$d"/*.h; do
+                        [ -e "$h" ] || continue
+                        printf '#include "%s"\n#include "%s"\n' "${h##*/}" "${h##*/}" |
+                                cc "${alone_flags[@]}" -iquote "$root/$d" -x c - > /dev/null 2>&1 || printf ' %s/%s' "$d" "${h##*/}"
+                done
+        done
+}
+back=$(hubs_back "$SRC")
+if [ -z "$back" ]; then pass "program-hub-headers-gone"
+else fail "program-hub-headers-gone" "a header of a whole program or folder is back (one header per module): $back"; fi
+bad=""
+for p in "${programs[@]}"; do bad+=$(module_headers "$SRC" "${p%%:*}" "${p#*:}"); done
+if [ ${#program_of[@]} -gt 0 ] && [ -z "$bad" ]; then pass "program-header-per-module"
+else fail "program-header-per-module" "each .c but main's has the header of its name, and no other:${bad:- (no header found)}"; fi
+foreign=$(cd "$SRC" && grep -rnE --include='*.[ch]' '^#include "' lib daemon bench | foreign_includes)
+if [ -z "$foreign" ]; then pass "program-headers-stay-in-program"
+else fail "program-headers-stay-in-program" "a program's header included outside it:$foreign"; fi
+if command -v cc > /dev/null; then
+        bad=$(not_alone "$SRC" "${programs[@]%%:*}")
+        if [ -z "$bad" ]; then pass "program-headers-compile-alone"
+        else fail "program-headers-compile-alone" "each includes what it needs, once:$bad"; fi
+else fail "program-headers-compile-alone" "cc not found"; fi
+# ... and the checks can fail: daemon.h back, a module without its header,
+# main's header, a header of no module, numaguardd's header in numaguardctl
+# and in lib/, numaguardctl's in numaguardd, a header missing an include
+# and one without #pragma once.
+mkdir -p "$tmp.d/daemon/numaguardd" "$tmp.d/daemon/cli" "$tmp.d/h"
+touch "$tmp.d/daemon/numaguardd/daemon.h" "$tmp.d/daemon/cli/"{numaguardctl.c,numaguardctl.h,x.c,y.h,z.c,z.h}
+fake=$(printf 'daemon/cli/a.c:1:#include "manager.h"\nlib/2-analyze/b.c:2:#include "sink.h"\ndaemon/numaguardd/c.c:3:#include "common.h"\ndaemon/numaguardd/d.c:4:#include "sink.h"\ndaemon/cli/e.c:5:#include "term.h"\n')
+printf '#pragma once\n#include <stdio.h>\nvoid f(FILE *o);\n' > "$tmp.d/h/good.h"
+printf '#pragma once\nvoid g(FILE *o);\n' > "$tmp.d/h/bad.h"
+printf '#include <stdio.h>\nstruct s { FILE *o; };\n' > "$tmp.d/h/twice.h"
+got_hubs=$(hubs_back "$tmp.d")
+got_modules=$(module_headers "$tmp.d" daemon/cli numaguardctl)
+got_foreign=$(foreign_includes <<<"$fake")
+got_alone=$(command -v cc > /dev/null && not_alone "$tmp.d" h)
+if [ "$got_hubs" = "daemon/numaguardd/daemon.h " ] &&
+   [ "$got_modules" = " daemon/cli/x.h (missing) daemon/cli/numaguardctl.h (not a module's) daemon/cli/y.h (not a module's)" ] &&
+   [ "$got_foreign" = " daemon/cli/a.c:1->manager.h lib/2-analyze/b.c:2->sink.h daemon/numaguardd/c.c:3->common.h" ] &&
+   [ "$got_alone" = " h/bad.h h/twice.h" ]
+then pass "program-checks-report"
+else fail "program-checks-report" "got: '$got_hubs' '$got_modules' '$got_foreign' '$got_alone'"; fi
 rm -rf "$tmp.d"
 
 # README.md's opening, up to its first section: two code blocks of one

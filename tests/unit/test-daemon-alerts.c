@@ -1,8 +1,14 @@
 /* Unit tests for daemon/numaguardd/alerts.c (transitions, damping),
  * server.c's peer_allowed() and sink.c's message ids. */
 
-#include "daemon.h"
+#include "alerts.h"
+#include "ng-audit.h"
+#include "ng-bitmap.h"
+#include "ng-codes.h"
+#include "ng-config.h"
 #include "ng-test.h"
+#include "server.h"
+#include "sink.h"
 
 struct events {
         unsigned raised, cleared;

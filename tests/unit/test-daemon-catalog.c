@@ -6,12 +6,17 @@
  * every catalog entry has a sender. */
 
 #include <json-c/json.h>
+#include <syslog.h>
 #include <unistd.h>
 
+#include "alerts.h"
 #include "cleanup.h"
-#include "daemon.h"
 #include "ng-action.h"
+#include "ng-bitmap.h"
+#include "ng-codes.h"
+#include "ng-correction.h"
 #include "ng-test.h"
+#include "sink.h"
 #include "text.h"
 
 #define CATALOG "systemd/numaguard.catalog"

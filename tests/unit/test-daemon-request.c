@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "daemon.h"
+#include "request.h"
 #include "ng-test.h"
 
 START_TEST(request_framing)
