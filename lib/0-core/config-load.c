@@ -415,15 +415,19 @@ static int load_begin(struct load_ctx *ctx, ng_config_diag_fn diag, void *userda
         return ng_config_new_default(&ctx->cfg);
 }
 
-static int load_end(struct load_ctx *ctx, struct ng_config **ret)
+/* The cleanup of a load: frees what a load that did not end holds. */
+static void load_done(struct load_ctx *ctx)
 {
         free(ctx->names);
         free(ctx->instance_files);
-        if (ctx->oom || ctx->errors) {
-                ng_config_free(ctx->cfg);
+        ng_config_free(ctx->cfg);
+}
+
+static int load_end(struct load_ctx *ctx, struct ng_config **ret)
+{
+        if (ctx->oom || ctx->errors)
                 return ctx->oom ? -ENOMEM : -EINVAL;
-        }
-        *ret = ctx->cfg;
+        *ret = ng_steal_ptr(&ctx->cfg);
         return 0;
 }
 
@@ -431,7 +435,7 @@ int ng_config_load_string(const char *text, const char *name, ng_config_diag_fn 
                           void *userdata, struct ng_config **ret)
 {
         assert(text && ret);
-        struct load_ctx ctx;
+        _ng_cleanup_(load_done) struct load_ctx ctx = {0};
         int r;
 
         if (!text || !ret)
@@ -490,13 +494,6 @@ static int load_dropins(struct load_ctx *ctx, char **paths, size_t n)
         return 0;
 }
 
-static void load_abort(struct load_ctx *ctx)
-{
-        free(ctx->names);
-        free(ctx->instance_files);
-        ng_config_free(ctx->cfg);
-}
-
 static void report_dir(const char *path, int r, ng_config_diag_fn diag, void *userdata)
 {
         char dir[PATH_MAX], msg[256];
@@ -511,7 +508,7 @@ static void report_dir(const char *path, int r, ng_config_diag_fn diag, void *us
 int ng_config_load_checked(const char *path, const struct ng_bitmap *host_nodes, ng_config_diag_fn diag,
                            void *userdata, struct ng_config **ret)
 {
-        struct load_ctx ctx;
+        _ng_cleanup_(load_done) struct load_ctx ctx = {0};
         char **dropins = NULL;
         size_t n = 0;
         int r;
@@ -538,10 +535,8 @@ int ng_config_load_checked(const char *path, const struct ng_bitmap *host_nodes,
         if (r >= 0 || r == -EINVAL)
                 r = load_dropins(&ctx, dropins, n);
         ng_config_dropins_free(dropins, n);
-        if (r < 0) {
-                load_abort(&ctx);
+        if (r < 0)
                 return r;
-        }
         return load_end(&ctx, ret);
 }
 

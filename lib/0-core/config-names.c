@@ -15,6 +15,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "config-internal.h"
 
 static void join_names(const char *const *names, const char *last_sep, char *buf, size_t size)
@@ -265,7 +266,7 @@ int ng_cfg_parse_unreadable_ok(const struct item *it, const char *value, void *f
                                size_t whylen)
 {
         size_t size = (size_t)it->max + 1;
-        char *out;
+        _cleanup_free_ char *out = NULL;
 
         if (check_length(it, value, why, whylen) < 0)
                 return -EINVAL;
@@ -276,16 +277,14 @@ int ng_cfg_parse_unreadable_ok(const struct item *it, const char *value, void *f
 
                 while (len > lead && (p[len - 1] == ' ' || p[len - 1] == '\t'))
                         len--;
-                if (unreadable_entry(p + lead, len > lead ? len - lead : 0, out, size, why, whylen) < 0) {
-                        free(out);
+                if (unreadable_entry(p + lead, len > lead ? len - lead : 0, out, size, why, whylen) < 0)
                         return -EINVAL;
-                }
                 p += strcspn(p, ",");
                 if (*p++ == '\0')
                         break;
         }
         free(*(char **)field);
-        *(char **)field = out;
+        *(char **)field = ng_steal_ptr(&out);
         return 0;
 }
 

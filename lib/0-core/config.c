@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "config-internal.h"
 
 /* ---- the table -------------------------------------------------------- */
@@ -182,20 +183,20 @@ void ng_config_free(struct ng_config *c)
         free(c);
 }
 
+NG_DEFINE_CLEANUP(struct ng_config, ng_config_free)
+
 int ng_config_new_default(struct ng_config **ret)
 {
         assert(ret);
-        struct ng_config *c = calloc(1, sizeof(*c));
+        _ng_cleanup_(ng_config_freep) struct ng_config *c = calloc(1, sizeof(*c));
         int r;
 
         if (!c)
                 return -ENOMEM;
         r = ng_cfg_apply_defaults(SEC_GLOBAL, c);
-        if (r < 0) {
-                ng_config_free(c);
+        if (r < 0)
                 return r;
-        }
-        *ret = c;
+        *ret = ng_steal_ptr(&c);
         return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "audit-ns.h"
+#include "cleanup.h"
 #include "rules-internal.h"
 #include "util.h"
 
@@ -23,7 +24,7 @@ static bool same_key(const struct ng_ns_cluster *c, uint64_t pid_ns, uint64_t ip
 int ng_ns_clusters(const struct ng_snapshot *s, const pid_t *pids, size_t n, struct ng_ns_cluster **ret,
                    size_t *ret_n)
 {
-        struct ng_ns_cluster *v = NULL;
+        _cleanup_free_ struct ng_ns_cluster *v = NULL;
         size_t nv = 0, at = 0;
         for (size_t k = 0; k < n; k++) {
                 const struct ng_proc *pr = ng_snapshot_proc_next(s, pids[k], &at);
@@ -33,15 +34,13 @@ int ng_ns_clusters(const struct ng_snapshot *s, const pid_t *pids, size_t n, str
                         i++;
                 if (i == nv) {
                         /* pids ascend: a cluster's first pid is its lowest */
-                        if (ng_grow(&v, NULL, nv, sizeof(*v), 0) < 0) {
-                                free(v);
+                        if (ng_grow(&v, NULL, nv, sizeof(*v), 0) < 0)
                                 return -ENOMEM;
-                        }
                         v[nv++] = (struct ng_ns_cluster) { .pid_ns = pid_ns, .ipc_ns = ipc_ns, .main_pid = pids[k] };
                 }
                 v[i].n_pids++;
         }
-        *ret = v;
+        *ret = ng_steal_ptr(&v);
         *ret_n = nv;
         return 0;
 }
@@ -72,7 +71,7 @@ size_t ng_ns_cluster_choose(const struct ng_snapshot *s, const struct ng_ns_clus
 int ng_ns_take_cluster(struct audit_ctx *ctx, struct ng_instance *in, pid_t pidfile_pid)
 {
         const struct ng_snapshot *s = ctx->s;
-        struct ng_ns_cluster *v;
+        _cleanup_free_ struct ng_ns_cluster *v = NULL;
         size_t n;
         int r = ng_ns_clusters(s, in->pids, in->n_pids, &v, &n);
         if (r < 0)
@@ -81,10 +80,8 @@ int ng_ns_take_cluster(struct audit_ctx *ctx, struct ng_instance *in, pid_t pidf
                 in->pid_ns = v[0].pid_ns;
                 in->ipc_ns = v[0].ipc_ns;
         }
-        if (n <= 1 || in->cfg->span_namespaces) {
-                free(v);
+        if (n <= 1 || in->cfg->span_namespaces)
                 return 0;
-        }
         enum ng_ns_choice why;
         size_t c = ng_ns_cluster_choose(s, v, n, pidfile_pid, &why);
         size_t k = 0, at = 0;
@@ -96,12 +93,11 @@ int ng_ns_take_cluster(struct audit_ctx *ctx, struct ng_instance *in, pid_t pidf
         in->n_pids = k;
         in->pid_ns = v[c].pid_ns;
         in->ipc_ns = v[c].ipc_ns;
-        if (ng_grow(&ctx->splits, NULL, ctx->n_splits, sizeof(*ctx->splits), 0) < 0) {
-                free(v);
+        if (ng_grow(&ctx->splits, NULL, ctx->n_splits, sizeof(*ctx->splits), 0) < 0)
                 return -ENOMEM;
-        }
         ctx->splits[ctx->n_splits++] = (struct ng_ns_split) {
-                .instance = (size_t) (in - ctx->a->instances), .v = v, .n = n, .chosen = c, .why = (int) why };
+                .instance = (size_t) (in - ctx->a->instances), .v = ng_steal_ptr(&v), .n = n, .chosen = c,
+                .why = (int) why };
         return 0;
 }
 

@@ -14,8 +14,11 @@
 
 #include "audit-internal.h"
 #include "audit-ns.h"
+#include "cleanup.h"
 #include "engine.h"
 #include "util.h"
+
+NG_DEFINE_CLEANUP(struct ng_audit, ng_audit_free)
 
 /* ---- process sets ---- */
 
@@ -493,7 +496,7 @@ static void default_instance_cfg(struct ng_instance_config *ic)
 /* What today's placement costs against interleaving (ng-price.h). */
 static int price_instance(struct audit_ctx *ctx, struct ng_instance *in)
 {
-        struct ng_node_share *cpu;
+        _cleanup_free_ struct ng_node_share *cpu = NULL;
         size_t n;
         bool measured;
         int r = ng_price_cpu_share(ctx->s, in->pids, in->n_pids, &in->cpu_nodes, &cpu, &n, &measured);
@@ -501,14 +504,13 @@ static int price_instance(struct audit_ctx *ctx, struct ng_instance *in)
                 return r;
         r = ng_price_compute(ctx->s, &in->cpu_nodes, cpu, n, in->nodes, in->n_nodes, &in->price);
         in->price.cpu_share_measured = measured;
-        free(cpu);
         return r;
 }
 
 int ng_audit_run(const struct ng_snapshot *s, const struct ng_config *cfg, struct ng_audit **ret)
 {
         assert(s && cfg && ret);
-        struct ng_audit *a = calloc(1, sizeof(*a));
+        _ng_cleanup_(ng_audit_freep) struct ng_audit *a = calloc(1, sizeof(*a));
         if (!a)
                 return -ENOMEM;
         default_instance_cfg(&a->default_cfg);
@@ -530,11 +532,9 @@ int ng_audit_run(const struct ng_snapshot *s, const struct ng_config *cfg, struc
         if (r >= 0)
                 r = ng_audit_rules(&ctx);
         ng_ns_splits_free(&ctx);
-        if (r < 0) {
-                ng_audit_free(a);
+        if (r < 0)
                 return r;
-        }
-        *ret = a;
+        *ret = ng_steal_ptr(&a);
         return 0;
 }
 

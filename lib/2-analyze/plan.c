@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "ng-owner.h"
 #include "ng-plan.h"
 #include "units.h"
+
+NG_DEFINE_CLEANUP(struct ng_plan, ng_plan_free)
 
 static uint64_t default_page_kib(const struct ng_snapshot *s)
 {
@@ -115,19 +118,17 @@ static void supply_row(const struct ng_snapshot *s, const struct ng_node *nd, ui
 static struct ng_plan *plan_new(const struct ng_snapshot *s, uint64_t floor_bytes, uint64_t page_kib,
                                 size_t n_instances)
 {
-        struct ng_plan *p = calloc(1, sizeof(*p));
+        _ng_cleanup_(ng_plan_freep) struct ng_plan *p = calloc(1, sizeof(*p));
         if (!p)
                 return NULL;
         p->page_kib = page_kib;
         p->instances = calloc(n_instances + 1, sizeof(*p->instances));
         p->nodes = calloc(s->topo.n_nodes + 1, sizeof(*p->nodes));
-        if (!p->instances || !p->nodes) {
-                ng_plan_free(p);
+        if (!p->instances || !p->nodes)
                 return NULL;
-        }
         for (size_t i = 0; i < s->topo.n_nodes; i++)
                 supply_row(s, &s->topo.nodes[i], floor_bytes, page_kib, &p->nodes[p->n_nodes++]);
-        return p;
+        return ng_steal_ptr(&p);
 }
 
 int ng_plan_supply(const struct ng_snapshot *s, uint64_t floor_bytes, uint64_t page_kib, struct ng_plan **ret)

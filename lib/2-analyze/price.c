@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "ng-latency.h"
 #include "ng-price.h"
 #include "util.h"
@@ -52,7 +53,8 @@ int ng_price_cpu_share(const struct ng_snapshot *s, const pid_t *pids, size_t n_
                        bool *ret_measured)
 {
         size_t n = s->topo.n_nodes;
-        double *w = calloc(n ? n : 1, sizeof(*w)), total = 0;
+        _cleanup_free_ double *w = calloc(n ? n : 1, sizeof(*w));
+        double total = 0;
         if (!w)
                 return -ENOMEM;
         size_t at = 0;
@@ -80,15 +82,12 @@ int ng_price_cpu_share(const struct ng_snapshot *s, const pid_t *pids, size_t n_
                                 total += 1;
                         }
         struct ng_node_share *v = calloc(n ? n : 1, sizeof(*v));
-        if (!v) {
-                free(w);
+        if (!v)
                 return -ENOMEM;
-        }
         size_t m = 0;
         for (size_t i = 0; i < n && total > 0; i++)
                 if (w[i] > 0)
                         v[m++] = (struct ng_node_share) { s->topo.nodes[i].id, w[i] / total };
-        free(w);
         *ret = v;
         *ret_n = m;
         *ret_measured = measured;
@@ -212,8 +211,8 @@ int ng_price_compute(const struct ng_snapshot *s, const struct ng_bitmap *cpu_no
 {
         memset(ret, 0, sizeof(*ret));
         size_t n = s->topo.n_nodes;
-        int *ids = calloc(n ? n : 1, sizeof(*ids));
-        double *now_m = calloc(n ? n : 1, sizeof(double)), *il_m = calloc(n ? n : 1, sizeof(double));
+        _cleanup_free_ int *ids = calloc(n ? n : 1, sizeof(*ids));
+        _cleanup_free_ double *now_m = calloc(n ? n : 1, sizeof(double)), *il_m = calloc(n ? n : 1, sizeof(double));
         ret->cpu_share = calloc(n_cpu ? n_cpu : 1, sizeof(*ret->cpu_share));
         int r = ids && now_m && il_m && ret->cpu_share ? 0 : -ENOMEM;
         size_t n_nodes = 0;
@@ -238,9 +237,6 @@ int ng_price_compute(const struct ng_snapshot *s, const struct ng_bitmap *cpu_no
                 else if (fill(s, NG_PRICE_SLIT, &now, &il, ret))
                         ret->source = NG_PRICE_SLIT;
         }
-        free(ids);
-        free(now_m);
-        free(il_m);
         if (ret->source == NG_PRICE_NONE) {
                 ng_price_done(ret);
                 memset(ret, 0, sizeof(*ret));
@@ -292,7 +288,7 @@ int ng_price_hidden_hops(const struct ng_snapshot *s, struct ng_hidden_hop **ret
         enum ng_price_source src = s->latency ? NG_PRICE_MEASURED : NG_PRICE_HMAT;
         if (src == NG_PRICE_HMAT && !ng_snapshot_has_hmat(s))
                 return 0;
-        struct ng_hidden_hop *v = calloc(s->topo.n_nodes ? s->topo.n_nodes : 1, sizeof(*v));
+        _cleanup_free_ struct ng_hidden_hop *v = calloc(s->topo.n_nodes ? s->topo.n_nodes : 1, sizeof(*v));
         if (!v)
                 return -ENOMEM;
         int n = 0;
@@ -303,10 +299,8 @@ int ng_price_hidden_hops(const struct ng_snapshot *s, struct ng_hidden_hop **ret
                 if (row)
                         n += worst_pair(s, src, id, &v[n]);
         }
-        if (n == 0) {
-                free(v);
+        if (n == 0)
                 return 0;
-        }
-        *ret = v;
+        *ret = ng_steal_ptr(&v);
         return n;
 }

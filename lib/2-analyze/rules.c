@@ -15,6 +15,7 @@
 
 #include "audit-internal.h"
 #include "audit-ns.h"
+#include "cleanup.h"
 #include "engine.h"
 #include "ng-format.h"
 #include "units.h"
@@ -305,7 +306,7 @@ static int rule_incomplete(struct audit_ctx *ctx)
  * or with no probe saved against the firmware's own HMAT. */
 static int rule_hidden_hop(struct audit_ctx *ctx)
 {
-        struct ng_hidden_hop *h;
+        _cleanup_free_ struct ng_hidden_hop *h = NULL;
         int n = ng_price_hidden_hops(ctx->s, &h), r = 0;
         for (int i = 0; i < n && r >= 0; i++) {
                 struct ng_bitmap nodes = {0};
@@ -334,7 +335,6 @@ static int rule_hidden_hop(struct audit_ctx *ctx)
                                 h[i].cpu_node, h[i].far_node, h[i].far_slit, h[i].near_node, h[i].near_slit, verb,
                                 ng_rules_num_h(h[i].far_ns).s, ng_rules_num_h(h[i].near_ns).s, ng_rules_pct(ratio - 1));
         }
-        free(h);
         return n < 0 ? n : r;
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "ng-latency.h"
 #include "ng-metrics.h"
 #include "text.h"
@@ -278,7 +279,7 @@ static int unreadable(FILE *f, const struct ng_snapshot *s, const struct ng_audi
                 n += s->procs[i]->maps_errno != 0;
         if (!n)
                 return 0;
-        uint32_t *uids = malloc(n * sizeof(*uids));
+        _cleanup_free_ uint32_t *uids = malloc(n * sizeof(*uids));
         if (!uids)
                 return -ENOMEM;
         n = 0;
@@ -291,7 +292,6 @@ static int unreadable(FILE *f, const struct ng_snapshot *s, const struct ng_audi
                         ;
                 fprintf(f, "numaguard_audit_unreadable_processes{uid=\"%" PRIu32 "\"} %zu\n", uids[i], j - i);
         }
-        free(uids);
         return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "text.h"
 #include "util.h"
 #include "bitmap-json.h"
+#include "cleanup-json.h"
 
 static void max_distances(const struct ng_snapshot *s, uint64_t *ret_local, uint64_t *ret_max)
 {
@@ -539,14 +540,10 @@ static struct json_object *node_json(const struct ng_snapshot *s, const struct n
 
 struct json_object *ng_report_topology_json(const struct ng_snapshot *s)
 {
-        struct json_object *o = json_object_new_object(), *nodes = json_object_new_array(),
-                           *pools = json_object_new_array();
-        if (!o || !nodes || !pools) {
-                json_object_put(o);
-                json_object_put(nodes);
-                json_object_put(pools);
+        _cleanup_json_ struct json_object *o = json_object_new_object(), *nodes = json_object_new_array(),
+                                          *pools = json_object_new_array();
+        if (!o || !nodes || !pools)
                 return NULL;
-        }
         json_object_object_add(o, "schema", json_object_new_int(NG_JSON_SCHEMA));
         json_object_object_add(o, "numa_sysfs", json_object_new_boolean(s->topo.numa_sysfs));
         json_object_object_add(o, "nodes_online", ng_bitmap_json_list(&s->topo.online));
@@ -563,10 +560,10 @@ struct json_object *ng_report_topology_json(const struct ng_snapshot *s)
                                json_object_new_boolean(split) : NULL);
         for (size_t i = 0; i < s->topo.n_nodes; i++)
                 json_object_array_add(nodes, node_json(s, &s->topo.nodes[i]));
-        json_object_object_add(o, "nodes", nodes);
+        json_object_object_add(o, "nodes", ng_steal_ptr(&nodes));
         for (size_t i = 0; i < s->n_pools; i++)
                 json_object_array_add(pools, pool_json(&s->pools[i], true));
-        json_object_object_add(o, "hugepages", pools);
+        json_object_object_add(o, "hugepages", ng_steal_ptr(&pools));
         struct json_object *tiers = json_object_new_array();
         for (size_t k = 0; k < s->topo.n_tiers; k++) {
                 struct json_object *e = json_object_new_object();
@@ -591,5 +588,5 @@ struct json_object *ng_report_topology_json(const struct ng_snapshot *s)
                 json_object_object_add(o, "latency", ng_latency_json(s->latency));
         if (s->latency_error[0])
                 json_object_object_add(o, "latency_error", json_object_new_string(s->latency_error));
-        return ng_json_utf8(o);
+        return ng_json_utf8(ng_steal_ptr(&o));
 }

@@ -21,6 +21,8 @@
 #include "parse.h"
 #include "util.h"
 
+NG_DEFINE_CLEANUP(char *, ng_strv_free)
+
 struct reader {
         struct collector *c;
         struct ng_db_settings *s;
@@ -81,7 +83,7 @@ static void include_path(const char *from, const char *target, char *buf, size_t
 
 static int include_dir(struct reader *r, const char *dir)
 {
-        char **names = NULL;
+        _ng_cleanup_(ng_strv_freep) char **names = NULL;
         size_t n;
         int e = ng_path_list(r->c->reads, &names, &n, "%s", dir);
         if (e < 0) {
@@ -99,7 +101,6 @@ static int include_dir(struct reader *r, const char *dir)
                 else
                         e = read_conf(r, path, true);
         }
-        ng_strv_free(names);
         return e < 0 ? e : 0;
 }
 

@@ -19,6 +19,8 @@
 #include "dbconf-internal.h"
 #include "util.h"
 
+NG_DEFINE_CLEANUP(char *, ng_strv_free)
+
 /* The server skips a directive beyond this depth (with a warning). */
 #define MY_MAX_DEPTH 10
 
@@ -42,7 +44,7 @@ static int cmp_names(const void *a, const void *b)
  * server. */
 static int include_dir(struct reader *r, const char *dir, unsigned depth)
 {
-        char **names = NULL;
+        _ng_cleanup_(ng_strv_freep) char **names = NULL;
         size_t n = 0;
         int e = ng_path_list(r->c->reads, &names, &n, NG_PROC_DIR "/%d/root%s", (int) r->pid, dir);
         if (e < 0) {
@@ -61,7 +63,6 @@ static int include_dir(struct reader *r, const char *dir, unsigned depth)
                 else
                         e = read_file(r, path, false, depth);
         }
-        ng_strv_free(names);
         return e < 0 ? e : 0;
 }
 

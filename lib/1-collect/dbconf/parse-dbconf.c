@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cleanup.h"
 #include "dbconf.h"
 #include "util.h"
 
@@ -108,7 +109,8 @@ static int parse_line(const char *s, const char *end, struct ng_pg_conf_item *it
 int ng_pg_conf_parse(const char *buf, size_t len, struct ng_pg_conf_item **ret, size_t *ret_n,
                      unsigned *ret_bad_line)
 {
-        struct ng_pg_conf_item *v = NULL, it;
+        _cleanup_free_ struct ng_pg_conf_item *v = NULL;
+        struct ng_pg_conf_item it;
         size_t n = 0;
         unsigned line = 0;
         if (!ret || !ret_n || (!buf && len))
@@ -119,22 +121,19 @@ int ng_pg_conf_parse(const char *buf, size_t len, struct ng_pg_conf_item **ret, 
                 bool has;
                 line++;
                 if (memchr(s, '\0', (size_t) (stop - s)) || parse_line(s, stop, &it, &has) < 0) {
-                        free(v);
                         if (ret_bad_line)
                                 *ret_bad_line = line;
                         return -EINVAL;
                 }
                 if (has) {
-                        if (n >= NG_PG_CONF_MAX_ITEMS || ng_grow(&v, NULL, n, sizeof(*v), 0) < 0) {
-                                free(v);
+                        if (n >= NG_PG_CONF_MAX_ITEMS || ng_grow(&v, NULL, n, sizeof(*v), 0) < 0)
                                 return n >= NG_PG_CONF_MAX_ITEMS ? -E2BIG : -ENOMEM;
-                        }
                         it.line = line;
                         v[n++] = it;
                 }
                 s = nl ? nl + 1 : NULL;
         }
-        *ret = v;
+        *ret = ng_steal_ptr(&v);
         *ret_n = n;
         return 0;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cleanup.h"
 #include "dbconf.h"
 #include "engine.h"
 #include "util.h"
@@ -157,7 +158,8 @@ static int parse_line(const char *s, const char *end, bool *in_group, struct ng_
 int ng_my_cnf_parse(const char *buf, size_t len, struct ng_my_cnf_item **ret, size_t *ret_n,
                     unsigned *ret_bad_line)
 {
-        struct ng_my_cnf_item *v = NULL, it;
+        _cleanup_free_ struct ng_my_cnf_item *v = NULL;
+        struct ng_my_cnf_item it;
         size_t n = 0;
         unsigned line = 0;
         bool in_group = false;
@@ -169,22 +171,19 @@ int ng_my_cnf_parse(const char *buf, size_t len, struct ng_my_cnf_item **ret, si
                 line++;
                 int r = memchr(s, '\0', (size_t) (stop - s)) ? -EINVAL : parse_line(s, stop, &in_group, &it);
                 if (r < 0) {
-                        free(v);
                         if (ret_bad_line)
                                 *ret_bad_line = line;
                         return r;
                 }
                 if (r > 0) {
-                        if (n >= NG_PG_CONF_MAX_ITEMS || ng_grow(&v, NULL, n, sizeof(*v), 0) < 0) {
-                                free(v);
+                        if (n >= NG_PG_CONF_MAX_ITEMS || ng_grow(&v, NULL, n, sizeof(*v), 0) < 0)
                                 return n >= NG_PG_CONF_MAX_ITEMS ? -E2BIG : -ENOMEM;
-                        }
                         it.line = line;
                         v[n++] = it;
                 }
                 s = nl ? nl + 1 : NULL;
         }
-        *ret = v;
+        *ret = ng_steal_ptr(&v);
         *ret_n = n;
         return 0;
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cleanup.h"
 #include "dbconf.h"
 #include "util.h"
 
@@ -206,7 +207,8 @@ static int spfile_line(const char *s, const char *end, const char *sid, struct n
 int ng_ora_params_parse(const char *buf, size_t len, bool spfile, const char *sid, struct ng_ora_param **ret,
                         size_t *ret_n, unsigned *ret_bad_line)
 {
-        struct ng_ora_param *v = NULL, it;
+        _cleanup_free_ struct ng_ora_param *v = NULL;
+        struct ng_ora_param it;
         size_t n = 0;
         unsigned line = 0;
         if (!ret || !ret_n || (!buf && len))
@@ -224,22 +226,19 @@ int ng_ora_params_parse(const char *buf, size_t len, bool spfile, const char *si
                 } else
                         r = memchr(s, '\0', (size_t) (stop - s)) ? -EINVAL : setting(s, stop, false, &it);
                 if (r < 0) {
-                        free(v);
                         if (ret_bad_line)
                                 *ret_bad_line = line;
                         return r;
                 }
                 if (r > 0) {
-                        if (n >= NG_PG_CONF_MAX_ITEMS || ng_grow(&v, NULL, n, sizeof(*v), 0) < 0) {
-                                free(v);
+                        if (n >= NG_PG_CONF_MAX_ITEMS || ng_grow(&v, NULL, n, sizeof(*v), 0) < 0)
                                 return n >= NG_PG_CONF_MAX_ITEMS ? -E2BIG : -ENOMEM;
-                        }
                         it.line = line;
                         v[n++] = it;
                 }
                 s = nl ? nl + 1 : NULL;
         }
-        *ret = v;
+        *ret = ng_steal_ptr(&v);
         *ret_n = n;
         return 0;
 }

@@ -25,6 +25,8 @@
 #include "ng-snapshot.h"
 #include "util.h"
 
+NG_DEFINE_CLEANUP(char *, ng_strv_free)
+
 static const char *const feature_names[NG_FEATURE_MAX_] = {
         [NG_FEATURE_CGROUP_V1_CPUSET] = "cgroup_v1_cpuset",
         [NG_FEATURE_CGROUP_V2_CPUSET] = "cgroup_v2_cpuset",
@@ -120,7 +122,7 @@ static void probe_v2_cpuset(struct collector *c, struct ng_topology *t)
  * CAP_SYS_ADMIN; the service's system call filter refuses it (EPERM). */
 static void probe_v1_cpuset_live(struct ng_topology *t)
 {
-        int fd = (int) syscall(SYS_fsopen, "cgroup", FSOPEN_CLOEXEC);
+        _cleanup_close_ int fd = (int) syscall(SYS_fsopen, "cgroup", FSOPEN_CLOEXEC);
         if (fd < 0) {
                 ng_feature_set(t, NG_FEATURE_CGROUP_V1_CPUSET, NG_FEATURE_UNKNOWN, "fsopen(2) of a cgroup context: %s",
                     strerror(errno));
@@ -130,7 +132,6 @@ static void probe_v1_cpuset_live(struct ng_topology *t)
         int e = errno;
         char msg[128] = "";
         ssize_t n = r < 0 ? read(fd, msg, sizeof(msg) - 1) : 0;     /* "e cgroup: Unknown subsys name 'cpuset'" */
-        close(fd);
         msg[n > 0 ? n : 0] = '\0';
         msg[strcspn(msg, "\n")] = '\0';
         if (r == 0)
@@ -156,7 +157,7 @@ struct procmap_query_v1 {
 /* Asks /proc/self/maps for the mapping of this function. */
 static void probe_procmap_query_live(struct ng_topology *t)
 {
-        int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+        _cleanup_close_ int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
                 ng_feature_set(t, NG_FEATURE_PROCMAP_QUERY, NG_FEATURE_UNKNOWN, "/proc/self/maps: %s", strerror(errno));
                 return;
@@ -164,7 +165,6 @@ static void probe_procmap_query_live(struct ng_topology *t)
         struct procmap_query_v1 q = { .size = sizeof(q), .query_addr = (uintptr_t) probe_procmap_query_live };
         int r = ioctl(fd, NG_PROCMAP_QUERY, &q);
         int e = errno;
-        close(fd);
         if (r == 0)
                 ng_feature_set(t, NG_FEATURE_PROCMAP_QUERY, NG_FEATURE_PRESENT,
                                "the PROCMAP_QUERY ioctl on /proc/PID/maps answers");
@@ -217,7 +217,7 @@ static bool replay_kept(struct collector *c, struct ng_topology *t)
 
 static void probe_weighted_interleave(struct collector *c, struct ng_topology *t)
 {
-        char **names;
+        _ng_cleanup_(ng_strv_freep) char **names = NULL;
         size_t n;
         if (!ng_feature_found(t, NG_FEATURE_WEIGHTED_INTERLEAVE, NG_SYS_WEIGHTED_INTERLEAVE_DIR,
                                ng_path_list(c->reads, &names, &n, NG_SYS_WEIGHTED_INTERLEAVE_DIR)))
@@ -237,7 +237,6 @@ static void probe_weighted_interleave(struct collector *c, struct ng_topology *t
                          ng_path_read_u64(c->reads, &w, NG_SYS_WEIGHTED_INTERLEAVE_DIR "/auto") != -ENOENT)
                         ng_feature_add_word(list, sizeof(list), "auto");
         }
-        ng_strv_free(names);
         ng_feature_set(t, NG_FEATURE_WEIGHTED_INTERLEAVE, NG_FEATURE_PRESENT, "weights %s",
                        list[0] ? list : "none readable");
 }
@@ -264,7 +263,7 @@ static enum ng_shmem_huge shmem_choice(const char *buf, bool per_size, char *wor
  * kept in the knobs for the segments' folding (ng_segment_thp()). */
 static void probe_shmem_thp(struct collector *c, struct ng_topology *t, struct ng_shmem_thp *k)
 {
-        char **names;
+        _ng_cleanup_(ng_strv_freep) char **names = NULL;
         size_t n;
         int r = ng_path_list(c->reads, &names, &n, NG_SYS_THP_DIR);
         k->no_thp = r == -ENOENT;
@@ -288,7 +287,6 @@ static void probe_shmem_thp(struct collector *c, struct ng_topology *t, struct n
                 }
                 free(buf);
         }
-        ng_strv_free(names);
         qsort(k->sizes, k->n_sizes, sizeof(k->sizes[0]), cmp_thp_size);
         char top[16] = "unknown", *buf;
         if (ng_collect_read(c, &buf, NULL, NG_SYS_THP_DIR "/shmem_enabled") >= 0) {

@@ -8,15 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "host-internal.h"
 #include "parse.h"
 #include "ng-snapshot.h"
+
+NG_DEFINE_CLEANUP(char *, ng_strv_free)
 
 /* A figure is unknown when its file is missing or does not parse (said
  * as a problem): never 0. */
 static int64_t read_figure(struct collector *c, int node, unsigned k, const char *name)
 {
-        char *buf;
+        _cleanup_free_ char *buf = NULL;
         int64_t v = NG_HMAT_UNKNOWN;
         if (ng_collect_read(c, &buf, NULL, NG_SYS_NODE_DIR "/node%d/access%u/initiators/%s", node, k, name) < 0)
                 return v;
@@ -26,7 +29,6 @@ static int64_t read_figure(struct collector *c, int node, unsigned k, const char
                 ng_collect_problem(c, path, "not a number: the figure is unknown");
                 v = NG_HMAT_UNKNOWN;
         }
-        free(buf);
         return v;
 }
 
@@ -35,7 +37,7 @@ static int64_t read_figure(struct collector *c, int node, unsigned k, const char
  * what was read, not a directory's listing), so --root lists it too. */
 static int read_initiators(struct collector *c, int node, unsigned k, struct ng_hmat_access *a)
 {
-        char **names;
+        _ng_cleanup_(ng_strv_freep) char **names = NULL;
         size_t n;
         int r = ng_path_list(c->p, &names, &n, NG_SYS_NODE_DIR "/node%d/access%u/initiators", node, k);
         if (r < 0)
@@ -50,7 +52,6 @@ static int read_initiators(struct collector *c, int node, unsigned k, struct ng_
                         continue;
                 ng_bitmap_set(&a->initiators, id);
         }
-        ng_strv_free(names);
         return 0;
 }
 
@@ -86,7 +87,7 @@ static int cache_cmp(const void *a, const void *b)
 
 static int read_caches(struct collector *c, struct ng_node *nd)
 {
-        char **names;
+        _ng_cleanup_(ng_strv_freep) char **names = NULL;
         size_t n;
         int r = ng_path_list(c->p, &names, &n, NG_SYS_NODE_DIR "/node%d/memory_side_cache", nd->id);
         if (r < 0)
@@ -103,7 +104,6 @@ static int read_caches(struct collector *c, struct ng_node *nd)
                         .write_policy = read_cache_u64(c, nd->id, names[i], "write_policy"),
                 };
         }
-        ng_strv_free(names);
         qsort(nd->caches, nd->n_caches, sizeof(*nd->caches), cache_cmp);
         return 0;
 }

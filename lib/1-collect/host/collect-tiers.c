@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "host-internal.h"
 #include "parse.h"
 #include "ng-snapshot.h"
+
+NG_DEFINE_CLEANUP(char *, ng_strv_free)
 
 static int tier_cmp(const void *a, const void *b)
 {
@@ -20,8 +23,8 @@ static int tier_cmp(const void *a, const void *b)
 
 static int read_tiers(struct collector *c, struct ng_topology *t)
 {
-        char **names;
-        size_t n;
+        _ng_cleanup_(ng_strv_freep) char **names = NULL;
+        size_t n = 0;
         int r = ng_path_list(c->p, &names, &n, NG_SYS_MEMORY_TIERS_DIR);
         if (!ng_feature_found(t, NG_FEATURE_MEMORY_TIERS, NG_SYS_MEMORY_TIERS_DIR, r))
                 return r == -ENOENT ? 0 : r;
@@ -38,7 +41,6 @@ static int read_tiers(struct collector *c, struct ng_topology *t)
                         break;
                 t->n_tiers++;
         }
-        ng_strv_free(names);
         if (r < 0)
                 return r;
         qsort(t->tiers, t->n_tiers, sizeof(*t->tiers), tier_cmp);
@@ -58,7 +60,7 @@ static int read_tiers(struct collector *c, struct ng_topology *t)
 
 static void read_demotion(struct collector *c, struct ng_topology *t)
 {
-        char *buf;
+        _cleanup_free_ char *buf = NULL;
         bool on;
         t->demotion_enabled = -1;
         if (ng_collect_read(c, &buf, NULL, NG_SYS_DEMOTION_ENABLED) < 0)
@@ -67,7 +69,6 @@ static void read_demotion(struct collector *c, struct ng_topology *t)
                 t->demotion_enabled = on;
         else
                 ng_collect_problem(c, NG_SYS_DEMOTION_ENABLED, "neither true nor false: demotion is unknown");
-        free(buf);
 }
 
 /* The socket of a node's first CPU: a node never spans sockets. */

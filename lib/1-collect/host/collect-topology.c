@@ -8,11 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "host-internal.h"
 #include "parse.h"
 #include "ng-snapshot.h"
 #include "units.h"
 #include "util.h"
+
+NG_DEFINE_CLEANUP(char *, ng_strv_free)
 
 static int pool_cmp(const void *a, const void *b)
 {
@@ -74,7 +77,7 @@ static void read_pool(struct collector *c, const char *dir, const char *name, bo
 static int read_pools(struct collector *c, const char *dir, bool global,
                       struct ng_hugepool *pools, size_t *ret_n)
 {
-        char **names;
+        _ng_cleanup_(ng_strv_freep) char **names = NULL;
         size_t n = 0, k = 0;
         int r = ng_path_list(c->p, &names, &n, "%s", dir);
         if (r < 0)
@@ -86,7 +89,6 @@ static int read_pools(struct collector *c, const char *dir, bool global,
                 read_pool(c, dir, names[i], global, &hp);
                 pools[k++] = hp;
         }
-        ng_strv_free(names);
         qsort(pools, k, sizeof(*pools), pool_cmp);
         *ret_n = k;
         return 0;
@@ -194,7 +196,7 @@ static int synthesize_node0(struct collector *c, struct ng_topology *t)
 
 static int nodes_from_dirs(struct collector *c, struct ng_bitmap *ret)
 {
-        char **names;
+        _ng_cleanup_(ng_strv_freep) char **names = NULL;
         size_t n;
         int r = ng_path_list(c->p, &names, &n, NG_SYS_NODE_DIR);
         if (r < 0)
@@ -207,7 +209,6 @@ static int nodes_from_dirs(struct collector *c, struct ng_bitmap *ret)
                 if (!*end && id < NG_BITMAP_BITS)
                         ng_bitmap_set(ret, (unsigned) id);
         }
-        ng_strv_free(names);
         return 0;
 }
 

@@ -20,12 +20,13 @@
 #include "path.h"
 
 NG_DEFINE_CLEANUP(struct ng_latency, ng_latency_free)
+NG_DEFINE_CLEANUP(struct ng_path, ng_path_free)
 
 struct ng_latency *ng_latency_new(size_t n_cpu_nodes, size_t n_nodes)
 {
         if (n_nodes == 0 || n_nodes > NG_LATENCY_MAX_NODE + 1 || n_cpu_nodes > n_nodes)
                 return NULL;
-        struct ng_latency *m = calloc(1, sizeof(*m));
+        _ng_cleanup_(ng_latency_freep) struct ng_latency *m = calloc(1, sizeof(*m));
         if (!m)
                 return NULL;
         size_t cells = n_cpu_nodes * n_nodes;
@@ -37,15 +38,13 @@ struct ng_latency *ng_latency_new(size_t n_cpu_nodes, size_t n_nodes)
         m->latency_spread = calloc(cells ? cells : 1, sizeof(double));
         m->bandwidth_spread = calloc(cells ? cells : 1, sizeof(double));
         if (!m->nodes || !m->cpu_nodes || !m->latency_ns || !m->bandwidth_mbps || !m->pages_verified ||
-            !m->latency_spread || !m->bandwidth_spread) {
-                ng_latency_free(m);
+            !m->latency_spread || !m->bandwidth_spread)
                 return NULL;
-        }
         m->n_nodes = n_nodes;
         m->n_cpu_nodes = n_cpu_nodes;
         for (size_t i = 0; i < cells; i++)
                 m->latency_ns[i] = m->bandwidth_mbps[i] = m->latency_spread[i] = m->bandwidth_spread[i] = NAN;
-        return m;
+        return ng_steal_ptr(&m);
 }
 
 void ng_latency_free(struct ng_latency *m)
@@ -123,19 +122,17 @@ static int parse_ids(struct json_object *arr, const char *key, int **ret, size_t
         size_t n = json_object_array_length(arr);
         if (n > NG_LATENCY_MAX_NODE + 1)
                 return fail(err, esz, "\"%s\" has %zu entries, more than %d nodes", key, n, NG_LATENCY_MAX_NODE + 1);
-        int *v = calloc(n ? n : 1, sizeof(*v));
+        _cleanup_free_ int *v = calloc(n ? n : 1, sizeof(*v));
         if (!v)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 struct json_object *e = json_object_array_get_idx(arr, i);
                 int64_t id = json_object_is_type(e, json_type_int) ? json_object_get_int64(e) : -1;
-                if (id < 0 || id > NG_LATENCY_MAX_NODE || (i > 0 && id <= v[i - 1])) {
-                        free(v);
+                if (id < 0 || id > NG_LATENCY_MAX_NODE || (i > 0 && id <= v[i - 1]))
                         return fail(err, esz, "\"%s\" entry %zu is not a node id in ascending order", key, i);
-                }
                 v[i] = (int) id;
         }
-        *ret = v;
+        *ret = ng_steal_ptr(&v);
         *ret_n = n;
         return 0;
 }
@@ -337,30 +334,26 @@ struct json_object *ng_latency_json(const struct ng_latency *m)
 
 int ng_latency_format(const struct ng_latency *m, char **ret)
 {
-        struct json_object *o = ng_latency_json(m);
+        _cleanup_json_ struct json_object *o = ng_latency_json(m);
         if (!o)
                 return -ENOMEM;
         const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
         char *out = s ? malloc(strlen(s) + 2) : NULL;
-        if (out)
-                sprintf(out, "%s\n", s);
-        json_object_put(o);
         if (!out)
                 return -ENOMEM;
+        sprintf(out, "%s\n", s);
         *ret = out;
         return 0;
 }
 
 int ng_latency_read(const struct ng_path *p, struct ng_latency **ret, char *err, size_t err_size)
 {
-        char *buf;
+        _cleanup_free_ char *buf = NULL;
         size_t len;
         int r = ng_path_read(p, &buf, &len, "%s", NG_LATENCY_FILE);
         if (r < 0)
                 return r;
-        r = ng_latency_parse(buf, len, ret, err, err_size);
-        free(buf);
-        return r;
+        return ng_latency_parse(buf, len, ret, err, err_size);
 }
 
 static int write_all(int fd, const char *s)
@@ -383,12 +376,11 @@ static int write_all(int fd, const char *s)
  * descriptor or -errno. */
 static int open_latency_dir(const char *root, char name[NAME_MAX + 1], char tmp[NAME_MAX + 8])
 {
-        struct ng_path *p;
+        _ng_cleanup_(ng_path_freep) struct ng_path *p = NULL;
         int r = ng_path_new(root, &p);
         if (r < 0)
                 return r;
         int dir = ng_path_open_parent(p, true, name, NAME_MAX + 1, "%s", NG_LATENCY_FILE);
-        ng_path_free(p);
         if (dir >= 0)
                 snprintf(tmp, NAME_MAX + 8, "%s.new", name);
         return dir;

@@ -15,8 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "ng-probe.h"
 #include "util.h"
+
+NG_DEFINE_CLEANUP(struct ng_latency, ng_latency_free)
 
 #define LINE_BYTES 64
 /* Bandwidth: each rep streams the buffer this many times. */
@@ -289,7 +292,7 @@ static int measure_latency(const struct ng_snapshot *s, const struct ng_node *cn
  * starts when all are pinned. */
 static int stream_once(const struct ng_bitmap *cpus, unsigned n, const struct buffer *b, double *ret_mbps)
 {
-        struct worker *w = calloc(n, sizeof(*w));
+        _cleanup_free_ struct worker *w = calloc(n, sizeof(*w));
         if (!w)
                 return -ENOMEM;
         unsigned made = 0, ready = 0;
@@ -314,7 +317,6 @@ static int stream_once(const struct ng_bitmap *cpus, unsigned n, const struct bu
                         r = w[k].error;
         }
         double t1 = now_sec();
-        free(w);
         if (r == 0)
                 *ret_mbps = (double) b->size * BW_PASSES / (t1 - t0) / 1e6;
         return r;
@@ -430,7 +432,8 @@ int ng_probe_run(const struct ng_snapshot *s, const struct ng_probe_opts *opts, 
         /* A CPU node without memory is a column of nulls. */
         struct ng_bitmap cols = mem;
         ng_bitmap_or(&cols, &cpu);
-        struct ng_latency *m = ng_latency_new(ng_bitmap_count(&cpu), ng_bitmap_count(&cols));
+        _ng_cleanup_(ng_latency_freep) struct ng_latency *m = ng_latency_new(ng_bitmap_count(&cpu),
+                                                                             ng_bitmap_count(&cols));
         if (!m)
                 return -ENOMEM;
         fill_ids(s, &cpu, m->cpu_nodes);
@@ -440,11 +443,9 @@ int ng_probe_run(const struct ng_snapshot *s, const struct ng_probe_opts *opts, 
         for (size_t c = 0; c < m->n_nodes && r >= 0; c++)
                 if (ng_bitmap_test(&mem, (unsigned) m->nodes[c]))
                         r = probe_column(s, &o, m, c, &done, m->n_cpu_nodes * ng_bitmap_count(&mem), err, err_size);
-        if (r < 0) {
-                ng_latency_free(m);
+        if (r < 0)
                 return r;
-        }
-        *ret = m;
+        *ret = ng_steal_ptr(&m);
         return 0;
 }
 

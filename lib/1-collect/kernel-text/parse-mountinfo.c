@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "parse.h"
 #include "parse-internal.h"
 
@@ -181,7 +182,7 @@ bool ng_mount_has_option(const struct ng_mount *m, const char *opt)
 int ng_mount_option_value(const struct ng_mount *m, const char *key, char *buf, size_t size)
 {
         const char *v;
-        char *tmp;
+        _cleanup_free_ char *tmp = NULL;
         size_t len;
 
         if (!m || !key || !buf || size == 0)
@@ -196,11 +197,8 @@ int ng_mount_option_value(const struct ng_mount *m, const char *key, char *buf, 
                 return -ENOMEM;
         ng_unescape_octal(tmp);
         len = strlen(tmp);
-        if (len >= size) {
-                free(tmp);
+        if (len >= size)
                 return -ENOBUFS;
-        }
         memcpy(buf, tmp, len + 1);
-        free(tmp);
         return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "parse.h"
 #include "parse-internal.h"
 #include "util.h"
@@ -189,7 +190,7 @@ static int status_pid(const char *val, pid_t *ret)
 static int status_list(const char *val, struct ng_idset *set, bool *has)
 {
         /* one 1 KiB bitmap while parsing: keep it off the stack */
-        struct ng_bitmap *b = malloc(sizeof(*b));
+        _cleanup_free_ struct ng_bitmap *b = malloc(sizeof(*b));
         struct ng_idset parsed;
 
         if (!b)
@@ -197,7 +198,6 @@ static int status_list(const char *val, struct ng_idset *set, bool *has)
         /* an id past NG_BITMAP_BITS: leave the set unknown, not wrong */
         *has = ng_bitmap_parse_list(val, b) == 0;
         int r = *has ? ng_idset_from_bitmap(b, &parsed) : 0;
-        free(b);
         if (r < 0)
                 return r;
         ng_idset_done(set);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "parse.h"
 #include "parse-internal.h"
 #include "util.h"
@@ -127,13 +128,10 @@ static int shm_dedup(struct ng_shm_seg *v, size_t *n)
 {
         if (*n < 2)
                 return 0;
-        struct shm_order *o = malloc(*n * sizeof(*o));
-        bool *drop = calloc(*n, sizeof(*drop));
-        if (!o || !drop) {
-                free(o);
-                free(drop);
+        _cleanup_free_ struct shm_order *o = malloc(*n * sizeof(*o));
+        _cleanup_free_ bool *drop = calloc(*n, sizeof(*drop));
+        if (!o || !drop)
                 return -ENOMEM;
-        }
         for (size_t i = 0; i < *n; i++)
                 o[i] = (struct shm_order) { .shmid = v[i].shmid, .row = i };
         qsort(o, *n, sizeof(*o), shm_order_cmp);
@@ -153,14 +151,12 @@ static int shm_dedup(struct ng_shm_seg *v, size_t *n)
                 if (!drop[i])
                         v[k++] = v[i];
         *n = k;
-        free(o);
-        free(drop);
         return 0;
 }
 
 int ng_parse_sysvipc_shm(const char *buf, struct ng_shm_seg **ret, size_t *ret_n)
 {
-        struct ng_shm_seg *v;
+        _cleanup_free_ struct ng_shm_seg *v = NULL;
         size_t n;
 
         if (!buf || !ret || !ret_n)
@@ -169,11 +165,9 @@ int ng_parse_sysvipc_shm(const char *buf, struct ng_shm_seg **ret, size_t *ret_n
         if (r < 0)
                 return r;
         r = shm_dedup(v, &n);
-        if (r < 0) {
-                free(v);
+        if (r < 0)
                 return r;
-        }
-        *ret = v;
+        *ret = ng_steal_ptr(&v);
         *ret_n = n;
         return 0;
 }

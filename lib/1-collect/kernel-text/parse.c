@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "parse.h"
 #include "parse-internal.h"
 #include "text.h"
@@ -371,7 +372,7 @@ int ng_parse_lines(const char *buf, size_t item_size, ng_line_fn fn, void *userd
         size_t n = 0, cap = 0, lineno = 0;
         struct ng_parse_skipped skipped = {};
         int r = 0;
-        void *item = malloc(item_size);
+        _cleanup_free_ void *item = malloc(item_size);
 
         if (!item)
                 return -ENOMEM;
@@ -394,18 +395,15 @@ int ng_parse_lines(const char *buf, size_t item_size, ng_line_fn fn, void *userd
                 r = ng_grow(&arr, &cap, n, item_size, NG_PARSE_MAX_ENTRIES);
                 if (r < 0) {
                         /* the item is kept-but-unstored: free it with the rest */
-                        free_items(item, 1);
-                        item = NULL;
+                        free_items(ng_steal_ptr(&item), 1);
                         break;
                 }
                 memcpy(arr + n++ * item_size, item, item_size);
         }
         if (r < 0) {
-                free(item);
                 free_items(arr, n);
                 return r;
         }
-        free(item);
         *ret = arr;
         *ret_n = n;
         if (ret_skipped)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "parse.h"
 #include "ns-internal.h"
 
@@ -28,7 +29,7 @@ static void read_small(struct collector *c, char *buf, size_t size, const char *
         __attribute__((format(printf, 4, 5)));
 static void read_small(struct collector *c, char *buf, size_t size, const char *fmt, ...)
 {
-        char *text;
+        _cleanup_free_ char *text = NULL;
         va_list ap;
         buf[0] = '\0';
         va_start(ap, fmt);
@@ -37,7 +38,6 @@ static void read_small(struct collector *c, char *buf, size_t size, const char *
         if (r < 0)
                 return;
         snprintf(buf, size, "%s", text);
-        free(text);
         /* attr/current ends in a NUL on some modules, lsm and uid_map in a newline */
         size_t n = strlen(buf);
         while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
@@ -48,12 +48,11 @@ void ng_collect_own_creds(struct collector *c)
 {
         struct ng_self_creds *self = &c->s->self;
         memset(self, 0, sizeof(*self));
-        char *buf;
+        _cleanup_free_ char *buf = NULL;
         struct ng_pid_status st;
         if (ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/self/status") < 0)
                 return;
         int r = ng_parse_pid_status(buf, &st);
-        free(buf);
         if (r < 0)
                 return;
         self->known = true;

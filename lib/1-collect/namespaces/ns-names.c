@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup-json.h"
 #include "ns-internal.h"
 #include "util.h"
 
@@ -33,13 +34,11 @@ static const char *const podman_drivers[] = { "overlay", "vfs" };
 
 static struct json_object *read_json(struct collector *c, const char *rel)
 {
-        char *buf;
+        _cleanup_free_ char *buf = NULL;
         size_t len;
         if (ng_path_read_unrecorded(c->reads, &buf, &len, rel) < 0)
                 return NULL;
-        struct json_object *o = json_tokener_parse(buf);
-        free(buf);
-        return o;
+        return json_tokener_parse(buf);
 }
 
 static void record_json(struct collector *c, const char *rel, struct json_object *o)
@@ -68,15 +67,13 @@ static void name_docker(struct collector *c, struct ng_container *ct)
 {
         char rel[160];
         snprintf(rel, sizeof(rel), DOCKER_CONFIG, ct->id);
-        struct json_object *o = read_json(c, rel), *kept = json_object_new_object();
+        _cleanup_json_ struct json_object *o = read_json(c, rel), *kept = json_object_new_object();
         const char *name = o ? str(o, "Name") : NULL;
         if (name) {
                 copy(ct->name, sizeof(ct->name), name[0] == '/' ? name + 1 : name);
                 json_object_object_add(kept, "Name", json_object_new_string(name));
                 record_json(c, rel, kept);
         }
-        json_object_put(kept);
-        json_object_put(o);
 }
 
 static const char *const cri_keys[3] = {
@@ -95,14 +92,14 @@ static int name_from_spec(struct collector *c, struct ng_container *ct, bool cri
         else
                 snprintf(rel, sizeof(rel), CONTAINERD_SPEC, ct->id);
         const char *const *keys = crio ? crio_keys : cri_keys;
-        struct json_object *o = read_json(c, rel), *ann;
+        _cleanup_json_ struct json_object *o = read_json(c, rel);
+        struct json_object *ann;
         if (!o)
                 return 0;
-        if (!json_object_object_get_ex(o, "annotations", &ann) || !json_object_is_type(ann, json_type_object)) {
-                json_object_put(o);
+        if (!json_object_object_get_ex(o, "annotations", &ann) || !json_object_is_type(ann, json_type_object))
                 return 1;
-        }
-        struct json_object *kept = json_object_new_object(), *kept_ann = json_object_new_object();
+        _cleanup_json_ struct json_object *kept = json_object_new_object();
+        struct json_object *kept_ann = json_object_new_object();
         char *dst[3] = { ct->name, ct->pod, ct->pod_namespace };
         size_t size[3] = { sizeof(ct->name), sizeof(ct->pod), sizeof(ct->pod_namespace) };
         for (int i = 0; i < 3; i++) {
@@ -113,8 +110,6 @@ static int name_from_spec(struct collector *c, struct ng_container *ct, bool cri
         }
         json_object_object_add(kept, "annotations", kept_ann);
         record_json(c, rel, kept);
-        json_object_put(kept);
-        json_object_put(o);
         return 1;
 }
 

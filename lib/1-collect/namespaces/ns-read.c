@@ -59,14 +59,13 @@ int ng_path_read_unrecorded(const struct ng_path *p, char **ret_buf, size_t *ret
 {
         if (!ng_path_is_live(p))
                 return ng_path_read(p, ret_buf, ret_len, "%s", rel);
-        int fd = open(rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+        _cleanup_close_ int fd = open(rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
         if (fd < 0)
                 return errno == ENOTDIR || errno == ELOOP ? -ENOENT : -errno;
         struct stat st;
         int r = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) && st.st_size <= NG_PATH_MAX_FILE_BYTES ? 0 : -EINVAL;
         if (r == 0)
                 r = ng_path_read_fd(fd, ret_buf, ret_len);
-        close(fd);
         return r;
 }
 
@@ -93,13 +92,12 @@ static void *ns_reader(void *userdata)
                 a->r = -errno;
                 return NULL;
         }
-        int fd = open(NG_PROC_DIR "/sysvipc/shm", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        _cleanup_close_ int fd = open(NG_PROC_DIR "/sysvipc/shm", O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0) {
                 a->r = -errno;
                 return NULL;
         }
         a->r = ng_path_read_fd(fd, &a->buf, &a->len);
-        close(fd);
         return NULL;
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "ng-owner.h"
 #include "ng-path.h"
 #include "ng-snapshot.h"
@@ -59,7 +60,7 @@ static int sysctl_add(struct sysctl_file **v, size_t *n, const char *name, const
 static int sysctl_files(const struct ng_path *p, struct sysctl_file **ret, size_t *ret_n)
 {
         static const char *const dirs[] = NG_SYSCTL_DIRS;
-        struct sysctl_file *v = NULL;
+        _cleanup_free_ struct sysctl_file *v = NULL;
         size_t n = 0;
         int r = 0;
         for (size_t d = 0; d < ELEMENTSOF(dirs) && r >= 0; d++) {
@@ -78,21 +79,19 @@ static int sysctl_files(const struct ng_path *p, struct sysctl_file **ret, size_
         }
         if (r >= 0)
                 r = sysctl_add(&v, &n, "99-sysctl.conf", NG_SYSCTL_CONF);
-        if (r < 0) {
-                free(v);
+        if (r < 0)
                 return r;
-        }
         if (n)
                 qsort(v, n, sizeof(*v), sysctl_cmp);
-        *ret = v;
+        *ret = ng_steal_ptr(&v);
         *ret_n = n;
         return 0;
 }
 
 static int read_sysctl(const struct ng_path *p, uint64_t default_kib, struct boot_sysctl *ret)
 {
-        struct sysctl_file *v;
-        size_t n;
+        _cleanup_free_ struct sysctl_file *v = NULL;
+        size_t n = 0;
         int r = sysctl_files(p, &v, &n);
         for (size_t i = 0; i < n && r >= 0; i++) {
                 char *buf;
@@ -109,7 +108,6 @@ static int read_sysctl(const struct ng_path *p, uint64_t default_kib, struct boo
                 }
                 free(buf);
         }
-        free(v);
         return r;
 }
 
@@ -220,9 +218,9 @@ static bool boot_size(const struct boot_input *in, uint64_t kib, struct ng_boot_
 static int boot_resolve(const struct boot_input *in, struct ng_boot_pool **ret, size_t *ret_n)
 {
         size_t nk = 0, n = 0, cap = 0;
-        uint64_t *kibs = calloc(in->n_cmd + in->n_file + 1, sizeof(*kibs));
-        struct ng_boot_pool *slot = calloc(in->k + 1, sizeof(*slot)), *v = NULL;
-        bool *touched = calloc(in->k + 1, sizeof(*touched));
+        _cleanup_free_ uint64_t *kibs = calloc(in->n_cmd + in->n_file + 1, sizeof(*kibs));
+        _cleanup_free_ struct ng_boot_pool *slot = calloc(in->k + 1, sizeof(*slot)), *v = NULL;
+        _cleanup_free_ bool *touched = calloc(in->k + 1, sizeof(*touched));
         int r = kibs && slot && touched ? 0 : -ENOMEM;
         for (size_t j = 0; r >= 0 && j < in->n_cmd + in->n_file + 1; j++) {
                 uint64_t kib = j < in->n_cmd ? in->cmd[j].page_kib
@@ -245,21 +243,16 @@ static int boot_resolve(const struct boot_input *in, struct ng_boot_pool **ret, 
                 if (!mem && (r = ng_grow(&v, &cap, n, sizeof(*v), NG_PARSE_MAX_ENTRIES)) >= 0)
                         v[n++] = in->file[j];
         }
-        free(kibs);
-        free(slot);
-        free(touched);
-        if (r < 0) {
-                free(v);
+        if (r < 0)
                 return r;
-        }
-        *ret = v;
+        *ret = ng_steal_ptr(&v);
         *ret_n = n;
         return 0;
 }
 
 int ng_boot_pools_collect(const struct ng_path *p, struct ng_snapshot *s)
 {
-        struct ng_boot_pool *cmd = NULL, *file = NULL;
+        _cleanup_free_ struct ng_boot_pool *cmd = NULL, *file = NULL;
         size_t n_cmd = 0, n_file = 0;
         struct boot_sysctl sysctl = {0};
         char *buf;
@@ -277,7 +270,7 @@ int ng_boot_pools_collect(const struct ng_path *p, struct ng_snapshot *s)
                 r = ng_parse_hugepages_tmpfiles(buf, &file, &n_file);
                 free(buf);
         }
-        int *mem = calloc(s->topo.n_nodes + 1, sizeof(*mem));
+        _cleanup_free_ int *mem = calloc(s->topo.n_nodes + 1, sizeof(*mem));
         size_t k = 0;
         if (!mem && r >= 0)
                 r = -ENOMEM;
@@ -288,8 +281,5 @@ int ng_boot_pools_collect(const struct ng_path *p, struct ng_snapshot *s)
                                  .default_kib = def, .mem_nodes = mem, .k = k };
         if (r >= 0)
                 r = boot_resolve(&in, &s->boot_pools, &s->n_boot_pools);
-        free(mem);
-        free(cmd);
-        free(file);
         return r;
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup-json.h"
 #include "ng-snapshot.h"
 #include "namespaces.h"
 #include "owner-internal.h"
@@ -50,20 +51,20 @@ static void record(const struct ng_path *p, const char *rel, struct json_object 
 /* cpu: the object holding the two sets under cpus_key and mems_key. */
 static void saved_sets(const struct ng_path *p, const char *rel, bool podman, struct ng_owner *ow)
 {
-        char *buf;
+        _cleanup_free_ char *buf = NULL;
         size_t len;
         snprintf(ow->source, sizeof(ow->source), "%s", rel);
         if (ng_path_read_unrecorded(p, &buf, &len, rel) < 0)
                 return;
-        struct json_object *o = json_tokener_parse(buf);
-        free(buf);
+        _cleanup_json_ struct json_object *o = json_tokener_parse(buf);
         struct json_object *cpu = podman ? get(get(get(o, "linux"), "resources"), "cpu") : o;
         const char *ck = podman ? "cpus" : "CpusetCpus", *mk = podman ? "mems" : "CpusetMems";
         if (o && (!podman || cpu)) {
                 ow->known = true;
                 ow->has_cpus = set_from(get(cpu, ck), &ow->cpus);
                 ow->has_mems = set_from(get(cpu, mk), &ow->mems);
-                struct json_object *kept = json_object_new_object(), *inner = kept;
+                _cleanup_json_ struct json_object *kept = json_object_new_object();
+                struct json_object *inner = kept;
                 if (podman) {
                         struct json_object *l = json_object_new_object(), *r = json_object_new_object();
                         inner = json_object_new_object();
@@ -76,9 +77,7 @@ static void saved_sets(const struct ng_path *p, const char *rel, bool podman, st
                 if (get(cpu, mk))
                         json_object_object_add(inner, mk, json_object_get(get(cpu, mk)));
                 record(p, rel, kept);
-                json_object_put(kept);
         }
-        json_object_put(o);
 }
 
 static const struct ng_container *known_container(const struct ng_snapshot *s, const char *id)

@@ -16,11 +16,14 @@
 #include <systemd/sd-bus.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "ng-owner.h"
 #include "ng-path.h"
 #include "ng-snapshot.h"
 #include "owner-internal.h"
 #include "util.h"
+
+NG_DEFINE_CLEANUP(char *, ng_strv_free)
 
 struct cgconfig_file {
         char path[PATH_MAX];
@@ -42,23 +45,20 @@ struct owners {
 
 static int add_cgconfig(struct owners *o, const char *path)
 {
-        char *buf;
+        _cleanup_free_ char *buf = NULL;
         int r = ng_path_read(o->p, &buf, NULL, "%s", path);
         if (r == -ENOENT)
                 return 0;
-        if (ng_grow(&o->files, NULL, o->n_files, sizeof(*o->files), 0) < 0) {
-                if (r >= 0)
-                        free(buf);
+        if (ng_grow(&o->files, NULL, o->n_files, sizeof(*o->files), 0) < 0)
                 return -ENOMEM;
-        }
         struct cgconfig_file *f = &o->files[o->n_files++];
         *f = (struct cgconfig_file) { .error = r };
         snprintf(f->path, sizeof(f->path), "%s", path);
         if (r < 0)
                 return 0;
-        f->buf = buf;
-        f->error = ng_parse_cgconfig(buf, &f->groups, &f->n_groups, &f->error_line);
-        f->mounts_cpuset = f->error >= 0 && ng_cgconfig_mounts(buf, "cpuset") > 0;
+        f->buf = ng_steal_ptr(&buf);
+        f->error = ng_parse_cgconfig(f->buf, &f->groups, &f->n_groups, &f->error_line);
+        f->mounts_cpuset = f->error >= 0 && ng_cgconfig_mounts(f->buf, "cpuset") > 0;
         return f->error == -ENOMEM ? -ENOMEM : 0;
 }
 
@@ -67,7 +67,7 @@ static int add_cgconfig(struct owners *o, const char *path)
 static int read_cgconfig(struct owners *o)
 {
         int r = add_cgconfig(o, NG_CGCONFIG_FILE);
-        char **names;
+        _ng_cleanup_(ng_strv_freep) char **names = NULL;
         size_t n;
         if (r < 0 || ng_path_list(o->p, &names, &n, "%s", NG_CGCONFIG_DIR) < 0)
                 return r;
@@ -78,7 +78,6 @@ static int read_cgconfig(struct owners *o)
                     snprintf(path, sizeof(path), "%s/%s", NG_CGCONFIG_DIR, names[i]) < (int) sizeof(path))
                         r = add_cgconfig(o, path);
         }
-        ng_strv_free(names);
         return r;
 }
 
@@ -226,7 +225,7 @@ const char *ng_unit_bus_interface(const char *unit)
 int ng_unit_bus_read(void *bus_, const char *unit, const char *cgroup_path, struct ng_unit_cpuset *ret)
 {
         sd_bus *bus = bus_;
-        char *path = NULL, *cg = NULL;
+        _cleanup_free_ char *path = NULL, *cg = NULL;
         const char *iface = ng_unit_bus_interface(unit);
         sd_bus_error err = SD_BUS_ERROR_NULL;
         int r = sd_bus_path_encode("/org/freedesktop/systemd1/unit", unit, &path);
@@ -245,8 +244,6 @@ int ng_unit_bus_read(void *bus_, const char *unit, const char *cgroup_path, stru
         u.has_mems = !ng_bitmap_empty(&u.mems);
         if (r >= 0 && !strcmp(iface, "org.freedesktop.systemd1.Service"))
                 bus_numa(bus, path, &u);
-        free(path);
-        free(cg);
         sd_bus_error_free(&err);
         if (r < 0)
                 return r;
@@ -272,7 +269,7 @@ static int dropin_cmp(const void *a, const void *b)
  * directory masks this one. */
 static void add_dropins(const struct ng_path *p, const char *dir, const char *unit, struct dropin *d, size_t *n)
 {
-        char **names;
+        _ng_cleanup_(ng_strv_freep) char **names = NULL;
         size_t k;
         if (ng_path_list(p, &names, &k, "%s/%s.d", dir, unit) < 0)
                 return;
@@ -289,7 +286,6 @@ static void add_dropins(const struct ng_path *p, const char *dir, const char *un
                 if (snprintf(d[*n].path, sizeof(d->path), "%s/%s.d/%s", dir, unit, names[i]) < (int) sizeof(d->path))
                         (*n)++;
         }
-        ng_strv_free(names);
 }
 
 /* "db@main.service" -> "db@.service"; "" when not an instance. */
@@ -303,13 +299,11 @@ static void template_of(const char *unit, char *buf, size_t size)
 
 static int apply_file(const struct ng_path *p, const char *path, struct ng_unit_cpuset *u)
 {
-        char *buf;
+        _cleanup_free_ char *buf = NULL;
         int r = ng_path_read(p, &buf, NULL, "%s", path);
         if (r < 0)
                 return r;
-        r = ng_parse_unit_cpuset(buf, u);
-        free(buf);
-        return r;
+        return ng_parse_unit_cpuset(buf, u);
 }
 
 int ng_unit_files_read(const struct ng_path *p, const char *unit, struct ng_unit_cpuset *ret, char *source,
@@ -327,7 +321,7 @@ int ng_unit_files_read(const struct ng_path *p, const char *unit, struct ng_unit
                             apply_file(p, path, &u) >= 0)
                                 main = path;
                 }
-        struct dropin *d = calloc(MAX_DROPINS, sizeof(*d));
+        _cleanup_free_ struct dropin *d = calloc(MAX_DROPINS, sizeof(*d));
         size_t n = 0;
         if (!d)
                 return -ENOMEM;
@@ -339,7 +333,6 @@ int ng_unit_files_read(const struct ng_path *p, const char *unit, struct ng_unit
         qsort(d, n, sizeof(*d), dropin_cmp);
         for (size_t i = 0; i < n; i++)
                 apply_file(p, d[i].path, &u);
-        free(d);
         if (!main && n == 0)
                 return -ENOENT;
         if (source && snprintf(source, size, "%s%s", main ? main : "drop-ins of ", main ? "" : unit) < 0)

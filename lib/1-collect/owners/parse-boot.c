@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "ng-owner.h"
 #include "parse.h"
 #include "owner-internal.h"
@@ -197,7 +198,7 @@ int ng_parse_hugepages_tmpfiles(const char *text, struct ng_boot_pool **pools, s
 {
         if (!text || !pools || !n)
                 return -EINVAL;
-        struct ng_boot_pool *v = NULL;
+        _cleanup_free_ struct ng_boot_pool *v = NULL;
         size_t k = 0;
         unsigned lineno = 0;
         int r = ng_parse_lines(text, sizeof(*v), tmpfiles_line, &lineno, free_pools, (void **) &v, &k, NULL);
@@ -206,7 +207,6 @@ int ng_parse_hugepages_tmpfiles(const char *text, struct ng_boot_pool **pools, s
         size_t i;
         for (i = 0; i < k && r >= 0; i++)
                 r = push(pools, n, v[i]);
-        free(v);
         return r;
 }
 

@@ -17,6 +17,8 @@
 #include "path-internal.h"
 #include "util.h"
 
+NG_DEFINE_CLEANUP(char *, ng_strv_free)
+
 static int cmp_names(const void *a, const void *b)
 {
         return strverscmp(*(char *const *) a, *(char *const *) b);
@@ -50,7 +52,8 @@ static int vlist(const struct ng_path *p, bool follow, size_t max, char ***ret_n
         if (ret_st && fstat(dirfd(d), ret_st) < 0)
                 return -errno;
         size_t n = 0, cap = 16, total = 0;
-        char **v = malloc(cap * sizeof(*v));
+        /* NULL-terminated at every step, for the cleanup */
+        _ng_cleanup_(ng_strv_freep) char **v = calloc(cap, sizeof(*v));
         if (!v)
                 return -ENOMEM;
         struct dirent *de;
@@ -60,25 +63,18 @@ static int vlist(const struct ng_path *p, bool follow, size_t max, char ***ret_n
                 total++;
                 if (n >= max)
                         continue;
-                if (ng_grow(&v, &cap, n + 1, sizeof(*v), 0) < 0)
-                        goto oom;
-                if (!(v[n] = strdup(de->d_name)))
-                        goto oom;
-                n++;
+                if (ng_grow(&v, &cap, n + 1, sizeof(*v), 0) < 0 || !(v[n] = strdup(de->d_name)))
+                        return -ENOMEM;
+                v[++n] = NULL;
         }
-        v[n] = NULL;
         qsort(v, n, sizeof(*v), cmp_names);
         ng_path_record_dir(p, rel, n);
-        *ret_names = v;
+        *ret_names = ng_steal_ptr(&v);
         if (ret_n)
                 *ret_n = n;
         if (ret_total)
                 *ret_total = total;
         return 0;
-oom:
-        v[n] = NULL;
-        ng_strv_free(v);
-        return -ENOMEM;
 }
 
 int ng_path_list(const struct ng_path *p, char ***ret_names, size_t *ret_n, const char *fmt, ...)

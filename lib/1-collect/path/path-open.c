@@ -115,16 +115,14 @@ static int walk_no_links(int root_fd, const char *rel, int flags, mode_t mode)
                 close(dir);
                 dir = next;
         }
-        int fd = openat(dir, comps[n - 1], flags | O_NOFOLLOW, mode);
+        _cleanup_close_ int fd = openat(dir, comps[n - 1], flags | O_NOFOLLOW, mode);
         if (fd < 0)
                 return refused_link(dir, comps[n - 1], errno);
         struct stat st;
         /* O_PATH|O_NOFOLLOW opens the link itself */
-        if ((flags & O_PATH) && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
-                close(fd);
+        if ((flags & O_PATH) && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode))
                 return -ELOOP;
-        }
-        return fd;
+        return ng_steal_fd(&fd);
 }
 
 int ng_root_open(int root_fd, bool walk, const char *rel, int flags, mode_t mode)

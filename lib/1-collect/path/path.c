@@ -38,19 +38,20 @@ struct ng_path {
         struct ng_path_cost *cost;
 };
 
+NG_DEFINE_CLEANUP(struct ng_path, ng_path_free)
+
 /* A tree answers EACCES where the live host did, so its audit says the
  * same (AUDIT_INCOMPLETE). */
 static void load_denied(struct ng_path *p)
 {
-        int fd = ng_root_open(p->root_fd, p->walk, NG_PATH_DENIED_FILE,
-                              O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0);
+        _cleanup_close_ int fd = ng_root_open(p->root_fd, p->walk, NG_PATH_DENIED_FILE,
+                                              O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0);
         if (fd < 0)
                 return;
         struct stat st;
         size_t len;
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || ng_path_read_fd(fd, &p->denied, &len) < 0)
                 p->denied = NULL;
-        close(fd);
 }
 
 static bool is_denied(const struct ng_path *p, const char *rel)
@@ -83,7 +84,7 @@ static int open_root(struct ng_path *p)
 int ng_path_new(const char *root, struct ng_path **ret)
 {
         assert(ret);
-        struct ng_path *p = calloc(1, sizeof(*p));
+        _ng_cleanup_(ng_path_freep) struct ng_path *p = calloc(1, sizeof(*p));
         if (!p)
                 return -ENOMEM;
         p->root_fd = -1;
@@ -91,49 +92,39 @@ int ng_path_new(const char *root, struct ng_path **ret)
                 size_t n = strlen(root);
                 while (n > 1 && root[n - 1] == '/')
                         n--;
-                if (n >= sizeof(p->root)) {
-                        free(p);
+                if (n >= sizeof(p->root))
                         return -ENAMETOOLONG;
-                }
                 if (!(n == 1 && root[0] == '/'))
                         memcpy(p->root, root, n);
                 if (p->root[0]) {
                         int e = open_root(p);
-                        if (e < 0) {
-                                ng_path_free(p);
+                        if (e < 0)
                                 return e;
-                        }
                         load_denied(p);
                 } else {
                         struct stat st;
                         int e = stat(root, &st) < 0 ? -errno : (S_ISDIR(st.st_mode) ? 0 : -ENOTDIR);
-                        if (e < 0) {
-                                free(p);
+                        if (e < 0)
                                 return e;
-                        }
                 }
         }
-        *ret = p;
+        *ret = ng_steal_ptr(&p);
         return 0;
 }
 
 int ng_path_new_counting(const struct ng_path *p, struct ng_path_cost *cost, struct ng_path **ret)
 {
-        struct ng_path *n = malloc(sizeof(*n));
+        _ng_cleanup_(ng_path_freep) struct ng_path *n = malloc(sizeof(*n));
         if (!n)
                 return -ENOMEM;
         *n = *p;
         n->denied = NULL;
-        if (p->root_fd >= 0 && (n->root_fd = fcntl(p->root_fd, F_DUPFD_CLOEXEC, 3)) < 0) {
-                free(n);
+        if (p->root_fd >= 0 && (n->root_fd = fcntl(p->root_fd, F_DUPFD_CLOEXEC, 3)) < 0)
                 return -errno;
-        }
-        if (p->denied && !(n->denied = strdup(p->denied))) {
-                ng_path_free(n);
+        if (p->denied && !(n->denied = strdup(p->denied)))
                 return -ENOMEM;
-        }
         n->cost = cost;
-        *ret = n;
+        *ret = ng_steal_ptr(&n);
         return 0;
 }
 
@@ -244,29 +235,25 @@ int ng_path_read_fd(int fd, char **ret_buf, size_t *ret_len)
 {
         /* procfs and sysfs report st_size 0 or 4096: grow as we go. */
         size_t cap = 4096, len = 0;
-        char *buf = malloc(cap);
+        _cleanup_free_ char *buf = malloc(cap);
         if (!buf)
                 return -ENOMEM;
         for (;;) {
                 int r = ng_grow(&buf, &cap, len + 1, 1, NG_PATH_MAX_FILE_BYTES);
-                if (r < 0) {
-                        free(buf);
+                if (r < 0)
                         return r == -E2BIG ? -EFBIG : r;
-                }
                 ssize_t k = read(fd, buf + len, cap - len - 1);
                 if (k < 0) {
                         if (errno == EINTR)
                                 continue;
-                        int e = errno_absent(errno);
-                        free(buf);
-                        return e;
+                        return errno_absent(errno);
                 }
                 if (k == 0)
                         break;
                 len += (size_t) k;
         }
         buf[len] = '\0';
-        *ret_buf = buf;
+        *ret_buf = ng_steal_ptr(&buf);
         *ret_len = len;
         return 0;
 }
@@ -438,17 +425,15 @@ int ng_path_open_segment(const struct ng_path *p, bool follow, const char *fmt, 
                 return r;
         int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW);
         /* O_NOATIME needs the owner or CAP_FOWNER; without, atime it is. */
-        int fd = open(abs, flags | O_NOATIME);
+        _cleanup_close_ int fd = open(abs, flags | O_NOATIME);
         if (fd < 0 && errno == EPERM)
                 fd = open(abs, flags);
         if (fd < 0)
                 return errno_absent(errno);
         struct stat st;
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                close(fd);
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
                 return -EINVAL;
-        }
-        return fd;
+        return ng_steal_fd(&fd);
 }
 
 int ng_path_blksize(const struct ng_path *p, uint64_t *ret_bytes, const char *fmt, ...)
@@ -483,14 +468,13 @@ int ng_path_vopen_dir(const struct ng_path *p, bool follow, char *rel, DIR **ret
         int r = vformat_rel(rel, fmt, ap);
         if (r < 0)
                 return r;
-        int fd = open_rel(p, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
+        _cleanup_close_ int fd = open_rel(p, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK |
+                                                     (follow ? 0 : O_NOFOLLOW));
         if (fd < 0)
                 return errno_absent_in(p, -fd);
-        if (!(*ret = fdopendir(fd))) {
-                int e = -errno;
-                close(fd);
-                return e;
-        }
+        if (!(*ret = fdopendir(fd)))
+                return -errno;
+        fd = -1;        /* *ret owns it */
         return 0;
 }
 
@@ -513,18 +497,16 @@ int ng_path_write(const struct ng_path *p, const char *buf, const char *fmt, ...
          * it, and a tree copy (--root) must not keep stale trailing digits.
          * Never through a link, live or in a tree; in a tree, never out of
          * it on the way either. */
-        int fd = open_rel(p, rel, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+        _cleanup_close_ int fd = open_rel(p, rel, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
         if (fd < 0)
                 return fd;
         struct stat st;
-        if (!ng_path_is_live(p) && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
-                close(fd);
+        if (!ng_path_is_live(p) && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)))
                 return -EINVAL;
-        }
         size_t len = strlen(buf);
         ssize_t k = write(fd, buf, len);
         int e = k < 0 ? -errno : ((size_t) k != len ? -EIO : 0);
-        if (close(fd) < 0 && e == 0)
+        if (close(ng_steal_fd(&fd)) < 0 && e == 0)
                 e = -errno;
         return e;
 }

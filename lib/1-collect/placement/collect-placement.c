@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "placement-internal.h"
 #include "proc.h"
 #include "engine.h"
@@ -101,7 +102,7 @@ static int for_each_representative(struct collector *c,
         struct ng_snapshot *s = c->s;
         struct id_set seen = {0};
         int r = 0;
-        struct ng_proc ***order = malloc((s->n_procs + 1) * sizeof(*order));
+        _cleanup_free_ struct ng_proc ***order = malloc((s->n_procs + 1) * sizeof(*order));
         if (!order)
                 return -ENOMEM;
         /* Only a process with maps can serve. */
@@ -136,7 +137,6 @@ static int for_each_representative(struct collector *c,
                         if (wanted(c, pr, &pr->maps[j], &seen))
                                 r = id_set_add(&seen, map_id(pr, &pr->maps[j]));
         }
-        free(order);
         free(seen.v);
         c->current_pid = 0;
         return r;

@@ -169,12 +169,10 @@ static int cmp_file_at(const void *a, const void *b, void *base)
  * one: a file system listed through two mounts), true in the result. */
 static bool *later_of_same(const struct ng_snapshot *s)
 {
-        bool *later = calloc(s->n_files + 1, sizeof(*later));
+        _cleanup_free_ bool *later = calloc(s->n_files + 1, sizeof(*later));
         _cleanup_free_ size_t *idx = malloc((s->n_files + 1) * sizeof(*idx));
-        if (!later || !idx) {
-                free(later);
+        if (!later || !idx)
                 return NULL;
-        }
         for (size_t i = 0; i < s->n_files; i++)
                 idx[i] = i;
         qsort_r(idx, s->n_files, sizeof(*idx), cmp_file_at, s->files);
@@ -182,7 +180,7 @@ static bool *later_of_same(const struct ng_snapshot *s)
                 const struct ng_shm_file *x = &s->files[idx[i - 1]], *y = &s->files[idx[i]];
                 later[idx[i]] = x->inode == y->inode && x->dev_major == y->dev_major && x->dev_minor == y->dev_minor;
         }
-        return later;
+        return ng_steal_ptr(&later);
 }
 
 /* The (device, inode) of every shared file mapping, sorted: whether a
@@ -286,7 +284,8 @@ static bool names_file(const char *line, size_t len, const struct ng_shm_file *f
  * tree's copy has its own). 1 found, 0 none or not f's, -ENOMEM. */
 static int replay_whole(struct collector *c, struct ng_shm_file *f, struct ng_sample *smp)
 {
-        char rel[128], *buf;
+        char rel[128];
+        _cleanup_free_ char *buf = NULL;
         size_t len;
         whole_rel(f, rel, sizeof(rel));
         if (ng_path_read(c->p, &buf, &len, "%s", rel) < 0)
@@ -299,10 +298,8 @@ static int replay_whole(struct collector *c, struct ng_shm_file *f, struct ng_sa
         if (strncmp(buf, "path ", 5) || !nl || !names_file(buf + 5, (size_t) (nl - buf - 5), f) ||
             sscanf(nl + 1, "inode %" SCNu64 " allocated %" SCNu64 " len %" SCNu64 " asked %" SCNu32 " present %"
                    SCNu32 " exact %u nodes%n", &inode, &allocated, &smp->len, &smp->asked, &smp->present, &exact,
-                   &off) != 6 || !off) {
-                free(buf);
+                   &off) != 6 || !off)
                 return 0;
-        }
         int r = 0;
         const char *q = nl + 1 + off;
         for (; r >= 0;) {
@@ -327,7 +324,6 @@ static int replay_whole(struct collector *c, struct ng_shm_file *f, struct ng_sa
         const char *unw = strstr(q, "\nunwalked ");
         if (unw && sscanf(unw, "\nunwalked %" SCNu64, &smp->unwalked_bytes) != 1)
                 smp->unwalked_bytes = 0;
-        free(buf);
         if (r < 0) {
                 ng_sample_done(smp);
                 return r;
@@ -474,7 +470,7 @@ static int sample_mapped(struct collector *c, bool exact)
                         char path[96];
                         snprintf(path, sizeof(path), NG_PROC_DIR "/%d/map_files/%" PRIx64 "-%" PRIx64,
                                  (int) pr->pid, m->start, m->end);
-                        int fd = ng_path_open_segment(c->p, true, "%s", path);
+                        _cleanup_close_ int fd = ng_path_open_segment(c->p, true, "%s", path);
                         if (fd < 0) {
                                 if (fd != -ENOENT)      /* gone: another attacher serves */
                                         refused(c, path, fd, true);
@@ -486,12 +482,9 @@ static int sample_mapped(struct collector *c, bool exact)
                          * else's segment, a file or a memfd). Only the
                          * file the maps line names is asked; another
                          * attacher serves. */
-                        if (!is_mapped_file(fd, m)) {
-                                close(fd);
+                        if (!is_mapped_file(fd, m))
                                 continue;
-                        }
                         int r = sample_fd(c, fd, pr->pid, sysv, pr->ipc_ns, c->o.sample_pages, exact);
-                        close(fd);
                         if (r == -ENOMEM)
                                 return r;
                         if (r < 0)

@@ -143,13 +143,12 @@ int ng_collect_incomplete(struct collector *c)
  * does not parse too, with a problem naming it. */
 int ng_collect_read_list(struct collector *c, struct ng_bitmap *ret, const char *path)
 {
-        char *buf;
+        _cleanup_free_ char *buf = NULL;
         int r = ng_collect_read(c, &buf, NULL, "%s", path);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
         struct ng_bitmap b = {0};
         r = ng_bitmap_parse_list(buf, &b);
-        free(buf);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {

@@ -40,6 +40,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "sample.h"
 #include "util.h"
 
@@ -259,7 +260,7 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
         if (!exact && k == 0)
                 return -EINVAL;
         uint64_t size = (uint64_t) st.st_size;
-        struct ng_extent *ext;
+        _cleanup_free_ struct ng_extent *ext = NULL;
         size_t n_ext;
         bool capped;
         r = ng_segment_extents(fd, &st, page, &ext, &n_ext, &capped);
@@ -286,7 +287,6 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
         };
         ask_policy(fd, size, page, &s);
         if (all) {
-                free(ext);
                 r = ask_every(fd, ops, page, &s);
                 if (r < 0) {
                         ng_sample_done(&s);
@@ -301,14 +301,12 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
                 *ret = s;
                 return 0;
         }
-        uint64_t *pages = NULL;
+        _cleanup_free_ uint64_t *pages = NULL;
         r = choose_pages(ext, n_ext, page, data_pages, k, (uint64_t) st.st_ino, &pages);
-        free(ext);
         if (r < 0)
                 return r;
         struct run u = { .ops = ops, .s = &s, .page = page, .uffd = ng_seg_guard_open() };
         if ((r = reserve_area(&u, 0)) < 0) {
-                free(pages);
                 if (u.uffd >= 0)
                         close(u.uffd);
                 ng_sample_done(&s);
@@ -326,7 +324,6 @@ int ng_sample_segment_fd(int fd, unsigned k, bool exact, const struct ng_seg_sam
                 munmap(u.area, BATCH * page);
         if (u.uffd >= 0)
                 close(u.uffd);
-        free(pages);
         if (r < 0) {
                 ng_sample_done(&s);
                 return r;

@@ -41,6 +41,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "sample.h"
 #include "util.h"
 
@@ -78,7 +79,7 @@ int ng_segment_extents(int fd, const struct stat *st, uint64_t page, struct ng_e
                        bool *ret_capped)
 {
         bool capped = false;
-        struct ng_extent *v = NULL;
+        _cleanup_free_ struct ng_extent *v = NULL;
         size_t n = 0;
         uint64_t off = 0, size = (uint64_t) st->st_size;
         uint64_t left = st->st_blocks > 0 ? (uint64_t) st->st_blocks * 512 : 0;
@@ -120,11 +121,9 @@ int ng_segment_extents(int fd, const struct stat *st, uint64_t page, struct ng_e
                 left = left > hi - lo ? left - (hi - lo) : 0;
                 off = hi;
         }
-        if (r < 0) {
-                free(v);
+        if (r < 0)
                 return r;
-        }
-        *ret = v;
+        *ret = ng_steal_ptr(&v);
         *ret_n = n;
         if (ret_capped)
                 *ret_capped = capped;
@@ -177,16 +176,13 @@ ssize_t ng_segment_touch(void *const *pages, size_t n)
 
 int ng_seg_guard_open(void)
 {
-        int fd = (int) syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+        _cleanup_close_ int fd = (int) syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
         if (fd < 0)
                 return -errno;
         struct uffdio_api api = { .api = UFFD_API, .features = UFFD_FEATURE_SIGBUS };
-        if (ioctl(fd, UFFDIO_API, &api) < 0 || !(api.features & UFFD_FEATURE_SIGBUS)) {
-                int r = errno ? -errno : -EOPNOTSUPP;
-                close(fd);
-                return r;
-        }
-        return fd;
+        if (ioctl(fd, UFFDIO_API, &api) < 0 || !(api.features & UFFD_FEATURE_SIGBUS))
+                return errno ? -errno : -EOPNOTSUPP;
+        return ng_steal_fd(&fd);
 }
 
 int ng_seg_guard(int uffd, void *addr, size_t len)
@@ -394,7 +390,7 @@ int ng_segment_walk(int fd, const struct ng_seg_walk_opts *o, struct ng_seg_walk
         uint64_t window = o->window_bytes ? o->window_bytes / page * page : NG_SEG_WINDOW_BYTES;
         if (window == 0)
                 return -EINVAL;
-        struct ng_extent *ext;
+        _cleanup_free_ struct ng_extent *ext = NULL;
         size_t n_ext;
         r = ng_segment_extents(fd, &st, page, &ext, &n_ext, NULL);   /* capped: the rest walked, holes and all */
         if (r < 0)
@@ -404,7 +400,7 @@ int ng_segment_walk(int fd, const struct ng_seg_walk_opts *o, struct ng_seg_walk
                 opts.mincore = default_mincore;
         struct walk w = { .o = &opts, .addrs = calloc(opts.batch_pages, sizeof(void *)),
                           .pgoff = calloc(opts.batch_pages, sizeof(uint64_t)), .uffd = ng_seg_guard_open() };
-        unsigned char *vec = malloc(window / page);
+        _cleanup_free_ unsigned char *vec = malloc(window / page);
         if (!vec || !w.addrs || !w.pgoff)
                 r = -ENOMEM;
         for (size_t e = 0; e < n_ext && r >= 0; e++)
@@ -414,8 +410,6 @@ int ng_segment_walk(int fd, const struct ng_seg_walk_opts *o, struct ng_seg_walk
                 }
         if (r >= 0)
                 r = probe_outside(&w, fd, &st, page, window, ext, n_ext, vec);
-        free(vec);
-        free(ext);
         free(w.addrs);
         free(w.pgoff);
         if (w.uffd >= 0)

@@ -74,7 +74,7 @@ static int cmp_kept(const void *a, const void *b)
  * no more than a collection examines: *ret_over counts the lines past them. */
 static int parse_kept(char *buf, struct kept **ret, size_t *ret_n, size_t *ret_over)
 {
-        struct kept *v = NULL;
+        _cleanup_free_ struct kept *v = NULL;
         size_t n = 0;
         *ret_over = 0;
         for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
@@ -89,15 +89,13 @@ static int parse_kept(char *buf, struct kept **ret, size_t *ret_n, size_t *ret_o
                         (*ret_over)++;
                         continue;
                 }
-                if (r < 0) {
-                        free(v);
+                if (r < 0)
                         return r;
-                }
                 v[n++] = (struct kept) { .l = l };
         }
         if (n)
                 qsort(v, n, sizeof(*v), cmp_kept);
-        *ret = v;
+        *ret = ng_steal_ptr(&v);
         *ret_n = n;
         return 0;
 }

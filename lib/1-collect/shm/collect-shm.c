@@ -21,6 +21,8 @@
  * bounded by NG_SHM_MAX_EXAMINED). */
 #define MAX_SHM_DIR_DEPTH 4
 
+NG_DEFINE_CLEANUP(char *, ng_strv_free)
+
 static size_t buf_rows(const char *buf);
 
 /* A row for shmid in the table of IPC namespace ns (numaguard's own table
@@ -41,7 +43,7 @@ static bool has_row(const struct ng_snapshot *s, int32_t shmid, uint64_t ns)
 
 int ng_collect_sysvipc(struct collector *c)
 {
-        char *buf;
+        _cleanup_free_ char *buf = NULL;
         int r = ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/sysvipc/shm");
         /* A kernel without System V IPC, unless a process maps a segment
          * (ng_collect_sysvipc_check) */
@@ -52,7 +54,6 @@ int ng_collect_sysvipc(struct collector *c)
                 return r;
         r = ng_parse_sysvipc_shm(buf, &c->s->shm, &c->s->n_shm);
         size_t rows = buf_rows(buf), kept = c->s->n_shm;
-        free(buf);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < c->s->n_shm; i++) {
@@ -135,15 +136,13 @@ void ng_collect_sysvipc_check(struct collector *c)
 
 int ng_collect_mounts(struct collector *c)
 {
-        char *buf;
+        _cleanup_free_ char *buf = NULL;
         int r = ng_collect_read(c, &buf, NULL, NG_PROC_DIR "/self/mountinfo");
         if (r == -ENOENT)
                 return 0;
         if (r < 0)
                 return r;
-        r = ng_parse_mountinfo(buf, &c->s->mounts, &c->s->n_mounts);
-        free(buf);
-        return r;
+        return ng_parse_mountinfo(buf, &c->s->mounts, &c->s->n_mounts);
 }
 
 /* ---- /dev/shm and hugetlbfs files ---- */
@@ -256,7 +255,7 @@ static int stamp_dir(const struct mount_scan *ms, const char *dir, const struct 
  * kept, no stat(2), no directory walked. */
 static int scan_files(struct collector *c, const char *dir, const struct mount_scan *ms, int depth)
 {
-        char **names;
+        _ng_cleanup_(ng_strv_freep) char **names = NULL;
         size_t n, total;
         struct stat st;
         int r = ng_path_list_bounded(c->p, NG_SHM_MAX_EXAMINED - c->shm_examined, &names, &n, &total,
@@ -265,10 +264,8 @@ static int scan_files(struct collector *c, const char *dir, const struct mount_s
                 ms->scan->stamped = false;      /* listed next time: it may be by then */
                 return r == -ENOENT || r == -EACCES || r == -ELOOP || r == -ENOTDIR ? 0 : r;
         }
-        if (ms->scan->stamped && (r = stamp_dir(ms, dir, &st)) < 0) {
-                ng_strv_free(names);
+        if (ms->scan->stamped && (r = stamp_dir(ms, dir, &st)) < 0)
                 return r;
-        }
         ms->unlisted->unexamined += total - n;
         for (size_t i = 0; i < n && r >= 0; i++) {
                 char path[4096], kind;
@@ -288,7 +285,6 @@ static int scan_files(struct collector *c, const char *dir, const struct mount_s
                 else if (kind == 'd' && depth < MAX_SHM_DIR_DEPTH)
                         r = scan_files(c, path, ms, depth + 1);
         }
-        ng_strv_free(names);
         return r;
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "namespaces.h"
 #include "parse.h"
 #include "util.h"
@@ -59,7 +60,7 @@ static int add_table(struct ng_snapshot *s, struct ng_shm_seg *v, size_t n, uint
  * (gone, or it left the namespace): another member may serve. */
 static int scan_ipc(struct collector *c, const struct ng_proc *pr)
 {
-        char *buf;
+        _cleanup_free_ char *buf = NULL;
         size_t len;
         c->current_pid = pr->pid;
         if (c->o.progress)
@@ -76,10 +77,9 @@ static int scan_ipc(struct collector *c, const struct ng_proc *pr)
                                    " (through pid %d): %s", pr->ipc_ns, (int) pr->pid, strerror(-r));
                 return 1;
         }
-        struct ng_shm_seg *v = NULL;
+        _cleanup_free_ struct ng_shm_seg *v = NULL;
         size_t n = 0;
         r = ng_parse_sysvipc_shm(buf, &v, &n);
-        free(buf);
         if (r >= 0) {
                 char path[96];
                 snprintf(path, sizeof(path), NG_PATH_IPC_NS_DIR "/%" PRIu64 "/sysvipc/shm", pr->ipc_ns);
@@ -87,7 +87,6 @@ static int scan_ipc(struct collector *c, const struct ng_proc *pr)
                         ng_collect_shm_row_check(c, path, &v[i]);
                 r = add_table(c->s, v, n, pr->ipc_ns);
         }
-        free(v);
         if (r == -ENOMEM)
                 return r;
         c->s->has_sysvipc = true;
@@ -126,7 +125,7 @@ static int remember(struct mount_keys *k, const struct ng_mount *m)
  * through /proc/PID/root. 1 done, 0 not through this process (gone). */
 static int scan_mnt(struct collector *c, const struct ng_proc *pr, struct mount_keys *keys)
 {
-        char *buf;
+        _cleanup_free_ char *buf = NULL;
         struct ng_mount *mounts = NULL;
         size_t n = 0;
         c->current_pid = pr->pid;
@@ -134,7 +133,6 @@ static int scan_mnt(struct collector *c, const struct ng_proc *pr, struct mount_
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
         r = ng_parse_mountinfo(buf, &mounts, &n);
-        free(buf);
         if (r < 0)
                 return r == -ENOMEM ? r : 1;
         char prefix[48];
