@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "action-internal.h"
+#include "act-cpuset-internal.h"
 #include "ng-act-cpuset.h"
 #include "owner.h"
 

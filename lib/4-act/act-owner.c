@@ -24,6 +24,7 @@
 #include <systemd/sd-bus.h>
 #include <unistd.h>
 
+#include "act-cpuset-internal.h"
 #include "ng-act-cpuset.h"
 #include "cleanup.h"
 #include "owner.h"

@@ -25,6 +25,10 @@
  */
 int ng_action_ops_complete(const struct ng_action_ops *ops, struct ng_action_ops *ret);
 
+/* Fills the owner I/O of ops left NULL with the defaults (act-owner.c),
+ * each that ops->size reaches. */
+void ng_action_ops_fill_owner(struct ng_action_ops *ops);
+
 /*
  * Appends a write of kind to res, every other member zero: 0 with *ret
  * pointing at it (valid until the next write is appended); -E2BIG when res

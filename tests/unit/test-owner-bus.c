@@ -11,6 +11,7 @@
 #include <systemd/sd-bus.h>
 #include <unistd.h>
 
+#include "act-cpuset-internal.h"
 #include "ng-act-cpuset.h"
 #include "ng-owner.h"
 #include "ng-test.h"

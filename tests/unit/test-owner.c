@@ -4,6 +4,7 @@
  * names from cgroup paths. */
 
 #include "cleanup.h"
+#include "act-cpuset-internal.h"
 #include "ng-act-cpuset.h"
 #include "ng-owner.h"
 #include "ng-test.h"
