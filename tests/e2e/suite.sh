@@ -50,6 +50,18 @@ residue() {
     awk 'NR > 1 { print "shm:" $2 }' /proc/sysvipc/shm
 }
 
+# A case's time limit: E2E_CASE_TIMEOUT when set; else the larger of the
+# topology's CASE_TIMEOUT (default 300 s) and the case's own "# case-limit:
+# N" line, for a case whose work grows with what it runs (its rows).
+case_limit() {
+    local own=0
+    if [ -n "${E2E_CASE_TIMEOUT:-}" ]; then echo "$E2E_CASE_TIMEOUT"; return; fi
+    [ -f "$1" ] && own=$(sed -n 's/^# case-limit: \([0-9][0-9]*\) s\b.*$/\1/p' "$1" | head -n1)
+    own=${own:-0}
+    local topo_limit=${CASE_TIMEOUT:-300}
+    echo $((own > topo_limit ? own : topo_limit))
+}
+
 echo "# guest: $(uname -r), $(nproc) CPUs, $(numactl --hardware | head -n1)"
 echo "# topology $topo: $TOPO_DESC"
 fails=0 t_planned=0 t_ran=0 t_ok=0 t_fail=0 t_skip=0 t_na=0
@@ -57,8 +69,9 @@ for c in "${CASES[@]}"; do
     f=$E2E_DIR/cases/$c.sh
     t0=$(now)
     residue | sort > /tmp/e2e-residue.before
+    limit=$(case_limit "$f")
     if [ -f "$f" ]; then
-        out=$(CASE=$c timeout -k 5 "${E2E_CASE_TIMEOUT:-${CASE_TIMEOUT:-300}}" bash "$f" 2>&1 < /dev/null); rc=$?
+        out=$(CASE=$c timeout -k 5 "$limit" bash "$f" 2>&1 < /dev/null); rc=$?
     else
         out="# no such case script: $f"; rc=1
     fi
@@ -88,7 +101,7 @@ for c in "${CASES[@]}"; do
     nres=$((nok + nfail + nskip + nna))
     extra=""
     if [ "$rc" != 0 ] && ((nfail == 0)); then
-        if [ "$rc" = 124 ]; then extra="not ok $topo/$c: timed out after ${E2E_CASE_TIMEOUT:-${CASE_TIMEOUT:-300}} s"
+        if [ "$rc" = 124 ]; then extra="not ok $topo/$c: timed out after $limit s"
         else extra="not ok $topo/$c: exit status $rc"; fi
     elif [ -z "$plan" ]; then
         extra="not ok $topo/$c: no plan (a case calls \`plan N\` before its first result)"

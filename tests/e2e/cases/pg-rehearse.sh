@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# case-limit: 1800 s (24 rows, each two PostgreSQL starts: 19 of them took
+# 600 s in a guest beside a CPU-bound job and other builds on a 2-core host)
 # numaguardctl rehearse against real starts of PostgreSQL 15: a differential
 # matrix. Each row sets the per-node 2 MiB pools, the binding the server
 # starts under and its settings; a first start (huge_pages = off, the row's
