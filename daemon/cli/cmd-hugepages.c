@@ -26,13 +26,6 @@
 #include "ng-plan.h"
 #include "ng-snapshot.h"
 
-NG_DEFINE_CLEANUP(struct ng_path, ng_path_free)
-NG_DEFINE_CLEANUP(struct ng_snapshot, ng_snapshot_free)
-NG_DEFINE_CLEANUP(struct ng_config, ng_config_free)
-NG_DEFINE_CLEANUP(struct ng_audit, ng_audit_free)
-NG_DEFINE_CLEANUP(struct ng_plan, ng_plan_free)
-NG_DEFINE_CLEANUP(struct ng_act_hugepages, ng_act_hugepages_free)
-
 static int fail_read(const struct ctl_opts *o, int r)
 {
         return o->root ? ctl_fail_read(o, r) : ctl_fail("reading the host", r);

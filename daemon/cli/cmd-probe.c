@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "cmd-probe.h"
 #include "common.h"
 #include "ng-audit.h"
@@ -160,19 +161,17 @@ int ctl_probe(const struct ctl_opts *o)
         struct ng_probe_opts po = { .size_bytes = NG_PROBE_DEFAULT_SIZE_BYTES, .reps = NG_PROBE_DEFAULT_REPS };
         if ((o->size && parse_size(o->size, &po.size_bytes) < 0) || parse_nodes(o, &po.nodes) < 0)
                 return NG_EXIT_UNKNOWN;
-        struct ng_config *cfg;
+        _ng_cleanup_(ng_config_freep) struct ng_config *cfg = NULL;
         if (ctl_load_config(o, &cfg) < 0)
                 return NG_EXIT_UNKNOWN;
         int e = o->save ? ng_latency_check_writable(o->root) : 0;
         if (e < 0) {
-                ng_config_free(cfg);
                 fprintf(stderr, "numaguardctl: probe: cannot save to %s%s: %s; nothing measured\n",
                         o->root ? o->root : "", NG_LATENCY_FILE, strerror(-e));
                 return NG_EXIT_UNKNOWN;
         }
         po.floor_bytes = cfg->node_free_floor_bytes;
         po.node_floor = ng_node_free_floor;
-        ng_config_free(cfg);
         if (o->term && o->term->progress)
                 po.progress = progress;
         struct ng_latency *m = NULL;

@@ -113,9 +113,9 @@ static int rebalance_segment(const struct ctl_opts *o, const struct ng_snapshot 
                              const struct ng_audit *a, const struct ng_instance *in, const struct ng_segment *seg, uint64_t rate,
                              struct json_object *collect)
 {
-        struct ng_rebalance_plan *p = calloc(1, sizeof(*p));
-        struct ng_action_result *res = NULL;
-        struct ng_path *path = NULL;
+        _cleanup_free_ struct ng_rebalance_plan *p = calloc(1, sizeof(*p));
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        _ng_cleanup_(ng_path_freep) struct ng_path *path = NULL;
         int r = p ? ng_action_result_new(&res) : -ENOMEM;
         if (r >= 0)
                 r = ng_rebalance_plan_segment(s, cfg, in, seg, p);
@@ -158,9 +158,6 @@ static int rebalance_segment(const struct ctl_opts *o, const struct ng_snapshot 
                 r = ctl_action_emit(o, NG_CORRECTION_REBALANCE, in->name, o->json ? ng_act_rebalance_plan_json(p) : NULL, res, collect);
         } else
                 r = ctl_fail("rebalance", r);
-        ng_path_free(path);
-        ng_action_result_free(res);
-        free(p);
         return r;
 }
 
@@ -171,17 +168,14 @@ static int rebalance_segment(const struct ctl_opts *o, const struct ng_snapshot 
 static int persist_policy(const struct ctl_opts *o, const struct ng_snapshot *s, const struct ng_audit *a,
                           const struct ng_instance *in, struct json_object *collect)
 {
-        struct ng_policy_persist *pp = calloc(1, sizeof(*pp));
-        struct ng_action_result *res = NULL;
-        struct ng_path *path = NULL;
+        _cleanup_free_ struct ng_policy_persist *pp = calloc(1, sizeof(*pp));
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        _ng_cleanup_(ng_path_freep) struct ng_path *path = NULL;
         int r = pp ? ng_action_result_new(&res) : -ENOMEM;
         if (r >= 0)
                 r = ng_policy_persist_plan(s, a, in, pp);
-        if (r >= 0 && !pp->unit[0] && !pp->note[0]) {     /* no policy to keep */
-                ng_action_result_free(res);
-                free(pp);
+        if (r >= 0 && !pp->unit[0] && !pp->note[0])     /* no policy to keep */
                 return NG_EXIT_OK;
-        }
         if (r >= 0)
                 r = ng_path_new(o->root, &path);
         if (r >= 0)
@@ -204,9 +198,6 @@ static int persist_policy(const struct ctl_opts *o, const struct ng_snapshot *s,
                 r = ctl_action_emit(o, NG_CORRECTION_REBALANCE, in->name, plan, res, collect);
         else
                 r = ctl_fail("rebalance", r);
-        ng_path_free(path);
-        ng_action_result_free(res);
-        free(pp);
         return r;
 }
 
@@ -218,8 +209,8 @@ static int write_weights(const struct ctl_opts *o, const struct ng_snapshot *s, 
 {
         if (!cfg->write_interleave_weights)
                 return NG_EXIT_OK;
-        struct ng_action_result *res = NULL;
-        struct ng_path *path = NULL;
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *res = NULL;
+        _ng_cleanup_(ng_path_freep) struct ng_path *path = NULL;
         int r = ng_action_result_new(&res);
         if (r >= 0)
                 r = ng_path_new(o->root, &path);
@@ -229,8 +220,6 @@ static int write_weights(const struct ctl_opts *o, const struct ng_snapshot *s, 
                 r = ctl_action_emit(o, NG_CORRECTION_REBALANCE, in->name, NULL, res, collect);
         else if (r < 0)
                 r = ctl_fail("rebalance", r);
-        ng_path_free(path);
-        ng_action_result_free(res);
         return r;
 }
 

@@ -154,9 +154,9 @@ static int rehearse_all(const struct ctl_opts *o, const struct ng_snapshot *s, c
 
 int ctl_rehearse(const struct ctl_opts *o)
 {
-        struct ng_config *cfg;
-        struct ng_snapshot *s;
-        struct ng_audit *a;
+        _ng_cleanup_(ng_config_freep) struct ng_config *cfg = NULL;
+        _ng_cleanup_(ng_snapshot_freep) struct ng_snapshot *s = NULL;
+        _ng_cleanup_(ng_audit_freep) struct ng_audit *a = NULL;
         const struct ng_instance *in = NULL;
         /* The main process's numa_maps: the policy it starts under. */
         struct ctl_opts exact = *o;
@@ -168,19 +168,13 @@ int ctl_rehearse(const struct ctl_opts *o)
                 if (ctl_load_config(o, &cfg) < 0)
                         return NG_EXIT_UNKNOWN;
                 r = ctl_collect_for_audit(&exact, cfg, &s);
-                if (r < 0) {
-                        ng_config_free(cfg);
+                if (r < 0)
                         return ctl_fail_read(o, r);
-                }
                 r = ng_audit_run(s, cfg, &a);
-                if (r < 0) {
-                        ctl_audit_done(cfg, s, NULL);
+                if (r < 0)
                         return ctl_fail("auditing", r);
-                }
         }
         if (r != 0)
                 return r;
-        r = rehearse_all(o, s, a, in);
-        ctl_audit_done(cfg, s, a);
-        return r;
+        return rehearse_all(o, s, a, in);
 }

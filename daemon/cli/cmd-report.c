@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "cmd-report.h"
 #include "common.h"
 #include "ng-audit.h"
@@ -61,19 +62,16 @@ static void view_free(struct ng_audit *v)
  * new + 1 (0: not kept). */
 static int view_segments(const struct ng_audit *a, struct ng_audit *v)
 {
-        size_t *map = calloc(a->n_segments + 1, sizeof(*map));
+        _cleanup_free_ size_t *map = calloc(a->n_segments + 1, sizeof(*map));
         v->segments = calloc(a->n_segments + 1, sizeof(*v->segments));
-        if (!map || !v->segments) {
-                free(map);
+        if (!map || !v->segments)
                 return -ENOMEM;
-        }
         for (size_t i = 0; i < v->n_instances; i++) {
                 struct ng_instance *in = &v->instances[i];
                 size_t *segs = calloc(in->n_segs + 1, sizeof(*segs));
                 if (!segs) {
                         for (size_t j = i; j < v->n_instances; j++)
                                 v->instances[j].segs = NULL;    /* still a's */
-                        free(map);
                         return -ENOMEM;
                 }
                 for (size_t k = 0; k < in->n_segs; k++) {
@@ -86,7 +84,6 @@ static int view_segments(const struct ng_audit *a, struct ng_audit *v)
                 }
                 in->segs = segs;
         }
-        free(map);
         return 0;
 }
 
@@ -192,11 +189,11 @@ int ctl_segments(const struct ctl_opts *o)
 
 int ctl_audit(const struct ctl_opts *o)
 {
-        struct ng_config *cfg;
+        _ng_cleanup_(ng_config_freep) struct ng_config *cfg = NULL;
         if (ctl_load_config(o, &cfg) < 0)
                 return NG_EXIT_UNKNOWN;
-        struct ng_snapshot *s = NULL;
-        struct ng_audit *a = NULL;
+        _ng_cleanup_(ng_snapshot_freep) struct ng_snapshot *s = NULL;
+        _ng_cleanup_(ng_audit_freep) struct ng_audit *a = NULL;
         int r = ctl_collect_for_audit(o, cfg, &s);
         if (r < 0)
                 r = ctl_fail_read(o, r);
@@ -204,20 +201,17 @@ int ctl_audit(const struct ctl_opts *o)
                 r = ctl_fail("auditing", r);
         else
                 r = report_audit(o, s, a);
-        ng_audit_free(a);
-        ng_snapshot_free(s);
-        ng_config_free(cfg);
         return r;
 }
 
 int ctl_hugepages_plan(const struct ctl_opts *o)
 {
-        struct ng_config *cfg;
+        _ng_cleanup_(ng_config_freep) struct ng_config *cfg = NULL;
         if (ctl_load_config(o, &cfg) < 0)
                 return NG_EXIT_UNKNOWN;
-        struct ng_snapshot *s = NULL;
-        struct ng_audit *a = NULL;
-        struct ng_plan *p = NULL;
+        _ng_cleanup_(ng_snapshot_freep) struct ng_snapshot *s = NULL;
+        _ng_cleanup_(ng_audit_freep) struct ng_audit *a = NULL;
+        _ng_cleanup_(ng_plan_freep) struct ng_plan *p = NULL;
         int r = ctl_collect_for_audit(o, cfg, &s);
         if (r < 0)
                 r = ctl_fail_read(o, r);
@@ -229,9 +223,5 @@ int ctl_hugepages_plan(const struct ctl_opts *o)
                         r = -errno;
                 r = r < 0 ? ctl_fail("writing output", r) : (p->changes ? NG_EXIT_WARNING : NG_EXIT_OK);
         }
-        ng_plan_free(p);
-        ng_audit_free(a);
-        ng_snapshot_free(s);
-        ng_config_free(cfg);
         return r;
 }

@@ -55,13 +55,11 @@ struct stage {
 static int stage_open(const struct stage *st, const char *path, int flags)
 {
         char name[NAME_MAX + 1];
-        int dir = ng_path_open_parent(st->tree, true, name, sizeof(name), "%s", path);
+        _cleanup_close_ int dir = ng_path_open_parent(st->tree, true, name, sizeof(name), "%s", path);
         if (dir < 0)
                 return dir;
         int fd = openat(dir, name, flags | O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-        int r = fd < 0 ? -errno : fd;
-        close(dir);
-        return r;
+        return fd < 0 ? -errno : fd;
 }
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -95,14 +93,12 @@ static int stage_denied(struct stage *st, const char *path)
 static int stage_dir(struct stage *st, const char *path)
 {
         char name[NAME_MAX + 1];
-        int dir = ng_path_open_parent(st->tree, true, name, sizeof(name), "%s", path);
+        _cleanup_close_ int dir = ng_path_open_parent(st->tree, true, name, sizeof(name), "%s", path);
         if (dir == -EINVAL)
                 return 0;       /* "/" */
         if (dir < 0)
                 return dir;
-        int r = mkdirat(dir, name, 0755) < 0 && errno != EEXIST ? -errno : 0;
-        close(dir);
-        return r;
+        return mkdirat(dir, name, 0755) < 0 && errno != EEXIST ? -errno : 0;
 }
 
 static int stage_file(struct stage *st, char kind, const char *path, const char *buf, size_t len)
@@ -247,19 +243,17 @@ static int redact_one(const struct stage *st, const struct ng_snapshot *s, const
  * bundle is not where another tool's secrets in its arguments go. */
 static int redact_cmdlines(const struct stage *st, const struct ng_snapshot *s, const struct ng_config *cfg)
 {
-        struct ng_audit *a;
+        _ng_cleanup_(ng_audit_freep) struct ng_audit *a = NULL;
         int r = ng_audit_run(s, cfg, &a);
         if (r < 0)
                 return r;
-        char **names = NULL;
+        _ng_cleanup_(ng_strv_freep) char **names = NULL;
         r = ng_path_list(st->tree, &names, NULL, NG_PROC_DIR);
         if (r == -ENOENT)
                 r = 0;
         for (char **n = names; n && *n && r >= 0; n++)
                 if (strspn(*n, "0123456789") == strlen(*n))
                         r = redact_one(st, s, cfg, a, *n);
-        ng_strv_free(names);
-        ng_audit_free(a);
         return r;
 }
 
@@ -326,12 +320,10 @@ static int take_notes(struct stage *st)
         if (r < 0 || (r = ctl_notes_append(&st->notes, old, len)) < 0)
                 return r;
         char name[NAME_MAX + 1];
-        int dir = ng_path_open_parent(st->tree, false, name, sizeof(name), NG_PATH_INCOMPLETE_FILE);
+        _cleanup_close_ int dir = ng_path_open_parent(st->tree, false, name, sizeof(name), NG_PATH_INCOMPLETE_FILE);
         if (dir < 0)
                 return dir;
-        r = unlinkat(dir, name, 0) < 0 ? -errno : 0;
-        close(dir);
-        return r;
+        return unlinkat(dir, name, 0) < 0 ? -errno : 0;
 }
 
 static int collect_staged(const struct ctl_opts *o, const struct ng_config *cfg, struct stage *st)
@@ -381,7 +373,7 @@ int ctl_snapshot(const struct ctl_opts *o)
                 return ctl_fail("opening the staging directory", e);
         }
 
-        struct ng_config *cfg;
+        _ng_cleanup_(ng_config_freep) struct ng_config *cfg = NULL;
         if (ctl_load_config(o, &cfg) < 0) {
                 ng_path_free(st.tree);
                 rmdir(st.dir);
@@ -390,7 +382,6 @@ int ctl_snapshot(const struct ctl_opts *o)
         st.progress = ctl_progress_start(o->term, "capturing the host");
         int r = collect_staged(o, cfg, &st);
         char what[PATH_MAX + 16] = "capturing the host";
-        ng_config_free(cfg);
         if (r >= 0) {
                 snprintf(what, sizeof(what), "writing %s", strcmp(out, "-") ? out : "standard output");
                 r = ctl_pack_tree(out, st.dir, &st.notes);

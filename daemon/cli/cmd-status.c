@@ -71,15 +71,12 @@ static int connect_to(const char *path, int *ret_fd)
         if (strlen(path) >= sizeof(sa.sun_path))
                 return -ENAMETOOLONG;
         strcpy(sa.sun_path, path);
-        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return -errno;
-        if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
-                int r = -errno;
-                close(fd);
-                return r;
-        }
-        *ret_fd = fd;
+        if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+                return -errno;
+        *ret_fd = ng_steal_fd(&fd);
         return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <syslog.h>
 
+#include "cleanup.h"
 #include "common.h"
 #include "ng-audit.h"
 #include "ng-bitmap.h"
@@ -104,19 +105,17 @@ static void config_diag(void *userdata, int level, const char *file, unsigned li
  * the configuration's nodes = to be checked against; false when unknown. */
 static bool online_nodes(const struct ctl_opts *o, struct ng_bitmap *ret)
 {
-        struct ng_path *p;
-        char *buf = NULL;
+        _ng_cleanup_(ng_path_freep) struct ng_path *p = NULL;
+        _cleanup_free_ char *buf = NULL;
         if (ng_path_new(o->root, &p) < 0)
                 return false;
         int r = ng_path_read(p, &buf, NULL, NG_SYS_NODE_DIR "/online");
-        ng_path_free(p);
         *ret = (struct ng_bitmap) {0};
         if (r == -ENOENT) {
                 ng_bitmap_set(ret, 0);  /* a kernel without NUMA: node 0 */
                 return true;
         }
         r = r < 0 ? r : ng_bitmap_parse_list(buf, ret);
-        free(buf);
         return r >= 0 && !ng_bitmap_empty(ret);
 }
 
@@ -182,9 +181,9 @@ int ctl_collect_for_audit(const struct ctl_opts *o, const struct ng_config *cfg,
 int ctl_audit_instance(const struct ctl_opts *o, const char *name, struct ng_config **ret_cfg,
                        struct ng_snapshot **ret_s, struct ng_audit **ret_a, const struct ng_instance **ret_in)
 {
-        struct ng_config *cfg;
-        struct ng_snapshot *s = NULL;
-        struct ng_audit *a = NULL;
+        _ng_cleanup_(ng_config_freep) struct ng_config *cfg = NULL;
+        _ng_cleanup_(ng_snapshot_freep) struct ng_snapshot *s = NULL;
+        _ng_cleanup_(ng_audit_freep) struct ng_audit *a = NULL;
         const struct ng_instance *in = NULL;
         if (ctl_load_config(o, &cfg) < 0)
                 return NG_EXIT_UNKNOWN;
@@ -201,13 +200,11 @@ int ctl_audit_instance(const struct ctl_opts *o, const char *name, struct ng_con
                 fprintf(stderr, "%s\n", a->n_instances ? "" : " (none)");
                 r = NG_EXIT_UNKNOWN;
         }
-        if (r != 0) {
-                ctl_audit_done(cfg, s, a);
+        if (r != 0)
                 return r;
-        }
-        *ret_cfg = cfg;
-        *ret_s = s;
-        *ret_a = a;
+        *ret_cfg = ng_steal_ptr(&cfg);
+        *ret_s = ng_steal_ptr(&s);
+        *ret_a = ng_steal_ptr(&a);
         *ret_in = in;
         return 0;
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "act-json.h"
+#include "cleanup-json.h"
 #include "cleanup.h"
 #include "common.h"
 #include "correction-log.h"
@@ -64,14 +65,10 @@ static const char *field_value(const struct fields *fl, const char *name)
  * array. */
 static void log_file(const char *path, const struct fields *fl)
 {
-        FILE *f = fopen(path, "ae");
-        struct json_object *o = json_object_new_object();
-        if (!f || !o) {
-                if (f)
-                        fclose(f);
-                json_object_put(o);
+        _cleanup_fclose_ FILE *f = fopen(path, "ae");
+        _cleanup_json_ struct json_object *o = json_object_new_object();
+        if (!f || !o)
                 return;
-        }
         for (size_t i = 0; i < fl->n; i++) {
                 const char *eq = strchr(fl->kv[i], '=');
                 char key[64];
@@ -88,8 +85,6 @@ static void log_file(const char *path, const struct fields *fl)
         }
         fprintf(f, "%s\n", json_object_to_json_string_ext(ng_json_utf8(o),
                                                           JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-        fclose(f);
-        json_object_put(o);
 }
 
 static void log_action(enum ng_correction kind, const char *instance, const char *target,

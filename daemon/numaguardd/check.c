@@ -13,6 +13,7 @@
 #include <syslog.h>
 
 #include "check.h"
+#include "cleanup.h"
 #include "manager.h"
 #include "ng-bitmap.h"
 #include "ng-config.h"
@@ -71,15 +72,14 @@ int check_config_run(const struct manager_opts *o)
         const char *path = o->config_path ? o->config_path : NG_CONFIG_DEFAULT_PATH;
         struct check_diag d = {0};
         struct ng_bitmap nodes;
-        struct ng_path *p = NULL;
-        struct ng_config *c = NULL;
+        _ng_cleanup_(ng_path_freep) struct ng_path *p = NULL;
+        _ng_cleanup_(ng_config_freep) struct ng_config *c = NULL;
         int r = ng_path_new(o->root, &p);
         if (r < 0) {
                 fprintf(stderr, "numaguardd: root %s: %s\n", o->root, strerror(-r));
                 return 1;
         }
         bool have_nodes = host_nodes(p, &nodes) >= 0;
-        ng_path_free(p);
         if (!have_nodes)
                 fprintf(stderr, "numaguardd: warning: the host's nodes are unknown; nodes = not checked against them\n");
         r = ng_config_load_checked(path, have_nodes ? &nodes : NULL, on_check_diag, &d, &c);
@@ -98,6 +98,5 @@ int check_config_run(const struct manager_opts *o)
                 printf("%s is missing: the built-in defaults\n", path);
         printf("configuration valid: %zu instance%s, %u warning%s\n", c->n_instances,
                c->n_instances == 1 ? "" : "s", d.warnings, d.warnings == 1 ? "" : "s");
-        ng_config_free(c);
         return 0;
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "enforce.h"
 #include "log.h"
 #include "manager.h"
@@ -75,8 +76,8 @@ static int do_cpuset(struct manager *m, const struct ng_snapshot *s, const struc
 static int do_hugepages(struct manager *m, const struct ng_snapshot *s, const struct ng_audit *a,
                         struct ng_action_result *res)
 {
-        struct ng_plan *plan = NULL;
-        struct ng_act_hugepages *act = NULL;
+        _ng_cleanup_(ng_plan_freep) struct ng_plan *plan = NULL;
+        _ng_cleanup_(ng_act_hugepages_freep) struct ng_act_hugepages *act = NULL;
         int r = ng_plan_hugepages(s, m->config, a, &plan);
         if (r >= 0)
                 r = ng_act_hugepages_plan_apply(s, m->config->node_free_floor_bytes, plan, &act);
@@ -91,8 +92,6 @@ static int do_hugepages(struct manager *m, const struct ng_snapshot *s, const st
                 snprintf(res->summary + l, sizeof(res->summary) - l,
                          "; live only, not recorded for boot (numaguardctl hugepages apply --persist records it)");
         }
-        ng_act_hugepages_free(act);
-        ng_plan_free(plan);
         return r;
 }
 
@@ -106,8 +105,8 @@ static int do_rebalance(struct manager *m, const struct ng_snapshot *s, const st
                 snprintf(res->summary, sizeof(res->summary), "pages of a captured tree cannot move");
                 return 0;
         }
-        struct ng_rebalance_plan *plan = calloc(1, sizeof(*plan));
-        struct ng_action_result *one = NULL;
+        _cleanup_free_ struct ng_rebalance_plan *plan = calloc(1, sizeof(*plan));
+        _ng_cleanup_(ng_action_result_freep) struct ng_action_result *one = NULL;
         int r = plan ? ng_action_result_new(&one) : -ENOMEM;
         res->outcome = NG_OUTCOME_NOOP;
         for (size_t k = 0; k < in->n_segs && r >= 0; k++) {
@@ -134,8 +133,6 @@ static int do_rebalance(struct manager *m, const struct ng_snapshot *s, const st
         }
         if (r >= 0 && res->summary[0] == '\0')
                 snprintf(res->summary, sizeof(res->summary), "nothing to move");
-        ng_action_result_free(one);
-        free(plan);
         return r;
 }
 

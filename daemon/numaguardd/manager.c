@@ -85,16 +85,15 @@ static int load_config(struct manager *m, struct ng_config **ret, char *why, siz
 {
         struct reload_diag d = {0};
         struct ng_bitmap nodes;
+        _ng_cleanup_(ng_config_freep) struct ng_config *c = NULL;
         bool have_nodes = m->path && host_nodes(m->path, &nodes) >= 0;
-        int r = ng_config_load_checked(m->config_path, have_nodes ? &nodes : NULL, on_config_diag, &d, ret);
+        int r = ng_config_load_checked(m->config_path, have_nodes ? &nodes : NULL, on_config_diag, &d, &c);
         if (r == -ENOENT && !m->config_required)
-                r = ng_config_new_default(ret);
+                r = ng_config_new_default(&c);
         if (r >= 0) {
-                r = check_metrics_dir(m, *ret, why, whylen);
-                if (r < 0) {
-                        ng_config_free(*ret);
-                        *ret = NULL;
-                }
+                r = check_metrics_dir(m, c, why, whylen);
+                if (r >= 0)
+                        *ret = ng_steal_ptr(&c);
                 return r;
         }
         if (d.errors > 1)
@@ -345,7 +344,7 @@ static int setup_signals(struct manager *m)
 
 int manager_new(const struct manager_opts *o, struct manager **ret, bool *ret_config_error)
 {
-        struct manager *m = calloc(1, sizeof(*m));
+        _ng_cleanup_(manager_freep) struct manager *m = calloc(1, sizeof(*m));
         char why[600] = "";
         if (!m)
                 return -ENOMEM;
@@ -390,14 +389,12 @@ int manager_new(const struct manager_opts *o, struct manager **ret, bool *ret_co
                 log_error_errno(r, "Reading WATCHDOG_USEC");
         if (r >= 0 && (r = sd_event_add_time_relative(m->event, &m->watch, CLOCK_MONOTONIC, 0, 0, on_watch, m)) < 0)
                 log_error_errno(r, "Creating the watch timer");
-        if (r < 0) {
-                manager_free(m);
+        if (r < 0)
                 return r;
-        }
         if (wd <= 0)    /* usec is only meaningful when enabled */
                 m->watchdog_usec = 0;
         m->watchdog = m->watchdog_usec > 0;
-        *ret = m;
+        *ret = ng_steal_ptr(&m);
         return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <systemd/sd-event.h>
 
 #include "alerts.h"
+#include "cleanup.h"
 #include "enforce.h"
 #include "ng-snapshot.h"
 #include "poll.h"
@@ -74,6 +75,7 @@ struct manager {
 /* *ret_config_error is set when the failure is the config file's. */
 int manager_new(const struct manager_opts *o, struct manager **ret, bool *ret_config_error);
 struct manager *manager_free(struct manager *m);
+NG_DEFINE_CLEANUP(struct manager, manager_free)
 int manager_run(struct manager *m);
 /* Parses the config file into a new config, validates it and swaps it in.
  * On error keeps the old one, logs once, puts "file:line: reason" in why. */

@@ -18,6 +18,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "alerts.h"
+#include "cleanup.h"
 #include "enforce.h"
 #include "log.h"
 #include "manager.h"
@@ -163,10 +164,9 @@ void manager_job_prepare(struct manager *m)
 int manager_poll_finish(struct manager *m)
 {
         uint64_t c0 = now_usec(CLOCK_THREAD_CPUTIME_ID);
-        struct ng_snapshot *s = m->job.snapshot;
+        _ng_cleanup_(ng_snapshot_freep) struct ng_snapshot *s = ng_steal_ptr(&m->job.snapshot);
         struct ng_audit *a = NULL;
         int r = m->job.error;
-        m->job.snapshot = NULL;
         if (m->retired_config) {
                 ng_config_free(m->retired_config);
                 m->retired_config = NULL;
@@ -191,7 +191,6 @@ int manager_poll_finish(struct manager *m)
                             s->latency_error);
         r = ng_audit_run(s, m->config, &a);
         if (r < 0) {
-                ng_snapshot_free(s);
                 poll_failed(m, "auditing", r);
                 return r;
         }
@@ -205,7 +204,7 @@ int manager_poll_finish(struct manager *m)
         enforce_run(m, s, a);
         ng_audit_free(m->audit);
         ng_snapshot_free(m->snapshot);
-        m->snapshot = s;
+        m->snapshot = ng_steal_ptr(&s);
         m->audit = a;
         ng_picture_get_stats(m->picture, &m->last_picture);
         m->last_poll_usec = now;

@@ -129,7 +129,8 @@ static void conn_error(struct conn *c, const char *reason)
 
 static void handle_request(struct conn *c)
 {
-        char *body = NULL, why[512] = "", req[SERVER_REQUEST_MAX + 1];
+        _cleanup_free_ char *body = NULL;
+        char why[512] = "", req[SERVER_REQUEST_MAX + 1];
         size_t body_len = 0;
         int n = server_request_parse(c->req, c->req_len, req, sizeof(req));
         if (n < 0) {
@@ -147,11 +148,10 @@ static void handle_request(struct conn *c)
                 snprintf(why, sizeof(why), "out of memory");
         }
         if (r < 0) {
-                free(body);
                 conn_error(c, why[0] ? why : strerror(-r));
                 return;
         }
-        conn_respond(c, NULL, r, body, body_len);
+        conn_respond(c, NULL, r, ng_steal_ptr(&body), body_len);
 }
 
 /* Queues "ok exit=N\n" + body or "error REASON\n"; takes body. */
@@ -440,7 +440,7 @@ static int bind_socket(struct server *s, const char *path, const char *group, ch
 int server_new(sd_event *e, const char *path, const char *group, struct manager *m,
                server_handler_fn handler, struct server **ret, char *why, size_t whylen)
 {
-        struct server *s = calloc(1, sizeof(*s));
+        _ng_cleanup_(server_freep) struct server *s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
         s->event = sd_event_ref(e);
@@ -462,11 +462,9 @@ int server_new(sd_event *e, const char *path, const char *group, struct manager 
         }
         if (r >= 0 && (r = sd_event_add_io(e, &s->io, s->fd, EPOLLIN, on_accept, s)) < 0)
                 snprintf(why, whylen, "watching %s: %s", path, strerror(-r));
-        if (r < 0) {
-                server_free(s);
+        if (r < 0)
                 return r;
-        }
-        *ret = s;
+        *ret = ng_steal_ptr(&s);
         return 0;
 }
 

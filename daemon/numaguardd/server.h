@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include "cleanup.h"
 #include "util.h"
 
 #define SERVER_TIMEOUT_USEC (2 * USEC_PER_SEC)
@@ -45,6 +46,7 @@ typedef int (*server_handler_fn)(struct manager *m, const struct peer *p, const 
 int server_new(sd_event *e, const char *path, const char *group, struct manager *m,
                server_handler_fn handler, struct server **ret, char *why, size_t whylen);
 struct server *server_free(struct server *s);
+NG_DEFINE_CLEANUP(struct server, server_free)
 const char *server_path(const struct server *s);
 /* Resolved status_group, (gid_t)-1 when none. */
 gid_t server_status_gid(const struct server *s);

@@ -18,6 +18,7 @@
 
 #include "alerts.h"
 #include "bitmap-json.h"
+#include "cleanup-json.h"
 #include "manager.h"
 #include "ng-audit.h"
 #include "ng-bitmap.h"
@@ -346,20 +347,17 @@ static struct json_object *json_daemon(const struct manager *m)
 
 int status_render_json(const struct manager *m, FILE *f)
 {
-        struct json_object *doc = m->snapshot && m->audit ? ng_report_audit_json(m->snapshot, m->audit)
-                                                          : json_object_new_object();
+        _cleanup_json_ struct json_object *doc = m->snapshot && m->audit ? ng_report_audit_json(m->snapshot, m->audit)
+                                                                         : json_object_new_object();
         if (!doc)
                 return -ENOMEM;
         if (!json_object_object_get_ex(doc, "schema", NULL))
                 json_object_object_add(doc, "schema", json_object_new_int(NG_JSON_SCHEMA));
         struct json_object *d = json_daemon(m);
-        if (!d) {
-                json_object_put(doc);
+        if (!d)
                 return -ENOMEM;
-        }
         json_object_object_add(doc, "daemon", ng_json_utf8(d));
         fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE), f);
         fputc('\n', f);
-        json_object_put(doc);
         return ferror(f) ? -EIO : 0;
 }

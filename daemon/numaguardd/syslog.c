@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "syslog.h"
 
 #define SYSLOG_WAIT_MSEC 100
@@ -28,15 +29,12 @@
 static int connect_type(int type)
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = SYSLOG_SOCKET };
-        int fd = socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        _cleanup_close_ int fd = socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return -errno;
-        if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
-                int r = -errno;
-                close(fd);
-                return r;
-        }
-        return fd;
+        if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+                return -errno;
+        return ng_steal_fd(&fd);
 }
 
 int syslog_connect(struct syslog_conn *c)

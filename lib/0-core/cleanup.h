@@ -62,9 +62,11 @@ static inline void ng_closep(int *fd)
 
 /* For the library's own destructors (which accept NULL):
  *
- *         NG_DEFINE_CLEANUP(struct ng_snapshot, ng_snapshot_free)
- *         ...
  *         _ng_cleanup_(ng_snapshot_freep) struct ng_snapshot *s = NULL;
+ *
+ * Each fn##p is defined once, beside fn in the header that declares it: by
+ * hand in a public ng-*.h (ng_snapshot_freep in ng-snapshot.h: this file is
+ * not installed), with NG_DEFINE_CLEANUP(type, fn) in an internal header.
  */
 #define NG_DEFINE_CLEANUP(type, fn)                     \
         static inline void fn##p(type **p)              \

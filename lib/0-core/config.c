@@ -183,8 +183,6 @@ void ng_config_free(struct ng_config *c)
         free(c);
 }
 
-NG_DEFINE_CLEANUP(struct ng_config, ng_config_free)
-
 int ng_config_new_default(struct ng_config **ret)
 {
         assert(ret);

@@ -166,6 +166,11 @@ int ng_config_load_string(const char *text, const char *name, ng_config_diag_fn 
                           void *userdata, struct ng_config **ret);
 
 void ng_config_free(struct ng_config *c);
+/* For _ng_cleanup_(ng_config_freep) (cleanup.h, not installed). */
+static inline void ng_config_freep(struct ng_config **c)
+{
+        ng_config_free(*c);
+}
 
 /* Writes the effective config in ini form; loading it back gives the same
  * config. Returns 0 or -EIO. */

@@ -35,9 +35,6 @@
 #include "snapshot.h"
 #include "util.h"
 
-NG_DEFINE_CLEANUP(struct ng_snapshot, ng_snapshot_free)
-NG_DEFINE_CLEANUP(struct ng_path, ng_path_free)
-
 /* The matrices numaguardctl probe saved: absent is normal, a broken file
  * is kept as a reason and prices fall back to the SLIT. */
 static int collect_latency(struct collector *c)

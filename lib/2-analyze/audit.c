@@ -18,8 +18,6 @@
 #include "engine.h"
 #include "util.h"
 
-NG_DEFINE_CLEANUP(struct ng_audit, ng_audit_free)
-
 /* ---- process sets ---- */
 
 static int pids_add(struct ng_instance *in, pid_t pid)

@@ -111,6 +111,11 @@ struct ng_audit {
 
 int ng_audit_run(const struct ng_snapshot *s, const struct ng_config *cfg, struct ng_audit **ret);
 void ng_audit_free(struct ng_audit *a);
+/* For _ng_cleanup_(ng_audit_freep) (cleanup.h, not installed). */
+static inline void ng_audit_freep(struct ng_audit **a)
+{
+        ng_audit_free(*a);
+}
 
 /* 0 none above info, 1 warning, 2 critical (numaguardctl audit's exit status). */
 int ng_audit_exit_status(const struct ng_audit *a);

@@ -62,6 +62,11 @@ int ng_plan_hugepages(const struct ng_snapshot *s, const struct ng_config *cfg, 
  * `hugepages reserve` checks its request against. */
 int ng_plan_supply(const struct ng_snapshot *s, uint64_t floor_bytes, uint64_t page_kib, struct ng_plan **ret);
 void ng_plan_free(struct ng_plan *p);
+/* For _ng_cleanup_(ng_plan_freep) (cleanup.h, not installed). */
+static inline void ng_plan_freep(struct ng_plan **p)
+{
+        ng_plan_free(*p);
+}
 
 #ifdef __cplusplus
 }

@@ -11,8 +11,6 @@
 #include "ng-plan.h"
 #include "units.h"
 
-NG_DEFINE_CLEANUP(struct ng_plan, ng_plan_free)
-
 static uint64_t default_page_kib(const struct ng_snapshot *s)
 {
         uint64_t kib = ng_default_huge_kib(s);

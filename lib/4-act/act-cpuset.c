@@ -24,6 +24,7 @@
 #include "act-cpuset-internal.h"
 #include "action-internal.h"
 #include "act-docker-internal.h"
+#include "cleanup.h"
 #include "owner.h"
 
 /* ---- executing ---- */
@@ -325,8 +326,8 @@ static void apply_docker(struct exec *x, const struct ng_action_ops *ops)
 static int verify_cgconfig(struct exec *x, const struct ng_action_ops *ops, bool c, bool m)
 {
         const struct ng_cpuset_plan *pl = x->plan;
-        char *text = NULL;
-        struct ng_cgconfig_group *g = NULL;
+        _cleanup_free_ char *text = NULL;
+        _cleanup_free_ struct ng_cgconfig_group *g = NULL;
         size_t n = 0;
         int r = ops->read_text(ops->userdata, x->p, pl->owner.source, &text);
         if (r >= 0)
@@ -346,8 +347,6 @@ static int verify_cgconfig(struct exec *x, const struct ng_action_ops *ops, bool
                 if (w->kind == NG_WRITE_CONFIG_LINE)
                         memcpy(w->after, w->value, sizeof(w->after));
         }
-        free(g);
-        free(text);
         if (ok)
                 return 0;
         x->res->outcome = NG_OUTCOME_PERMANENT;
@@ -363,7 +362,7 @@ static void apply_cgconfig(struct exec *x, const struct ng_action_ops *ops)
         const struct ng_cpuset_plan *pl = x->plan;
         const char *file = pl->owner.source;
         bool c = owner_needs(pl, false), m = owner_needs(pl, true);
-        char *text = NULL, *edited = NULL;
+        _cleanup_free_ char *text = NULL, *edited = NULL;
         int r = 0;
         if (c || m) {
                 r = ops->read_text(ops->userdata, x->p, file, &text);
@@ -379,14 +378,10 @@ static void apply_cgconfig(struct exec *x, const struct ng_action_ops *ops)
                 x->res->error = r;
                 summarize(x->res, "cannot write group %s in %s: %s; nothing changed", pl->owner.name, file,
                           r == -ENODATA ? "it has no cpuset block" : r == -EINVAL ? "it does not parse" : strerror(-r));
-                free(text);
-                free(edited);
                 return;
         }
         if ((c || m) && !x->dry_run)
                 r = verify_cgconfig(x, ops, c, m);
-        free(text);
-        free(edited);
         if (r < 0)
                 return;
         summarize(x->res, "%scgconfig group %s in %s%s; ", x->dry_run ? "would write " : "wrote ", pl->owner.name,

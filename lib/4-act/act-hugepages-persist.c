@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "action-internal.h"
+#include "cleanup.h"
 #include "ng-act-cpuset.h"
 #include "ng-act-hugepages.h"
 #include "owner.h"
@@ -40,7 +41,7 @@ static int cmp_pool(const void *x, const void *y)
 /* The file's pools with the plan's targets over them, sorted. */
 static int merge(const struct ng_act_hugepages *a, const char *old, struct ng_boot_pool **ret, size_t *ret_n)
 {
-        struct ng_boot_pool *v = NULL;
+        _cleanup_free_ struct ng_boot_pool *v = NULL;
         size_t n = 0;
         int r = old ? ng_parse_hugepages_tmpfiles(old, &v, &n) : 0;
         size_t cap = n;         /* what the parser allocated holds n at least */
@@ -59,12 +60,10 @@ static int merge(const struct ng_act_hugepages *a, const char *old, struct ng_bo
                 if (r >= 0)
                         v[n++] = want;
         }
-        if (r < 0) {
-                free(v);
+        if (r < 0)
                 return r;
-        }
         qsort(v, n, sizeof(*v), cmp_pool);
-        *ret = v;
+        *ret = ng_steal_ptr(&v);
         *ret_n = n;
         return 0;
 }
@@ -129,8 +128,8 @@ static void cmdline_form(const struct ng_act_hugepages *a, const struct ng_boot_
 static int verify(const struct ng_action_ops *ops, const struct ng_path *p, const struct ng_boot_pool *v, size_t n,
                   struct ng_action_result *res)
 {
-        char *text = NULL;
-        struct ng_boot_pool *back = NULL;
+        _cleanup_free_ char *text = NULL;
+        _cleanup_free_ struct ng_boot_pool *back = NULL;
         size_t nb = 0;
         int r = ops->read_text(ops->userdata, p, NG_HUGEPAGES_BOOT_FILE, &text);
         if (r >= 0)
@@ -143,8 +142,6 @@ static int verify(const struct ng_action_ops *ops, const struct ng_path *p, cons
         for (size_t i = 0; i < res->n_writes && r >= 0; i++)
                 if (res->writes[i].kind == NG_WRITE_CONFIG_LINE)
                         snprintf(res->writes[i].after, sizeof(res->writes[i].after), "%s", res->writes[i].value);
-        free(back);
-        free(text);
         return r;
 }
 
@@ -164,8 +161,9 @@ int ng_act_hugepages_persist(const struct ng_act_hugepages *a, const struct ng_p
         struct ng_action_ops o;
         if (!a || !ops || !res || ng_action_ops_complete(ops, &o) < 0)
                 return -EINVAL;
-        char *old = NULL, *text = NULL, cmd[256];
-        struct ng_boot_pool *was = NULL, *v = NULL;
+        _cleanup_free_ char *old = NULL, *text = NULL;
+        _cleanup_free_ struct ng_boot_pool *was = NULL, *v = NULL;
+        char cmd[256];
         size_t n_was = 0, n = 0;
         int r = o.read_text(o.userdata, p, NG_HUGEPAGES_BOOT_FILE, &old);
         if (r == -ENOENT)
@@ -196,9 +194,5 @@ int ng_act_hugepages_persist(const struct ng_act_hugepages *a, const struct ng_p
                 appendf(res->summary, sizeof(res->summary), "; recording the pools for boot in %s failed: %s",
                         NG_HUGEPAGES_BOOT_FILE, strerror(-r));
         }
-        free(old);
-        free(text);
-        free(was);
-        free(v);
         return 0;
 }

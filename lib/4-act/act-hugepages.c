@@ -83,17 +83,15 @@ void ng_hugepage_size_format(uint64_t kib, char *buf, size_t size)
 
 static struct ng_act_hugepages *act_new(size_t n_nodes, uint64_t page_kib, uint64_t floor_bytes)
 {
-        struct ng_act_hugepages *a = calloc(1, sizeof(*a));
+        _ng_cleanup_(ng_act_hugepages_freep) struct ng_act_hugepages *a = calloc(1, sizeof(*a));
         if (!a)
                 return NULL;
         a->nodes = calloc(n_nodes ? n_nodes : 1, sizeof(*a->nodes));
-        if (!a->nodes) {
-                free(a);
+        if (!a->nodes)
                 return NULL;
-        }
         a->page_kib = page_kib;
         a->floor_bytes = floor_bytes;
-        return a;
+        return ng_steal_ptr(&a);
 }
 
 void ng_act_hugepages_free(struct ng_act_hugepages *a)
@@ -216,28 +214,24 @@ int ng_act_hugepages_plan_reserve(const struct ng_snapshot *s, uint64_t floor_by
                                   uint64_t pages, int node, struct ng_act_hugepages **ret)
 {
         assert(s && ret);
-        struct ng_plan *rows;
+        _ng_cleanup_(ng_plan_freep) struct ng_plan *rows = NULL;
         if (ng_plan_supply(s, floor_bytes, page_kib, &rows) < 0)
                 return -ENOMEM;
-        struct ng_act_hugepages *a = act_new(s->topo.n_nodes, page_kib, floor_bytes);
-        if (!a) {
-                ng_plan_free(rows);
+        _ng_cleanup_(ng_act_hugepages_freep) struct ng_act_hugepages *a = act_new(s->topo.n_nodes, page_kib,
+                                                                                   floor_bytes);
+        if (!a)
                 return -ENOMEM;
-        }
         add_nodes(a, rows);
-        ng_plan_free(rows);
         int r;
         if (node >= 0) {
                 const struct ng_node *nd = ng_snapshot_node(s, node);
                 r = nd && nd->has_memory ? ask(a, node, pages) : -ENXIO;
         } else
                 r = reserve_spread(a, s, pages);
-        if (r < 0) {
-                ng_act_hugepages_free(a);
+        if (r < 0)
                 return r;
-        }
         check_supply(a);
-        *ret = a;
+        *ret = ng_steal_ptr(&a);
         return 0;
 }
 
@@ -245,7 +239,7 @@ int ng_act_hugepages_plan_apply(const struct ng_snapshot *s, uint64_t floor_byte
                                 struct ng_act_hugepages **ret)
 {
         assert(s && p && ret);
-        struct ng_act_hugepages *a = act_new(p->n_nodes, p->page_kib, floor_bytes);
+        _ng_cleanup_(ng_act_hugepages_freep) struct ng_act_hugepages *a = act_new(p->n_nodes, p->page_kib, floor_bytes);
         if (!a)
                 return -ENOMEM;
         add_nodes(a, p);
@@ -263,15 +257,13 @@ int ng_act_hugepages_plan_apply(const struct ng_snapshot *s, uint64_t floor_byte
                 if (pn->target_pages == pn->nr_pages)
                         continue;
                 int r = ask(a, pn->id, pn->target_pages);
-                if (r < 0) {
-                        ng_act_hugepages_free(a);
+                if (r < 0)
                         return r;
-                }
         }
         appendf(a->note, sizeof(a->note), "targets of hugepages plan: %" PRIu64 " pages needed, %" PRIu64
                 " in the pools", p->need_pages, p->nr_pages);
         check_supply(a);
-        *ret = a;
+        *ret = ng_steal_ptr(&a);
         return 0;
 }
 

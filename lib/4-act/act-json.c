@@ -12,6 +12,7 @@
 
 #include "act-json.h"
 #include "bitmap-json.h"
+#include "cleanup-json.h"
 #include "util.h"
 
 void ng_act_tree_path(const char *root, const char *path, char *buf, size_t size)
@@ -45,13 +46,10 @@ struct json_object *ng_act_cpuset_plan_json(const struct ng_cpuset_plan *plan, c
 
 struct json_object *ng_act_hugepages_plan_json(const struct ng_act_hugepages *a)
 {
-        struct json_object *j = json_object_new_object(), *nodes = json_object_new_array();
+        _cleanup_json_ struct json_object *j = json_object_new_object(), *nodes = json_object_new_array();
         char size[16];
-        if (!j || !nodes) {
-                json_object_put(j);
-                json_object_put(nodes);
+        if (!j || !nodes)
                 return NULL;
-        }
         ng_hugepage_size_format(a->page_kib, size, sizeof(size));
         json_object_object_add(j, "page_size", json_object_new_string(size));
         json_object_object_add(j, "page_kib", json_object_new_uint64(a->page_kib));
@@ -68,23 +66,19 @@ struct json_object *ng_act_hugepages_plan_json(const struct ng_act_hugepages *a)
                 json_object_object_add(no, "target_pages", json_object_new_uint64(n->target_pages));
                 json_object_array_add(nodes, no);
         }
-        json_object_object_add(j, "nodes", nodes);
+        json_object_object_add(j, "nodes", ng_steal_ptr(&nodes));
         json_object_object_add(j, "refused", json_object_new_boolean(a->refused));
         json_object_object_add(j, "note", json_object_new_string(a->note));
         json_object_object_add(j, "reason", json_object_new_string(a->reason));
-        return j;
+        return ng_steal_ptr(&j);
 }
 
 struct json_object *ng_act_rebalance_plan_json(const struct ng_rebalance_plan *p)
 {
-        struct json_object *j = json_object_new_object(), *dest = json_object_new_array(),
-                           *nodes = json_object_new_array();
-        if (!j || !dest || !nodes) {
-                json_object_put(j);
-                json_object_put(dest);
-                json_object_put(nodes);
+        _cleanup_json_ struct json_object *j = json_object_new_object(), *dest = json_object_new_array(),
+                                          *nodes = json_object_new_array();
+        if (!j || !dest || !nodes)
                 return NULL;
-        }
         json_object_object_add(j, "segment", json_object_new_string(p->label));
         json_object_object_add(j, "pid", json_object_new_int((int) p->pid));
         json_object_object_add(j, "via", json_object_new_string(ng_rebalance_via_name(p->via)));
@@ -103,7 +97,7 @@ struct json_object *ng_act_rebalance_plan_json(const struct ng_rebalance_plan *p
         json_object_object_add(j, "move_pages", json_object_new_uint64(p->move_pages));
         for (size_t i = 0; i < p->n_dest; i++)
                 json_object_array_add(dest, json_object_new_int(p->dest[i]));
-        json_object_object_add(j, "dest", dest);
+        json_object_object_add(j, "dest", ng_steal_ptr(&dest));
         for (size_t i = 0; i < p->n_nodes; i++) {
                 const struct ng_rebalance_node *n = &p->nodes[i];
                 struct json_object *no = json_object_new_object();
@@ -119,10 +113,10 @@ struct json_object *ng_act_rebalance_plan_json(const struct ng_rebalance_plan *p
                 json_object_object_add(no, "moved_out_pages", json_object_new_uint64(n->moved_out_pages));
                 json_object_array_add(nodes, no);
         }
-        json_object_object_add(j, "nodes", nodes);
+        json_object_object_add(j, "nodes", ng_steal_ptr(&nodes));
         json_object_object_add(j, "verdict", json_object_new_string(ng_outcome_name(p->verdict)));
         json_object_object_add(j, "reason", json_object_new_string(p->reason));
-        return j;
+        return ng_steal_ptr(&j);
 }
 
 static struct json_object *string_or_null(const char *s)
@@ -168,10 +162,8 @@ struct json_object *ng_act_outcome_json(enum ng_correction kind, const char *tar
                                        bool with_schema)
 {
         bool dry = res->outcome == NG_OUTCOME_DRY_RUN;
-        struct json_object *j = json_object_new_object(), *writes = json_object_new_array();
+        _cleanup_json_ struct json_object *j = json_object_new_object(), *writes = json_object_new_array();
         if (!j || !writes) {
-                json_object_put(j);
-                json_object_put(writes);
                 json_object_put(plan);
                 return NULL;
         }
@@ -184,14 +176,14 @@ struct json_object *ng_act_outcome_json(enum ng_correction kind, const char *tar
                 json_object_object_add(j, "plan", plan);
         for (size_t i = 0; i < res->n_writes; i++)
                 json_object_array_add(writes, write_json(root, &res->writes[i], dry));
-        json_object_object_add(j, "writes", writes);
+        json_object_object_add(j, "writes", ng_steal_ptr(&writes));
         json_object_object_add(j, "outcome", json_object_new_string(ng_outcome_name(res->outcome)));
         json_object_object_add(j, "summary", json_object_new_string(res->summary));
         /* The hugepage reservation check: null when there was none. */
         json_object_object_add(j, "hugepage_check", res->check[0] ? json_object_new_string(res->check) : NULL);
         json_object_object_add(j, "hugepage_check_refused", json_object_new_boolean(res->check_refused));
         json_object_object_add(j, "exit_status", json_object_new_int(exit_status));
-        return j;
+        return ng_steal_ptr(&j);
 }
 
 struct json_object *ng_act_policy_persist_json(const struct ng_policy_persist *pp)

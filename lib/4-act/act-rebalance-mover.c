@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "act-rebalance-internal.h"
+#include "cleanup.h"
 #include "sample.h"
 
 /* What the child hands over, in memory both processes map. */
@@ -49,6 +50,18 @@ struct child {
         struct handover *h;
         int to_parent, from_parent;
 };
+
+static void handover_unmapp(struct handover **h)
+{
+        if (*h != MAP_FAILED)
+                munmap(*h, sizeof(**h));
+}
+
+static void pipe_closep(int (*fds)[2])
+{
+        ng_closep(&(*fds)[0]);
+        ng_closep(&(*fds)[1]);
+}
 
 static int read_full(int fd, void *buf, size_t len)
 {
@@ -106,19 +119,16 @@ int ng_rebalance_walk_mover(int fd, const struct ng_seg_walk_opts *o, pid_t *ret
 {
         if (!o || !o->batch || o->batch_pages == 0 || o->batch_pages > NG_SEG_MAX_BATCH || !ret_pid)
                 return -EINVAL;
-        struct handover *h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        _ng_cleanup_(handover_unmapp) struct handover *h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE,
+                                                                MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (h == MAP_FAILED)
                 return -errno;
-        int up[2] = { -1, -1 }, down[2] = { -1, -1 }, r = 0;
-        if (pipe2(up, O_CLOEXEC) < 0 || pipe2(down, O_CLOEXEC) < 0) {
-                r = -errno;
-                goto out;
-        }
+        _ng_cleanup_(pipe_closep) int up[2] = { -1, -1 }, down[2] = { -1, -1 };
+        if (pipe2(up, O_CLOEXEC) < 0 || pipe2(down, O_CLOEXEC) < 0)
+                return -errno;
         pid_t pid = fork();
-        if (pid < 0) {
-                r = -errno;
-                goto out;
-        }
+        if (pid < 0)
+                return -errno;
         if (pid == 0) {
                 struct child c = { .h = h, .to_parent = up[1], .from_parent = down[0] };
                 close(up[0]);
@@ -129,6 +139,7 @@ int ng_rebalance_walk_mover(int fd, const struct ng_seg_walk_opts *o, pid_t *ret
         close(down[0]);
         up[1] = down[0] = -1;
         *ret_pid = pid;
+        int r;
         for (;;) {
                 char what;
                 r = read_full(up[0], &what, 1);
@@ -154,13 +165,5 @@ int ng_rebalance_walk_mover(int fd, const struct ng_seg_walk_opts *o, pid_t *ret
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
                 ;
         *ret_pid = 0;
-out:
-        for (int i = 0; i < 2; i++) {
-                if (up[i] >= 0)
-                        close(up[i]);
-                if (down[i] >= 0)
-                        close(down[i]);
-        }
-        munmap(h, sizeof(*h));
         return r;
 }

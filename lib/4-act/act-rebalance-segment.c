@@ -35,6 +35,7 @@
 
 #include "act-rebalance-internal.h"
 #include "action-internal.h"
+#include "cleanup.h"
 #include "sample.h"
 
 const char *ng_rebalance_via_name(enum ng_rebalance_via v)
@@ -57,7 +58,7 @@ static int open_in_root(pid_t root_pid, const char *path)
 {
         char root[48];
         snprintf(root, sizeof(root), root_pid > 0 ? "/proc/%d/root" : "/", (int) root_pid);
-        int dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 return -errno;
         struct open_how how = {
@@ -67,9 +68,7 @@ static int open_in_root(pid_t root_pid, const char *path)
         while (*path == '/')
                 path++;
         int fd = (int) syscall(SYS_openat2, dfd, path, &how, sizeof(how));
-        int err = errno;
-        close(dfd);
-        return fd < 0 ? -err : fd;
+        return fd < 0 ? -errno : fd;
 }
 
 static int default_open(const struct ng_rebalance_plan *p)
@@ -101,7 +100,7 @@ static int check_identity(int fd, const struct ng_rebalance_plan *p)
 int ng_rebalance_open_segment(const struct ng_rebalance_plan *p, const struct ng_rebalance_ops *ops,
                               const char **ret_failed_call)
 {
-        int fd = ops && ops->open_segment ? ops->open_segment(ops->userdata, p) : default_open(p);
+        _cleanup_close_ int fd = ops && ops->open_segment ? ops->open_segment(ops->userdata, p) : default_open(p);
         if (fd < 0) {
                 *ret_failed_call = "opening the segment's file";
                 return fd;
@@ -110,10 +109,9 @@ int ng_rebalance_open_segment(const struct ng_rebalance_plan *p, const struct ng
         if (q < 0) {
                 *ret_failed_call = q == -ESTALE ? "opening the segment's file (another file is there now)"
                                                 : "opening the segment's file";
-                close(fd);
                 return q;
         }
-        return fd;
+        return ng_steal_fd(&fd);
 }
 
 /* ---- the policy its new pages follow ---- */
@@ -136,19 +134,16 @@ int ng_rebalance_set_policy(const struct ng_rebalance_plan *p, const struct ng_r
                             struct ng_action_result *res)
 {
         const char *failed = NULL;
-        int fd = ng_rebalance_open_segment(p, ops, &failed);
+        _cleanup_close_ int fd = ng_rebalance_open_segment(p, ops, &failed);
         if (fd < 0)
                 return fd;
         struct stat st;
         uint64_t page;
         int r = ng_segment_stat(fd, &st, &page);
-        if (r < 0 || st.st_size == 0) {
-                close(fd);
+        if (r < 0 || st.st_size == 0)
                 return r;
-        }
         size_t len = (size_t) (((uint64_t) st.st_size + page - 1) / page * page);
         void *addr = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-        close(fd);
         if (addr == MAP_FAILED)
                 return -errno;
         char before[96];

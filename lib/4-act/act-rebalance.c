@@ -58,6 +58,7 @@
 
 #include "act-rebalance-internal.h"
 #include "act-rebalance-run.h"
+#include "cleanup.h"
 #include "sample.h"
 #include "ng-format.h"
 #include "units.h"
@@ -536,19 +537,17 @@ int ng_rebalance_run(struct ng_rebalance_plan *plan, const struct ng_rebalance_o
                         ng_rebalance_policy_step(plan, opts, ops, res);
                 return 0;
         }
-        struct run r = { .p = plan, .o = opts, .ops = ops, .mp = ops->move_pages ? ops->move_pages : move_pages,
-                         .pid = plan->via == NG_REBALANCE_VIA_SEGMENT ? 0 : plan->pid };
-        if (run_alloc(&r) < 0) {
-                run_free(&r);
+        _ng_cleanup_(run_free) struct run r = { .p = plan, .o = opts, .ops = ops,
+                                                .mp = ops->move_pages ? ops->move_pages : move_pages,
+                                                .pid = plan->via == NG_REBALANCE_VIA_SEGMENT ? 0 : plan->pid };
+        if (run_alloc(&r) < 0)
                 return -ENOMEM;
-        }
         uint64_t t0 = ops->now_usec(ops->userdata);
         if (one_way(plan, opts)) {
                 int err = move_one_way(&r);
                 r.st.elapsed_usec = ops->now_usec(ops->userdata) - t0;
                 ng_rebalance_finish(&r, err < 0 ? err : 0, res);
                 ng_rebalance_policy_step(plan, opts, ops, res);
-                run_free(&r);
                 if (ret_stats)
                         *ret_stats = r.st;
                 return 0;
@@ -570,7 +569,6 @@ int ng_rebalance_run(struct ng_rebalance_plan *plan, const struct ng_rebalance_o
                 ng_rebalance_finish(&r, err < 0 ? err : 0, res);
         }
         ng_rebalance_policy_step(plan, opts, ops, res);
-        run_free(&r);
         if (ret_stats)
                 *ret_stats = r.st;
         return 0;

@@ -83,6 +83,11 @@ int ng_act_hugepages_plan_reserve(const struct ng_snapshot *s, uint64_t floor_by
 int ng_act_hugepages_plan_apply(const struct ng_snapshot *s, uint64_t floor_bytes, const struct ng_plan *p,
                                 struct ng_act_hugepages **ret);
 void ng_act_hugepages_free(struct ng_act_hugepages *a);
+/* For _ng_cleanup_(ng_act_hugepages_freep) (cleanup.h, not installed). */
+static inline void ng_act_hugepages_freep(struct ng_act_hugepages **a)
+{
+        ng_act_hugepages_free(*a);
+}
 
 /*
  * Carries the plan out (or, with dry_run, only records what it would

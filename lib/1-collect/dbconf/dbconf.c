@@ -21,8 +21,6 @@
 #include "parse.h"
 #include "util.h"
 
-NG_DEFINE_CLEANUP(char *, ng_strv_free)
-
 struct reader {
         struct collector *c;
         struct ng_db_settings *s;

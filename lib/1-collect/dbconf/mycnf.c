@@ -19,8 +19,6 @@
 #include "dbconf-internal.h"
 #include "util.h"
 
-NG_DEFINE_CLEANUP(char *, ng_strv_free)
-
 /* The server skips a directive beyond this depth (with a warning). */
 #define MY_MAX_DEPTH 10
 

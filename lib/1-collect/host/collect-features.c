@@ -25,8 +25,6 @@
 #include "ng-snapshot.h"
 #include "util.h"
 
-NG_DEFINE_CLEANUP(char *, ng_strv_free)
-
 static const char *const feature_names[NG_FEATURE_MAX_] = {
         [NG_FEATURE_CGROUP_V1_CPUSET] = "cgroup_v1_cpuset",
         [NG_FEATURE_CGROUP_V2_CPUSET] = "cgroup_v2_cpuset",

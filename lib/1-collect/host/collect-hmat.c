@@ -13,8 +13,6 @@
 #include "parse.h"
 #include "ng-snapshot.h"
 
-NG_DEFINE_CLEANUP(char *, ng_strv_free)
-
 /* A figure is unknown when its file is missing or does not parse (said
  * as a problem): never 0. */
 static int64_t read_figure(struct collector *c, int node, unsigned k, const char *name)

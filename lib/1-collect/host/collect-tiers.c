@@ -13,8 +13,6 @@
 #include "parse.h"
 #include "ng-snapshot.h"
 
-NG_DEFINE_CLEANUP(char *, ng_strv_free)
-
 static int tier_cmp(const void *a, const void *b)
 {
         const struct ng_memory_tier *x = a, *y = b;

@@ -15,8 +15,6 @@
 #include "units.h"
 #include "util.h"
 
-NG_DEFINE_CLEANUP(char *, ng_strv_free)
-
 static int pool_cmp(const void *a, const void *b)
 {
         const struct ng_hugepool *x = a, *y = b;

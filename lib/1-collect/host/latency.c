@@ -19,9 +19,6 @@
 #include "ng-latency.h"
 #include "path.h"
 
-NG_DEFINE_CLEANUP(struct ng_latency, ng_latency_free)
-NG_DEFINE_CLEANUP(struct ng_path, ng_path_free)
-
 struct ng_latency *ng_latency_new(size_t n_cpu_nodes, size_t n_nodes)
 {
         if (n_nodes == 0 || n_nodes > NG_LATENCY_MAX_NODE + 1 || n_cpu_nodes > n_nodes)

@@ -56,6 +56,11 @@ struct ng_latency {
 /* An n_cpu x n_mem matrix with every cell NAN. Returns NULL on ENOMEM. */
 struct ng_latency *ng_latency_new(size_t n_cpu_nodes, size_t n_nodes);
 void ng_latency_free(struct ng_latency *m);
+/* For _ng_cleanup_(ng_latency_freep) (cleanup.h, not installed). */
+static inline void ng_latency_freep(struct ng_latency **m)
+{
+        ng_latency_free(*m);
+}
 
 /* Column / row index of a node, or -1. */
 int ng_latency_col(const struct ng_latency *m, int node);

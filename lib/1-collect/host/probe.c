@@ -19,8 +19,6 @@
 #include "ng-probe.h"
 #include "util.h"
 
-NG_DEFINE_CLEANUP(struct ng_latency, ng_latency_free)
-
 #define LINE_BYTES 64
 /* Bandwidth: each rep streams the buffer this many times. */
 #define BW_PASSES 2

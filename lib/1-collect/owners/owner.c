@@ -23,8 +23,6 @@
 #include "owner-internal.h"
 #include "util.h"
 
-NG_DEFINE_CLEANUP(char *, ng_strv_free)
-
 struct cgconfig_file {
         char path[PATH_MAX];
         char *buf;

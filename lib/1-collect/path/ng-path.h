@@ -74,6 +74,11 @@ typedef void (*ng_path_recorder_t)(void *userdata, char kind, const char *path,
 /* root NULL, "" or "/" means the live host. Returns 0 or -errno. */
 int ng_path_new(const char *root, struct ng_path **ret);
 void ng_path_free(struct ng_path *p);
+/* For _ng_cleanup_(ng_path_freep) (cleanup.h, not installed). */
+static inline void ng_path_freep(struct ng_path **p)
+{
+        ng_path_free(*p);
+}
 
 bool ng_path_is_live(const struct ng_path *p);
 /* "" for the live host, otherwise the prefix without a trailing slash. */
@@ -160,6 +165,11 @@ int ng_path_write(const struct ng_path *p, const char *buf, const char *fmt, ...
 int ng_path_list_nofollow(const struct ng_path *p, char ***ret_names, size_t *ret_n, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 void ng_strv_free(char **v);
+/* For _ng_cleanup_(ng_strv_freep) (cleanup.h, not installed). */
+static inline void ng_strv_freep(char ***v)
+{
+        ng_strv_free(*v);
+}
 
 #ifdef __cplusplus
 }

@@ -17,8 +17,6 @@
 #include "path-internal.h"
 #include "util.h"
 
-NG_DEFINE_CLEANUP(char *, ng_strv_free)
-
 static int cmp_names(const void *a, const void *b)
 {
         return strverscmp(*(char *const *) a, *(char *const *) b);

@@ -38,8 +38,6 @@ struct ng_path {
         struct ng_path_cost *cost;
 };
 
-NG_DEFINE_CLEANUP(struct ng_path, ng_path_free)
-
 /* A tree answers EACCES where the live host did, so its audit says the
  * same (AUDIT_INCOMPLETE). */
 static void load_denied(struct ng_path *p)

@@ -21,8 +21,6 @@
  * bounded by NG_SHM_MAX_EXAMINED). */
 #define MAX_SHM_DIR_DEPTH 4
 
-NG_DEFINE_CLEANUP(char *, ng_strv_free)
-
 static size_t buf_rows(const char *buf);
 
 /* A row for shmid in the table of IPC namespace ns (numaguard's own table

@@ -667,6 +667,11 @@ struct ng_snapshot {
 int ng_snapshot_collect(const struct ng_path *p, const struct ng_collect_opts *opts,
                         struct ng_snapshot **ret);
 void ng_snapshot_free(struct ng_snapshot *s);
+/* For _ng_cleanup_(ng_snapshot_freep) (cleanup.h, not installed). */
+static inline void ng_snapshot_freep(struct ng_snapshot **s)
+{
+        ng_snapshot_free(*s);
+}
 
 const struct ng_node *ng_snapshot_node(const struct ng_snapshot *s, int id);
 const struct ng_proc *ng_snapshot_proc(const struct ng_snapshot *s, pid_t pid);
