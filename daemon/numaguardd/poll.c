@@ -217,11 +217,3 @@ int manager_poll_finish(struct manager *m)
         manager_notify_status(m);
         return 0;
 }
-
-int manager_poll(struct manager *m)
-{
-        manager_job_prepare(m);
-        m->job.cpu_start_usec = now_usec(CLOCK_THREAD_CPUTIME_ID);
-        manager_job_run(m);
-        return manager_poll_finish(m);
-}

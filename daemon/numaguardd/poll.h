@@ -34,9 +34,6 @@ struct poll_job {
         pid_t stuck_pid;
 };
 
-/* One poll on the calling thread (collect, audit, alerts, metrics). The
- * loop runs the collection on a thread of its own instead. */
-int manager_poll(struct manager *m);
 /* Counts the poll and fills m->job for the collection. */
 void manager_job_prepare(struct manager *m);
 /* The collection (m->job); the worker thread's body. */

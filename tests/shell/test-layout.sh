@@ -150,14 +150,19 @@ declare -A internal_of
 while IFS= read -r -d '' h; do
         r=${h#"$SRC"/}; internal_of[${h##*/}]=${r%/*}
 done < <(find "$SRC/lib" -name '*-internal.h' -print0)
-cross_includes() {      # stdin: grep -n lines "FILE:N:#include ...": " FILE->HEADER" for each crossing
+# stdin: grep -n lines "FILE:N:#include ..."; prints " FILE:N->HEADER" for
+# each include of a header that the map named MAP (header -> its folder)
+# holds, from a file outside that folder.
+includes_outside() {    # MAP
+        local -n folder_of=$1
         local f n inc h
         while IFS=: read -r f n inc; do
                 h=$(sed -n 's/^#include "\([^"]*\)".*/\1/p' <<<"$inc")
-                [ -n "$h" ] && [ -n "${internal_of[$h]:-}" ] || continue
-                [ "${f%/*}" = "${internal_of[$h]}" ] || printf ' %s:%s->%s' "$f" "$n" "$h"
+                [ -n "$h" ] && [ -n "${folder_of[$h]:-}" ] || continue
+                [ "${f%/*}" = "${folder_of[$h]}" ] || printf ' %s:%s->%s' "$f" "$n" "$h"
         done
 }
+cross_includes() { includes_outside internal_of; }
 cross=$(cd "$SRC" && grep -rnE '^#include "[^"]*-internal\.h"' lib daemon | cross_includes)
 if [ ${#internal_of[@]} -gt 0 ] && [ -z "$cross" ]; then pass "internal-headers-stay-in-folder"
 else fail "internal-headers-stay-in-folder" "another folder's internals included:${cross:- (no *-internal.h found)}"; fi
@@ -304,14 +309,7 @@ declare -A program_of
 for p in "${programs[@]}"; do
         for h in "$SRC/${p%%:*}"/*.h; do [ -e "$h" ] && program_of[${h##*/}]=${p%%:*}; done
 done
-foreign_includes() {    # stdin: grep -n lines "FILE:N:#include ...": " FILE:N->HEADER" for a program's header included outside it
-        local f n inc h
-        while IFS=: read -r f n inc; do
-                h=$(sed -n 's/^#include "\([^"]*\)".*/\1/p' <<<"$inc")
-                [ -n "$h" ] && [ -n "${program_of[$h]:-}" ] || continue
-                [ "${f%/*}" = "${program_of[$h]}" ] || printf ' %s:%s->%s' "$f" "$n" "$h"
-        done
-}
+foreign_includes() { includes_outside program_of; }        # a program's header included outside it
 alone_flags=(-std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -fsyntax-only)
 # shellcheck disable=SC2207
 alone_flags+=($(pkg-config --cflags json-c libsystemd 2>/dev/null))
