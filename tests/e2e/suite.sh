@@ -24,6 +24,8 @@ conf=$E2E_DIR/topologies/$topo.conf
 [ -f "$conf" ] || { echo "not ok $topo: no $conf"; exit 1; }
 # shellcheck source=/dev/null
 . "$conf"
+# shellcheck source=tests/e2e/case-limit.sh
+. "$E2E_DIR/case-limit.sh"
 [ -z "${NUMAGUARD_E2E_CASES:-}" ] || read -ra CASES <<<"$NUMAGUARD_E2E_CASES"
 export E2E_TOPO=$topo BUILD=${BUILD:-build} E2E_DIR ROOT
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
@@ -50,17 +52,6 @@ residue() {
     awk 'NR > 1 { print "shm:" $2 }' /proc/sysvipc/shm
 }
 
-# A case's time limit: E2E_CASE_TIMEOUT when set; else the larger of the
-# topology's CASE_TIMEOUT (default 300 s) and the case's own "# case-limit:
-# N" line, for a case whose work grows with what it runs (its rows).
-case_limit() {
-    local own=0
-    if [ -n "${E2E_CASE_TIMEOUT:-}" ]; then echo "$E2E_CASE_TIMEOUT"; return; fi
-    [ -f "$1" ] && own=$(sed -n 's/^# case-limit: \([0-9][0-9]*\) s\b.*$/\1/p' "$1" | head -n1)
-    own=${own:-0}
-    local topo_limit=${CASE_TIMEOUT:-300}
-    echo $((own > topo_limit ? own : topo_limit))
-}
 
 echo "# guest: $(uname -r), $(nproc) CPUs, $(numactl --hardware | head -n1)"
 echo "# topology $topo: $TOPO_DESC"
